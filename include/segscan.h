@@ -1,0 +1,97 @@
+/*
+ * segscan — read Kafka broker log dirs and tell the truth about tiered storage.
+ *
+ * Public API. Every function returns 0 or a negative error: a negative errno, or one of
+ * the SEGSCAN_E* format errors below (a private range that cannot collide with errno).
+ * segscan_strerror() names both. Structs are opaque; results are read with accessors.
+ *
+ *   segscan_scan *s;
+ *   segscan_scan_new(&s);
+ *   segscan_set(s, "threads", "4");          // any scan option by its CLI name
+ *   segscan_add_logdir(s, "/var/lib/kafka");
+ *   segscan_run(s);                          // discovery, workers, evaluator
+ *   for (size_t i = 0; i < segscan_partition_count(s); i++) { ... }
+ *   segscan_write(s, SEGSCAN_FMT_JSON, stdout);
+ *   segscan_scan_free(s);
+ */
+#ifndef SEGSCAN_H
+#define SEGSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Format errors: -(SEGSCAN_EBASE + n). Kept far above the largest errno (4095). */
+#define SEGSCAN_EBASE 10000
+enum segscan_err {
+	SEGSCAN_ECORRUPT    = -(SEGSCAN_EBASE + 1),  /* record batch framing is corrupt */
+	SEGSCAN_ECRC        = -(SEGSCAN_EBASE + 2),  /* batch CRC does not match */
+	SEGSCAN_EMAGIC      = -(SEGSCAN_EBASE + 3),  /* unknown record batch magic */
+	SEGSCAN_EINDEX      = -(SEGSCAN_EBASE + 4),  /* index inconsistent with its log */
+	SEGSCAN_ECHECKPOINT = -(SEGSCAN_EBASE + 5),  /* malformed checkpoint file */
+	SEGSCAN_EDIRNAME    = -(SEGSCAN_EBASE + 6),  /* not a <topic>-<partition> directory */
+	SEGSCAN_EVARINT     = -(SEGSCAN_EBASE + 7),  /* malformed varint */
+	SEGSCAN_ESCHEMA     = -(SEGSCAN_EBASE + 8),  /* message does not fit its schema */
+	SEGSCAN_ETRANSITION = -(SEGSCAN_EBASE + 9),  /* illegal remote segment state transition */
+	SEGSCAN_EJSON       = -(SEGSCAN_EBASE + 10), /* malformed JSON input */
+	SEGSCAN_ECONFIG     = -(SEGSCAN_EBASE + 11), /* malformed config line or value */
+	SEGSCAN_ECODEC      = -(SEGSCAN_EBASE + 12), /* compression codec unsupported or stream corrupt */
+	SEGSCAN_ETRUNC      = -(SEGSCAN_EBASE + 13), /* input ends inside a structure */
+	SEGSCAN_EUNKNOWNSEG = -(SEGSCAN_EBASE + 14), /* update for an unknown remote segment */
+	SEGSCAN_EMISMATCH   = -(SEGSCAN_EBASE + 15), /* value contradicts another source */
+	SEGSCAN_ELAST       = -(SEGSCAN_EBASE + 16),
+};
+
+/* Works for negative errno values and SEGSCAN_E* alike. Never returns NULL. */
+const char *segscan_strerror(int err);
+const char *segscan_version(void);
+
+typedef struct segscan_scan segscan_scan;
+typedef struct segscan_partition segscan_partition;
+
+enum segscan_format { SEGSCAN_FMT_TABLE, SEGSCAN_FMT_JSON, SEGSCAN_FMT_NDJSON, SEGSCAN_FMT_PROM };
+
+int  segscan_scan_new(segscan_scan **out);
+void segscan_scan_free(segscan_scan *s);
+
+/*
+ * Set a scan option by its long CLI name without dashes ("threads", "io", "verify",
+ * "remote-state", "seed", "topic-config", "server-properties", "now", "dangling-after",
+ * "queue-depth", "numa", "remote-metadata", "stats", "numa-topology").
+ * Returns -EINVAL for an unknown name and a SEGSCAN_E*/-errno for a bad value; the
+ * message for the last failure is available from segscan_last_error().
+ */
+int segscan_set(segscan_scan *s, const char *name, const char *value);
+int segscan_add_logdir(segscan_scan *s, const char *path);
+const char *segscan_last_error(const segscan_scan *s);
+
+/* Runs discovery, the workers and the evaluator. A scan runs once. */
+int segscan_run(segscan_scan *s);
+
+/* Exit code for the CLI per the contract: 0 complete, 1 some data unreadable or failed
+ * verification, 3 a LOGDIR missing or unreadable. (2, usage, is decided before running.) */
+int segscan_exit_code(const segscan_scan *s);
+
+size_t segscan_partition_count(const segscan_scan *s);
+const segscan_partition *segscan_partition_at(const segscan_scan *s, size_t i);
+const char *segscan_partition_topic(const segscan_partition *p);
+int32_t     segscan_partition_id(const segscan_partition *p);
+const char *segscan_partition_log_dir(const segscan_partition *p);
+size_t      segscan_partition_segment_count(const segscan_partition *p);
+int64_t     segscan_partition_size_bytes(const segscan_partition *p);
+int64_t     segscan_partition_log_end_offset(const segscan_partition *p);
+
+/* Writes the report in one of the contract's formats. */
+int segscan_write(const segscan_scan *s, enum segscan_format fmt, FILE *out);
+/* Pipeline statistics (--stats) as text. */
+int segscan_write_stats(const segscan_scan *s, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SEGSCAN_H */

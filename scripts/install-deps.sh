@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages segscan builds and tests with, only when one is missing,
+# so `make` on a fresh machine needs nothing typed first and costs nothing afterwards.
+set -euo pipefail
+pkgs=(build-essential pkg-config clang
+      liburing-dev libnuma-dev libjemalloc-dev libcmocka-dev
+      libmicrohttpd-dev libjansson-dev
+      zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
+      systemtap-sdt-dev python3-kafka inotify-tools curl)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

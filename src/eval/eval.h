@@ -1,0 +1,98 @@
+/*
+ * Per-partition evaluation: pure computation over segment facts, topic config and the
+ * replayed remote state. Never touches the filesystem. The evaluator thread calls
+ * ss_eval_partition() once a partition's last segment is back from the workers.
+ *
+ * Semantics: ../shared/spec/interface.md (Definitions, Retention semantics) and
+ * kafka-log-format.md §5.
+ */
+#ifndef SS_EVAL_H
+#define SS_EVAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct ss_remote_part;   /* eval/remote.h: one user partition's replayed remote state */
+
+/* Effective topic config (eval/config.h resolves topic line > '*' > server.properties >
+ * Kafka defaults). remote_storage: -1 = nobody said, 0 = false, 1 = true. */
+struct ss_topic_cfg {
+	int64_t retention_ms;          /* default 604800000 */
+	int64_t retention_bytes;       /* default -1 */
+	int64_t local_retention_ms;    /* default -2 = use retention_ms */
+	int64_t local_retention_bytes; /* default -2 = use retention_bytes */
+	int64_t segment_bytes;         /* default 1073741824 */
+	int     remote_storage;
+};
+
+struct ss_eval_input {
+	const struct ss_part        *part;
+	struct ss_seg               *segs;      /* part->seg_count segments, ascending base offset;
+						   the evaluator sets end_offset and SS_SEG_ONLY_LOCAL */
+	const struct ss_topic_cfg   *cfg;
+	const struct ss_remote_part *remote;    /* NULL: no remote metadata for this partition */
+	const char                  *remote_source; /* "remote-state" | "metadata-topic" | NULL */
+	bool                         has_seed;  /* --seed for this partition */
+	int64_t                      seed;
+	int64_t                      now_ms;
+	int64_t                      dangling_after_ms;
+};
+
+struct ss_retention {
+	bool        evaluated;
+	const char *reason;             /* static string; set whenever !evaluated */
+	int64_t     limit;              /* bytes (size) or ms (time); -1 when not applicable */
+	int64_t     total_bytes;        /* size only */
+	uint32_t    n_delete;
+	int64_t     delete_bytes;
+	bool        has_new_log_start;
+	int64_t     new_log_start_offset;
+	bool        delete_is_remote;   /* delete_ids (remote ids) vs delete_offsets (local bases) */
+	char      **delete_ids;         /* n_delete, owned */
+	int64_t    *delete_offsets;     /* n_delete, owned */
+};
+
+struct ss_finding {
+	const char *code;               /* fixed finding codes of the contract */
+	const char *ref;                /* "KAFKA-20977", ... or "" */
+	char       *message;            /* owned; names offsets, files, segment ids */
+	bool        has_amount;
+	int64_t     segments;
+	int64_t     bytes;
+	char      **segment_ids;        /* owned; n_ids may be 0 */
+	uint32_t    n_ids;
+};
+
+struct ss_eval {
+	int64_t  log_start_offset;
+	int64_t  log_end_offset;
+	int64_t  size_bytes;
+	int      remote_storage;        /* -1 null, 0, 1 as reported */
+	bool     tiered;                /* evaluated as a tiered partition */
+
+	/* remote */
+	bool        seeded;
+	int64_t     highest_offset;     /* valid when seeded */
+	const char *source;             /* "remote-state" | "metadata-topic" | "seed" | NULL */
+	int64_t     remote_segments, remote_bytes;
+	int64_t     dangling_segments, dangling_bytes;
+
+	bool     only_local_null;       /* tiered but unseeded */
+	int64_t  only_local_segments, only_local_bytes;
+	bool     copy_lag_null;
+	int64_t  copy_lag_segments, copy_lag_bytes;
+	bool     broker_copy_lag_null;  /* non-tiered topics */
+	int64_t  broker_copy_lag_segments, broker_copy_lag_bytes;
+
+	struct ss_retention size, time, local;
+
+	struct ss_finding *findings;
+	uint32_t           n_findings;
+};
+
+int  ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out);
+void ss_eval_free(struct ss_eval *ev);
+
+#endif

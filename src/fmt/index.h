@@ -1,0 +1,49 @@
+/*
+ * Offset index (.index) and time index (.timeindex) tails: pure functions over bytes.
+ * kafka-log-format.md §3.1–3.4. Entries: .index = int32 relativeOffset, int32 position
+ * (8 bytes); .timeindex = int64 timestamp, int32 relativeOffset (12 bytes).
+ *
+ * An active (or crashed) segment's index files are preallocated: valid entries at the
+ * front, zero slots after them. Kafka itself trusts every slot; a scanner must find the
+ * valid prefix.
+ */
+#ifndef SS_FMT_INDEX_H
+#define SS_FMT_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SS_OFFSET_ENTRY 8
+#define SS_TIME_ENTRY   12
+
+struct ss_offset_entry { int32_t rel; int32_t pos; };
+struct ss_time_entry   { int64_t ts;  int32_t rel; };
+
+static inline struct ss_offset_entry ss_offset_entry_at(const uint8_t *p)
+{
+	struct ss_offset_entry e;
+	e.rel = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+	e.pos = (int32_t)((uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7]);
+	return e;
+}
+
+/* Is slot `slot` (0-based, in the whole file) of an offset index a written entry?
+ * A written entry always has position > 0 (an entry is only added after more than
+ * index.interval.bytes were appended); slot 0 with (0,0) is empty. */
+static inline bool ss_offset_slot_used(struct ss_offset_entry e) { return e.pos > 0; }
+static inline bool ss_time_slot_used(struct ss_time_entry e) { return !(e.ts == 0 && e.rel == 0); }
+
+/*
+ * buf[0..len) holds whole slots of an offset index starting at file slot `first_slot`
+ * (a trailing partial slot is ignored). Find the last used slot, scanning backward over
+ * the zero tail. Returns its slot number in the file (>= first_slot), or -1 if no slot
+ * in buf is used; *entry receives it. Whether the entry agrees with the log is the
+ * caller's check (the position must hold a batch whose last offset >= base + rel).
+ */
+int64_t ss_offset_index_last(const uint8_t *buf, size_t len, int64_t first_slot, struct ss_offset_entry *entry);
+
+/* Same for a time index (a slot is used unless it is (0, 0)). */
+int64_t ss_time_index_last(const uint8_t *buf, size_t len, int64_t first_slot, struct ss_time_entry *entry);
+
+#endif

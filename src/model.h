@@ -1,0 +1,93 @@
+/*
+ * The data model shared along the pipeline:
+ *   discovery fills ss_part and the discovery half of ss_seg;
+ *   a worker fills the scan half of one ss_seg, then publishes its index on its ring
+ *   (the release in ss_ring_publish pairs with the acquire in ss_ring_pop, so the
+ *   evaluator sees every field the worker wrote);
+ *   the evaluator fills ss_part's evaluation and the per-segment verdicts.
+ */
+#ifndef SS_MODEL_H
+#define SS_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fmt/names.h"
+
+/* which sibling files discovery saw (ss_seg.files) */
+#define SS_HAS_LOG       0x01
+#define SS_HAS_INDEX     0x02
+#define SS_HAS_TIMEINDEX 0x04
+#define SS_HAS_TXNINDEX  0x08
+
+/* ss_seg.flags */
+#define SS_SEG_ACTIVE        0x0001  /* highest base offset of its partition (discovery) */
+#define SS_SEG_HAS_LAST      0x0002  /* last_offset is known (the segment holds a batch) */
+#define SS_SEG_INDEX_BAD     0x0004  /* index missing or inconsistent: walked from the start */
+#define SS_SEG_BASE_MISMATCH 0x0008  /* first batch base offset != file name offset */
+#define SS_SEG_READ_ERROR    0x0010  /* I/O error: err/err_pos say where */
+#define SS_SEG_VANISHED      0x0020  /* the .log was deleted before we opened it */
+#define SS_SEG_CHANGED       0x0040  /* size changed while we read it */
+#define SS_SEG_CORRUPT       0x0080  /* framing error inside the data (err, err_pos) */
+#define SS_SEG_ZERO_TAIL     0x0100  /* truncated tail is preallocated zeros */
+#define SS_SEG_ONLY_LOCAL    0x0200  /* evaluator: base_offset > highest remote offset */
+#define SS_SEG_COUNTS_EXACT  0x0400  /* batches/records counted over the whole segment */
+#define SS_SEG_OFFSETS_BAD   0x0800  /* offsets go backwards inside the segment (verify) */
+
+struct ss_seg {
+	/* discovery */
+	int64_t  base_offset;
+	uint32_t part;            /* index into the scan's partition array */
+	uint16_t files;           /* SS_HAS_* */
+	uint16_t flags;           /* SS_SEG_* (ACTIVE set by discovery, the rest by the worker) */
+	/* worker */
+	int64_t  last_offset;     /* valid with SS_SEG_HAS_LAST */
+	int64_t  first_batch_base;
+	int64_t  size_bytes;
+	int64_t  valid_bytes;
+	int64_t  truncated_bytes;
+	int64_t  max_timestamp_ms;  /* Kafka's largestTimestamp: max record timestamp, else file mtime */
+	int64_t  batches;         /* -1 = unknown (fast path) */
+	int64_t  records;         /* -1 = unknown */
+	int64_t  crc_errors;
+	int64_t  bytes_read;
+	int64_t  err_pos;
+	int32_t  err;             /* first error, 0 if none */
+	uint32_t err_file;        /* SS_HAS_* of the file err refers to */
+	uint64_t dev, ino;
+	int64_t  mtime_ns;
+	/* evaluator */
+	int64_t  end_offset;      /* next base - 1 for closed segments; last_offset for active */
+};
+
+/* A non-segment file worth telling the operator about. */
+struct ss_note {
+	char    *path;            /* relative to the log dir */
+	char    *what;            /* "deleted", "cleaned", "swap", "unknown file", "stray dir"... */
+};
+
+struct ss_part {
+	char            *topic;
+	char            *dir;        /* directory name inside the log dir */
+	uint32_t         logdir;     /* index into the scan's log dirs */
+	int32_t          partition;
+	enum ss_dir_kind kind;
+	uint32_t         seg_first;  /* segments are contiguous in the scan's array, by base offset */
+	uint32_t         seg_count;
+	uint32_t         seg_pending;/* evaluator: segments not yet back from the workers */
+	bool             has_topic_id;
+	uint8_t          topic_id[16];
+	bool             has_log_start;   /* from log-start-offset-checkpoint */
+	int64_t          log_start_ckpt;
+	bool             has_recovery_point;
+	int64_t          recovery_point;
+	bool             has_high_watermark;
+	int64_t          high_watermark;
+	struct ss_epoch_entry *epochs;    /* leader-epoch-checkpoint */
+	uint32_t         n_epochs;
+	bool             epochs_read;     /* false: file missing or unreadable */
+	uint32_t         deleted_files, cleaned_files, swap_files, unknown_files, snapshot_files;
+	struct ss_eval  *eval;            /* filled by the evaluator */
+};
+
+#endif
