@@ -1,0 +1,37 @@
+/*
+ * Per-worker jemalloc arenas. Each worker allocates its buffers from its own arena so
+ * that workers never contend on an arena lock, and, since a pinned worker is the first
+ * to touch its arena's pages, those pages land on the worker's NUMA node.
+ *
+ * Built with -DSS_NO_JEMALLOC (the ASan/TSan builds, where jemalloc would fight the
+ * sanitizer's allocator) every call falls back to malloc/free and arena 0.
+ * The jemalloc build links -ljemalloc (Debian's is unprefixed: it also replaces malloc).
+ */
+#ifndef SS_SCHED_ARENA_H
+#define SS_SCHED_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether this build allocates from real jemalloc arenas. */
+bool  ss_arena_enabled(void);
+
+/* A new arena ("arenas.create"). 0 or -errno; fallback: *arena = 0. */
+int   ss_arena_create(unsigned *arena);
+/* Give an arena back ("arena.<i>.destroy"): every allocation still in it is discarded,
+ * so free or abandon them all first; its index may be reused by a later create.
+ * 0 or -errno; fallback: no-op. */
+int   ss_arena_destroy(unsigned arena);
+
+/* n bytes (n == 0 gives a unique minimal block) from the arena, bypassing the thread
+ * cache so that the block really comes from that arena and a free never parks it in
+ * another thread's cache. NULL when out of memory. */
+void *ss_arena_alloc(unsigned arena, size_t n);
+/* Free a block from ss_arena_alloc (NULL is a no-op). Any thread may free. */
+void  ss_arena_free(void *p);
+
+/* The arena a live block belongs to ("arenas.lookup"). 0, -errno; -ENOTSUP in the
+ * fallback build. */
+int   ss_arena_of(const void *p, unsigned *arena);
+
+#endif /* SS_SCHED_ARENA_H */

@@ -1,0 +1,722 @@
+/*
+ * NUMA topology from a sysfs tree, and the worker placement plan built on it.
+ *
+ * sysfs is read directly rather than through libnuma so that tests (and the
+ * --numa-topology option) can point the whole module at a fake tree.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "sched/topology.h"
+
+struct ss_node {
+	int       id;
+	cpu_set_t cpus;
+};
+
+struct ss_topo {
+	char           *root;      /* realpath of the sysfs root (or as given if it has none) */
+	size_t          root_len;
+	unsigned        nnodes;
+	struct ss_node *nodes;     /* sorted by id */
+	cpu_set_t       allowed;   /* affinity mask at load time */
+};
+
+/* sysfs attribute files are at most a page; anything much larger is not sysfs */
+#define SS_SYSFS_MAX (1u << 20)
+/* bounds on the device-tree walk: real sysfs paths are ~15 levels, stacks of dm/md a
+ * few deep; the bounds only stop a looping fake tree */
+#define SS_WALK_MAX_LEVELS 64
+#define SS_SLAVE_MAX_DEPTH 8
+/* "no numa_node file found on this path", distinct from a found "-1" */
+#define SS_NODE_NOT_FOUND (-2)
+
+/* Whole file into a NUL-terminated malloc'd buffer. 0 or -errno. */
+static int read_text(const char *path, char **out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	int err = 0;
+	if (!buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if (n == cap) {
+			if (cap >= SS_SYSFS_MAX) {
+				err = -EFBIG;
+				goto out;
+			}
+			char *nb = realloc(buf, cap * 2 + 1);
+			if (!nb) {
+				err = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+/* ---- cpulist ----------------------------------------------------------------------- */
+
+/* Decimal CPU id at *pp. 0, -EINVAL (no digit), -ERANGE (>= CPU_SETSIZE). */
+static int parse_cpu_id(const char **pp, unsigned *out)
+{
+	const char *p = *pp;
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	unsigned long v = 0;
+	bool big = false;
+	for (; isdigit((unsigned char)*p); p++) {
+		v = v * 10 + (unsigned long)(*p - '0');
+		if (v >= CPU_SETSIZE) {
+			big = true;
+			v = CPU_SETSIZE; /* keep scanning digits without overflowing */
+		}
+	}
+	*pp = p;
+	*out = (unsigned)v;
+	return big ? -ERANGE : 0;
+}
+
+int ss_cpulist_parse(const char *s, cpu_set_t *out)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	const char *p = s, *end = s + strlen(s);
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	while (end > p && isspace((unsigned char)end[-1]))
+		end--;
+	/* an empty list is a CPU-less (memory-only) node, not an error */
+	while (p < end) {
+		unsigned a, b;
+		int err = parse_cpu_id(&p, &a);
+		if (err)
+			return err;
+		b = a;
+		if (p < end && *p == '-') {
+			p++;
+			err = parse_cpu_id(&p, &b);
+			if (err)
+				return err;
+			if (b < a)
+				return -EINVAL;
+		}
+		for (unsigned c = a; c <= b; c++)
+			CPU_SET(c, &set);
+		if (p == end)
+			break;
+		if (*p != ',')
+			return -EINVAL; /* includes the "a-b:stride" form */
+		p++;
+		if (p == end)
+			return -EINVAL; /* trailing comma */
+	}
+	*out = set;
+	return 0;
+}
+
+int ss_cpulist_format(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t used = 0;
+	bool trunc = false;
+	if (len)
+		buf[0] = '\0';
+	for (unsigned c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, set))
+			continue;
+		unsigned e = c;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
+			e++;
+		char item[32];
+		int n = e > c ? snprintf(item, sizeof(item), "%s%u-%u", used ? "," : "", c, e)
+			      : snprintf(item, sizeof(item), "%s%u", used ? "," : "", c);
+		if (trunc || used + (size_t)n + 1 > len) {
+			trunc = true;
+		} else {
+			memcpy(buf + used, item, (size_t)n + 1);
+		}
+		used += (size_t)n;
+		c = e;
+	}
+	return trunc || used + 1 > len ? -ENOSPC : 0;
+}
+
+/* ---- loading ------------------------------------------------------------------------ */
+
+static int node_cmp(const void *a, const void *b)
+{
+	const struct ss_node *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* "node<digits>" → id, else -1 */
+static int node_dir_id(const char *name)
+{
+	if (strncmp(name, "node", 4) != 0 || !isdigit((unsigned char)name[4]))
+		return -1;
+	long v = 0;
+	for (const char *p = name + 4; *p; p++) {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		v = v * 10 + (*p - '0');
+		if (v > INT_MAX / 2)
+			return -1;
+	}
+	return (int)v;
+}
+
+static int read_cpulist_file(const char *path, cpu_set_t *out)
+{
+	char *text = NULL;
+	int err = read_text(path, &text);
+	if (err)
+		return err;
+	err = ss_cpulist_parse(text, out);
+	free(text);
+	return err;
+}
+
+/* The one-node view of a machine without node directories. */
+static int load_single_node(struct ss_topo *t)
+{
+	struct ss_node *n = calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n->id = 0;
+	char *path = NULL;
+	if (asprintf(&path, "%s/devices/system/cpu/online", t->root) < 0) {
+		free(n);
+		return -ENOMEM;
+	}
+	int err = read_cpulist_file(path, &n->cpus);
+	free(path);
+	if (err == -ENOENT) {
+		long nconf = sysconf(_SC_NPROCESSORS_CONF);
+		CPU_ZERO(&n->cpus);
+		for (long c = 0; c < nconf && c < CPU_SETSIZE; c++)
+			CPU_SET((unsigned)c, &n->cpus);
+		err = 0;
+	}
+	if (err) {
+		free(n);
+		return err;
+	}
+	/* an affinity mask naming a CPU the lists missed must still be placeable */
+	CPU_OR(&n->cpus, &n->cpus, &t->allowed);
+	t->nodes = n;
+	t->nnodes = 1;
+	return 0;
+}
+
+static int load_nodes(struct ss_topo *t)
+{
+	char *dirpath = NULL, *path = NULL;
+	DIR *d = NULL;
+	int err = 0;
+	unsigned cap = 0;
+	if (asprintf(&dirpath, "%s/devices/system/node", t->root) < 0)
+		return -ENOMEM;
+	d = opendir(dirpath);
+	if (!d) {
+		err = -errno;
+		if (err == -ENOENT || err == -ENOTDIR)
+			err = load_single_node(t);
+		goto out;
+	}
+	for (;;) {
+		errno = 0;
+		struct dirent *de = readdir(d);
+		if (!de) {
+			if (errno) {
+				err = -errno;
+				goto out;
+			}
+			break;
+		}
+		int id = node_dir_id(de->d_name);
+		if (id < 0)
+			continue;
+		if (t->nnodes == cap) {
+			unsigned ncap = cap ? cap * 2 : 4;
+			struct ss_node *nn = realloc(t->nodes, ncap * sizeof(*nn));
+			if (!nn) {
+				err = -ENOMEM;
+				goto out;
+			}
+			t->nodes = nn;
+			cap = ncap;
+		}
+		struct ss_node *n = &t->nodes[t->nnodes];
+		n->id = id;
+		free(path);
+		path = NULL;
+		if (asprintf(&path, "%s/%s/cpulist", dirpath, de->d_name) < 0) {
+			err = -ENOMEM;
+			goto out;
+		}
+		err = read_cpulist_file(path, &n->cpus);
+		if (err)
+			goto out;
+		t->nnodes++;
+	}
+	if (t->nnodes == 0)
+		err = load_single_node(t);
+	else
+		qsort(t->nodes, t->nnodes, sizeof(*t->nodes), node_cmp);
+out:
+	if (d)
+		closedir(d);
+	free(path);
+	free(dirpath);
+	return err;
+}
+
+int ss_topo_load(const char *sysfs_root, struct ss_topo **out)
+{
+	struct ss_topo *t = calloc(1, sizeof(*t));
+	int err;
+	if (!t)
+		return -ENOMEM;
+	/* resolved once so the device walk can tell when it has climbed out of the tree;
+	 * a root that does not exist is a mistyped --numa-topology, not a one-node box */
+	t->root = realpath(sysfs_root, NULL);
+	if (!t->root) {
+		err = -errno;
+		goto fail;
+	}
+	t->root_len = strlen(t->root);
+	while (t->root_len > 1 && t->root[t->root_len - 1] == '/')
+		t->root[--t->root_len] = '\0';
+	if (sched_getaffinity(0, sizeof(t->allowed), &t->allowed) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = load_nodes(t);
+	if (err)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	ss_topo_free(t);
+	return err;
+}
+
+void ss_topo_free(struct ss_topo *t)
+{
+	if (!t)
+		return;
+	free(t->nodes);
+	free(t->root);
+	free(t);
+}
+
+int ss_topo_set_allowed(struct ss_topo *t, const cpu_set_t *allowed)
+{
+	if (CPU_COUNT(allowed) == 0)
+		return -EINVAL;
+	t->allowed = *allowed;
+	return 0;
+}
+
+const cpu_set_t *ss_topo_allowed(const struct ss_topo *t)
+{
+	return &t->allowed;
+}
+
+unsigned ss_topo_node_count(const struct ss_topo *t)
+{
+	return t->nnodes;
+}
+
+int ss_topo_node_id(const struct ss_topo *t, unsigned i)
+{
+	return i < t->nnodes ? t->nodes[i].id : -1;
+}
+
+const cpu_set_t *ss_topo_node_cpus(const struct ss_topo *t, int node)
+{
+	for (unsigned i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].id == node)
+			return &t->nodes[i].cpus;
+	return NULL;
+}
+
+int ss_topo_node_allowed(const struct ss_topo *t, int node, cpu_set_t *out)
+{
+	if (node == -1) {
+		*out = t->allowed;
+		return CPU_COUNT(out);
+	}
+	const cpu_set_t *cpus = ss_topo_node_cpus(t, node);
+	if (!cpus)
+		return -ENOENT;
+	CPU_AND(out, cpus, &t->allowed);
+	return CPU_COUNT(out);
+}
+
+/* ---- block device → node ------------------------------------------------------------ */
+
+/* p lies strictly below the sysfs root (the walk stops on reaching the root itself) */
+static bool under_root(const struct ss_topo *t, const char *p)
+{
+	if (t->root_len == 1 && t->root[0] == '/')
+		return p[0] == '/' && p[1] != '\0';
+	return strncmp(p, t->root, t->root_len) == 0 && p[t->root_len] == '/';
+}
+
+/* Cut the last component off an absolute path in place; false at "/". */
+static bool path_up(char *p)
+{
+	char *s = strrchr(p, '/');
+	if (!s || s == p)
+		return false;
+	*s = '\0';
+	return true;
+}
+
+/* <dir>/<name>, resolved through symlinks; NULL if it does not exist (or no memory,
+ * which the walk also treats as "not found": placement is an optimisation) */
+static char *resolve_child(const char *dir, const char *name)
+{
+	char *path = NULL;
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return NULL;
+	char *real = realpath(path, NULL);
+	free(path);
+	return real;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* <dir>/numa_node: its value (>= 0, or -1 for "-1" / garbage), SS_NODE_NOT_FOUND if the
+ * file is absent */
+static int read_numa_node(const char *dir)
+{
+	char *path = NULL, *text = NULL;
+	if (asprintf(&path, "%s/numa_node", dir) < 0)
+		return SS_NODE_NOT_FOUND;
+	int err = read_text(path, &text);
+	free(path);
+	if (err)
+		return SS_NODE_NOT_FOUND;
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	while (isspace((unsigned char)*end))
+		end++;
+	bool ok = !errno && end != text && *end == '\0' && v >= 0 && v <= INT_MAX;
+	free(text);
+	return ok ? (int)v : -1;
+}
+
+/* From a device directory upwards: a virtio or NVMe disk's device/ has no numa_node of
+ * its own; the PCI function above it does. */
+static int numa_up(const struct ss_topo *t, char *dev)
+{
+	for (int level = 0; level < SS_WALK_MAX_LEVELS && under_root(t, dev); level++) {
+		int node = read_numa_node(dev);
+		if (node != SS_NODE_NOT_FOUND)
+			return node;
+		if (!path_up(dev))
+			break;
+	}
+	return SS_NODE_NOT_FOUND;
+}
+
+/* First entry of <dir>/slaves in name order, resolved; NULL when none. Name order keeps
+ * the answer stable across runs whatever readdir's order. */
+static char *first_slave(const char *dir)
+{
+	char *sdir = NULL, *best = NULL, *res = NULL;
+	if (asprintf(&sdir, "%s/slaves", dir) < 0)
+		return NULL;
+	DIR *d = opendir(sdir);
+	if (!d)
+		goto out;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (!best || strcmp(de->d_name, best) < 0) {
+			char *nb = strdup(de->d_name);
+			if (!nb)
+				break;
+			free(best);
+			best = nb;
+		}
+	}
+	closedir(d);
+	if (best)
+		res = resolve_child(sdir, best);
+out:
+	free(best);
+	free(sdir);
+	return res;
+}
+
+/* dir: a resolved block device directory. Walks up through partitions to the disk. */
+static int block_dir_node(const struct ss_topo *t, const char *dir, int depth)
+{
+	char *cur = strdup(dir);
+	int node = -1;
+	if (!cur)
+		return -1;
+	for (int level = 0; level < SS_WALK_MAX_LEVELS && under_root(t, cur); level++) {
+		char *dev = NULL;
+		char *devlink = NULL;
+		if (asprintf(&devlink, "%s/device", cur) >= 0) {
+			/* a PCI function has a regular file named "device" (its id): only a
+			 * directory is the device link */
+			if (is_dir(devlink))
+				dev = realpath(devlink, NULL);
+			free(devlink);
+		}
+		if (dev) {
+			int n = numa_up(t, dev);
+			free(dev);
+			if (n != SS_NODE_NOT_FOUND) {
+				node = n;
+				goto out;
+			}
+		}
+		int n = read_numa_node(cur);
+		if (n != SS_NODE_NOT_FOUND) {
+			node = n;
+			goto out;
+		}
+		if (depth < SS_SLAVE_MAX_DEPTH) {
+			char *slave = first_slave(cur);
+			if (slave) {
+				node = block_dir_node(t, slave, depth + 1);
+				free(slave);
+				goto out;
+			}
+		}
+		if (!path_up(cur))
+			break;
+	}
+out:
+	free(cur);
+	return node;
+}
+
+int ss_topo_node_of_dev(const struct ss_topo *t, unsigned maj, unsigned min)
+{
+	/* major 0: anonymous devices (tmpfs, overlay, btrfs subvolumes...) have no disk */
+	if (maj == 0)
+		return -1;
+	char *path = NULL;
+	if (asprintf(&path, "%s/dev/block/%u:%u", t->root, maj, min) < 0)
+		return -1;
+	char *real = realpath(path, NULL);
+	free(path);
+	if (!real)
+		return -1;
+	int node = block_dir_node(t, real, 0);
+	free(real);
+	return node;
+}
+
+int ss_topo_node_of_path(const struct ss_topo *t, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -1;
+	return ss_topo_node_of_dev(t, major(st.st_dev), minor(st.st_dev));
+}
+
+/* ---- placement ---------------------------------------------------------------------- */
+
+struct plan_node {
+	int      id;
+	unsigned logdirs;   /* log dirs on this node */
+	unsigned workers;   /* workers given to it */
+};
+
+static int plan_cmp_id(const void *a, const void *b)
+{
+	const struct plan_node *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* most log dirs first, then lower id */
+static int plan_cmp_weight(const void *a, const void *b)
+{
+	const struct plan_node *x = a, *y = b;
+	if (x->logdirs != y->logdirs)
+		return x->logdirs < y->logdirs ? 1 : -1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+void ss_placement_free(struct ss_placement *p)
+{
+	free(p->workers);
+	free(p->logdir_node);
+	memset(p, 0, sizeof(*p));
+}
+
+bool ss_placement_serves(const struct ss_placement *p, unsigned w, unsigned d)
+{
+	if (w >= p->nworkers || d >= p->nlogdirs)
+		return false;
+	return p->logdir_node[d] == -1 || p->logdir_node[d] == p->workers[w].node;
+}
+
+int ss_sched_plan(const struct ss_topo *t, unsigned nthreads, const int *logdir_nodes,
+		  unsigned nlogdirs, struct ss_placement *out)
+{
+	struct plan_node *pn = NULL;
+	int err = 0;
+	memset(out, 0, sizeof(*out));
+	if (nthreads == 0 || (nlogdirs && !logdir_nodes))
+		return -EINVAL;
+	for (unsigned d = 0; d < nlogdirs; d++)
+		if (logdir_nodes[d] < -1)
+			return -EINVAL;
+	out->workers = calloc(nthreads, sizeof(*out->workers));
+	out->logdir_node = calloc(nlogdirs ? nlogdirs : 1, sizeof(*out->logdir_node));
+	if (!out->workers || !out->logdir_node) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	out->nworkers = nthreads;
+	out->nlogdirs = nlogdirs;
+	for (unsigned d = 0; d < nlogdirs; d++)
+		out->logdir_node[d] = -1;
+	for (unsigned w = 0; w < nthreads; w++) {
+		out->workers[w].node = -1;
+		out->workers[w].pin = false;
+		CPU_ZERO(&out->workers[w].cpus);
+		if (t)
+			out->workers[w].cpus = t->allowed;
+	}
+	if (!t)
+		return 0; /* numa=off */
+
+	/* distinct known nodes and their log dir counts */
+	unsigned k = 0;
+	pn = calloc(nlogdirs ? nlogdirs : 1, sizeof(*pn));
+	if (!pn) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	unsigned known = 0;
+	for (unsigned d = 0; d < nlogdirs; d++) {
+		int id = logdir_nodes[d];
+		if (id < 0)
+			continue;
+		known++;
+		unsigned i;
+		for (i = 0; i < k && pn[i].id != id; i++)
+			;
+		if (i == k)
+			pn[k++] = (struct plan_node){ .id = id };
+		pn[i].logdirs++;
+	}
+	if (k == 0)
+		goto done; /* nothing to be near: leave every worker unpinned */
+
+	if (nthreads < k) {
+		/* not enough workers for one per node: the heaviest nodes get one each */
+		qsort(pn, k, sizeof(*pn), plan_cmp_weight);
+		for (unsigned i = 0; i < nthreads; i++)
+			pn[i].workers = 1;
+		qsort(pn, k, sizeof(*pn), plan_cmp_id);
+	} else {
+		qsort(pn, k, sizeof(*pn), plan_cmp_id);
+		for (unsigned i = 0; i < k; i++)
+			pn[i].workers = 1;
+		/* each further worker to the node furthest below its share
+		 * nthreads * logdirs / known; compared scaled by `known` to stay in integers */
+		for (unsigned extra = nthreads - k; extra; extra--) {
+			unsigned best = 0;
+			long long best_def = LLONG_MIN;
+			for (unsigned i = 0; i < k; i++) {
+				long long def = (long long)pn[i].logdirs * nthreads -
+						(long long)pn[i].workers * known;
+				if (def > best_def) {
+					best_def = def;
+					best = i;
+				}
+			}
+			pn[best].workers++;
+		}
+	}
+
+	unsigned w = 0;
+	for (unsigned i = 0; i < k; i++) {
+		cpu_set_t cpus;
+		int n = ss_topo_node_allowed(t, pn[i].id, &cpus);
+		/* a node we cannot run on (no allowed CPUs, or absent from the topology):
+		 * its log dirs are still worth their own workers, running anywhere */
+		if (n <= 0)
+			cpus = t->allowed;
+		for (unsigned j = 0; j < pn[i].workers; j++, w++) {
+			out->workers[w].node = pn[i].id;
+			out->workers[w].pin = true;
+			out->workers[w].cpus = cpus;
+		}
+	}
+	for (unsigned d = 0; d < nlogdirs; d++) {
+		int id = logdir_nodes[d];
+		if (id < 0)
+			continue;
+		for (unsigned i = 0; i < k; i++)
+			if (pn[i].id == id && pn[i].workers)
+				out->logdir_node[d] = id;
+	}
+done:
+	free(pn);
+	return 0;
+fail:
+	free(pn);
+	ss_placement_free(out);
+	return err;
+}
+
+int ss_pin_self(const cpu_set_t *set)
+{
+	if (CPU_COUNT(set) == 0)
+		return -EINVAL;
+	int err = pthread_setaffinity_np(pthread_self(), sizeof(*set), set);
+	return -err;
+}

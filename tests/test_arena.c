@@ -1,0 +1,192 @@
+/* Per-worker arenas: with jemalloc, blocks land in the arena asked for (checked with
+ * jemalloc's own "arenas.lookup", not with our bookkeeping) from any thread; without it
+ * (-DSS_NO_JEMALLOC) the malloc fallback works and reports arena 0. */
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sched/arena.h"
+
+static const size_t sizes[] = { 0, 1, 8, 100, 4096, 20000, 1u << 20, 8u << 20 };
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+/* Fill every byte and read it back: a block shorter than asked would trip ASan (the
+ * fallback build) or, with jemalloc, be caught by a neighbour's pattern. */
+static void fill(void *p, size_t n, unsigned char seed)
+{
+	unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		b[i] = (unsigned char)(seed + i * 7);
+}
+
+static void check(const void *p, size_t n, unsigned char seed)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != (unsigned char)(seed + i * 7))
+			fail_msg("byte %zu of a %zu-byte block changed", i, n);
+}
+
+static void test_build_mode(void **state)
+{
+#ifdef SS_NO_JEMALLOC
+	assert_false(ss_arena_enabled());
+#else
+	assert_true(ss_arena_enabled());
+#endif
+}
+
+static void test_alloc_lands_in_arena(void **state)
+{
+	unsigned a1 = 12345, a2 = 12345;
+	void *p1[NSIZES], *p2[NSIZES];
+	assert_int_equal(ss_arena_create(&a1), 0);
+	assert_int_equal(ss_arena_create(&a2), 0);
+	for (size_t i = 0; i < NSIZES; i++) {
+		p1[i] = ss_arena_alloc(a1, sizes[i]);
+		p2[i] = ss_arena_alloc(a2, sizes[i]);
+		assert_non_null(p1[i]);
+		assert_non_null(p2[i]);
+		assert_ptr_not_equal(p1[i], p2[i]);
+		/* the allocator's own view of the block (jemalloc's, or ASan's in the
+		 * fallback build) */
+		assert_true(malloc_usable_size(p1[i]) >= sizes[i]);
+		assert_true(malloc_usable_size(p2[i]) >= sizes[i]);
+		fill(p1[i], sizes[i], (unsigned char)i);
+		fill(p2[i], sizes[i], (unsigned char)(i + 100));
+	}
+	if (ss_arena_enabled()) {
+		/* arena 0 is automatic: created arenas come after the automatic ones */
+		assert_int_not_equal(a1, a2);
+		assert_true(a1 > 0 && a2 > 0);
+		for (size_t i = 0; i < NSIZES; i++) {
+			unsigned got = 9999;
+			assert_int_equal(ss_arena_of(p1[i], &got), 0);
+			if (got != a1)
+				fail_msg("%zu bytes: arena %u, want %u", sizes[i], got, a1);
+			assert_int_equal(ss_arena_of(p2[i], &got), 0);
+			if (got != a2)
+				fail_msg("%zu bytes: arena %u, want %u", sizes[i], got, a2);
+		}
+		/* the lookup does tell arenas apart: an ordinary malloc is in neither */
+		void *m = malloc(64);
+		assert_non_null(m);
+		unsigned got = 9999;
+		assert_int_equal(ss_arena_of(m, &got), 0);
+		assert_int_not_equal(got, a1);
+		assert_int_not_equal(got, a2);
+		free(m);
+	} else {
+		assert_int_equal(a1, 0);
+		assert_int_equal(a2, 0);
+		unsigned got = 9999;
+		assert_int_equal(ss_arena_of(p1[0], &got), -ENOTSUP);
+		assert_int_equal(got, 9999);
+	}
+	for (size_t i = 0; i < NSIZES; i++) {
+		check(p1[i], sizes[i], (unsigned char)i);
+		check(p2[i], sizes[i], (unsigned char)(i + 100));
+		ss_arena_free(p1[i]);
+		ss_arena_free(p2[i]);
+	}
+	ss_arena_free(NULL);
+	assert_int_equal(ss_arena_destroy(a1), 0);
+	assert_int_equal(ss_arena_destroy(a2), 0);
+}
+
+/* Workers create their arenas and allocate concurrently; blocks are freed by another
+ * thread, as the evaluator may do with a worker's buffers. */
+struct worker {
+	unsigned arena;
+	int      create_rc;
+	unsigned wrong;     /* blocks that landed elsewhere */
+	void    *blocks[256];
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	w->create_rc = ss_arena_create(&w->arena);
+	if (w->create_rc)
+		return NULL;
+	for (int i = 0; i < 256; i++) {
+		size_t n = (size_t)(i * 37 % 5000) + 1;
+		w->blocks[i] = ss_arena_alloc(w->arena, n);
+		if (!w->blocks[i])
+			continue;
+		fill(w->blocks[i], n, (unsigned char)i);
+		unsigned got;
+		if (ss_arena_enabled() && (ss_arena_of(w->blocks[i], &got) || got != w->arena))
+			w->wrong++;
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	struct worker w[4];
+	pthread_t th[4];
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, worker_main, &w[i]), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(w[i].create_rc, 0);
+		assert_int_equal(w[i].wrong, 0);
+		if (ss_arena_enabled())
+			for (int j = 0; j < i; j++)
+				assert_int_not_equal(w[i].arena, w[j].arena);
+		for (int k = 0; k < 256; k++) {
+			assert_non_null(w[i].blocks[k]);
+			check(w[i].blocks[k], (size_t)(k * 37 % 5000) + 1, (unsigned char)k);
+			ss_arena_free(w[i].blocks[k]);
+		}
+		assert_int_equal(ss_arena_destroy(w[i].arena), 0);
+	}
+}
+
+static void test_destroy(void **state)
+{
+	unsigned a;
+	assert_int_equal(ss_arena_create(&a), 0);
+	void *p = ss_arena_alloc(a, 1000);
+	assert_non_null(p);
+	ss_arena_free(p);
+	assert_int_equal(ss_arena_destroy(a), 0);
+	if (ss_arena_enabled()) {
+		/* gone, and the automatic arena 0 cannot be destroyed */
+		assert_true(ss_arena_destroy(a) < 0);
+		assert_true(ss_arena_destroy(0) < 0);
+		/* the index is reusable: creating again works and allocations land there */
+		unsigned b;
+		assert_int_equal(ss_arena_create(&b), 0);
+		p = ss_arena_alloc(b, 1000);
+		assert_non_null(p);
+		unsigned got;
+		assert_int_equal(ss_arena_of(p, &got), 0);
+		assert_int_equal(got, b);
+		ss_arena_free(p);
+		assert_int_equal(ss_arena_destroy(b), 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_build_mode),
+		cmocka_unit_test(test_alloc_lands_in_arena),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_destroy),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
