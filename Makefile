@@ -55,18 +55,22 @@ deps: $(DEPS_STAMP)
 
 $(B)/obj/%.o: %.c $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(B)/libsegscan.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	ar rcs $@ $^
+	@echo "  AR      $@"
+	@ar rcs $@ $^
 
 $(B)/segscan: $(CLI_OBJS) $(B)/libsegscan.a
-	$(CC) $(MODELIBS) -o $@ $(CLI_OBJS) $(B)/libsegscan.a $(LIBS)
+	@echo "  LD      $@"
+	@$(CC) $(MODELIBS) -o $@ $(CLI_OBJS) $(B)/libsegscan.a $(LIBS)
 
 $(B)/tests/%: tests/%.c $(B)/libsegscan.a $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(B)/libsegscan.a $(LIBS) -lcmocka $(MODELIBS)
+	@echo "  TEST    $@"
+	@$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(B)/libsegscan.a $(LIBS) -lcmocka $(MODELIBS)
 
 # ---- run: build, generate a sample log dir, scan it, print the report -------------------
 SAMPLE := build/sample

@@ -63,7 +63,7 @@ void segscan_scan_free(segscan_scan *s);
  * Set a scan option by its long CLI name without dashes ("threads", "io", "verify",
  * "remote-state", "seed", "topic-config", "server-properties", "now", "dangling-after",
  * "queue-depth", "numa", "remote-metadata", "stats", "numa-topology").
- * Returns -EINVAL for an unknown name and a SEGSCAN_E*/-errno for a bad value; the
+ * Returns -EINVAL for an unknown name and a SEGSCAN_E* error or a negative errno for a bad value; the
  * message for the last failure is available from segscan_last_error().
  */
 int segscan_set(segscan_scan *s, const char *name, const char *value);

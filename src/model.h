@@ -70,6 +70,7 @@ struct ss_part {
 	char            *topic;
 	char            *dir;        /* directory name inside the log dir */
 	uint32_t         logdir;     /* index into the scan's log dirs */
+	const char      *logdir_path;/* that log dir's path (owned by the catalog) */
 	int32_t          partition;
 	enum ss_dir_kind kind;
 	uint32_t         seg_first;  /* segments are contiguous in the scan's array, by base offset */

@@ -17,7 +17,9 @@
 
 enum ss_io_op {
 	SS_IO_OPEN,   /* openat(dirfd, path, O_RDONLY|O_CLOEXEC|O_NOATIME): res = fd */
-	SS_IO_STAT,   /* fstat/statx of fd: res = 0, st filled */
+	SS_IO_STAT,   /* path == NULL: fstat/statx of fd; else statx(dirfd, path) without
+		       * following a final symlink, so it can run beside the OPEN of the same
+		       * file instead of after it: res = 0, st filled */
 	SS_IO_READ,   /* pread(fd, buf, len, off): res = bytes (short at EOF) */
 	SS_IO_CLOSE,  /* close(fd): res = 0 */
 };
@@ -31,9 +33,9 @@ struct ss_io_stat {
 
 struct ss_io_req {
 	enum ss_io_op     op;
-	int               dirfd;    /* OPEN */
-	const char       *path;     /* OPEN: must stay valid until reaped */
-	int               fd;       /* STAT, READ, CLOSE */
+	int               dirfd;    /* OPEN, STAT by path */
+	const char       *path;     /* OPEN, STAT by path: must stay valid until reaped */
+	int               fd;       /* STAT (path == NULL), READ, CLOSE */
 	void             *buf;      /* READ: destination, len bytes */
 	size_t            len;
 	int64_t           off;
@@ -82,5 +84,55 @@ const struct ss_io_ops *ss_io_find(const char *name);
  */
 int ss_io_create(const char *name, unsigned depth, const struct ss_io_ops **ops,
 		 struct ss_io_engine **out, bool *fell_back, char *why, size_t whylen);
+
+/*
+ * Rules every engine shares:
+ * - depth is 1..SS_IO_MAX_DEPTH (io_uring's own ring limit, applied to all engines so
+ *   that a depth valid for one is valid for all); create() returns -EINVAL otherwise.
+ * - submit() returns -EINVAL for a malformed request (unknown op, negative offset or
+ *   off + len past INT64_MAX, NULL path for OPEN, NULL buf with len > 0) and -EBUSY when
+ *   full; every other failure (ENOENT, EBADF, EIO, ...) comes back in req->res.
+ * - A READ that fails after part of it was read reports the error, not the part: a
+ *   short read means end of file, nothing else. Bytes of buf past res are unspecified
+ *   (mmap may have copied zeros there from a file that shrank during the copy).
+ * - io_uring: create the engine on any thread, but submit/flush/reap from one thread
+ *   (the first flush binds the ring to it; IORING_SETUP_SINGLE_ISSUER).
+ * - mmap: a fd READ through the engine is mapped until its CLOSE goes through the same
+ *   engine; closing it behind the engine's back leaves a stale mapping that a later fd
+ *   with the same number would read.
+ * - destroy() waits for what is in flight; the fd of an OPEN that was never reaped
+ *   is closed (nobody else could).
+ * - counters.syscalls counts the calls made for requests (not create/destroy);
+ *   counters.submissions counts the caller's requests (not internal resubmissions).
+ */
+#define SS_IO_MAX_DEPTH 32768u
+
+/* engine.c: the -EINVAL check above, shared by every engine's submit(). */
+int ss_io_check_req(const struct ss_io_req *req);
+
+/*
+ * pread.c: what the synchronous engines (pread, mmap) share. The completion queue
+ * holds requests that finished inside submit() until reap() hands them back.
+ */
+struct ss_io_syncq {
+	struct ss_io_req **q;
+	unsigned cap, head, n;
+};
+int      ss_io_syncq_init(struct ss_io_syncq *q, unsigned cap);
+void     ss_io_syncq_fini(struct ss_io_syncq *q);
+unsigned ss_io_syncq_pop(struct ss_io_syncq *q, struct ss_io_req **out, unsigned max);
+/* At destroy: forget unreaped completions, closing the fds of unreaped OPENs. */
+void     ss_io_sync_drop_done(struct ss_io_syncq *q);
+static inline bool ss_io_syncq_full(const struct ss_io_syncq *q) { return q->n == q->cap; }
+static inline void ss_io_syncq_push(struct ss_io_syncq *q, struct ss_io_req *r)
+{
+	q->q[(q->head + q->n++) % q->cap] = r;
+}
+
+/* The plain syscalls behind OPEN/STAT/CLOSE, counting into c->syscalls. *noatime_eperm
+ * is the engine's memory that O_NOATIME was refused (so later opens skip it). */
+int ss_io_sync_open(int dirfd, const char *path, bool *noatime_eperm, struct ss_io_counters *c);
+int ss_io_sync_stat(const struct ss_io_req *req, struct ss_io_stat *st, struct ss_io_counters *c);
+int ss_io_sync_close(int fd, struct ss_io_counters *c);
 
 #endif

@@ -1,0 +1,55 @@
+/*
+ * segscan: the command-line face of the library. Parses options, hands them to the
+ * library by name (segscan_set), runs, prints. No scanning logic lives here.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "segscan.h"
+
+static const char usage_main[] =
+"Usage: segscan <command> [OPTIONS] ...\n"
+"\n"
+"Read Apache Kafka broker log dirs at the speed of the hardware and tell the truth about\n"
+"tiered storage (KIP-405): per-partition segments, what is only local, the real copy lag\n"
+"beside what the broker reports, and what size and time retention would delete.\n"
+"\n"
+"Commands:\n"
+"  scan  [OPTIONS] LOGDIR...   one pass over one or more Kafka log dirs, report, exit\n"
+"  serve [OPTIONS] LOGDIR...   the same scan repeated as a service with HTTP metrics\n"
+"  gen   [OPTIONS] OUTDIR      write a realistic synthetic Kafka log dir\n"
+"\n"
+"  segscan --version           print the version\n"
+"  segscan <command> --help    options of a command\n"
+"\n"
+"segscan never writes, renames, locks or deletes anything inside a log dir.\n";
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage_main, stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
+		printf("segscan %s\n", segscan_version());
+		return 0;
+	}
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(usage_main, stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "scan") == 0)
+		return ss_cmd_scan(argc - 1, argv + 1);
+	if (strcmp(cmd, "gen") == 0)
+		return ss_cmd_gen(argc - 1, argv + 1);
+	if (strcmp(cmd, "serve") == 0)
+		return ss_cmd_serve(argc - 1, argv + 1);
+	fprintf(stderr, "segscan: unknown command '%s'\n\n", cmd);
+	fputs(usage_main, stderr);
+	return 2;
+}

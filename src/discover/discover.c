@@ -1,0 +1,606 @@
+/* Discovery: see discover.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "discover/discover.h"
+#include "fmt/names.h"
+#include "segscan.h"
+
+#define SMALL_FILE_MAX (4u << 20) /* checkpoint files: 4 MiB holds ~100k partitions */
+
+static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	uint32_t ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > UINT32_MAX / 2)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	void *n = realloc(*arr, (size_t)ncap * elem);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+int ss_catalog_problem(struct ss_catalog *cat, const char *path, int err, int64_t where,
+		       bool data_loss, const char *fmt, ...)
+{
+	int r = grow((void **)&cat->problems, &cat->cap_problems, cat->n_problems + 1,
+		     sizeof(*cat->problems));
+	if (r)
+		return r;
+	struct ss_problem *p = &cat->problems[cat->n_problems];
+	memset(p, 0, sizeof(*p));
+	va_list ap;
+	va_start(ap, fmt);
+	r = vasprintf(&p->what, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	p->path = strdup(path ? path : "");
+	if (!p->path) {
+		free(p->what);
+		return -ENOMEM;
+	}
+	p->err = err;
+	p->where = where;
+	p->data_loss = data_loss;
+	cat->n_problems++;
+	return 0;
+}
+
+static int add_note(struct ss_catalog *cat, const char *logdir, const char *rel1, const char *rel2,
+		    const char *what)
+{
+	int r = grow((void **)&cat->notes, &cat->cap_notes, cat->n_notes + 1, sizeof(*cat->notes));
+	if (r)
+		return r;
+	struct ss_note *n = &cat->notes[cat->n_notes];
+	if (asprintf(&n->path, "%s/%s%s%s", logdir, rel1, rel2 ? "/" : "", rel2 ? rel2 : "") < 0)
+		return -ENOMEM;
+	n->what = strdup(what);
+	if (!n->what) {
+		free(n->path);
+		return -ENOMEM;
+	}
+	cat->n_notes++;
+	return 0;
+}
+
+static int open_ro(int dirfd, const char *name, int extra)
+{
+	/* O_NOATIME keeps the scan from dirtying inodes; it needs ownership (or
+	 * CAP_FOWNER), so fall back without it rather than fail. */
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOATIME | extra);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | extra);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Read a small text file whole. -ENOENT if it does not exist; -EFBIG past the cap. */
+static int read_small(int dirfd, const char *name, char **out, size_t *len)
+{
+	int fd = open_ro(dirfd, name, 0), r;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		if (n + 4096 > cap) {
+			if (cap >= SMALL_FILE_MAX) {
+				r = -EFBIG;
+				goto fail;
+			}
+			cap = cap ? cap * 2 : 8192;
+			char *nb = realloc(buf, cap + 1);
+			if (!nb) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto fail;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (!buf && !(buf = malloc(1)))
+		return -ENOMEM;
+	buf[n] = 0;
+	*out = buf;
+	*len = n;
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+/* One file of a partition dir that belongs to a segment. */
+struct segfile {
+	int64_t offset;
+	enum ss_file_kind kind;
+};
+
+static int cmp_segfile(const void *a, const void *b)
+{
+	const struct segfile *x = a, *y = b;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (int)x->kind - (int)y->kind;
+}
+
+static int read_partition_meta(struct ss_catalog *cat, struct ss_part *p, int dfd, const char *where)
+{
+	char *buf = NULL, path[4096 + 64];
+	size_t len = 0;
+	int line = 0, r;
+
+	r = read_small(dfd, "partition.metadata", &buf, &len);
+	if (r == 0) {
+		r = ss_partition_metadata_parse(buf, len, p->topic_id, &line);
+		if (r == 0)
+			p->has_topic_id = true;
+		else {
+			snprintf(path, sizeof(path), "%s/partition.metadata", where);
+			r = ss_catalog_problem(cat, path, r, line, false,
+					       "line %d: %s; topic id unknown", line, segscan_strerror(r));
+			if (r)
+				goto out;
+		}
+	} else if (r != -ENOENT) {
+		snprintf(path, sizeof(path), "%s/partition.metadata", where);
+		if ((r = ss_catalog_problem(cat, path, r, -1, false, "cannot read: %s", segscan_strerror(r))))
+			goto out;
+	}
+	free(buf);
+	buf = NULL;
+
+	r = read_small(dfd, "leader-epoch-checkpoint", &buf, &len);
+	if (r == 0) {
+		size_t n = 0;
+		r = ss_ckpt_parse_epochs(buf, len, NULL, 0, &n, &line);
+		if (r == 0 && n > 0) {
+			p->epochs = calloc(n, sizeof(*p->epochs));
+			if (!p->epochs) {
+				r = -ENOMEM;
+				goto out;
+			}
+			r = ss_ckpt_parse_epochs(buf, len, p->epochs, n, &n, &line);
+		}
+		if (r == 0) {
+			p->n_epochs = (uint32_t)n;
+			p->epochs_read = true;
+		} else {
+			free(p->epochs);
+			p->epochs = NULL;
+			snprintf(path, sizeof(path), "%s/leader-epoch-checkpoint", where);
+			r = ss_catalog_problem(cat, path, r, line, true, "line %d: %s", line, segscan_strerror(r));
+			if (r)
+				goto out;
+		}
+	} else if (r != -ENOENT) {
+		snprintf(path, sizeof(path), "%s/leader-epoch-checkpoint", where);
+		if ((r = ss_catalog_problem(cat, path, r, -1, true, "cannot read: %s", segscan_strerror(r))))
+			goto out;
+	}
+	r = 0;
+out:
+	free(buf);
+	return r;
+}
+
+static const char *leftover_what(enum ss_file_kind k)
+{
+	switch (k) {
+	case SS_FILE_DELETED: return "file renamed for asynchronous deletion (.deleted)";
+	case SS_FILE_CLEANED: return "log cleaner output in progress (.cleaned)";
+	case SS_FILE_SWAP:    return "cleaned segment waiting to replace the old ones (.swap)";
+	case SS_FILE_TMP:     return "checkpoint being written (.tmp)";
+	default:              return "unknown file";
+	}
+}
+
+static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name, const struct ss_dirname *dn)
+{
+	struct ss_logdir *ld = &cat->logdirs[li];
+	struct segfile *files = NULL;
+	size_t nf = 0, capf = 0;
+	DIR *d = NULL;
+	struct ss_part *p;
+	char where[4096];
+	int r, dfd;
+
+	snprintf(where, sizeof(where), "%s/%s", ld->path, name);
+	dfd = open_ro(ld->fd, name, O_DIRECTORY);
+	if (dfd < 0) {
+		/* Kafka deletes and renames partition dirs while we look: vanished is fine. */
+		if (dfd == -ENOENT)
+			return 0;
+		return ss_catalog_problem(cat, where, dfd, -1, true, "cannot open partition directory: %s",
+					  segscan_strerror(dfd));
+	}
+	d = fdopendir(dfd);
+	if (!d) {
+		r = -errno;
+		close(dfd);
+		return ss_catalog_problem(cat, where, r, -1, true, "cannot list partition directory: %s",
+					  segscan_strerror(r));
+	}
+
+	if ((r = grow((void **)&cat->parts, &cat->cap_parts, cat->n_parts + 1, sizeof(*cat->parts))))
+		goto out;
+	p = &cat->parts[cat->n_parts];
+	memset(p, 0, sizeof(*p));
+	p->topic = strndup(dn->topic, dn->topic_len);
+	p->dir = strdup(name);
+	if (!p->topic || !p->dir) {
+		free(p->topic);
+		free(p->dir);
+		r = -ENOMEM;
+		goto out;
+	}
+	p->logdir = li;
+	p->logdir_path = ld->path;
+	p->partition = dn->partition;
+	p->kind = dn->kind;
+	cat->n_parts++;
+
+	struct dirent *e;
+	errno = 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		int64_t off;
+		enum ss_file_kind inner, k = ss_file_classify(e->d_name, &off, &inner);
+		switch (k) {
+		case SS_FILE_LOG:
+		case SS_FILE_INDEX:
+		case SS_FILE_TIMEINDEX:
+		case SS_FILE_TXNINDEX:
+			if (nf == capf) {
+				capf = capf ? capf * 2 : 64;
+				struct segfile *nfp = realloc(files, capf * sizeof(*files));
+				if (!nfp) {
+					r = -ENOMEM;
+					goto out;
+				}
+				files = nfp;
+			}
+			files[nf].offset = off;
+			files[nf].kind = k;
+			nf++;
+			break;
+		case SS_FILE_SNAPSHOT:
+			p->snapshot_files++;
+			break;
+		case SS_FILE_PARTITION_METADATA:
+		case SS_FILE_LEADER_EPOCH:
+			break;
+		case SS_FILE_DELETED:
+		case SS_FILE_CLEANED:
+		case SS_FILE_SWAP:
+		case SS_FILE_TMP:
+			if (k == SS_FILE_DELETED) p->deleted_files++;
+			if (k == SS_FILE_CLEANED) p->cleaned_files++;
+			if (k == SS_FILE_SWAP) p->swap_files++;
+			if ((r = add_note(cat, ld->path, name, e->d_name, leftover_what(k))))
+				goto out;
+			break;
+		default:
+			/* The Raft log keeps quorum-state and snapshots beside its segments. */
+			if (strcmp(p->topic, "__cluster_metadata") == 0 &&
+			    (strcmp(e->d_name, "quorum-state") == 0 || strstr(e->d_name, ".checkpoint")))
+				break;
+			p->unknown_files++;
+			if ((r = add_note(cat, ld->path, name, e->d_name, "unknown file")))
+				goto out;
+			break;
+		}
+		errno = 0;
+	}
+	if (errno) {
+		r = -errno;
+		if ((r = ss_catalog_problem(cat, where, r, -1, true, "readdir failed: %s", segscan_strerror(r))))
+			goto out;
+	}
+
+	qsort(files, nf, sizeof(*files), cmp_segfile);
+	p->seg_first = cat->n_segs;
+	for (size_t i = 0; i < nf;) {
+		int64_t off = files[i].offset;
+		uint16_t have = 0;
+		for (; i < nf && files[i].offset == off; i++) {
+			switch (files[i].kind) {
+			case SS_FILE_LOG: have |= SS_HAS_LOG; break;
+			case SS_FILE_INDEX: have |= SS_HAS_INDEX; break;
+			case SS_FILE_TIMEINDEX: have |= SS_HAS_TIMEINDEX; break;
+			case SS_FILE_TXNINDEX: have |= SS_HAS_TXNINDEX; break;
+			default: break;
+			}
+		}
+		if (!(have & SS_HAS_LOG)) {
+			/* Kafka deletes an index without its .log at startup (orphaned). */
+			char fname[64];
+			snprintf(fname, sizeof(fname), "%020lld.*", (long long)off);
+			if ((r = add_note(cat, ld->path, name, fname, "index files without a .log (orphaned)")))
+				goto out;
+			continue;
+		}
+		if ((r = grow((void **)&cat->segs, &cat->cap_segs, cat->n_segs + 1, sizeof(*cat->segs))))
+			goto out;
+		struct ss_seg *s = &cat->segs[cat->n_segs++];
+		memset(s, 0, sizeof(*s));
+		s->base_offset = off;
+		s->part = cat->n_parts - 1;
+		s->files = have;
+		s->last_offset = -1;
+		s->first_batch_base = -1;
+		s->max_timestamp_ms = -1;
+		s->batches = s->records = -1;
+		s->err_pos = -1;
+	}
+	p->seg_count = cat->n_segs - p->seg_first;
+	if (p->seg_count)
+		cat->segs[cat->n_segs - 1].flags |= SS_SEG_ACTIVE;
+
+	if ((r = read_partition_meta(cat, p, dfd, where)))
+		goto out;
+
+	if (strcmp(p->topic, "__remote_log_metadata") == 0 && p->kind == SS_DIR_LIVE) {
+		if ((r = grow((void **)&cat->rlmm_dirs, &cat->cap_rlmm, cat->n_rlmm_dirs + 1, sizeof(char *))))
+			goto out;
+		if (!(cat->rlmm_dirs[cat->n_rlmm_dirs] = strdup(where))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		cat->n_rlmm_dirs++;
+	}
+	r = 0;
+out:
+	free(files);
+	closedir(d);
+	return r;
+}
+
+static bool known_top_file(const char *n)
+{
+	static const char *const known[] = {
+		"meta.properties", ".lock", ".kafka_cleanshutdown", "recovery-point-offset-checkpoint",
+		"log-start-offset-checkpoint", "replication-offset-checkpoint",
+		"cleaner-offset-checkpoint", "bootstrap.checkpoint",
+	};
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(n, known[i]) == 0)
+			return true;
+	return false;
+}
+
+static int walk_logdir(struct ss_catalog *cat, uint32_t li)
+{
+	struct ss_logdir *ld = &cat->logdirs[li];
+	int dfd = dup(ld->fd), r = 0;
+	if (dfd < 0)
+		return -errno;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
+	struct dirent *e;
+	errno = 0;
+	while ((e = readdir(d))) {
+		const char *n = e->d_name;
+		if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
+			continue;
+		bool is_dir = e->d_type == DT_DIR;
+		if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) {
+			struct stat st;
+			if (fstatat(ld->fd, n, &st, 0) == 0)
+				is_dir = S_ISDIR(st.st_mode);
+		}
+		if (!is_dir) {
+			int64_t off;
+			enum ss_file_kind inner;
+			if (!known_top_file(n)) {
+				enum ss_file_kind k = ss_file_classify(n, &off, &inner);
+				r = add_note(cat, ld->path, n, NULL, k == SS_FILE_TMP ? leftover_what(k) : "unknown file");
+			}
+		} else if (strcmp(n, "remote-log-index-cache") == 0) {
+			/* Kafka's cache of remote indexes: not partition data. */
+		} else {
+			struct ss_dirname dn;
+			if (ss_dirname_parse(n, &dn) != 0)
+				r = add_note(cat, ld->path, n, NULL, "directory is not a <topic>-<partition> name");
+			else if (dn.kind != SS_DIR_LIVE)
+				r = add_note(cat, ld->path, n, NULL,
+					     dn.kind == SS_DIR_DELETE ? "partition scheduled for deletion (-delete), not counted" :
+					     dn.kind == SS_DIR_FUTURE ? "future replica being moved here (-future), not counted" :
+									"stray replica (-stray), not counted");
+			else
+				r = walk_partition(cat, li, n, &dn);
+		}
+		if (r)
+			break;
+		errno = 0;
+	}
+	if (!r && errno)
+		r = ss_catalog_problem(cat, ld->path, -errno, -1, true, "readdir failed: %s", strerror(errno));
+	closedir(d);
+	return r;
+}
+
+static int cmp_part(const void *a, const void *b)
+{
+	const struct ss_part *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+	if (c)
+		return c;
+	if (x->partition != y->partition)
+		return x->partition < y->partition ? -1 : 1;
+	return x->logdir < y->logdir ? -1 : x->logdir > y->logdir;
+}
+
+struct ckpt_ctx {
+	struct ss_catalog *cat;
+	uint32_t li;
+	int which; /* 0 log start, 1 recovery point, 2 high watermark */
+};
+
+static int ckpt_entry(void *arg, const char *topic, size_t tlen, int32_t partition, int64_t offset)
+{
+	struct ckpt_ctx *c = arg;
+	struct ss_catalog *cat = c->cat;
+	/* parts are sorted by (topic, partition, logdir): binary search the first match */
+	uint32_t lo = 0, hi = cat->n_parts;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct ss_part *p = &cat->parts[mid];
+		size_t pl = strlen(p->topic);
+		int cmp = memcmp(p->topic, topic, pl < tlen ? pl : tlen);
+		if (!cmp)
+			cmp = pl < tlen ? -1 : pl > tlen;
+		if (!cmp)
+			cmp = p->partition < partition ? -1 : p->partition > partition;
+		if (!cmp)
+			cmp = p->logdir < c->li ? -1 : p->logdir > c->li;
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < cat->n_parts) {
+		struct ss_part *p = &cat->parts[lo];
+		if (p->logdir == c->li && p->partition == partition && strlen(p->topic) == tlen &&
+		    memcmp(p->topic, topic, tlen) == 0) {
+			if (c->which == 0) { p->has_log_start = true; p->log_start_ckpt = offset; }
+			if (c->which == 1) { p->has_recovery_point = true; p->recovery_point = offset; }
+			if (c->which == 2) { p->has_high_watermark = true; p->high_watermark = offset; }
+		}
+	}
+	return 0;
+}
+
+static int read_logdir_checkpoints(struct ss_catalog *cat, uint32_t li)
+{
+	static const char *const names[] = { "log-start-offset-checkpoint", "recovery-point-offset-checkpoint",
+					     "replication-offset-checkpoint" };
+	struct ss_logdir *ld = &cat->logdirs[li];
+	for (int w = 0; w < 3; w++) {
+		char *buf = NULL, path[4096 + 64];
+		size_t len;
+		int line = 0, r = read_small(ld->fd, names[w], &buf, &len);
+		snprintf(path, sizeof(path), "%s/%s", ld->path, names[w]);
+		if (r == -ENOENT)
+			continue;
+		if (r == 0) {
+			struct ckpt_ctx c = { cat, li, w };
+			r = ss_ckpt_parse_offsets(buf, len, ckpt_entry, &c, &line);
+			free(buf);
+			if (r && (r = ss_catalog_problem(cat, path, r, line, true, "line %d: %s", line,
+							 segscan_strerror(r))))
+				return r;
+		} else if ((r = ss_catalog_problem(cat, path, r, -1, true, "cannot read: %s", segscan_strerror(r)))) {
+			return r;
+		}
+	}
+	return 0;
+}
+
+int ss_discover(struct ss_catalog *cat, char *const *paths, uint32_t n)
+{
+	int r;
+	cat->logdirs = calloc(n ? n : 1, sizeof(*cat->logdirs));
+	if (!cat->logdirs)
+		return -ENOMEM;
+	cat->n_logdirs = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ss_logdir *ld = &cat->logdirs[i];
+		ld->node = -1;
+		ld->fd = -1;
+		if (!(ld->path = strdup(paths[i])))
+			return -ENOMEM;
+		int fd = open_ro(AT_FDCWD, paths[i], O_DIRECTORY);
+		if (fd < 0) {
+			ld->err = fd;
+			if ((r = ss_catalog_problem(cat, paths[i], fd, -1, false, "log dir is missing or unreadable: %s",
+						    segscan_strerror(fd))))
+				return r;
+			continue;
+		}
+		ld->fd = fd;
+		if ((r = walk_logdir(cat, i)))
+			return r;
+	}
+
+	/* Sort partitions; then point every segment at its partition's new index. */
+	qsort(cat->parts, cat->n_parts, sizeof(*cat->parts), cmp_part);
+	for (uint32_t pi = 0; pi < cat->n_parts; pi++) {
+		struct ss_part *p = &cat->parts[pi];
+		for (uint32_t k = 0; k < p->seg_count; k++)
+			cat->segs[p->seg_first + k].part = pi;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (cat->logdirs[i].fd >= 0 && (r = read_logdir_checkpoints(cat, i)))
+			return r;
+	return 0;
+}
+
+int ss_seg_relpath(const struct ss_catalog *cat, const struct ss_seg *s, const char *ext, char *buf, size_t len)
+{
+	const struct ss_part *p = &cat->parts[s->part];
+	int n = snprintf(buf, len, "%s/%020lld.%s", p->dir, (long long)s->base_offset, ext);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return n;
+}
+
+void ss_catalog_free(struct ss_catalog *cat)
+{
+	for (uint32_t i = 0; i < cat->n_logdirs; i++) {
+		free(cat->logdirs[i].path);
+		if (cat->logdirs[i].fd >= 0)
+			close(cat->logdirs[i].fd);
+	}
+	free(cat->logdirs);
+	for (uint32_t i = 0; i < cat->n_parts; i++) {
+		free(cat->parts[i].topic);
+		free(cat->parts[i].dir);
+		free(cat->parts[i].epochs);
+	}
+	free(cat->parts);
+	free(cat->segs);
+	for (uint32_t i = 0; i < cat->n_notes; i++) {
+		free(cat->notes[i].path);
+		free(cat->notes[i].what);
+	}
+	free(cat->notes);
+	for (uint32_t i = 0; i < cat->n_problems; i++) {
+		free(cat->problems[i].path);
+		free(cat->problems[i].what);
+	}
+	free(cat->problems);
+	for (uint32_t i = 0; i < cat->n_rlmm_dirs; i++)
+		free(cat->rlmm_dirs[i]);
+	free(cat->rlmm_dirs);
+	memset(cat, 0, sizeof(*cat));
+}

@@ -1,0 +1,65 @@
+/*
+ * Discovery: walk each log dir, parse partition directory names, classify every file,
+ * read the small metadata files (partition.metadata, leader-epoch-checkpoint and the
+ * log-dir checkpoints). Produces the catalog the workers scan: partitions sorted by
+ * (topic bytewise, partition numerically, log dir) and their segments, contiguous per
+ * partition in base-offset order.
+ *
+ * Read-only: every open is O_RDONLY (O_NOATIME where permitted); nothing is created,
+ * renamed or locked. Files that vanish between readdir and open are tolerated.
+ */
+#ifndef SS_DISCOVER_H
+#define SS_DISCOVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct ss_logdir {
+	char *path;
+	int   fd;        /* O_RDONLY|O_DIRECTORY, kept open for the workers' openat */
+	int   err;       /* the log dir itself is missing or unreadable (exit 3) */
+	int   node;      /* NUMA node of its block device, -1 unknown */
+};
+
+/* A place that could not be read or makes no sense, with the file and offset/line. */
+struct ss_problem {
+	char   *path;     /* log dir + relative path */
+	char   *what;     /* human sentence */
+	int     err;
+	int64_t where;    /* byte offset or line, -1 if none */
+	bool    data_loss;/* counts for exit 1 */
+};
+
+struct ss_catalog {
+	struct ss_logdir  *logdirs;
+	uint32_t           n_logdirs;
+	struct ss_part    *parts;
+	uint32_t           n_parts;
+	struct ss_seg     *segs;
+	uint32_t           n_segs;
+	struct ss_note    *notes;      /* non-live dirs, leftover and unknown files */
+	uint32_t           n_notes;
+	struct ss_problem *problems;
+	uint32_t           n_problems;
+	char             **rlmm_dirs;  /* paths of __remote_log_metadata-N partition dirs */
+	uint32_t           n_rlmm_dirs;
+	uint32_t           cap_parts, cap_segs, cap_notes, cap_problems, cap_rlmm;
+};
+
+/* Open the log dirs (a missing or unreadable one is recorded in its err, not fatal) and
+ * walk them. Returns 0 or -ENOMEM. */
+int  ss_discover(struct ss_catalog *cat, char *const *paths, uint32_t n);
+void ss_catalog_free(struct ss_catalog *cat);
+
+/* Record a problem (used by every stage after discovery too). */
+int  ss_catalog_problem(struct ss_catalog *cat, const char *path, int err, int64_t where,
+			bool data_loss, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* "<dir>/<20-digit base>.<ext>" (relative to the partition's log dir fd) into buf;
+ * returns the length or -ENAMETOOLONG. */
+int  ss_seg_relpath(const struct ss_catalog *cat, const struct ss_seg *s, const char *ext,
+		    char *buf, size_t len);
+
+#endif

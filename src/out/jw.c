@@ -1,0 +1,114 @@
+/* Streaming JSON writer: see jw.h. */
+#include <inttypes.h>
+#include <math.h>
+
+#include "out/jw.h"
+
+void jw_init(struct jw *w, FILE *f)
+{
+	w->f = f;
+	w->depth = 0;
+	w->first[0] = true;
+	w->after_key = false;
+}
+
+static void sep(struct jw *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (!w->first[w->depth])
+		fputc(',', w->f);
+	w->first[w->depth] = false;
+}
+
+static void open_(struct jw *w, char c)
+{
+	sep(w);
+	fputc(c, w->f);
+	if (w->depth < 63)
+		w->depth++;
+	w->first[w->depth] = true;
+}
+
+void jw_obj(struct jw *w) { open_(w, '{'); }
+void jw_arr(struct jw *w) { open_(w, '['); }
+
+void jw_obj_end(struct jw *w)
+{
+	if (w->depth > 0)
+		w->depth--;
+	fputc('}', w->f);
+}
+
+void jw_arr_end(struct jw *w)
+{
+	if (w->depth > 0)
+		w->depth--;
+	fputc(']', w->f);
+}
+
+void jw_escape(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\b': fputs("\\b", f); break;
+		case '\f': fputs("\\f", f); break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+}
+
+void jw_key(struct jw *w, const char *k)
+{
+	sep(w);
+	fputc('"', w->f);
+	jw_escape(w->f, k);
+	fputs("\":", w->f);
+	w->after_key = true;
+}
+
+void jw_str(struct jw *w, const char *s)
+{
+	sep(w);
+	fputc('"', w->f);
+	jw_escape(w->f, s);
+	fputc('"', w->f);
+}
+
+void jw_i64(struct jw *w, int64_t v)
+{
+	sep(w);
+	fprintf(w->f, "%" PRId64, v);
+}
+
+void jw_f64(struct jw *w, double v)
+{
+	sep(w);
+	if (isfinite(v))
+		fprintf(w->f, "%.6g", v);
+	else
+		fputs("null", w->f);
+}
+
+void jw_bool(struct jw *w, bool v)
+{
+	sep(w);
+	fputs(v ? "true" : "false", w->f);
+}
+
+void jw_null(struct jw *w)
+{
+	sep(w);
+	fputs("null", w->f);
+}

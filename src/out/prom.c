@@ -1,0 +1,131 @@
+/*
+ * Prometheus text exposition 0.0.4: the contract's metric names, labels topic, partition
+ * and log_dir (kafka_exporter's names), HELP and TYPE once per family, base units.
+ * A series is omitted where the contract's value is null (e.g. copy lag of an unseeded
+ * tiered partition), never exported as a made-up 0.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "out/out.h"
+#include "scan/scan_int.h"
+
+static void label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '"')
+			fputs("\\\"", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void labels(FILE *f, const struct segscan_scan *s, const struct ss_part *p)
+{
+	fputs("{topic=\"", f);
+	label_value(f, p->topic);
+	fprintf(f, "\",partition=\"%d\",log_dir=\"", p->partition);
+	label_value(f, s->cat.logdirs[p->logdir].path);
+	fputs("\"}", f);
+}
+
+enum which {
+	W_SIZE, W_SEGS, W_OL_SEGS, W_OL_BYTES, W_LAG_SEGS, W_LAG_BYTES, W_BLAG_SEGS, W_DANGLING, W_EXCESS,
+};
+
+static const struct family {
+	const char *name, *help;
+	enum which  which;
+} families[] = {
+	{ "segscan_log_size_bytes", "Sum of the partition's live .log file sizes.", W_SIZE },
+	{ "segscan_log_segments", "Live local segments of the partition.", W_SEGS },
+	{ "segscan_only_local_segments",
+	  "Local segments not yet in remote storage (base offset > highest remote offset; all for non-tiered topics).",
+	  W_OL_SEGS },
+	{ "segscan_only_local_bytes", "Bytes of the only-local segments.", W_OL_BYTES },
+	{ "segscan_remote_copy_lag_segments", "Closed local segments waiting to be copied to remote storage.",
+	  W_LAG_SEGS },
+	{ "segscan_remote_copy_lag_bytes", "Bytes of the segments waiting to be copied to remote storage.",
+	  W_LAG_BYTES },
+	{ "segscan_broker_reported_copy_lag_segments",
+	  "What the broker's RemoteCopyLagSegments formula reports (>= comparison; KAFKA-20977).", W_BLAG_SEGS },
+	{ "segscan_remote_dangling_segments",
+	  "Remote segments left DANGLING or stuck in a STARTED state past --dangling-after (KAFKA-17428).",
+	  W_DANGLING },
+	{ "segscan_retention_size_excess_bytes",
+	  "Bytes over retention.bytes as size retention computes it (0 when within the limit).", W_EXCESS },
+};
+
+static bool value(const struct ss_part *p, enum which w, int64_t *v)
+{
+	const struct ss_eval *ev = p->eval;
+	if (!ev)
+		return false;
+	switch (w) {
+	case W_SIZE: *v = ev->size_bytes; return true;
+	case W_SEGS: *v = p->seg_count; return true;
+	case W_OL_SEGS: *v = ev->only_local_segments; return !ev->only_local_null;
+	case W_OL_BYTES: *v = ev->only_local_bytes; return !ev->only_local_null;
+	case W_LAG_SEGS: *v = ev->copy_lag_segments; return !ev->copy_lag_null;
+	case W_LAG_BYTES: *v = ev->copy_lag_bytes; return !ev->copy_lag_null;
+	case W_BLAG_SEGS: *v = ev->broker_copy_lag_segments; return !ev->broker_copy_lag_null;
+	case W_DANGLING: *v = ev->dangling_segments; return ev->tiered || ev->remote_segments || ev->dangling_segments;
+	case W_EXCESS:
+		if (!ev->size.evaluated || ev->size.limit < 0)
+			return false;
+		*v = ev->size.total_bytes > ev->size.limit ? ev->size.total_bytes - ev->size.limit : 0;
+		return true;
+	}
+	return false;
+}
+
+int ss_out_prom_counters(const struct segscan_scan *s, FILE *f, const struct ss_prom_counters *c)
+{
+	for (size_t k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
+		const struct family *fam = &families[k];
+		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", fam->name, fam->help, fam->name);
+		for (uint32_t i = 0; i < s->cat.n_parts; i++) {
+			const struct ss_part *p = &s->cat.parts[i];
+			int64_t v;
+			if (!value(p, fam->which, &v))
+				continue;
+			fputs(fam->name, f);
+			labels(f, s, p);
+			fprintf(f, " %" PRId64 "\n", v);
+		}
+	}
+	fprintf(f, "# HELP segscan_scan_duration_seconds Wall time of the last complete scan.\n"
+		   "# TYPE segscan_scan_duration_seconds gauge\nsegscan_scan_duration_seconds %.6f\n",
+		c->duration_seconds);
+	fprintf(f, "# HELP segscan_scan_segments_total Segments scanned.\n"
+		   "# TYPE segscan_scan_segments_total counter\nsegscan_scan_segments_total %" PRIu64 "\n",
+		c->segments_total);
+	fprintf(f, "# HELP segscan_scan_bytes_read_total Bytes read from segment and index files.\n"
+		   "# TYPE segscan_scan_bytes_read_total counter\nsegscan_scan_bytes_read_total %" PRIu64 "\n",
+		c->bytes_read_total);
+	fprintf(f, "# HELP segscan_scan_errors_total Files or places that could not be read or failed verification.\n"
+		   "# TYPE segscan_scan_errors_total counter\nsegscan_scan_errors_total %" PRIu64 "\n",
+		c->errors_total);
+	fprintf(f, "# HELP segscan_build_info segscan build information.\n"
+		   "# TYPE segscan_build_info gauge\nsegscan_build_info{version=\"%s\",io=\"%s\"} 1\n",
+		SEGSCAN_VERSION, s->io_used[0] ? s->io_used : "none");
+	return ferror(f) ? -EIO : 0;
+}
+
+int ss_out_prom(const struct segscan_scan *s, FILE *f)
+{
+	struct ss_summary sum;
+	ss_out_summarize(s, &sum);
+	struct ss_prom_counters c = {
+		.duration_seconds = s->times.discover + s->times.remote + s->times.scan,
+		.segments_total = s->cat.n_segs,
+		.bytes_read_total = (uint64_t)s->bytes_read,
+		.errors_total = (uint64_t)sum.errors,
+	};
+	return ss_out_prom_counters(s, f, &c);
+}

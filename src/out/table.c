@@ -1,0 +1,170 @@
+/*
+ * The human report: one line per partition with per-topic totals, local vs remote,
+ * copy lag beside what the broker reports, retention predictions, then every finding,
+ * error and note spelled out.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "out/out.h"
+#include "scan/scan_int.h"
+
+static const char *lag_text(bool null, int64_t segs, int64_t bytes, char *buf, size_t len)
+{
+	char b[32];
+	if (null)
+		snprintf(buf, len, "-");
+	else if (segs == 0)
+		snprintf(buf, len, "0");
+	else
+		snprintf(buf, len, "%" PRId64 " seg/%s", segs, ss_human_bytes(bytes, b, sizeof(b)));
+	return buf;
+}
+
+static const char *retention_text(const struct ss_eval *ev, char *buf, size_t len)
+{
+	char b[32];
+	int64_t segs = (int64_t)ev->size.n_delete + ev->time.n_delete;
+	int64_t bytes = ev->size.delete_bytes + ev->time.delete_bytes;
+	if (!ev->size.evaluated && !ev->time.evaluated && !ev->local.evaluated)
+		snprintf(buf, len, "not evaluated");
+	else if (segs == 0 && ev->local.n_delete == 0)
+		snprintf(buf, len, "nothing due");
+	else if (ev->local.n_delete && segs == 0)
+		snprintf(buf, len, "local: %u seg/%s", ev->local.n_delete,
+			 ss_human_bytes(ev->local.delete_bytes, b, sizeof(b)));
+	else
+		snprintf(buf, len, "%s%" PRId64 " seg/%s", ev->tiered ? "remote: " : "", segs,
+			 ss_human_bytes(bytes, b, sizeof(b)));
+	return buf;
+}
+
+static void finding_codes(const struct ss_eval *ev, char *buf, size_t len)
+{
+	buf[0] = 0;
+	size_t n = 0;
+	for (uint32_t i = 0; i < ev->n_findings && n + 2 < len; i++) {
+		/* one mention per code */
+		bool seen = false;
+		for (uint32_t k = 0; k < i; k++)
+			if (strcmp(ev->findings[k].code, ev->findings[i].code) == 0)
+				seen = true;
+		if (seen)
+			continue;
+		int w = snprintf(buf + n, len - n, "%s%s", n ? "," : "", ev->findings[i].code);
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+	if (!n)
+		snprintf(buf, len, "-");
+}
+
+int ss_out_table(const struct segscan_scan *s, FILE *f)
+{
+	const struct ss_catalog *cat = &s->cat;
+	struct ss_summary sum;
+	char b1[32], b2[32], b3[48], b4[48], b5[64], b6[256];
+	ss_out_summarize(s, &sum);
+
+	fprintf(f, "segscan %s: %u partitions in %" PRId64 " topics, %u segments, %s local", SEGSCAN_VERSION,
+		cat->n_parts, sum.topics, cat->n_segs, ss_human_bytes(sum.size_bytes, b1, sizeof(b1)));
+	if (sum.remote_segments)
+		fprintf(f, ", %" PRId64 " remote segments (%s)", sum.remote_segments,
+			ss_human_bytes(sum.remote_bytes, b2, sizeof(b2)));
+	fprintf(f, "\n  log dirs:");
+	for (uint32_t i = 0; i < cat->n_logdirs; i++)
+		fprintf(f, " %s", cat->logdirs[i].path);
+	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n\n", s->opts.verify ? "verify (every byte)" : "fast path (index tails)",
+		s->io_used, s->threads_used, s->times.discover + s->times.remote + s->times.scan,
+		ss_human_bytes(s->bytes_read, b1, sizeof(b1)), s->remote_source ? "" : ", no remote metadata");
+
+	if (cat->n_parts) {
+		fprintf(f, "%-32s %5s %5s %10s %-10s %-16s %-16s %-16s %-22s %s\n", "TOPIC", "PART", "SEGS", "LOCAL",
+			"ONLY-LOCAL", "REMOTE", "COPY LAG", "BROKER SAYS", "RETENTION", "FINDINGS");
+	}
+	for (uint32_t i = 0; i < cat->n_parts;) {
+		/* one topic: its partitions, then a total line when it has several */
+		uint32_t j = i;
+		int64_t t_size = 0, t_lag = 0, t_lagb = 0, t_remote = 0;
+		for (; j < cat->n_parts && strcmp(cat->parts[j].topic, cat->parts[i].topic) == 0; j++) {
+			const struct ss_part *p = &cat->parts[j];
+			const struct ss_eval *ev = p->eval;
+			if (!ev)
+				continue;
+			const char *tname = j == i ? p->topic : "";
+			char remote[48];
+			if (ev->tiered || ev->remote_segments)
+				snprintf(remote, sizeof(remote), "%" PRId64 " seg/%s", ev->remote_segments,
+					 ss_human_bytes(ev->remote_bytes, b2, sizeof(b2)));
+			else
+				snprintf(remote, sizeof(remote), "-");
+			finding_codes(ev, b6, sizeof(b6));
+			fprintf(f, "%-32s %5d %5u %10s %-10s %-16s %-16s %-16s %-22s %s\n", tname, p->partition,
+				p->seg_count, ss_human_bytes(ev->size_bytes, b1, sizeof(b1)),
+				ev->only_local_null ? "unknown" : ss_human_bytes(ev->only_local_bytes, b2, sizeof(b2)),
+				remote, lag_text(ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes, b3, sizeof(b3)),
+				lag_text(ev->broker_copy_lag_null, ev->broker_copy_lag_segments, ev->broker_copy_lag_bytes,
+					 b4, sizeof(b4)),
+				retention_text(ev, b5, sizeof(b5)), b6);
+			t_size += ev->size_bytes;
+			t_remote += ev->remote_bytes;
+			if (!ev->copy_lag_null) {
+				t_lag += ev->copy_lag_segments;
+				t_lagb += ev->copy_lag_bytes;
+			}
+		}
+		if (j - i > 1) {
+			char lag[48], rem[32];
+			snprintf(lag, sizeof(lag), "%" PRId64 " seg/%s", t_lag, ss_human_bytes(t_lagb, b2, sizeof(b2)));
+			fprintf(f, "%-32s %5s %5s %10s %-10s %-16s %-16s\n", "  (topic total)", "", "",
+				ss_human_bytes(t_size, b1, sizeof(b1)), "", t_remote ? ss_human_bytes(t_remote, rem, sizeof(rem)) : "-",
+				t_lag ? lag : "0");
+		}
+		i = j;
+	}
+
+	if (sum.findings) {
+		fprintf(f, "\nFindings (%" PRId64 "):\n", sum.findings);
+		for (uint32_t i = 0; i < cat->n_parts; i++) {
+			const struct ss_part *p = &cat->parts[i];
+			if (!p->eval)
+				continue;
+			for (uint32_t k = 0; k < p->eval->n_findings; k++) {
+				const struct ss_finding *fd = &p->eval->findings[k];
+				fprintf(f, "  %s-%d  %s%s%s%s: %s\n", p->topic, p->partition, fd->code,
+					fd->ref && fd->ref[0] ? " (" : "", fd->ref ? fd->ref : "",
+					fd->ref && fd->ref[0] ? ")" : "", fd->message ? fd->message : "");
+			}
+		}
+	}
+	if (sum.errors) {
+		fprintf(f, "\nCould not read (%" PRId64 "):\n", sum.errors);
+		for (uint32_t i = 0; i < cat->n_problems; i++) {
+			const struct ss_problem *pr = &cat->problems[i];
+			fprintf(f, "  %s: %s\n", pr->path, pr->what);
+		}
+		for (uint32_t i = 0; i < cat->n_segs; i++) {
+			const struct ss_seg *sg = &cat->segs[i];
+			if (!sg->err || (sg->flags & SS_SEG_VANISHED))
+				continue;
+			char rel[320];
+			const char *ext = sg->err_file == SS_HAS_INDEX ? "index" :
+					  sg->err_file == SS_HAS_TIMEINDEX ? "timeindex" : "log";
+			ss_seg_relpath(cat, sg, ext, rel, sizeof(rel));
+			if (sg->err_pos >= 0)
+				fprintf(f, "  %s/%s at byte %" PRId64 ": %s\n", cat->logdirs[cat->parts[sg->part].logdir].path,
+					rel, sg->err_pos, segscan_strerror(sg->err));
+			else
+				fprintf(f, "  %s/%s: %s\n", cat->logdirs[cat->parts[sg->part].logdir].path, rel,
+					segscan_strerror(sg->err));
+		}
+	}
+	if (cat->n_notes) {
+		fprintf(f, "\nNotes (%u):\n", cat->n_notes);
+		for (uint32_t i = 0; i < cat->n_notes; i++)
+			fprintf(f, "  %s: %s\n", cat->notes[i].path, cat->notes[i].what);
+	}
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,121 @@
+/*
+ * The evaluator thread: drains every worker's ring, counts each partition's segments in,
+ * and evaluates a partition as soon as its last segment has arrived. It never touches the
+ * filesystem; everything it reads was written by a worker before the ring publish.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "eval/config.h"
+#include "eval/remote.h"
+#include "scan/scan_int.h"
+
+#define POP_BURST 256
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress(struct segscan_scan *s, double *last, double start)
+{
+	double t = mono();
+	if (t - *last < 1.0)
+		return;
+	*last = t;
+	uint64_t done = atomic_load_explicit(&s->segs_done, memory_order_relaxed);
+	double rate = done / (t - start > 0 ? t - start : 1);
+	fprintf(stderr, "segscan: %llu/%u segments (%.0f/s)\n", (unsigned long long)done, s->cat.n_segs, rate);
+}
+
+void *ss_evaluator_main(void *arg)
+{
+	struct segscan_scan *s = arg;
+	struct ss_catalog *cat = &s->cat;
+	uint64_t items[POP_BURST];
+	unsigned idle_rounds = 0;
+	double start = mono(), last = start, eval_time = 0;
+	bool show = s->opts.progress || (!s->opts.quiet && isatty(2));
+
+	/* Partitions without segments are complete before any worker reports. */
+	for (uint32_t pi = 0; pi < cat->n_parts; pi++)
+		if (cat->parts[pi].seg_count == 0) {
+			double t0 = mono();
+			ss_evaluate_partition(s, pi);
+			eval_time += mono() - t0;
+		}
+
+	for (;;) {
+		/* acquire: pairs with the release increment at the end of worker_main; once
+		 * every worker is done, their final publishes are visible to the pops below */
+		bool all_done = atomic_load_explicit(&s->workers_done, memory_order_acquire) >= s->n_rings;
+		uint64_t got = 0;
+		for (unsigned i = 0; i < s->n_rings; i++) {
+			uint32_t n;
+			/* ss_ring_pop acquires the producer's published head (partner:
+			 * ss_ring_publish in the worker) before we read the segments */
+			while ((n = ss_ring_pop(&s->rings[i], items, POP_BURST)) > 0) {
+				got += n;
+				for (uint32_t k = 0; k < n; k++) {
+					struct ss_seg *sg = &cat->segs[items[k]];
+					struct ss_part *p = &cat->parts[sg->part];
+					if (--p->seg_pending == 0) {
+						double t0 = mono();
+						ss_evaluate_partition(s, sg->part);
+						eval_time += mono() - t0;
+					}
+				}
+			}
+		}
+		if (show)
+			progress(s, &last, start);
+		if (got) {
+			idle_rounds = 0;
+			continue;
+		}
+		if (all_done)
+			break;
+		/* Idle: back off from spinning to short sleeps; workers are reading disks. */
+		if (++idle_rounds < 64)
+			sched_yield();
+		else
+			usleep(idle_rounds < 1024 ? 50 : 500);
+	}
+	s->times.evaluate = eval_time;
+	return NULL;
+}
+
+int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
+{
+	struct ss_part *p = &s->cat.parts[pi];
+	struct ss_topic_cfg cfg;
+	struct ss_eval_input in;
+	int r;
+
+	ss_config_resolve(s->config, p->topic, &cfg);
+	memset(&in, 0, sizeof(in));
+	in.part = p;
+	in.segs = &s->cat.segs[p->seg_first];
+	in.cfg = &cfg;
+	in.remote = s->remote ? ss_remote_find(s->remote, p->topic, p->partition,
+					       p->has_topic_id ? p->topic_id : NULL) : NULL;
+	in.remote_source = s->remote_source;
+	/* the last --seed for a partition wins, as with any repeated option */
+	for (uint32_t i = 0; i < s->opts.n_seeds; i++)
+		if (s->opts.seeds[i].partition == p->partition && strcmp(s->opts.seeds[i].topic, p->topic) == 0) {
+			in.has_seed = true;
+			in.seed = s->opts.seeds[i].offset;
+		}
+	in.now_ms = s->opts.now_ms;
+	in.dangling_after_ms = s->opts.dangling_after_ms;
+	r = ss_eval_partition(&in, &p->eval);
+	if (r)
+		p->eval = NULL;
+	return r;
+}

@@ -1,0 +1,131 @@
+/* Loading configs and remote state before the scan: see load.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/config.h"
+#include "eval/ndjson.h"
+#include "eval/remote.h"
+#include "fmt/names.h"
+#include "scan/load.h"
+#include "scan/metadata_topic.h"
+#include "scan/scan_int.h"
+
+static int usage(struct segscan_scan *s, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+	s->usage_error = true;
+	return err;
+}
+
+static int open_input(struct segscan_scan *s, const char *what, const char *path, FILE **f)
+{
+	if (strcmp(path, "-") == 0) {
+		*f = stdin;
+		return 0;
+	}
+	*f = fopen(path, "re");
+	if (!*f)
+		return usage(s, -errno, "%s %s: cannot open: %s", what, path, strerror(errno));
+	return 0;
+}
+
+int ss_load_configs(struct segscan_scan *s)
+{
+	FILE *f = NULL;
+	int r;
+	if ((r = ss_config_new(&s->config)))
+		return r;
+	if (s->opts.topic_config) {
+		if ((r = open_input(s, "--topic-config", s->opts.topic_config, &f)))
+			return r;
+		r = ss_config_load_topics(s->config, f, s->opts.topic_config, s->err, sizeof(s->err));
+		if (f != stdin)
+			fclose(f);
+		if (r) {
+			s->usage_error = true;
+			return r;
+		}
+	}
+	if (s->opts.server_properties) {
+		if ((r = open_input(s, "--server-properties", s->opts.server_properties, &f)))
+			return r;
+		r = ss_config_load_server(s->config, f, s->opts.server_properties, s->err, sizeof(s->err));
+		if (f != stdin)
+			fclose(f);
+		if (r) {
+			s->usage_error = true;
+			return r;
+		}
+		if (s->n_logdir_paths == 0) {
+			for (uint32_t i = 0; i < s->config->n_log_dirs; i++)
+				if ((r = segscan_add_logdir(s, s->config->log_dirs[i])))
+					return r;
+		}
+	}
+	for (uint32_t i = 0; i < s->config->n_warnings; i++)
+		fprintf(stderr, "segscan: warning: %s\n", s->config->warnings[i]);
+	s->err[0] = 0;
+	return 0;
+}
+
+/* A remote-state file that names a topic id must agree with partition.metadata: a
+ * different id is another incarnation of the topic, and its segments are not these. */
+static int check_topic_ids(struct segscan_scan *s)
+{
+	for (uint32_t i = 0; i < s->cat.n_parts; i++) {
+		const struct ss_part *p = &s->cat.parts[i];
+		if (!p->has_topic_id)
+			continue;
+		const struct ss_remote_part *rp = ss_remote_find(s->remote, p->topic, p->partition, p->topic_id);
+		if (!rp || !rp->has_topic_id || memcmp(rp->topic_id, p->topic_id, 16) == 0)
+			continue;
+		char a[23], b[23];
+		ss_uuid_format(rp->topic_id, a);
+		ss_uuid_format(p->topic_id, b);
+		return usage(s, SEGSCAN_EMISMATCH,
+			     "%s: topic_id %s of %s-%d differs from %s/%s/partition.metadata (%s): the remote "
+			     "state describes another incarnation of the topic",
+			     s->opts.remote_state, a, p->topic, p->partition, p->logdir_path, p->dir, b);
+	}
+	return 0;
+}
+
+int ss_load_remote(struct segscan_scan *s)
+{
+	FILE *f = NULL;
+	int r;
+	if (s->opts.remote_state) {
+		if ((r = open_input(s, "--remote-state", s->opts.remote_state, &f)))
+			return r;
+		if ((r = ss_remote_new(SS_REMOTE_STRICT, "remote-state", &s->remote))) {
+			if (f != stdin)
+				fclose(f);
+			return r;
+		}
+		r = ss_ndjson_read(s->remote, f, s->opts.remote_state, s->err, sizeof(s->err));
+		if (f != stdin)
+			fclose(f);
+		if (r) {
+			s->usage_error = true;
+			return r;
+		}
+		s->remote_source = "remote-state";
+		return check_topic_ids(s);
+	}
+	if (s->opts.remote_metadata && s->cat.n_rlmm_dirs > 0) {
+		if ((r = ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &s->remote)))
+			return r;
+		r = ss_metadata_topic_load(s->remote, (const char *const *)s->cat.rlmm_dirs, s->cat.n_rlmm_dirs,
+					   &s->cat, &s->remote_warnings);
+		if (r)
+			return r;
+		s->remote_source = "metadata-topic";
+	}
+	return 0;
+}

@@ -1,0 +1,103 @@
+/*
+ * The scan object behind the public segscan_scan handle, shared by the pipeline stages
+ * (scan.c drives, task.c reads segments, worker.c runs threads, evaluator.c assembles
+ * partitions) and by the output writers.
+ */
+#ifndef SS_SCAN_INT_H
+#define SS_SCAN_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "discover/discover.h"
+#include "eval/eval.h"
+#include "io/engine.h"
+#include "ring/ring.h"
+#include "segscan.h"
+
+struct ss_remote;      /* eval/remote.h */
+struct ss_config;      /* eval/config.h */
+
+struct ss_seed {
+	char   *topic;
+	int32_t partition;
+	int64_t offset;
+};
+
+struct ss_opts {
+	char        *io;             /* "uring" | "mmap" | "pread" */
+	unsigned     threads;        /* 0 = online CPUs in the affinity mask */
+	unsigned     queue_depth;
+	bool         verify;
+	bool         stats;
+	bool         numa;           /* --numa=auto */
+	char        *numa_root;      /* sysfs root for the topology ("/sys"; tests inject) */
+	char        *remote_state;   /* path or "-" */
+	bool         remote_metadata;/* --remote-metadata=auto */
+	char        *topic_config;
+	char        *server_properties;
+	bool         has_now;
+	int64_t      now_ms;
+	int64_t      dangling_after_ms;
+	struct ss_seed *seeds;
+	uint32_t     n_seeds;
+	bool         quiet;          /* no progress on stderr */
+	bool         progress;       /* force progress lines */
+};
+
+struct ss_stage_times {
+	double discover, remote, scan, evaluate;
+};
+
+struct ss_worker_stats {
+	struct ss_io_counters io;
+	uint64_t segments;
+	uint64_t ring_stalls;
+	uint64_t tasks_peak;
+};
+
+struct segscan_partition {
+	/* The public handle is the partition itself; see ss_part. */
+	struct ss_part p;
+};
+
+struct segscan_scan {
+	struct ss_opts       opts;
+	char               **logdir_paths;
+	uint32_t             n_logdir_paths;
+	struct ss_catalog    cat;
+	struct ss_remote    *remote;
+	struct ss_config    *config;
+	const char          *remote_source;  /* "remote-state" | "metadata-topic" | NULL */
+	char                 err[1024];      /* last error message (segscan_last_error) */
+	bool                 ran;
+	bool                 usage_error;    /* a config or remote-state file is bad: exit 2 */
+	bool                 io_fell_back;
+	char                 io_used[16];
+	unsigned             threads_used;
+	uint64_t             remote_warnings;
+	struct ss_stage_times times;
+	struct ss_worker_stats totals;
+	int64_t              bytes_read;
+	/* worker <-> evaluator */
+	struct ss_ring      *rings;
+	unsigned             n_rings;
+	atomic_uint          workers_done;   /* release by each worker after its last publish;
+						acquire in the evaluator's termination check */
+	atomic_uint_fast64_t segs_done;      /* progress counter (relaxed: display only) */
+};
+
+/* task.c / worker.c */
+int  ss_workers_run(struct segscan_scan *s);
+/* evaluator.c: evaluate one partition now (all its segments are in) */
+int  ss_evaluate_partition(struct segscan_scan *s, uint32_t pi);
+void *ss_evaluator_main(void *arg);
+
+/* outputs (src/out/) */
+int ss_out_json(const struct segscan_scan *s, FILE *f, bool ndjson);
+int ss_out_table(const struct segscan_scan *s, FILE *f);
+int ss_out_prom(const struct segscan_scan *s, FILE *f);
+
+#endif

@@ -1,0 +1,529 @@
+/* One segment's read plan: see task.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan/task.h"
+#include "sched/arena.h"
+#include "segscan.h"
+
+enum {
+	PH_IDLE,
+	PH_OPEN,     /* open + stat .log */
+	PH_SIDE,     /* open + stat .index/.timeindex, read the log head */
+	PH_TAIL,     /* index window reads */
+	PH_WALK,     /* log reads through the walker */
+	PH_CLOSE,    /* closing the .log */
+};
+
+static struct ss_seg *seg_of(struct ss_task *t)
+{
+	return &t->env->cat->segs[t->seg_idx];
+}
+
+static int submit(struct ss_task *t, int slot)
+{
+	struct ss_io_req *r = &t->req[slot];
+	r->udata = t;
+	r->res = 0;
+	int e = t->env->ops->submit(t->env->eng, r);
+	if (e == 0)
+		t->pending++;
+	return e;
+}
+
+static int sub_open(struct ss_task *t, int slot, const char *path)
+{
+	struct ss_io_req *r = &t->req[slot];
+	memset(r, 0, sizeof(*r));
+	r->op = SS_IO_OPEN;
+	r->dirfd = t->env->cat->logdirs[t->env->cat->parts[seg_of(t)->part].logdir].fd;
+	r->path = path;
+	r->fd = -1;
+	return submit(t, slot);
+}
+
+static int sub_stat(struct ss_task *t, int slot, const char *path)
+{
+	struct ss_io_req *r = &t->req[slot];
+	memset(r, 0, sizeof(*r));
+	r->op = SS_IO_STAT;
+	r->dirfd = t->env->cat->logdirs[t->env->cat->parts[seg_of(t)->part].logdir].fd;
+	r->path = path;
+	r->fd = -1;
+	return submit(t, slot);
+}
+
+static int sub_read(struct ss_task *t, int slot, int fd, void *buf, size_t len, int64_t off)
+{
+	struct ss_io_req *r = &t->req[slot];
+	memset(r, 0, sizeof(*r));
+	r->op = SS_IO_READ;
+	r->fd = fd;
+	r->buf = buf;
+	r->len = len;
+	r->off = off;
+	return submit(t, slot);
+}
+
+static int sub_close(struct ss_task *t, int slot, int fd)
+{
+	struct ss_io_req *r = &t->req[slot];
+	memset(r, 0, sizeof(*r));
+	r->op = SS_IO_CLOSE;
+	r->fd = fd;
+	return submit(t, slot);
+}
+
+int ss_task_init(struct ss_task *t, const struct ss_task_env *env)
+{
+	memset(t, 0, sizeof(*t));
+	t->env = env;
+	t->buf_cap = env->verify ? SS_TASK_VCHUNK : SS_TASK_CHUNK;
+	/* from the worker's own arena: its pages stay local to the worker's node */
+	t->buf = ss_arena_alloc(env->arena, t->buf_cap);
+	t->ibuf = ss_arena_alloc(env->arena, SS_TASK_PROBE);
+	t->tbuf = ss_arena_alloc(env->arena, SS_TASK_PROBE);
+	if (!t->buf || !t->ibuf || !t->tbuf) {
+		ss_task_destroy(t);
+		return -ENOMEM;
+	}
+	t->fd_log = t->fd_idx = t->fd_tim = -1;
+	return 0;
+}
+
+void ss_task_destroy(struct ss_task *t)
+{
+	ss_arena_free(t->buf);
+	ss_arena_free(t->ibuf);
+	ss_arena_free(t->tbuf);
+	t->buf = t->ibuf = t->tbuf = NULL;
+}
+
+static void seg_error(struct ss_task *t, int err, uint32_t file, int64_t pos)
+{
+	struct ss_seg *s = seg_of(t);
+	if (s->err)
+		return; /* keep the first: later ones usually follow from it */
+	s->flags |= SS_SEG_READ_ERROR;
+	s->err = err;
+	s->err_file = file;
+	s->err_pos = pos;
+}
+
+/* ---- index tail search -------------------------------------------------------------- */
+
+static void tf_init(struct ss_tailfind *tf, int64_t esz, int64_t file_size)
+{
+	memset(tf, 0, sizeof(*tf));
+	tf->esz = esz;
+	tf->nslots = file_size > 0 ? file_size / esz : 0;
+	tf->win = SS_TASK_PROBE / esz;
+	tf->best = -1;
+	if (tf->nslots == 0) {
+		tf->done = true;
+		return;
+	}
+	/* First look at the last window: a trimmed (closed) index ends with its last entry. */
+	int64_t nwin = (tf->nslots + tf->win - 1) / tf->win;
+	tf->probe = nwin - 1;
+	tf->lo = 0;
+	tf->hi = nwin - 1;
+}
+
+static bool slot_used(const struct ss_tailfind *tf, const uint8_t *p)
+{
+	if (tf->esz == SS_OFFSET_ENTRY)
+		return ss_offset_slot_used(ss_offset_entry_at(p));
+	struct ss_time_entry e;
+	uint64_t ts = 0;
+	for (int i = 0; i < 8; i++)
+		ts = ts << 8 | p[i];
+	e.ts = (int64_t)ts;
+	e.rel = (int32_t)((uint32_t)p[8] << 24 | (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11]);
+	return ss_time_slot_used(e);
+}
+
+static void tf_window(const struct ss_tailfind *tf, int64_t *off, size_t *len)
+{
+	int64_t first = tf->probe * tf->win;
+	int64_t n = tf->nslots - first < tf->win ? tf->nslots - first : tf->win;
+	*off = first * tf->esz;
+	*len = (size_t)(n * tf->esz);
+}
+
+/* Consume the bytes of window tf->probe (got bytes; short if the file shrank). */
+static void tf_feed(struct ss_tailfind *tf, const uint8_t *buf, int64_t got)
+{
+	int64_t n = got / tf->esz, first = tf->probe * tf->win, last_used = -1;
+	for (int64_t i = n - 1; i >= 0; i--)
+		if (slot_used(tf, buf + i * tf->esz)) {
+			last_used = i;
+			break;
+		}
+	bool first_used = n > 0 && slot_used(tf, buf);
+	bool tail_probe = tf->probe == tf->hi; /* the initial look at the last window */
+	if (last_used >= 0 && (tail_probe || first_used)) {
+		tf->best = first + last_used;
+		memcpy(tf->ent, buf + last_used * tf->esz, (size_t)tf->esz);
+	}
+	if (tail_probe) {
+		if (last_used >= 0) {
+			tf->done = true;
+			return;
+		}
+	} else if (first_used) {
+		tf->lo = tf->probe + 1;
+	} else {
+		tf->hi = tf->probe;
+	}
+	/* Binary search over whole windows: the largest window whose first slot is used
+	 * holds the last written entry (written slots form a prefix, zeros follow). */
+	if (tf->lo >= tf->hi) {
+		tf->done = true;
+		return;
+	}
+	tf->probe = tf->lo + (tf->hi - tf->lo) / 2;
+}
+
+/* ---- phases ------------------------------------------------------------------------- */
+
+static int start_walk(struct ss_task *t, int64_t from, bool from_index);
+static int next_read(struct ss_task *t);
+static int finish(struct ss_task *t);
+
+int ss_task_start(struct ss_task *t, uint32_t seg_idx)
+{
+	struct ss_seg *s;
+	int r;
+	t->seg_idx = seg_idx;
+	t->pending = 0;
+	t->fd_log = t->fd_idx = t->fd_tim = -1;
+	t->idx_size = t->tim_size = 0;
+	t->tim_max = -1;
+	t->idx_target = -1;
+	t->walk_from = 0;
+	s = seg_of(t);
+	if ((r = ss_seg_relpath(t->env->cat, s, "log", t->path_log, sizeof(t->path_log))) < 0 ||
+	    (r = ss_seg_relpath(t->env->cat, s, "index", t->path_idx, sizeof(t->path_idx))) < 0 ||
+	    (r = ss_seg_relpath(t->env->cat, s, "timeindex", t->path_tim, sizeof(t->path_tim))) < 0)
+		return r;
+	t->phase = PH_OPEN;
+	if ((r = sub_open(t, 0, t->path_log)))
+		return r;
+	return sub_stat(t, 1, t->path_log);
+}
+
+static int begin_side(struct ss_task *t)
+{
+	struct ss_seg *s = seg_of(t);
+	int r;
+	t->phase = PH_SIDE;
+	if ((s->files & SS_HAS_INDEX) && ((r = sub_open(t, 0, t->path_idx)) || (r = sub_stat(t, 2, t->path_idx))))
+		return r;
+	if ((s->files & SS_HAS_TIMEINDEX) && ((r = sub_open(t, 1, t->path_tim)) || (r = sub_stat(t, 3, t->path_tim))))
+		return r;
+	size_t head = s->size_bytes < SS_TASK_PROBE ? (size_t)s->size_bytes : SS_TASK_PROBE;
+	return sub_read(t, 4, t->fd_log, t->buf, head, 0);
+}
+
+static int submit_tail_reads(struct ss_task *t)
+{
+	int r;
+	int64_t off;
+	size_t len;
+	if (!t->tf_idx.done) {
+		tf_window(&t->tf_idx, &off, &len);
+		if ((r = sub_read(t, 0, t->fd_idx, t->ibuf, len, off)))
+			return r;
+	}
+	if (!t->tf_tim.done) {
+		tf_window(&t->tf_tim, &off, &len);
+		if ((r = sub_read(t, 1, t->fd_tim, t->tbuf, len, off)))
+			return r;
+	}
+	return 0;
+}
+
+/* Both index tails are known: close the index files and walk the log from the last
+ * offset index entry (validated against the log below). */
+static int tails_done(struct ss_task *t)
+{
+	struct ss_seg *s = seg_of(t);
+	int r;
+	if (t->tf_tim.best >= 0) {
+		uint64_t ts = 0;
+		for (int i = 0; i < 8; i++)
+			ts = ts << 8 | t->tf_tim.ent[i];
+		t->tim_max = (int64_t)ts;
+	}
+	int64_t from = 0;
+	bool from_index = false;
+	if (t->tf_idx.best >= 0) {
+		struct ss_offset_entry e = ss_offset_entry_at(t->tf_idx.ent);
+		if (e.pos > 0 && e.pos < s->size_bytes && e.rel >= 0) {
+			from = e.pos;
+			from_index = true;
+			t->idx_target = s->base_offset + e.rel;
+		} else {
+			s->flags |= SS_SEG_INDEX_BAD;
+		}
+	}
+	/* Closes ride along with the first log read: one submission round trip. */
+	if (t->fd_idx >= 0 && (r = sub_close(t, 2, t->fd_idx)))
+		return r;
+	if (t->fd_tim >= 0 && (r = sub_close(t, 3, t->fd_tim)))
+		return r;
+	t->fd_idx = t->fd_tim = -1;
+	return start_walk(t, from, from_index);
+}
+
+static int start_walk(struct ss_task *t, int64_t from, bool from_index)
+{
+	struct ss_seg *s = seg_of(t);
+	t->phase = PH_WALK;
+	t->walk_from = from;
+	if (!from_index)
+		t->idx_target = -1;
+	ss_walk_init(&t->w, s->base_offset, s->size_bytes, from, t->env->verify);
+	return next_read(t);
+}
+
+static int next_read(struct ss_task *t)
+{
+	struct ss_walk *w = &t->w;
+	if (ss_walk_done(w))
+		return finish(t);
+	size_t want = (size_t)w->want_len;
+	size_t chunk = t->env->verify ? SS_TASK_VCHUNK : SS_TASK_CHUNK;
+	if (want < chunk)
+		want = chunk;
+	if (want > t->buf_cap) {
+		/* a batch larger than the buffer: verify needs it whole */
+		uint8_t *nb = ss_arena_alloc(t->env->arena, want);
+		if (!nb)
+			return -ENOMEM;
+		ss_arena_free(t->buf);
+		t->buf = nb;
+		t->buf_cap = want;
+	}
+	int64_t left = w->file_size - w->want_pos;
+	if (left <= 0) {
+		/* nothing left to read: the walker must not ask again */
+		w->done = true;
+		return finish(t);
+	}
+	if ((int64_t)want > left)
+		want = (size_t)left;
+	return sub_read(t, 0, t->fd_log, t->buf, want, w->want_pos);
+}
+
+/* The index entry we started from must be a batch boundary holding its offset. */
+static bool index_start_ok(const struct ss_task *t, bool at_end)
+{
+	const struct ss_walk *w = &t->w;
+	const struct ss_seg *s = &t->env->cat->segs[t->seg_idx];
+	if (t->idx_target < 0)
+		return true;
+	if (w->err && w->err_pos == t->walk_from)
+		return false;
+	if (w->first_base >= 0 && (w->first_base > t->idx_target || w->first_base < s->base_offset))
+		return false;
+	if (at_end && w->last_offset < t->idx_target && w->err == 0)
+		return false;
+	return true;
+}
+
+static int finish(struct ss_task *t)
+{
+	struct ss_seg *s = seg_of(t);
+	struct ss_walk *w = &t->w;
+
+	if (t->idx_target >= 0 && !index_start_ok(t, true)) {
+		/* Inconsistent index: Kafka would rebuild it on recovery; we walk the log. */
+		s->flags |= SS_SEG_INDEX_BAD;
+		return start_walk(t, 0, false);
+	}
+	if (w->last_offset >= 0) {
+		s->flags |= SS_SEG_HAS_LAST;
+		s->last_offset = w->last_offset;
+	}
+	if (t->walk_from == 0 && w->first_base >= 0) {
+		s->first_batch_base = w->first_base;
+		if (w->first_base != s->base_offset)
+			s->flags |= SS_SEG_BASE_MISMATCH;
+	}
+	s->valid_bytes = w->valid_bytes;
+	s->truncated_bytes = w->truncated_bytes;
+	if (w->zero_tail)
+		s->flags |= SS_SEG_ZERO_TAIL;
+	s->crc_errors = w->crc_errors;
+	if (w->offset_errors)
+		s->flags |= SS_SEG_OFFSETS_BAD;
+	if (t->walk_from == 0) {
+		s->batches = w->batches;
+		s->records = w->records;
+		if (t->env->verify)
+			s->flags |= SS_SEG_COUNTS_EXACT;
+	}
+	if (w->err) {
+		s->flags |= SS_SEG_CORRUPT;
+		if (!s->err) {
+			s->err = w->err;
+			s->err_file = SS_HAS_LOG;
+			s->err_pos = w->err_pos;
+		}
+	}
+	if (w->file_size != s->size_bytes)
+		s->flags |= SS_SEG_CHANGED;
+	int64_t mx = w->max_timestamp > t->tim_max ? w->max_timestamp : t->tim_max;
+	/* Kafka's largestTimestamp falls back to the file's mtime without timestamps. */
+	s->max_timestamp_ms = mx >= 0 ? mx : s->mtime_ns / 1000000;
+	t->phase = PH_CLOSE;
+	int fd = t->fd_log;
+	t->fd_log = -1;
+	return sub_close(t, 0, fd);
+}
+
+/* Called when every request of the current phase has completed. */
+static int advance(struct ss_task *t, bool *finished)
+{
+	struct ss_seg *s = seg_of(t);
+	struct ss_io_req *rq = t->req;
+	int r;
+
+	switch (t->phase) {
+	case PH_OPEN:
+		if (rq[0].res < 0 || rq[1].res < 0) {
+			int e = rq[0].res < 0 ? (int)rq[0].res : (int)rq[1].res;
+			if (rq[0].res >= 0) {
+				t->fd_log = (int)rq[0].res;
+			}
+			if (e == -ENOENT) {
+				/* Deleted by retention or compaction since discovery. */
+				s->flags |= SS_SEG_VANISHED;
+			} else {
+				seg_error(t, e, SS_HAS_LOG, -1);
+			}
+			if (t->fd_log >= 0) {
+				t->phase = PH_CLOSE;
+				int fd = t->fd_log;
+				t->fd_log = -1;
+				return sub_close(t, 0, fd);
+			}
+			*finished = true;
+			return 0;
+		}
+		t->fd_log = (int)rq[0].res;
+		s->size_bytes = rq[1].st.size;
+		s->dev = rq[1].st.dev;
+		s->ino = rq[1].st.ino;
+		s->mtime_ns = rq[1].st.mtime_ns;
+		s->bytes_read = 0;
+		if (t->env->verify || s->size_bytes <= SS_TASK_SMALL ||
+		    !(s->files & SS_HAS_INDEX)) {
+			if (!(s->files & SS_HAS_INDEX) && s->size_bytes > 0)
+				s->flags |= SS_SEG_INDEX_BAD;
+			return start_walk(t, 0, false);
+		}
+		return begin_side(t);
+
+	case PH_SIDE: {
+		int64_t head = rq[4].res;
+		if (head < 0) {
+			seg_error(t, (int)head, SS_HAS_LOG, 0);
+		} else {
+			struct ss_batch_hdr h;
+			s->bytes_read += head;
+			if (ss_batch_header(t->buf, (size_t)head, &h) > 0 && h.has_base) {
+				s->first_batch_base = h.base_offset;
+				if (h.base_offset != s->base_offset)
+					s->flags |= SS_SEG_BASE_MISMATCH;
+			}
+		}
+		bool idx_ok = (s->files & SS_HAS_INDEX) && rq[0].res >= 0 && rq[2].res >= 0;
+		bool tim_ok = (s->files & SS_HAS_TIMEINDEX) && rq[1].res >= 0 && rq[3].res >= 0;
+		if (s->files & SS_HAS_INDEX) {
+			if (rq[0].res >= 0)
+				t->fd_idx = (int)rq[0].res;
+			else if (rq[0].res != -ENOENT)
+				seg_error(t, (int)rq[0].res, SS_HAS_INDEX, -1);
+		}
+		if (s->files & SS_HAS_TIMEINDEX) {
+			if (rq[1].res >= 0)
+				t->fd_tim = (int)rq[1].res;
+			else if (rq[1].res != -ENOENT)
+				seg_error(t, (int)rq[1].res, SS_HAS_TIMEINDEX, -1);
+		}
+		t->idx_size = idx_ok ? rq[2].st.size : 0;
+		t->tim_size = tim_ok ? rq[3].st.size : 0;
+		if (!idx_ok)
+			s->flags |= SS_SEG_INDEX_BAD;
+		tf_init(&t->tf_idx, SS_OFFSET_ENTRY, idx_ok ? t->idx_size : 0);
+		tf_init(&t->tf_tim, SS_TIME_ENTRY, tim_ok ? t->tim_size : 0);
+		t->phase = PH_TAIL;
+		if (t->tf_idx.done && t->tf_tim.done)
+			return tails_done(t);
+		return submit_tail_reads(t);
+	}
+
+	case PH_TAIL:
+		if (!t->tf_idx.done) {
+			if (rq[0].res < 0) {
+				seg_error(t, (int)rq[0].res, SS_HAS_INDEX, rq[0].off);
+				t->tf_idx.best = -1;
+				t->tf_idx.done = true;
+				s->flags |= SS_SEG_INDEX_BAD;
+			} else {
+				s->bytes_read += rq[0].res;
+				tf_feed(&t->tf_idx, t->ibuf, rq[0].res);
+			}
+		}
+		if (!t->tf_tim.done) {
+			if (rq[1].res < 0) {
+				seg_error(t, (int)rq[1].res, SS_HAS_TIMEINDEX, rq[1].off);
+				t->tf_tim.best = -1;
+				t->tf_tim.done = true;
+			} else {
+				s->bytes_read += rq[1].res;
+				tf_feed(&t->tf_tim, t->tbuf, rq[1].res);
+			}
+		}
+		if (t->tf_idx.done && t->tf_tim.done)
+			return tails_done(t);
+		return submit_tail_reads(t);
+
+	case PH_WALK: {
+		int64_t got = rq[0].res;
+		if (got < 0) {
+			seg_error(t, (int)got, SS_HAS_LOG, rq[0].off);
+			/* Stop here; what we walked so far stands. */
+			t->w.done = true;
+			return finish(t);
+		}
+		s->bytes_read += got;
+		if ((r = ss_walk_feed(&t->w, rq[0].off, t->buf, (size_t)got)))
+			return r;
+		if (t->idx_target >= 0 && t->w.want_pos != t->walk_from && !index_start_ok(t, false)) {
+			s->flags |= SS_SEG_INDEX_BAD;
+			return start_walk(t, 0, false);
+		}
+		return next_read(t);
+	}
+
+	case PH_CLOSE:
+		*finished = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int ss_task_complete(struct ss_task *t, struct ss_io_req *req, bool *finished)
+{
+	(void)req; /* results are read from t->req[] by slot */
+	*finished = false;
+	if (--t->pending > 0)
+		return 0;
+	return advance(t, finished);
+}

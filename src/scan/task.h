@@ -1,0 +1,80 @@
+/*
+ * One segment's read plan as a state machine over an I/O engine. Many tasks are in flight
+ * per worker; each completion advances its task, which may submit more requests.
+ *
+ * Fast path (reads a few KiB per segment, whatever its size):
+ *   A  open .log + stat .log
+ *   B  (log > SMALL) open .index/.timeindex, stat both, read the log head (first batch
+ *      header, for BASE_OFFSET_MISMATCH)
+ *   C  read the index tails; find the last written slot (binary search over a
+ *      preallocated zero tail)
+ *   D  walk batch headers from the last index entry's position to the end of the log
+ * A log of at most SMALL bytes, or one without a usable index, is walked from the start.
+ * --verify reads the whole .log sequentially in large chunks and checks every batch.
+ */
+#ifndef SS_SCAN_TASK_H
+#define SS_SCAN_TASK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "discover/discover.h"
+#include "fmt/batch.h"
+#include "fmt/index.h"
+#include "io/engine.h"
+
+#define SS_TASK_SMALL      (64 * 1024)   /* read such a log whole instead of its indexes */
+#define SS_TASK_CHUNK      (64 * 1024)   /* fast-path read size */
+#define SS_TASK_VCHUNK     (1024 * 1024) /* verify read size */
+#define SS_TASK_PROBE      4096          /* index tail / probe read size */
+#define SS_TASK_MAX_REQS   6
+
+struct ss_task_env {
+	const struct ss_io_ops *ops;
+	struct ss_io_engine    *eng;
+	struct ss_catalog      *cat;
+	bool                    verify;
+	unsigned                arena;   /* the worker's jemalloc arena for task buffers */
+};
+
+/* Finds the last written slot of an index file by reading windows of it. */
+struct ss_tailfind {
+	int64_t  esz;        /* entry size: 8 or 12 */
+	int64_t  nslots;     /* slots worth searching */
+	int64_t  win;        /* slots per window */
+	int64_t  lo, hi;     /* window search range [lo, hi) while searching */
+	int64_t  best;       /* last used slot found, -1 none */
+	int64_t  probe;      /* window being read */
+	uint8_t  ent[12];    /* the best slot's bytes */
+	bool     done;
+};
+
+struct ss_task {
+	const struct ss_task_env *env;
+	uint32_t          seg_idx;
+	int               phase;
+	int               pending;
+	int               fd_log, fd_idx, fd_tim;
+	int64_t           idx_size, tim_size;
+	struct ss_tailfind tf_idx, tf_tim;
+	int64_t           tim_max;      /* last time index entry's timestamp, -1 none */
+	int64_t           idx_target;   /* base + rel of the index entry walked from, -1 none */
+	int64_t           walk_from;
+	struct ss_walk    w;
+	uint8_t          *buf;          /* log chunk buffer */
+	size_t            buf_cap;
+	uint8_t          *ibuf, *tbuf;  /* SS_TASK_PROBE each */
+	struct ss_io_req  req[SS_TASK_MAX_REQS];
+	char              path_log[320], path_idx[320], path_tim[320];
+};
+
+int  ss_task_init(struct ss_task *t, const struct ss_task_env *env);
+void ss_task_destroy(struct ss_task *t);
+/* Begin a segment: submits its first requests. */
+int  ss_task_start(struct ss_task *t, uint32_t seg_idx);
+/* Feed one completed request of this task. Sets *finished when the segment's facts are
+ * in its ss_seg (the task can then be reused). Returns 0 or a negative errno only for
+ * failures of the engine itself (a file's errors are recorded in the segment). */
+int  ss_task_complete(struct ss_task *t, struct ss_io_req *req, bool *finished);
+
+#endif
