@@ -62,13 +62,26 @@ void segscan_scan_free(segscan_scan *s);
 /*
  * Set a scan option by its long CLI name without dashes ("threads", "io", "verify",
  * "remote-state", "seed", "topic-config", "server-properties", "now", "dangling-after",
- * "queue-depth", "numa", "remote-metadata", "stats", "numa-topology").
+ * "queue-depth", "numa", "remote-metadata", "stats", "numa-topology"), and the
+ * options a polite background scanner wants: "max-read-rate" (bytes/s over all
+ * workers, 0 = unlimited), "io-priority" ("idle" or "normal": ioprio class of every
+ * submission), "evict" ("true": drop from the page cache exactly the pages this scan
+ * brought in, checked with mincore before reading), "avoid-cpus" (a cpulist the
+ * workers must not run on).
  * Returns -EINVAL for an unknown name and a SEGSCAN_E* error or a negative errno for a bad value; the
  * message for the last failure is available from segscan_last_error().
  */
 int segscan_set(segscan_scan *s, const char *name, const char *value);
 int segscan_add_logdir(segscan_scan *s, const char *path);
 const char *segscan_last_error(const segscan_scan *s);
+
+/*
+ * Incremental rescans (serve): closed segments are immutable, so a segment of `prev`
+ * (same log dir, partition dir and base offset, closed then and now) whose device,
+ * inode, size and mtime are unchanged is taken from `prev` after one statx instead of
+ * being read again. `prev` must stay alive until segscan_run() returns.
+ */
+int segscan_reuse(segscan_scan *s, const segscan_scan *prev);
 
 /* Runs discovery, the workers and the evaluator. A scan runs once. */
 int segscan_run(segscan_scan *s);
@@ -88,6 +101,28 @@ int64_t     segscan_partition_log_end_offset(const segscan_partition *p);
 
 /* Writes the report in one of the contract's formats. */
 int segscan_write(const segscan_scan *s, enum segscan_format fmt, FILE *out);
+/* The Prometheus exposition with the scanner's own counters supplied by the caller
+ * (serve keeps them cumulative across scans). */
+struct segscan_counters {
+	double   duration_seconds;
+	uint64_t segments_total;
+	uint64_t bytes_read_total;
+	uint64_t errors_total;
+};
+int segscan_write_prom(const segscan_scan *s, const struct segscan_counters *c, FILE *out);
+/* This scan's own counters: segments scanned, segments reused, bytes read, errors,
+ * and the wall time of discovery + remote state + scan. */
+struct segscan_scan_stats {
+	double   seconds;
+	uint64_t segments;
+	uint64_t segments_reused;
+	uint64_t bytes_read;
+	uint64_t errors;
+};
+void segscan_get_stats(const segscan_scan *s, struct segscan_scan_stats *out);
+/* One partition in the json format (the same object as in the json/ndjson reports). */
+int segscan_write_partition_json(const segscan_scan *s, const segscan_partition *p, FILE *out);
+
 /* Pipeline statistics (--stats) as text. */
 int segscan_write_stats(const segscan_scan *s, FILE *out);
 

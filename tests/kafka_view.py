@@ -31,6 +31,9 @@ def segment_view(path):
         if b is None:
             break
         batches += 1
+        # kafka-python checks the CRC only before it decompresses the batch
+        if not b.validate_crc():
+            crc_ok = False
         if b.magic == 2:
             last = b.base_offset + b.last_offset_delta
             max_ts = max(max_ts, b.max_timestamp)
@@ -46,8 +49,6 @@ def segment_view(path):
                 if r.timestamp is not None:
                     max_ts = max(max_ts, r.timestamp)
             records += n
-        if not b.validate_crc():
-            crc_ok = False
     return {
         "base_offset": int(os.path.basename(path).split(".")[0]),
         "last_offset": last,

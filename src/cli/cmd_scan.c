@@ -47,6 +47,13 @@ const char ss_scan_options_help[] =
 "      --stats            pipeline statistics on stderr: per-stage time, bytes read,\n"
 "                         syscalls and submissions, ring stalls\n"
 "      --progress         progress lines on stderr even when it is not a terminal\n"
+"      --max-read-rate=BYTES_PER_S\n"
+"                         cap the read rate over all workers (suffixes k, M, G)\n"
+"      --io-priority=idle|normal\n"
+"                         I/O scheduling class of the workers (default normal; serve: idle)\n"
+"      --evict            drop from the page cache exactly the pages this scan brought in\n"
+"                         (checked with mincore before reading), leaving hot pages alone\n"
+"      --avoid-cpus=LIST  never run workers on these CPUs (e.g. the broker's: 0-3)\n"
 "  -q, --quiet            no progress lines\n"
 "      --numa-topology=DIR\n"
 "                         read the NUMA topology from DIR instead of /sys (testing)\n";
@@ -94,6 +101,10 @@ const struct option ss_scan_longopts[] = {
 	{ "numa", required_argument, NULL, 0 },
 	{ "numa-topology", required_argument, NULL, 0 },
 	{ "stats", no_argument, NULL, 0 },
+	{ "max-read-rate", required_argument, NULL, 0 },
+	{ "io-priority", required_argument, NULL, 0 },
+	{ "evict", no_argument, NULL, 0 },
+	{ "avoid-cpus", required_argument, NULL, 0 },
 	{ "progress", no_argument, NULL, 0 },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },

@@ -17,6 +17,7 @@
 #include "out/out.h"
 #include "scan/load.h"
 #include "scan/scan_int.h"
+#include "sched/topology.h"
 
 static double mono(void)
 {
@@ -48,6 +49,7 @@ int segscan_scan_new(segscan_scan **out)
 	s->opts.numa = true;
 	s->opts.remote_metadata = true;
 	s->opts.dangling_after_ms = 3600000;
+	pthread_mutex_init(&s->rate.mu, NULL);
 	*out = s;
 	return 0;
 }
@@ -78,6 +80,8 @@ void segscan_scan_free(segscan_scan *s)
 	free(s->opts.remote_state);
 	free(s->opts.topic_config);
 	free(s->opts.server_properties);
+	free(s->reuse_from);
+	pthread_mutex_destroy(&s->rate.mu);
 	free(s);
 }
 
@@ -97,6 +101,31 @@ static int parse_i64(const char *v, int64_t lo, int64_t hi, int64_t *out)
 	if (errno || *end || x < lo || x > hi)
 		return -EINVAL;
 	*out = x;
+	return 0;
+}
+
+/* "1048576", "10M", "512k", "1G" (decimal multiples: a rate, not a file size) */
+static int parse_size(const char *v, int64_t *out)
+{
+	char *end;
+	if (!v || !*v)
+		return -EINVAL;
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	if (errno || x < 0 || end == v)
+		return -EINVAL;
+	int64_t mul = 1;
+	if (*end == 'k' || *end == 'K')
+		mul = 1000;
+	else if (*end == 'M')
+		mul = 1000000;
+	else if (*end == 'G')
+		mul = 1000000000;
+	if (mul > 1)
+		end++;
+	if (*end || x > INT64_MAX / mul)
+		return -EINVAL;
+	*out = x * mul;
 	return 0;
 }
 
@@ -184,6 +213,22 @@ int segscan_set(segscan_scan *s, const char *name, const char *v)
 		if (parse_i64(v, 0, INT64_MAX / 2, &x))
 			return fail(s, -EINVAL, "expected milliseconds (>= 0)");
 		s->opts.dangling_after_ms = x;
+	} else if (!strcmp(name, "max-read-rate")) {
+		if (parse_size(v, &x))
+			return fail(s, -EINVAL, "expected bytes per second (suffixes k, M, G; 0 = unlimited)");
+		s->opts.max_read_rate = x;
+		s->rate.rate = x;
+	} else if (!strcmp(name, "io-priority")) {
+		if (!v || (strcmp(v, "idle") && strcmp(v, "normal")))
+			return fail(s, -EINVAL, "expected idle or normal");
+		s->opts.io_idle = !strcmp(v, "idle");
+	} else if (!strcmp(name, "evict")) {
+		if (parse_bool(v, &s->opts.evict))
+			return fail(s, -EINVAL, "expected true or false");
+	} else if (!strcmp(name, "avoid-cpus")) {
+		if (!v || ss_cpulist_parse(v, &s->opts.avoid_cpus) != 0)
+			return fail(s, -EINVAL, "expected a CPU list such as 0-3,8");
+		s->opts.has_avoid = CPU_COUNT(&s->opts.avoid_cpus) > 0;
 	} else if (!strcmp(name, "seed")) {
 		struct ss_seed sd;
 		if (!v || ss_seed_parse(v, &sd.topic, &sd.partition, &sd.offset))
@@ -197,6 +242,63 @@ int segscan_set(segscan_scan *s, const char *name, const char *v)
 		s->opts.seeds[s->opts.n_seeds++] = sd;
 	} else {
 		return fail(s, -EINVAL, "unknown option");
+	}
+	return 0;
+}
+
+int segscan_reuse(segscan_scan *s, const segscan_scan *prev)
+{
+	if (prev && !prev->ran)
+		return -EINVAL;
+	s->prev = prev;
+	return 0;
+}
+
+/* Match this scan's closed segments with the previous scan's by (log dir path,
+ * partition dir, base offset); both catalogs are sorted the same way. */
+static int build_reuse(segscan_scan *s)
+{
+	const struct ss_catalog *pc = &s->prev->cat, *c = &s->cat;
+	s->reuse_from = malloc(sizeof(uint32_t) * (c->n_segs ? c->n_segs : 1));
+	if (!s->reuse_from)
+		return -ENOMEM;
+	memset(s->reuse_from, 0xff, sizeof(uint32_t) * (c->n_segs ? c->n_segs : 1));
+	uint32_t j = 0;
+	for (uint32_t i = 0; i < c->n_parts; i++) {
+		const struct ss_part *p = &c->parts[i];
+		/* advance j to the first previous partition not before p */
+		while (j < pc->n_parts) {
+			const struct ss_part *q = &pc->parts[j];
+			int cmp = strcmp(q->topic, p->topic);
+			if (!cmp)
+				cmp = q->partition < p->partition ? -1 : q->partition > p->partition;
+			if (cmp >= 0)
+				break;
+			j++;
+		}
+		for (uint32_t k = j; k < pc->n_parts; k++) {
+			const struct ss_part *q = &pc->parts[k];
+			if (strcmp(q->topic, p->topic) || q->partition != p->partition)
+				break;
+			if (strcmp(q->logdir_path, p->logdir_path) || strcmp(q->dir, p->dir))
+				continue;
+			/* merge the two base-offset-ordered segment lists */
+			uint32_t a = 0, b = 0;
+			while (a < p->seg_count && b < q->seg_count) {
+				const struct ss_seg *x = &c->segs[p->seg_first + a], *y = &pc->segs[q->seg_first + b];
+				if (x->base_offset < y->base_offset)
+					a++;
+				else if (x->base_offset > y->base_offset)
+					b++;
+				else {
+					if (!(x->flags & SS_SEG_ACTIVE) && !(y->flags & SS_SEG_ACTIVE) && !y->err &&
+					    !(y->flags & (SS_SEG_VANISHED | SS_SEG_CHANGED)))
+						s->reuse_from[p->seg_first + a] = q->seg_first + b;
+					a++;
+					b++;
+				}
+			}
+		}
 	}
 	return 0;
 }
@@ -243,6 +345,8 @@ int segscan_run(segscan_scan *s)
 	if ((r = ss_discover(&s->cat, s->logdir_paths, s->n_logdir_paths)))
 		return fail(s, r, "discovery: %s", segscan_strerror(r));
 	s->times.discover = mono() - t0;
+	if (s->prev && (r = build_reuse(s)))
+		return fail(s, r, "reuse: %s", segscan_strerror(r));
 
 	/* The remote state is loaded before the workers start and is read-only after. */
 	t0 = mono();
@@ -315,6 +419,34 @@ int segscan_write(const segscan_scan *s, enum segscan_format fmt, FILE *out)
 	return -EINVAL;
 }
 
+int segscan_write_prom(const segscan_scan *s, const struct segscan_counters *c, FILE *out)
+{
+	struct ss_prom_counters pc = {
+		.duration_seconds = c->duration_seconds,
+		.segments_total = c->segments_total,
+		.bytes_read_total = c->bytes_read_total,
+		.errors_total = c->errors_total,
+	};
+	return ss_out_prom_counters(s, out, &pc);
+}
+
+void segscan_get_stats(const segscan_scan *s, struct segscan_scan_stats *out)
+{
+	struct ss_summary sum;
+	ss_out_summarize(s, &sum);
+	out->seconds = s->times.discover + s->times.remote + s->times.scan;
+	out->segments = s->cat.n_segs;
+	out->segments_reused = s->totals.reused;
+	out->bytes_read = (uint64_t)s->bytes_read;
+	out->errors = (uint64_t)sum.errors;
+}
+
+int segscan_write_partition_json(const segscan_scan *s, const segscan_partition *p, FILE *out)
+{
+	ss_out_partition_json(s, &p->p, out);
+	return ferror(out) ? -EIO : 0;
+}
+
 int segscan_write_stats(const segscan_scan *s, FILE *f)
 {
 	const struct ss_worker_stats *t = &s->totals;
@@ -335,5 +467,9 @@ int segscan_write_stats(const segscan_scan *s, FILE *f)
 	fprintf(f, "  syscalls      %" PRIu64 " for %" PRIu64 " submissions (%.2f per segment)\n", t->io.syscalls,
 		t->io.submissions, s->cat.n_segs ? (double)t->io.syscalls / s->cat.n_segs : 0.0);
 	fprintf(f, "  ring stalls   %" PRIu64 " (a full ring made a worker wait for the evaluator)\n", t->ring_stalls);
+	if (s->prev)
+		fprintf(f, "  reused        %" PRIu64 " unchanged closed segments from the previous scan\n", t->reused);
+	if (s->opts.evict)
+		fprintf(f, "  evicted       %" PRIu64 " bytes of page cache this scan brought in\n", t->evicted_bytes);
 	return ferror(f) ? -EIO : 0;
 }

@@ -7,6 +7,7 @@
 #define SS_SCAN_INT_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,6 +45,11 @@ struct ss_opts {
 	struct ss_seed *seeds;
 	uint32_t     n_seeds;
 	bool         quiet;          /* no progress on stderr */
+	int64_t      max_read_rate;  /* bytes/s over all workers, 0 = unlimited */
+	bool         io_idle;        /* idle I/O priority for every worker */
+	bool         evict;          /* drop the pages this scan brought into the page cache */
+	bool         has_avoid;
+	cpu_set_t    avoid_cpus;     /* workers never run here (the broker's cores) */
 	bool         progress;       /* force progress lines */
 };
 
@@ -56,6 +62,15 @@ struct ss_worker_stats {
 	uint64_t segments;
 	uint64_t ring_stalls;
 	uint64_t tasks_peak;
+	uint64_t reused;        /* segments taken from the previous scan after one statx */
+	uint64_t evicted_bytes; /* page cache bytes this scan brought in and dropped */
+};
+
+/* A token bucket shared by the workers (--max-read-rate). */
+struct ss_rate {
+	pthread_mutex_t mu;
+	int64_t         rate;      /* bytes per second; 0 = unlimited */
+	double          next_free; /* monotonic time at which the budget is back to zero debt */
 };
 
 struct segscan_partition {
@@ -81,6 +96,9 @@ struct segscan_scan {
 	struct ss_stage_times times;
 	struct ss_worker_stats totals;
 	int64_t              bytes_read;
+	const struct segscan_scan *prev;     /* segscan_reuse */
+	uint32_t            *reuse_from;     /* per segment: index into prev's segments, or UINT32_MAX */
+	struct ss_rate       rate;
 	/* worker <-> evaluator */
 	struct ss_ring      *rings;
 	unsigned             n_rings;

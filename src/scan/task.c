@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "scan/task.h"
 #include "sched/arena.h"
@@ -15,7 +17,10 @@ enum {
 	PH_TAIL,     /* index window reads */
 	PH_WALK,     /* log reads through the walker */
 	PH_CLOSE,    /* closing the .log */
+	PH_REUSE,    /* statx only: is the previous scan's answer still true? */
 };
+
+#define NO_REUSE UINT32_MAX
 
 static struct ss_seg *seg_of(struct ss_task *t)
 {
@@ -55,9 +60,61 @@ static int sub_stat(struct ss_task *t, int slot, const char *path)
 	return submit(t, slot);
 }
 
+/*
+ * --evict: note which pages of [off, off+len) are not in the page cache before we read
+ * them (mincore needs a mapping; mapping without touching reads nothing), so that
+ * afterwards we drop exactly those and leave the broker's hot pages alone.
+ */
+static void cold_check(struct ss_task *t, int slot, int fd, int64_t off, size_t len)
+{
+	t->cold_pages[slot] = 0;
+	if (!t->env->evict || len == 0)
+		return;
+	const int64_t pg = 4096;
+	int64_t aoff = off & ~(pg - 1);
+	size_t alen = (size_t)((off + (int64_t)len - aoff + pg - 1) & ~(pg - 1));
+	size_t npages = alen / (size_t)pg;
+	if (npages > sizeof(t->cold[0])) {
+		/* past what we track: leave the tail alone rather than guess */
+		npages = sizeof(t->cold[0]);
+		alen = npages * (size_t)pg;
+	}
+	void *m = mmap(NULL, alen, PROT_READ, MAP_SHARED, fd, aoff);
+	if (m == MAP_FAILED)
+		return;
+	unsigned char vec[sizeof(t->cold[0])];
+	if (mincore(m, alen, vec) == 0) {
+		for (size_t i = 0; i < npages; i++)
+			t->cold[slot][i] = !(vec[i] & 1);
+		t->cold_off[slot] = aoff;
+		t->cold_pages[slot] = (uint32_t)npages;
+	}
+	munmap(m, alen);
+}
+
+static void cold_evict(struct ss_task *t, int slot, int fd)
+{
+	uint32_t n = t->cold_pages[slot];
+	for (uint32_t i = 0; i < n;) {
+		if (!t->cold[slot][i]) {
+			i++;
+			continue;
+		}
+		uint32_t j = i;
+		while (j < n && t->cold[slot][j])
+			j++;
+		if (posix_fadvise(fd, t->cold_off[slot] + (int64_t)i * 4096, (int64_t)(j - i) * 4096,
+				  POSIX_FADV_DONTNEED) == 0)
+			t->env->evicted_bytes += (uint64_t)(j - i) * 4096;
+		i = j;
+	}
+	t->cold_pages[slot] = 0;
+}
+
 static int sub_read(struct ss_task *t, int slot, int fd, void *buf, size_t len, int64_t off)
 {
 	struct ss_io_req *r = &t->req[slot];
+	cold_check(t, slot, fd, off, len);
 	memset(r, 0, sizeof(*r));
 	r->op = SS_IO_READ;
 	r->fd = fd;
@@ -76,7 +133,7 @@ static int sub_close(struct ss_task *t, int slot, int fd)
 	return submit(t, slot);
 }
 
-int ss_task_init(struct ss_task *t, const struct ss_task_env *env)
+int ss_task_init(struct ss_task *t, struct ss_task_env *env)
 {
 	memset(t, 0, sizeof(*t));
 	t->env = env;
@@ -209,7 +266,38 @@ int ss_task_start(struct ss_task *t, uint32_t seg_idx)
 	    (r = ss_seg_relpath(t->env->cat, s, "index", t->path_idx, sizeof(t->path_idx))) < 0 ||
 	    (r = ss_seg_relpath(t->env->cat, s, "timeindex", t->path_tim, sizeof(t->path_tim))) < 0)
 		return r;
+	if (t->env->reuse_from && t->env->reuse_from[seg_idx] != NO_REUSE) {
+		t->phase = PH_REUSE;
+		return sub_stat(t, 1, t->path_log);
+	}
 	t->phase = PH_OPEN;
+	if ((r = sub_open(t, 0, t->path_log)))
+		return r;
+	return sub_stat(t, 1, t->path_log);
+}
+
+/* A closed segment is immutable: same device, inode, size and mtime means the previous
+ * scan's facts still hold, and one statx replaces the opens and reads. */
+static int reuse_done(struct ss_task *t, bool *finished)
+{
+	struct ss_seg *s = seg_of(t);
+	const struct ss_seg *p = &t->env->prev_segs[t->env->reuse_from[t->seg_idx]];
+	const struct ss_io_stat *st = &t->req[1].st;
+	if (t->req[1].res == 0 && st->dev == p->dev && st->ino == p->ino && st->size == p->size_bytes &&
+	    st->mtime_ns == p->mtime_ns) {
+		struct ss_seg keep = *s;
+		*s = *p;
+		s->part = keep.part;
+		s->files = keep.files;
+		s->flags = (uint16_t)((p->flags & ~SS_SEG_ACTIVE & ~SS_SEG_ONLY_LOCAL) | (keep.flags & SS_SEG_ACTIVE));
+		s->bytes_read = 0;
+		t->env->reused++;
+		*finished = true;
+		return 0;
+	}
+	/* changed (or gone): read it like any other */
+	t->phase = PH_OPEN;
+	int r;
 	if ((r = sub_open(t, 0, t->path_log)))
 		return r;
 	return sub_stat(t, 1, t->path_log);
@@ -416,6 +504,8 @@ static int advance(struct ss_task *t, bool *finished)
 			return 0;
 		}
 		t->fd_log = (int)rq[0].res;
+		if (t->env->evict) /* no readahead: it would cache pages we never account for */
+			posix_fadvise(t->fd_log, 0, 0, POSIX_FADV_RANDOM);
 		s->size_bytes = rq[1].st.size;
 		s->dev = rq[1].st.dev;
 		s->ino = rq[1].st.ino;
@@ -445,12 +535,16 @@ static int advance(struct ss_task *t, bool *finished)
 		bool idx_ok = (s->files & SS_HAS_INDEX) && rq[0].res >= 0 && rq[2].res >= 0;
 		bool tim_ok = (s->files & SS_HAS_TIMEINDEX) && rq[1].res >= 0 && rq[3].res >= 0;
 		if (s->files & SS_HAS_INDEX) {
+			if (rq[0].res >= 0 && t->env->evict)
+				posix_fadvise((int)rq[0].res, 0, 0, POSIX_FADV_RANDOM);
 			if (rq[0].res >= 0)
 				t->fd_idx = (int)rq[0].res;
 			else if (rq[0].res != -ENOENT)
 				seg_error(t, (int)rq[0].res, SS_HAS_INDEX, -1);
 		}
 		if (s->files & SS_HAS_TIMEINDEX) {
+			if (rq[1].res >= 0 && t->env->evict)
+				posix_fadvise((int)rq[1].res, 0, 0, POSIX_FADV_RANDOM);
 			if (rq[1].res >= 0)
 				t->fd_tim = (int)rq[1].res;
 			else if (rq[1].res != -ENOENT)
@@ -515,13 +609,19 @@ static int advance(struct ss_task *t, bool *finished)
 	case PH_CLOSE:
 		*finished = true;
 		return 0;
+
+	case PH_REUSE:
+		return reuse_done(t, finished);
 	}
 	return -EINVAL;
 }
 
 int ss_task_complete(struct ss_task *t, struct ss_io_req *req, bool *finished)
 {
-	(void)req; /* results are read from t->req[] by slot */
+	/* results are read from t->req[] by slot; only eviction needs the request now,
+	 * while its fd is still open */
+	if (req->op == SS_IO_READ && t->env->evict)
+		cold_evict(t, (int)(req - t->req), req->fd);
 	*finished = false;
 	if (--t->pending > 0)
 		return 0;

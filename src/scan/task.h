@@ -35,6 +35,11 @@ struct ss_task_env {
 	struct ss_catalog      *cat;
 	bool                    verify;
 	unsigned                arena;   /* the worker's jemalloc arena for task buffers */
+	const struct ss_seg    *prev_segs;  /* segscan_reuse: the previous scan's segments */
+	const uint32_t         *reuse_from; /* per segment: index into prev_segs or UINT32_MAX */
+	bool                    evict;      /* drop pages we brought into the page cache */
+	uint64_t                reused;     /* counters, owned by the worker */
+	uint64_t                evicted_bytes;
 };
 
 /* Finds the last written slot of an index file by reading windows of it. */
@@ -50,7 +55,7 @@ struct ss_tailfind {
 };
 
 struct ss_task {
-	const struct ss_task_env *env;
+	struct ss_task_env *env;       /* the worker's: shared by its tasks, counters included */
 	uint32_t          seg_idx;
 	int               phase;
 	int               pending;
@@ -65,10 +70,15 @@ struct ss_task {
 	size_t            buf_cap;
 	uint8_t          *ibuf, *tbuf;  /* SS_TASK_PROBE each */
 	struct ss_io_req  req[SS_TASK_MAX_REQS];
+	/* --evict: per request slot, the pages of its read that were not resident before
+	 * it (1 = we bring it in, so we drop it after) */
+	uint8_t           cold[SS_TASK_MAX_REQS][SS_TASK_VCHUNK / 4096 + 2];
+	int64_t           cold_off[SS_TASK_MAX_REQS];
+	uint32_t          cold_pages[SS_TASK_MAX_REQS];
 	char              path_log[320], path_idx[320], path_tim[320];
 };
 
-int  ss_task_init(struct ss_task *t, const struct ss_task_env *env);
+int  ss_task_init(struct ss_task *t, struct ss_task_env *env);
 void ss_task_destroy(struct ss_task *t);
 /* Begin a segment: submits its first requests. */
 int  ss_task_start(struct ss_task *t, uint32_t seg_idx);

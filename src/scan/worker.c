@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,40 @@ static bool claim(struct ss_worker *w, uint32_t *seg)
 	return false;
 }
 
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --max-read-rate: every worker charges what it read to one shared budget and sleeps
+ * off its debt; a short burst (10 ms worth) passes without sleeping. */
+static void rate_charge(struct ss_rate *r, uint64_t bytes)
+{
+	if (!r->rate || !bytes)
+		return;
+	pthread_mutex_lock(&r->mu);
+	double now = mono();
+	if (r->next_free < now)
+		r->next_free = now;
+	r->next_free += (double)bytes / (double)r->rate;
+	double wait = r->next_free - now - 0.010;
+	pthread_mutex_unlock(&r->mu);
+	if (wait > 0) {
+		struct timespec ts = { (time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Idle I/O class for this thread (io_uring's inline submissions and pread inherit it),
+ * so the broker's own I/O always goes first where the scheduler honours classes. */
+static void set_idle_io(void)
+{
+	const int IOPRIO_CLASS_IDLE = 3, IOPRIO_CLASS_SHIFT = 13, IOPRIO_WHO_PROCESS = 1;
+	syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT);
+}
+
 static void emit(struct ss_worker *w, uint32_t seg, unsigned *unpublished)
 {
 	uint64_t stalls = 0;
@@ -86,6 +121,7 @@ static void *worker_main(void *arg)
 	struct ss_task **idle = NULL;
 	struct ss_io_req **done = NULL;
 	unsigned n_idle = 0, unpublished = 0, busy = 0;
+	uint64_t rate_seen = 0;
 	const unsigned max_done = 64;
 	bool fb = false;
 	char why[256];
@@ -95,6 +131,8 @@ static void *worker_main(void *arg)
 		/* Pinning is an optimisation: a cgroup may forbid it. */
 		w->pin = false;
 	}
+	if (s->opts.io_idle)
+		set_idle_io();
 	r = ss_io_create(w->engine_name, s->opts.queue_depth, &w->ops, &w->eng, &fb, why, sizeof(why));
 	if (r) {
 		w->err = r;
@@ -106,6 +144,11 @@ static void *worker_main(void *arg)
 	w->env.eng = w->eng;
 	w->env.cat = &s->cat;
 	w->env.verify = s->opts.verify;
+	w->env.evict = s->opts.evict;
+	if (s->prev && s->reuse_from) {
+		w->env.prev_segs = s->prev->cat.segs;
+		w->env.reuse_from = s->reuse_from;
+	}
 	if (ss_arena_create(&w->env.arena) != 0)
 		w->env.arena = 0; /* the default arena still works; locality is a bonus */
 
@@ -170,6 +213,12 @@ static void *worker_main(void *arg)
 			r = n;
 			goto engine_fail;
 		}
+		if (s->rate.rate) {
+			struct ss_io_counters c;
+			w->ops->counters(w->eng, &c);
+			rate_charge(&s->rate, c.bytes_read - rate_seen);
+			rate_seen = c.bytes_read;
+		}
 		for (int i = 0; i < n; i++) {
 			struct ss_task *t = done[i]->udata;
 			bool fin = false;
@@ -204,6 +253,8 @@ out:
 		ss_task_destroy(&w->tasks[i]);
 	if (w->env.arena)
 		ss_arena_destroy(w->env.arena); /* serve rescans: arenas must not pile up */
+	w->st.reused = w->env.reused;
+	w->st.evicted_bytes = w->env.evicted_bytes;
 	free(w->tasks);
 	free(idle);
 	free(done);
@@ -222,19 +273,14 @@ static unsigned default_threads(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int ss_workers_run(struct segscan_scan *s)
 {
 	struct ss_catalog *cat = &s->cat;
 	struct ss_topo *topo = NULL;
 	struct ss_placement plan;
-	bool have_plan = false;
+	bool have_plan = false, have_avoid = false;
+	cpu_set_t avoid_allowed;
 	struct ss_worker *ws = NULL;
 	struct ss_queue *qs = NULL;
 	int *nodes = NULL, *qnode = NULL;
@@ -330,6 +376,24 @@ int ss_workers_run(struct segscan_scan *s)
 		r = -ENOMEM;
 		goto out;
 	}
+	if (s->opts.has_avoid) {
+		/* the broker's cores: take them out of what any worker may use */
+		cpu_set_t allowed;
+		if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+			for (int c = 0; c < CPU_SETSIZE; c++)
+				if (CPU_ISSET(c, &s->opts.avoid_cpus))
+					CPU_CLR(c, &allowed);
+			if (CPU_COUNT(&allowed) == 0) {
+				r = -EINVAL;
+				snprintf(s->err, sizeof(s->err), "--avoid-cpus leaves no CPU to run on");
+				goto out;
+			}
+			if (topo)
+				ss_topo_set_allowed(topo, &allowed);
+			avoid_allowed = allowed;
+			have_avoid = true;
+		}
+	}
 	memset(&plan, 0, sizeof(plan));
 	/* NULL topology = numa off: no pinning, every worker serves every log dir */
 	if (ss_sched_plan(topo, nthreads, nodes, cat->n_logdirs, &plan) == 0)
@@ -344,7 +408,7 @@ int ss_workers_run(struct segscan_scan *s)
 	for (uint32_t pi = 0; pi < cat->n_parts; pi++)
 		cat->parts[pi].seg_pending = cat->parts[pi].seg_count;
 
-	double t0 = now_s();
+	double t0 = mono();
 	if ((r = pthread_create(&ev, NULL, ss_evaluator_main, s))) {
 		r = -r;
 		goto out;
@@ -368,6 +432,9 @@ int ss_workers_run(struct segscan_scan *s)
 		if (have_plan && plan.workers[i].pin) {
 			w->pin = true;
 			w->cpus = plan.workers[i].cpus;
+		} else if (have_avoid) {
+			w->pin = true;
+			w->cpus = avoid_allowed;
 		}
 		if ((r = pthread_create(&w->th, NULL, worker_main, w))) {
 			r = -r;
@@ -385,6 +452,8 @@ int ss_workers_run(struct segscan_scan *s)
 		s->totals.io.bytes_read += st->io.bytes_read;
 		s->totals.segments += st->segments;
 		s->totals.ring_stalls += st->ring_stalls;
+		s->totals.reused += st->reused;
+		s->totals.evicted_bytes += st->evicted_bytes;
 		if (st->tasks_peak > s->totals.tasks_peak)
 			s->totals.tasks_peak = st->tasks_peak;
 		if (ws[i].err && !r) {
@@ -394,7 +463,7 @@ int ss_workers_run(struct segscan_scan *s)
 	}
 	pthread_join(ev, NULL);
 	ev_started = false;
-	s->times.scan = now_s() - t0;
+	s->times.scan = mono() - t0;
 	s->bytes_read = (int64_t)s->totals.io.bytes_read;
 out:
 	if (ev_started) {

@@ -1,0 +1,446 @@
+/*
+ * __remote_log_metadata loader. See metadata_topic.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "discover/discover.h"
+#include "eval/remote.h"
+#include "eval/rlmm.h"
+#include "fmt/batch.h"
+#include "scan/metadata_topic.h"
+#include "segscan.h"
+
+#define MT_BUF_INIT  (1u << 20)
+#define MT_BUF_MAX   (256u << 20)   /* a batch larger than this is not a metadata batch */
+
+struct mt_dir {
+	const char *path;
+	int32_t     mpart;
+};
+
+struct mt_ctx {
+	struct ss_remote   *r;
+	ss_mt_warn_fn       warn;
+	void               *warn_arg;
+	struct ss_mt_stats *st;
+	int32_t             nparts;    /* 0: no placement check */
+	int32_t             mpart;
+	const char         *path;      /* current segment file */
+	int64_t             batch_pos;
+};
+
+static int warnf(struct mt_ctx *c, int64_t offset, int64_t pos, int err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int warnf(struct mt_ctx *c, int64_t offset, int64_t pos, int err, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->st->warnings++;
+	return c->warn ? c->warn(c->warn_arg, c->path, c->mpart, offset, pos, err, msg) : 0;
+}
+
+static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_record *rec)
+{
+	struct mt_ctx *c = arg;
+	struct ss_rlmm_rec d;
+	char msg[512];
+	int e;
+
+	c->st->records++;
+	if (rec->value_len < 0) {
+		c->st->undecodable++;
+		return warnf(c, rec->offset, c->batch_pos, SEGSCAN_ESCHEMA,
+			     "__remote_log_metadata-%d offset %lld: record without a value", c->mpart,
+			     (long long)rec->offset);
+	}
+	if ((e = ss_rlmm_decode(rec->value, (size_t)rec->value_len, &d))) {
+		if (e == -ENOMEM)
+			return e;
+		c->st->undecodable++;
+		return warnf(c, rec->offset, c->batch_pos, e,
+			     "__remote_log_metadata-%d offset %lld: cannot decode the record (%d bytes): %s", c->mpart,
+			     (long long)rec->offset, rec->value_len, segscan_strerror(e));
+	}
+	if (c->nparts > 0 && d.ev.has_topic_id && d.ev.type != SS_REV_SNAPSHOT) {
+		int32_t want = ss_rlmm_metadata_partition(d.ev.topic_id, d.ev.partition, c->nparts);
+		if (want != c->mpart) {
+			char tid[23];
+			ss_uuid_format(d.ev.topic_id, tid);
+			c->st->misplaced++;
+			/* Kafka's consumer applies it anyway if it reads this partition: so do we */
+			if ((e = warnf(c, rec->offset, c->batch_pos, SEGSCAN_EMISMATCH,
+				       "__remote_log_metadata-%d offset %lld: record for %.*s-%d (topic id %s) belongs in "
+				       "metadata partition %d of %d",
+				       c->mpart, (long long)rec->offset, (int)(d.ev.topic_len > 249 ? 249 : d.ev.topic_len),
+				       d.ev.topic, d.ev.partition, tid, want, c->nparts))) {
+				ss_rlmm_rec_free(&d);
+				return e;
+			}
+		}
+	}
+	e = ss_remote_apply(c->r, &d.ev, msg, sizeof(msg));
+	ss_rlmm_rec_free(&d);
+	if (e == 0) {
+		c->st->applied++;
+		return 0;
+	}
+	if (e < 0)
+		return e;   /* -ENOMEM: a KAFKA-mode store drops everything else */
+	c->st->dropped++;
+	return warnf(c, rec->offset, c->batch_pos, SEGSCAN_ETRANSITION, "__remote_log_metadata-%d offset %lld: %s",
+		     c->mpart, (long long)rec->offset, msg);
+}
+
+static int open_ro(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+	if (fd < 0 && errno == EPERM)   /* O_NOATIME needs ownership or CAP_FOWNER */
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd;
+}
+
+/* Fill buf[have..cap) from file position pos+have; sets *eof when the file ends. */
+static int fill(int fd, uint8_t *buf, size_t cap, size_t *have, int64_t pos, bool *eof)
+{
+	while (*have < cap) {
+		ssize_t n = pread(fd, buf + *have, cap - *have, (off_t)(pos + (int64_t)*have));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0) {
+			*eof = true;
+			return 0;
+		}
+		*have += (size_t)n;
+	}
+	return 0;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, size_t *capp)
+{
+	int fd = open_ro(path);
+	int e = 0;
+
+	c->path = path;
+	if (fd < 0) {
+		e = -errno;
+		if (e == -ENOENT)
+			return 0;   /* deleted by retention while we listed the dir */
+		c->st->corrupt++;
+		return warnf(c, -1, -1, e, "__remote_log_metadata-%d: cannot open %s: %s", c->mpart, path, strerror(-e));
+	}
+	c->st->segments++;
+	uint8_t *buf = *bufp;
+	size_t cap = *capp, have = 0, off = 0;
+	int64_t pos = 0;   /* file position of buf[0] */
+	bool eof = false;
+	int ioe = 0;       /* a read error: a warning, then the next file */
+
+	for (;;) {
+		if (have - off < SS_MAX_HEADER_SIZE && !eof) {
+			memmove(buf, buf + off, have - off);
+			pos += (int64_t)off;
+			have -= off;
+			off = 0;
+			if ((ioe = fill(fd, buf, cap, &have, pos, &eof)))
+				break;
+		}
+		if (off == have)
+			break;
+		struct ss_batch_hdr h;
+		int r = ss_batch_header(buf + off, have - off, &h);
+		if (r == 0 && !eof)
+			continue;   /* refill above (have - off < header size here) */
+		if (r == 0 || (r > 0 && h.size > (int64_t)(have - off) && eof)) {
+			size_t left = have - off;
+			if (!all_zero(buf + off, left)) {
+				c->st->corrupt++;
+				e = warnf(c, -1, pos + (int64_t)off, SEGSCAN_ETRUNC,
+					  "__remote_log_metadata-%d: %s ends with %zu bytes of an incomplete batch at "
+					  "byte %lld", c->mpart, path, left, (long long)(pos + (int64_t)off));
+			}
+			break;
+		}
+		if (r < 0) {
+			c->st->corrupt++;
+			e = warnf(c, -1, pos + (int64_t)off, r,
+				  "__remote_log_metadata-%d: %s: unreadable batch at byte %lld (%s); the rest of the file "
+				  "is skipped", c->mpart, path, (long long)(pos + (int64_t)off), segscan_strerror(r));
+			break;
+		}
+		if (h.size > (int64_t)(have - off)) {
+			if (h.size > (int64_t)MT_BUF_MAX) {
+				c->st->corrupt++;
+				e = warnf(c, h.base_offset, pos + (int64_t)off, SEGSCAN_ECORRUPT,
+					  "__remote_log_metadata-%d: %s: batch at byte %lld claims %lld bytes; the rest of "
+					  "the file is skipped", c->mpart, path, (long long)(pos + (int64_t)off),
+					  (long long)h.size);
+				break;
+			}
+			memmove(buf, buf + off, have - off);
+			pos += (int64_t)off;
+			have -= off;
+			off = 0;
+			if ((size_t)h.size > cap) {
+				size_t nc = cap;
+				while (nc < (size_t)h.size)
+					nc *= 2;
+				uint8_t *nb = realloc(buf, nc);
+				if (!nb) {
+					e = -ENOMEM;
+					break;
+				}
+				buf = nb;
+				cap = nc;
+			}
+			if ((ioe = fill(fd, buf, cap, &have, pos, &eof)))
+				break;
+			continue;
+		}
+		c->st->batches++;
+		c->batch_pos = pos + (int64_t)off;
+		if (h.magic != 2) {
+			e = warnf(c, h.base_offset, c->batch_pos, SEGSCAN_EMAGIC,
+				  "__remote_log_metadata-%d offset %lld: message format v%u, not a metadata batch; skipped",
+				  c->mpart, (long long)h.base_offset, h.magic);
+		} else if (!(h.attributes & SS_ATTR_CONTROL)) {
+			r = ss_batch_foreach_record(buf + off, &h, on_record, c);
+			if (r < 0 && r >= -4095) {
+				e = r;   /* out of memory, or the warn callback's own failure */
+				break;
+			}
+			if (r < 0) {
+				c->st->corrupt++;
+				e = warnf(c, h.base_offset, c->batch_pos, r,
+					  "__remote_log_metadata-%d offsets %lld..%lld: cannot read the batch's records: %s",
+					  c->mpart, (long long)h.base_offset, (long long)h.last_offset, segscan_strerror(r));
+			}
+		}
+		if (e)
+			break;
+		off += (size_t)h.size;
+	}
+	if (ioe && !e) {
+		c->st->corrupt++;
+		e = warnf(c, -1, pos + (int64_t)have, ioe, "__remote_log_metadata-%d: %s: read error: %s", c->mpart,
+			  path, strerror(-ioe));
+	}
+	close(fd);
+	*bufp = buf;
+	*capp = cap;
+	return e;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "00000000000000012345.log" */
+static bool is_log_name(const char *n)
+{
+	if (strlen(n) != 24 || strcmp(n + 20, ".log") != 0)
+		return false;
+	for (int i = 0; i < 20; i++)
+		if (n[i] < '0' || n[i] > '9')
+			return false;
+	return true;
+}
+
+static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, size_t *cap)
+{
+	DIR *d = opendir(dir);
+	char **names = NULL;
+	size_t n = 0, capn = 0;
+	int e = 0;
+
+	c->path = dir;
+	if (!d) {
+		e = -errno;
+		c->st->corrupt++;
+		return warnf(c, -1, -1, e, "__remote_log_metadata-%d: cannot list %s: %s", c->mpart, dir, strerror(-e));
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!is_log_name(de->d_name))
+			continue;
+		if (n == capn) {
+			size_t nc = capn ? capn * 2 : 16;
+			void *nn = realloc(names, nc * sizeof(*names));
+			if (!nn) {
+				e = -ENOMEM;
+				goto out;
+			}
+			names = nn;
+			capn = nc;
+		}
+		if (!(names[n] = strdup(de->d_name))) {
+			e = -ENOMEM;
+			goto out;
+		}
+		n++;
+	}
+	/* equal-width names: string order is base-offset order */
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n && !e; i++) {
+		char *path;
+		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+			e = -ENOMEM;
+			break;
+		}
+		e = read_segment(c, path, buf, cap);
+		free(path);
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return e;
+}
+
+static int32_t dir_partition(const char *path)
+{
+	size_t plen = strlen(path);
+	while (plen > 1 && path[plen - 1] == '/')   /* "dir/" */
+		plen--;
+	const char *base = path;
+	for (size_t i = 0; i < plen; i++)
+		if (path[i] == '/')
+			base = path + i + 1;
+	size_t len = (size_t)(path + plen - base);
+	const char *dash = NULL;
+	for (size_t i = 0; i < len; i++)
+		if (base[i] == '-')
+			dash = base + i;
+	if (!dash || dash + 1 == base + len)
+		return -1;
+	int64_t v = 0;
+	for (const char *p = dash + 1; p < base + len; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (*p - '0');
+		if (v > INT32_MAX)
+			return -1;
+	}
+	return (int32_t)v;
+}
+
+static int cmp_dir(const void *a, const void *b)
+{
+	const struct mt_dir *x = a, *y = b;
+	return x->mpart < y->mpart ? -1 : x->mpart > y->mpart;
+}
+
+int ss_metadata_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
+			     ss_mt_warn_fn warn, void *warn_arg, struct ss_mt_stats *st_out)
+{
+	struct ss_mt_stats st;
+	struct mt_ctx c = { .r = r, .warn = warn, .warn_arg = warn_arg, .st = &st, .mpart = -1 };
+	struct mt_dir *ds = NULL;
+	uint8_t *buf = NULL;
+	size_t cap = MT_BUF_INIT;
+	int e = 0;
+
+	memset(&st, 0, sizeof(st));
+	if (n_dirs && !(ds = malloc(n_dirs * sizeof(*ds)))) {
+		e = -ENOMEM;
+		goto out;
+	}
+	uint32_t nd = 0;
+	for (uint32_t i = 0; i < n_dirs; i++) {
+		int32_t mp = dir_partition(dirs[i]);
+		if (mp < 0) {
+			c.path = dirs[i];
+			if ((e = warnf(&c, -1, -1, SEGSCAN_EDIRNAME, "%s: not a __remote_log_metadata-N directory",
+				       dirs[i])))
+				goto out;
+			continue;
+		}
+		ds[nd].path = dirs[i];
+		ds[nd].mpart = mp;
+		nd++;
+	}
+	qsort(ds, nd, sizeof(*ds), cmp_dir);
+
+	if (num_partitions > 0) {
+		c.nparts = num_partitions;
+	} else {
+		bool dense = true;
+		for (uint32_t i = 0; i < nd; i++)
+			if (ds[i].mpart != (int32_t)i)
+				dense = false;
+		c.nparts = dense ? (int32_t)nd : 0;
+	}
+	st.num_partitions = (uint32_t)c.nparts;
+
+	if (nd && !(buf = malloc(cap))) {
+		e = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < nd; i++) {
+		/* Two dirs with one partition number would be two log dirs holding the same
+		 * replica: Kafka refuses to start. Read both; the replay drops repeats. */
+		c.mpart = ds[i].mpart;
+		st.partitions++;
+		if ((e = read_partition(&c, ds[i].path, &buf, &cap)))
+			goto out;
+	}
+out:
+	free(buf);
+	free(ds);
+	if (st_out)
+		*st_out = st;
+	return e;
+}
+
+struct cat_warn {
+	struct ss_catalog *cat;
+	uint64_t           n;
+};
+
+static int cat_warn_fn(void *arg, const char *path, int32_t mpart, int64_t offset, int64_t file_pos, int err,
+		       const char *msg)
+{
+	struct cat_warn *w = arg;
+	w->n++;
+	if (!w->cat || w->n > SS_MT_MAX_PROBLEMS)
+		return 0;
+	return ss_catalog_problem(w->cat, path, err, file_pos, false, "%s", msg);
+}
+
+int ss_metadata_topic_load(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, struct ss_catalog *cat,
+			   uint64_t *n_warnings)
+{
+	struct cat_warn w = { .cat = cat };
+	struct ss_mt_stats st;
+	int e = ss_metadata_topic_replay(r, dirs, n_dirs, 0, cat_warn_fn, &w, &st);
+	if (!e && cat && w.n > SS_MT_MAX_PROBLEMS)
+		e = ss_catalog_problem(cat, n_dirs ? dirs[0] : "__remote_log_metadata", SEGSCAN_ESCHEMA, -1, false,
+				       "%llu more __remote_log_metadata warnings not listed",
+				       (unsigned long long)(w.n - SS_MT_MAX_PROBLEMS));
+	if (n_warnings)
+		*n_warnings = w.n;
+	return e;
+}

@@ -1,0 +1,57 @@
+/*
+ * Loading the remote state from the log dirs' own __remote_log_metadata-N partitions
+ * (kafka-log-format.md §6): every .log segment of each partition in base-offset order,
+ * every record decoded (eval/rlmm.h) and replayed in offset order into a KAFKA-mode
+ * store (eval/remote.h), as the broker's ConsumerTask does.
+ *
+ * Read-only: files are opened O_RDONLY|O_NOATIME (plain O_RDONLY where O_NOATIME is not
+ * permitted) and read with pread. A corrupt batch, an undecodable record, a record in
+ * the wrong metadata partition or an event the state machine drops is a warning naming
+ * the metadata partition and offset; the replay goes on.
+ */
+#ifndef SS_SCAN_METADATA_TOPIC_H
+#define SS_SCAN_METADATA_TOPIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ss_remote;
+struct ss_catalog;
+
+struct ss_mt_stats {
+	uint32_t partitions;      /* metadata partition dirs read */
+	uint32_t num_partitions;  /* numPartitions used for placement checks, 0 = not checked */
+	uint64_t segments, batches, records;
+	uint64_t applied;         /* events the store applied */
+	uint64_t dropped;         /* events the store dropped (unknown segment, illegal ...) */
+	uint64_t undecodable;     /* record values that are not RLMM records */
+	uint64_t misplaced;       /* records in another metadata partition than Kafka's */
+	uint64_t corrupt;         /* batches or segment tails that could not be read */
+	uint64_t warnings;
+};
+
+/* A warning: path of the segment file, its metadata partition, the record offset
+ * (-1 when about a file position), the file position (-1 when unknown), the text. */
+typedef int (*ss_mt_warn_fn)(void *arg, const char *path, int32_t mpart, int64_t offset, int64_t file_pos,
+			     int err, const char *msg);
+
+/*
+ * dirs: paths of __remote_log_metadata-N directories. num_partitions: the topic's
+ * partition count for placement checks; <= 0 derives it from the dirs (n_dirs when they
+ * are exactly partitions 0..n_dirs-1; otherwise placement is not checked, since a broker
+ * usually hosts only some metadata partitions). warn may be NULL; st may be NULL.
+ * Returns 0, or -ENOMEM (or the warn callback's negative return). I/O problems on one
+ * file are warnings.
+ */
+int ss_metadata_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
+			     ss_mt_warn_fn warn, void *warn_arg, struct ss_mt_stats *st);
+
+/*
+ * The scan's entry point: warnings become catalog problems (not data loss; the first
+ * SS_MT_MAX_PROBLEMS of them, then one summary), *n_warnings counts them all.
+ */
+#define SS_MT_MAX_PROBLEMS 1000
+int ss_metadata_topic_load(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, struct ss_catalog *cat,
+			   uint64_t *n_warnings);
+
+#endif
