@@ -1,0 +1,401 @@
+/*
+ * The mmap engine: OPEN/STAT/CLOSE are pread.c's syscalls; READ copies out of a mapping
+ * of the whole file, kept per fd until CLOSE.
+ *
+ * Kafka truncates segment files while we read them, and touching a mapped page that lies
+ * wholly past the new end of file raises SIGBUS. The copy therefore runs under a
+ * process-wide SIGBUS handler that recognises faults inside the range this thread is
+ * copying (a thread-local guard, armed only around the copy) and siglongjmps back; the
+ * read then ends where the fault was, clamped to the file's new size. Any other SIGBUS
+ * goes on to the handler that was there before ours.
+ *
+ * What a mapping cannot tell: a shrink that does not cross a page boundary of the range
+ * being copied reads zeros (the rest of the last page) where pread would stop short.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "io/engine.h"
+
+/* A read at least this long tells the kernel the mapping is read sequentially (more
+ * readahead, pages dropped behind); small reads are the fast path's random probes. */
+#define SS_MMAP_SEQ_MIN (1u << 20)
+
+struct ss_map {
+	char  *addr;   /* NULL when not mapped (also for an empty file) */
+	size_t len;    /* file size when mapped */
+	bool   seq;    /* MADV_SEQUENTIAL given */
+};
+
+struct ss_mmap {
+	struct ss_io_syncq    done;
+	struct ss_io_counters ctr;
+	bool                  noatime_eperm;
+	struct ss_map        *maps;   /* indexed by fd: fds are small and dense */
+	size_t                nmaps;
+	size_t                page;
+};
+
+/* ---- SIGBUS guard ------------------------------------------------------------------- */
+
+struct ss_bus_guard {
+	sigjmp_buf            jb;
+	const char           *lo, *hi;   /* the source range being copied */
+	volatile sig_atomic_t armed;
+};
+
+/* Thread-local: a fault is delivered to the thread that touched the page, so each thread
+ * only ever looks at its own guard. */
+static __thread struct ss_bus_guard ss_bus_guard;
+
+/*
+ * Global mutable state (process-wide by nature, like the signal disposition itself):
+ * the SIGBUS action that was installed before ours, to which faults that are not ours
+ * are passed on. Written under ss_bus_lock just before our handler is (re)installed;
+ * read by the handler.
+ */
+static pthread_mutex_t  ss_bus_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction ss_bus_prev;
+
+static void ss_bus_handler(int sig, siginfo_t *si, void *uctx)
+{
+	struct ss_bus_guard *g = &ss_bus_guard;
+	const char *a = si->si_addr;
+
+	/* Pairs with the signal fence after arming in guarded_copy(): armed, lo and hi
+	 * are all visible here once armed reads 1. */
+	if (g->armed && si->si_code > 0) {
+		atomic_signal_fence(memory_order_acquire);
+		if (a >= g->lo && a < g->hi) {
+			g->armed = 0;
+			/* Leave with the mask the copy ran with (the kernel blocked whatever
+			 * the handler's sa_mask said, and a wrapper such as TSan's blocks
+			 * everything): a SIGBUS left blocked would kill at the next fault.
+			 * Restored here, on the rare fault, rather than saved by
+			 * sigsetjmp(.., 1), which costs a syscall on every read. */
+			const ucontext_t *uc = uctx;
+			pthread_sigmask(SIG_SETMASK, &uc->uc_sigmask, NULL);
+			siglongjmp(g->jb, 1);
+		}
+	}
+
+	struct sigaction *p = &ss_bus_prev;
+	bool sent = si->si_code <= 0;   /* kill()/sigqueue(), not a fault */
+	if (p->sa_flags & SA_SIGINFO) {
+		p->sa_sigaction(sig, si, uctx);
+		return;
+	}
+	if (p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN) {
+		p->sa_handler(sig);
+		return;
+	}
+	if (p->sa_handler == SIG_IGN && sent)
+		return;
+	/* The default action (a fault cannot be ignored: the kernel would force it). On
+	 * return a fault re-executes the access and dies of it; a sent signal is raised
+	 * again. */
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGBUS, &dfl, NULL);
+	if (sent)
+		raise(SIGBUS);
+}
+
+/*
+ * Install our handler unless it is already the current one. Done at every engine
+ * creation, not once: a program may replace the handler after us (cmocka does around
+ * every test), and a guard without its handler would let a truncation kill the process.
+ */
+static int ss_bus_install(void)
+{
+	struct sigaction cur, ours;
+	int r = 0;
+
+	memset(&ours, 0, sizeof(ours));
+	ours.sa_sigaction = ss_bus_handler;
+	ours.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&ours.sa_mask);
+
+	pthread_mutex_lock(&ss_bus_lock);
+	if (sigaction(SIGBUS, NULL, &cur) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (cur.sa_sigaction == ss_bus_handler) {
+		if (cur.sa_flags & SA_SIGINFO)
+			goto out;
+		/* Ours, put back by signal() (cmocka restores handlers that way) without
+		 * SA_SIGINFO: reinstall, but never chain to ourselves. */
+	} else {
+		ss_bus_prev = cur;
+	}
+	if (sigaction(SIGBUS, &ours, NULL) < 0)
+		r = -errno;
+out:
+	pthread_mutex_unlock(&ss_bus_lock);
+	return r;
+}
+
+/*
+ * Copy n bytes from a mapping. Returns the bytes copied; *faulted when a SIGBUS stopped
+ * the copy. Page by page, so that on a fault every page before the faulting one is known
+ * to be copied whole (memcpy itself may copy out of order).
+ */
+static size_t guarded_copy(char *dst, const char *src, size_t n, size_t page, bool *faulted)
+{
+	struct ss_bus_guard *g = &ss_bus_guard;
+	volatile size_t done = 0;
+
+	*faulted = false;
+	if (!n)
+		return 0;
+	g->lo = src;
+	g->hi = src + n;
+	if (sigsetjmp(g->jb, 0)) {
+		*faulted = true;
+		return done;
+	}
+	/* Pairs with the acquire fence in ss_bus_handler(): lo, hi and the jump buffer are
+	 * written before armed reads 1. */
+	atomic_signal_fence(memory_order_release);
+	g->armed = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	while (done < n) {
+		size_t at = done;
+		size_t chunk = page - ((uintptr_t)(src + at) & (page - 1));
+		if (chunk > n - at)
+			chunk = n - at;
+		memcpy(dst + at, src + at, chunk);
+		done = at + chunk;
+	}
+	/* Keeps the copies above inside the armed window. */
+	atomic_signal_fence(memory_order_seq_cst);
+	g->armed = 0;
+	return done;
+}
+
+/* ---- mappings ----------------------------------------------------------------------- */
+
+static void map_drop(struct ss_mmap *m, struct ss_map *mp)
+{
+	if (mp->addr) {
+		m->ctr.syscalls++;
+		munmap(mp->addr, mp->len);
+	}
+	mp->addr = NULL;
+	mp->len = 0;
+	mp->seq = false;
+}
+
+static struct ss_map *map_slot(struct ss_mmap *m, int fd)
+{
+	if ((size_t)fd >= m->nmaps) {
+		size_t n = m->nmaps ? m->nmaps : 64;
+		while (n <= (size_t)fd)
+			n *= 2;
+		struct ss_map *nm = realloc(m->maps, n * sizeof(*nm));
+		if (!nm)
+			return NULL;
+		memset(nm + m->nmaps, 0, (n - m->nmaps) * sizeof(*nm));
+		m->maps = nm;
+		m->nmaps = n;
+	}
+	return &m->maps[fd];
+}
+
+/*
+ * Make the mapping cover exactly size bytes of the file (grown: the new bytes; shrunk:
+ * fewer pages that can fault). A fresh mapping rather than mremap(): sanitizers do not
+ * intercept mremap, so TSan would keep stale shadow for the moved range and report
+ * races on it; the extra munmap is paid only when a file changed size.
+ */
+static int map_resize(struct ss_mmap *m, int fd, struct ss_map *mp, size_t size)
+{
+	void *a;
+
+	if (mp->addr && size == mp->len)
+		return 0;
+	map_drop(m, mp);
+	if (size == 0)
+		return 0;
+	m->ctr.syscalls++;
+	a = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (a == MAP_FAILED)
+		return -errno;
+	mp->addr = a;
+	mp->len = size;
+	return 0;
+}
+
+static int64_t mm_read(struct ss_mmap *m, struct ss_io_req *req)
+{
+	struct ss_map *mp = NULL;
+	struct stat sb;
+	bool faulted;
+	size_t n, got;
+	int r;
+
+	if (req->fd >= 0 && (size_t)req->fd < m->nmaps)
+		mp = &m->maps[req->fd];
+	/* Only a read past what is mapped needs the size now: the file may have grown
+	 * (remap), or the read is past its end. */
+	if (!mp || !mp->addr || (uint64_t)req->off + req->len > mp->len) {
+		/* fstat first: it validates the fd before the table grows to its number. */
+		m->ctr.syscalls++;
+		if (fstat(req->fd, &sb) < 0)
+			return -errno;
+		/* What pread would refuse, or could read without a mapping (a pipe). */
+		if (!S_ISREG(sb.st_mode))
+			return S_ISDIR(sb.st_mode) ? -EISDIR : -ENODEV;
+		if (!mp && !(mp = map_slot(m, req->fd)))
+			return -ENOMEM;
+		r = map_resize(m, req->fd, mp, (size_t)sb.st_size);
+		if (r < 0)
+			return r;
+	}
+	if ((uint64_t)req->off >= mp->len)
+		return 0;
+	n = mp->len - (size_t)req->off;
+	if (n > req->len)
+		n = req->len;
+	if (n >= SS_MMAP_SEQ_MIN && !mp->seq) {
+		/* Advice only: a failure costs readahead, not correctness. */
+		m->ctr.syscalls++;
+		madvise(mp->addr, mp->len, MADV_SEQUENTIAL);
+		mp->seq = true;
+	}
+	got = guarded_copy(req->buf, mp->addr + req->off, n, m->page, &faulted);
+	if (faulted) {
+		/* The file shrank under the mapping. The pages copied may end in zeros past
+		 * the new end of file (the rest of its last page): ask the size, clamp, and
+		 * drop the mapping so the next read maps what is there now. */
+		map_drop(m, mp);
+		m->ctr.syscalls++;
+		if (fstat(req->fd, &sb) < 0)
+			return -errno;
+		if (sb.st_size <= req->off)
+			got = 0;
+		else if ((uint64_t)(sb.st_size - req->off) < got)
+			got = (size_t)(sb.st_size - req->off);
+	}
+	m->ctr.bytes_read += got;
+	return (int64_t)got;
+}
+
+/* ---- ops ---------------------------------------------------------------------------- */
+
+static int mm_create(struct ss_io_engine **out, unsigned depth)
+{
+	struct ss_mmap *m;
+	long page;
+	int r;
+
+	*out = NULL;
+	if (depth == 0 || depth > SS_IO_MAX_DEPTH)
+		return -EINVAL;
+	page = sysconf(_SC_PAGESIZE);
+	if (page <= 0)
+		return -EINVAL;
+	r = ss_bus_install();
+	if (r < 0)
+		return r;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->page = (size_t)page;
+	r = ss_io_syncq_init(&m->done, depth);
+	if (r < 0) {
+		free(m);
+		return r;
+	}
+	*out = (struct ss_io_engine *)m;
+	return 0;
+}
+
+static int mm_submit(struct ss_io_engine *e, struct ss_io_req *req)
+{
+	struct ss_mmap *m = (struct ss_mmap *)e;
+	int r = ss_io_check_req(req);
+
+	if (r < 0)
+		return r;
+	if (ss_io_syncq_full(&m->done))
+		return -EBUSY;
+	switch (req->op) {
+	case SS_IO_OPEN:
+		req->res = ss_io_sync_open(req->dirfd, req->path, &m->noatime_eperm, &m->ctr);
+		break;
+	case SS_IO_STAT:
+		req->res = ss_io_sync_stat(req, &req->st, &m->ctr);
+		break;
+	case SS_IO_READ:
+		req->res = mm_read(m, req);
+		break;
+	case SS_IO_CLOSE:
+		if (req->fd >= 0 && (size_t)req->fd < m->nmaps)
+			map_drop(m, &m->maps[req->fd]);
+		req->res = ss_io_sync_close(req->fd, &m->ctr);
+		break;
+	}
+	m->ctr.submissions++;
+	ss_io_syncq_push(&m->done, req);
+	return 0;
+}
+
+static int mm_flush(struct ss_io_engine *e)
+{
+	return 0;
+}
+
+static int mm_reap(struct ss_io_engine *e, struct ss_io_req **out, unsigned max, unsigned wait_for)
+{
+	struct ss_mmap *m = (struct ss_mmap *)e;
+	return (int)ss_io_syncq_pop(&m->done, out, max);
+}
+
+static unsigned mm_inflight(const struct ss_io_engine *e)
+{
+	return ((const struct ss_mmap *)e)->done.n;
+}
+
+static void mm_counters(const struct ss_io_engine *e, struct ss_io_counters *c)
+{
+	*c = ((const struct ss_mmap *)e)->ctr;
+}
+
+static void mm_destroy(struct ss_io_engine *e)
+{
+	struct ss_mmap *m = (struct ss_mmap *)e;
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nmaps; i++)
+		if (m->maps[i].addr)
+			munmap(m->maps[i].addr, m->maps[i].len);
+	free(m->maps);
+	ss_io_sync_drop_done(&m->done);
+	ss_io_syncq_fini(&m->done);
+	free(m);
+}
+
+const struct ss_io_ops ss_io_mmap_ops = {
+	.name      = "mmap",
+	.create    = mm_create,
+	.submit    = mm_submit,
+	.flush     = mm_flush,
+	.reap      = mm_reap,
+	.inflight  = mm_inflight,
+	.counters  = mm_counters,
+	.destroy   = mm_destroy,
+};
