@@ -78,7 +78,8 @@ run: all
 	@rm -rf $(SAMPLE)
 	./build/segscan gen $(SAMPLE)/logdir --topics=3 --partitions=4 --segments=6 \
 	    --segment-bytes=256KiB --single-record-tail=2 --seed=42 --remote-state=$(SAMPLE)/remote.ndjson
-	./build/segscan scan --remote-state=$(SAMPLE)/remote.ndjson --now=1700000000000 $(SAMPLE)/logdir
+	./build/segscan scan --remote-state=$(SAMPLE)/remote.ndjson --topic-config=$(SAMPLE)/topic-config.txt \
+	    --now=1700000000000 $(SAMPLE)/logdir
 
 # ---- tests -------------------------------------------------------------------------------
 # test-unit: every test, release build. test-asan: every test under ASan+UBSan.
