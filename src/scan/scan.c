@@ -81,6 +81,7 @@ void segscan_scan_free(segscan_scan *s)
 	free(s->opts.topic_config);
 	free(s->opts.server_properties);
 	free(s->reuse_from);
+	free(s->winfo);
 	pthread_mutex_destroy(&s->rate.mu);
 	free(s);
 }
@@ -459,6 +460,15 @@ int segscan_write_stats(const segscan_scan *s, FILE *f)
 	fprintf(f, "  scan          %9.3f s  io=%s%s, %u workers, queue depth %u, peak %" PRIu64 " segments in flight per worker\n",
 		s->times.scan, s->io_used, s->io_fell_back ? " (fallback)" : "", s->threads_used,
 		s->opts.queue_depth, t->tasks_peak);
+	for (unsigned i = 0; i < s->n_winfo; i++) {
+		const struct ss_worker_info *wi = &s->winfo[i];
+		char node[16];
+		snprintf(node, sizeof(node), "%d", wi->node);
+		fprintf(f, "    worker %-3u node %-3s %s%-20s %" PRIu64 " segments\n", i, wi->node >= 0 ? node : "any",
+			wi->pinned ? "pinned to cpus " : "not pinned", wi->pinned ? wi->cpus : "", wi->segments);
+	}
+	for (uint32_t i = 0; i < s->cat.n_logdirs; i++)
+		fprintf(f, "    log dir %s on NUMA node %d\n", s->cat.logdirs[i].path, s->cat.logdirs[i].node);
 	fprintf(f, "  evaluate      %9.3f s  (on the evaluator thread, overlapping the scan)\n", s->times.evaluate);
 	fprintf(f, "  total         %9.3f s  %.0f segments/s\n", total, total > 0 ? s->cat.n_segs / total : 0.0);
 	fprintf(f, "  bytes read    %" PRIu64 " (%.1f per segment, %.1f MB/s)\n", t->io.bytes_read,

@@ -96,6 +96,13 @@ struct segscan_scan {
 	struct ss_stage_times times;
 	struct ss_worker_stats totals;
 	int64_t              bytes_read;
+	struct ss_worker_info {
+		int      node;               /* NUMA node served, -1 any */
+		bool     pinned;
+		char     cpus[96];           /* cpulist it was pinned to */
+		uint64_t segments;
+	}                   *winfo;          /* per worker, for --stats */
+	unsigned             n_winfo;
 	const struct segscan_scan *prev;     /* segscan_reuse */
 	uint32_t            *reuse_from;     /* per segment: index into prev's segments, or UINT32_MAX */
 	struct ss_rate       rate;

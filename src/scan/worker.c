@@ -444,8 +444,18 @@ int ss_workers_run(struct segscan_scan *s)
 		}
 		started++;
 	}
+	free(s->winfo);
+	s->winfo = calloc(nthreads, sizeof(*s->winfo));
+	s->n_winfo = s->winfo ? nthreads : 0;
 	for (unsigned i = 0; i < started; i++) {
 		pthread_join(ws[i].th, NULL);
+		if (s->winfo) {
+			s->winfo[i].node = ws[i].node;
+			s->winfo[i].pinned = ws[i].pin;
+			s->winfo[i].segments = ws[i].st.segments;
+			if (ws[i].pin)
+				ss_cpulist_format(&ws[i].cpus, s->winfo[i].cpus, sizeof(s->winfo[i].cpus));
+		}
 		struct ss_worker_stats *st = &ws[i].st;
 		s->totals.io.syscalls += st->io.syscalls;
 		s->totals.io.submissions += st->io.submissions;
