@@ -6,7 +6,8 @@ pkgs=(build-essential pkg-config clang
       liburing-dev libnuma-dev libjemalloc-dev libcmocka-dev
       libmicrohttpd-dev libjansson-dev
       zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
-      systemtap-sdt-dev python3-kafka inotify-tools curl)
+      systemtap-sdt-dev python3-kafka python3-snappy python3-lz4 python3-zstandard
+      inotify-tools curl)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
