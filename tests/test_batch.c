@@ -306,7 +306,7 @@ static void test_worked_example(void **state)
 	for (int verify = 0; verify < 2; verify++) {
 		walk_file(example, 70, 70, 0, verify, 0, &w);
 		assert_int_equal(w.batches, 1);
-		assert_int_equal(w.records, verify ? 1 : -1);
+		assert_int_equal(w.records, 1); /* the fast path counts from the v2 header */
 		assert_int_equal(w.last_offset, 0);
 		assert_int_equal(w.valid_bytes, 70);
 		assert_int_equal(w.truncated_bytes, 0);
@@ -851,6 +851,7 @@ static void test_walker_truncated_tail(void **state)
 	for (int64_t cut = 0; cut < len; cut += (cut % 50 == 0) ? 1 : 7) {
 		/* expected, from kafka-python's entry table */
 		int64_t done_end = 0, nb = 0, recs = 0, last = -1;
+		bool wrapper = false; /* a legacy compressed entry: headers alone cannot count it */
 		for (size_t i = 0; i < ne; i++) {
 			json_t *e = json_array_get(v.entries, i);
 			if (jint(e, "pos") + jint(e, "size") > cut)
@@ -858,6 +859,8 @@ static void test_walker_truncated_tail(void **state)
 			done_end = jint(e, "pos") + jint(e, "size");
 			nb++;
 			recs += jint(e, "records");
+			if (jint(e, "magic") < 2 && jint(e, "codec") != 0)
+				wrapper = true;
 			last = jint(e, "last_offset");
 		}
 		bool zeros = true;
@@ -867,7 +870,7 @@ static void test_walker_truncated_tail(void **state)
 			struct ss_walk w, w2;
 			walk_file(v.seg, cut, cut, 0, verify, 0, &w);
 			assert_int_equal(w.batches, nb);
-			assert_int_equal(w.records, verify ? recs : -1);
+			assert_int_equal(w.records, verify || !wrapper ? recs : -1);
 			assert_int_equal(w.last_offset, last);
 			assert_int_equal(w.valid_bytes, done_end);
 			assert_int_equal(w.truncated_bytes, cut - done_end);

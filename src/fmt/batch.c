@@ -423,7 +423,9 @@ void ss_walk_init(struct ss_walk *w, int64_t seg_base, int64_t file_size, int64_
 	w->last_offset = -1;
 	w->prev_last = -1;
 	w->max_timestamp = -1;
-	w->records = verify ? 0 : -1;
+	/* The fast path counts records from headers (v2 recordsCount, 1 per legacy message);
+	 * a legacy compressed wrapper makes the count unknown without decompressing. */
+	w->records = 0;
 	w->err_pos = -1;
 	if (w->pos >= w->file_size) {
 		walk_end(w);
@@ -488,6 +490,8 @@ static void walk_entry(struct ss_walk *w, const uint8_t *e, const struct ss_batc
 		if (w->batches > 0 && (base >= 0 ? base : h->last_offset) <= w->prev_last)
 			w->offset_errors++;
 		w->prev_last = h->last_offset;
+	} else if (w->records >= 0) {
+		w->records = h->records_count >= 0 ? w->records + h->records_count : -1;
 	}
 	if (w->batches == 0) {
 		w->first_pos = w->pos;

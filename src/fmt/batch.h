@@ -125,7 +125,8 @@ struct ss_walk {
 	int64_t  prev_last;       /* for offset ordering checks */
 	int64_t  max_timestamp;   /* max over walked entries; -1 if none */
 	int64_t  batches;         /* entries walked */
-	int64_t  records;         /* exact in verify mode; -1 when unknown */
+	int64_t  records;         /* exact in verify mode; fast path: from headers, -1 once a
+				     legacy compressed wrapper makes it unknown */
 	int64_t  crc_errors;
 	int64_t  offset_errors;   /* entries whose offsets go backwards (verify) */
 	int      err;             /* first framing error (SEGSCAN_ECORRUPT...), 0 if none */
