@@ -4,7 +4,10 @@
  * filesystem; everything it reads was written by a worker before the ring publish.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -34,12 +37,29 @@ static void progress(struct segscan_scan *s, double *last, double start)
 	fprintf(stderr, "segscan: %llu/%u segments (%.0f/s)\n", (unsigned long long)done, s->cat.n_segs, rate);
 }
 
+static void futex_wait(atomic_uint *addr, unsigned val, long ns)
+{
+	struct timespec ts = { 0, ns };
+	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+void ss_evaluator_kick(struct segscan_scan *s)
+{
+	/* seq_cst on both sides (here and in the evaluator's sleep path): either the
+	 * evaluator sees our ev_seq bump before it sleeps, or we see ev_sleeping set and
+	 * wake it. Partner: the ev_sleeping store / ev_seq load in ss_evaluator_main. */
+	atomic_fetch_add(&s->ev_seq, 1);
+	if (atomic_load(&s->ev_sleeping))
+		syscall(SYS_futex, &s->ev_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 void *ss_evaluator_main(void *arg)
 {
 	struct segscan_scan *s = arg;
 	struct ss_catalog *cat = &s->cat;
 	uint64_t items[POP_BURST];
 	unsigned idle_rounds = 0;
+	unsigned seen = atomic_load(&s->ev_seq);
 	double start = mono(), last = start, eval_time = 0;
 	bool show = s->opts.progress || (!s->opts.quiet && isatty(2));
 
@@ -81,11 +101,19 @@ void *ss_evaluator_main(void *arg)
 		}
 		if (all_done)
 			break;
-		/* Idle: back off from spinning to short sleeps; workers are reading disks. */
-		if (++idle_rounds < 64)
+		/* Idle: spin a little (a publish is often imminent), then sleep until a worker
+		 * publishes. The timeout only bounds progress-line latency and a worker that
+		 * finished without a kick. */
+		if (++idle_rounds < 16) {
 			sched_yield();
-		else
-			usleep(idle_rounds < 1024 ? 50 : 500);
+			continue;
+		}
+		atomic_store(&s->ev_sleeping, 1);
+		unsigned now_seq = atomic_load(&s->ev_seq);
+		if (now_seq == seen)
+			futex_wait(&s->ev_seq, now_seq, 20 * 1000 * 1000);
+		atomic_store(&s->ev_sleeping, 0);
+		seen = atomic_load(&s->ev_seq);
 	}
 	s->times.evaluate = eval_time;
 	return NULL;

@@ -111,6 +111,7 @@ static void emit(struct ss_worker *w, uint32_t seg, unsigned *unpublished)
 		 * every ss_seg field this worker wrote for the published segments */
 		ss_ring_publish(w->ring);
 		*unpublished = 0;
+		ss_evaluator_kick(w->s);
 	}
 }
 
@@ -207,6 +208,7 @@ static void *worker_main(void *arg)
 			/* About to wait for the device: let the evaluator have what is ready. */
 			ss_ring_publish(w->ring);
 			unpublished = 0;
+			ss_evaluator_kick(s);
 		}
 		int n = w->ops->reap(w->eng, done, max_done, 1);
 		if (n < 0) {
@@ -261,6 +263,7 @@ out:
 	/* release: pairs with the acquire load of workers_done in the evaluator, so after it
 	 * sees every worker done, one more ss_ring_pop drains everything published above */
 	atomic_fetch_add_explicit(&s->workers_done, 1, memory_order_release);
+	ss_evaluator_kick(s);
 	return NULL;
 }
 
