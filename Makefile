@@ -108,8 +108,11 @@ fuzz: | $(DEPS_STAMP)
 bench: all
 	@bash bench/run.sh
 
-conformance: all
-	@bash scripts/kafka-oracle/run.sh
+# Regenerate the golden fixtures from a live Kafka broker (needs Java 17, Maven and Maven
+# Central), then compare segscan with them.
+conformance: all $(B)/tests/test_conformance
+	@bash scripts/kafka-oracle/run.sh --update-fixtures
+	@SEGSCAN=$(B)/segscan bash tests/run.sh $(B)/tests test_conformance
 
 clean:
 	rm -rf build/obj build/asan build/tsan build/tests build/segscan build/libsegscan.a build/sample
