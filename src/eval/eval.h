@@ -25,6 +25,13 @@ struct ss_topic_cfg {
 	int64_t local_retention_bytes; /* default -2 = use retention_bytes */
 	int64_t segment_bytes;         /* default 1073741824 */
 	int     remote_storage;
+	/* Zero means Kafka's default (false) or "unknown", so a cfg built with designated
+	 * initialisers stays valid. ss_config_resolve() sets all three. */
+	int     remote_copy_disable;   /* remote.log.copy.disable: 1 = true */
+	int     compact;               /* cleanup.policy contains compact: never tiered */
+	int     remote_system_enable;  /* remote.log.storage.system.enable from
+					  server.properties: 0 unknown (no file), 1 true,
+					  -1 false (the broker tiers nothing) */
 };
 
 struct ss_eval_input {
@@ -90,8 +97,26 @@ struct ss_eval {
 
 	struct ss_finding *findings;
 	uint32_t           n_findings;
+
+	/* additions (not in the contract's field list; writers may print them as extras) */
+	const char *tiered_reason;      /* static: why the partition is (not) evaluated as tiered */
+	int64_t     local_limit_ms;     /* effective local retention limits used (-1 = none) */
+	int64_t     local_limit_bytes;
+	int64_t     lost_segments, lost_bytes;  /* KAFKA-20932 (also in findings) */
+	char      **notes;              /* owned: facts an operator should know that are not
+					   findings (how highest_offset was derived, a remote
+					   partition deletion in progress, ...) */
+	uint32_t    n_notes;
 };
 
+/*
+ * Evaluate one partition. Sets in->segs[i].end_offset (for an active segment without
+ * a complete batch: base_offset - 1, i.e. an empty range; writers print end_offset and
+ * last_offset as null when SS_SEG_HAS_LAST is clear) and SS_SEG_ONLY_LOCAL (set on every
+ * live segment of a non-tiered partition, on none while a tiered one is unseeded).
+ * Segments flagged SS_SEG_VANISHED are not live: they count nowhere.
+ * Returns 0 or -ENOMEM / -EINVAL.
+ */
 int  ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out);
 void ss_eval_free(struct ss_eval *ev);
 

@@ -170,8 +170,10 @@ static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, size
 			break;
 		struct ss_batch_hdr h;
 		int r = ss_batch_header(buf + off, have - off, &h);
+		if (r == 0 && !eof && have - off < SS_MAX_HEADER_SIZE)
+			continue;   /* refilled at the top of the loop */
 		if (r == 0 && !eof)
-			continue;   /* refill above (have - off < header size here) */
+			r = SEGSCAN_ECORRUPT;   /* batch.h promises a header from that many bytes */
 		if (r == 0 || (r > 0 && h.size > (int64_t)(have - off) && eof)) {
 			size_t left = have - off;
 			if (!all_zero(buf + off, left)) {
@@ -182,6 +184,8 @@ static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, size
 			}
 			break;
 		}
+		if (r < 0 && eof && all_zero(buf + off, have - off))
+			break;   /* a preallocated (file.preallocate) or crashed active segment's zeros */
 		if (r < 0) {
 			c->st->corrupt++;
 			e = warnf(c, -1, pos + (int64_t)off, r,

@@ -1,0 +1,537 @@
+/*
+ * Per-partition evaluation (interface.md "Definitions", kafka-log-format.md §5): offsets,
+ * the seeded highest remote offset, only-local sets and copy lag, remote totals,
+ * dangling segments, findings. Retention is in retention.c.
+ *
+ * Decisions where the contract leaves room (documented for the writers and the lead):
+ *  - tiered: topic remote.storage.enable=true; or unset, and the partition has remote
+ *    metadata or a --seed. Never for what Kafka never tiers (internal topics,
+ *    compacted topics, remote.log.storage.system.enable=false in server.properties).
+ *  - highest_offset: --seed; else, when the remote state has segment metadata for the
+ *    partition, Kafka's findHighestRemoteOffset over the local leader-epoch-checkpoint
+ *    (-1 when no local epoch has remote data: a real value, everything local is
+ *    only-local); without a usable checkpoint, the highest end offset of the finished
+ *    remote segments (noted). A partition the remote state does not mention is
+ *    unseeded: the metadata partition that would hold its events may live on another
+ *    broker, so "nothing" is not evidence of -1.
+ *  - broker_copy_lag is clamped at 0 like later Kafka (max(0, ...)).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/eval_int.h"
+
+/* ---- findings and notes ---- */
+int ss_eval_add_finding(struct ss_eval *ev, const char *code, const char *ref, bool has_amount, int64_t segments,
+			int64_t bytes, const char *const *ids, uint32_t n_ids, const char *fmt, ...)
+{
+	struct ss_finding f;
+	va_list ap;
+	int e = -ENOMEM;
+
+	memset(&f, 0, sizeof(f));
+	f.code = code;
+	f.ref = ref ? ref : "";
+	f.has_amount = has_amount;
+	f.segments = segments;
+	f.bytes = bytes;
+	va_start(ap, fmt);
+	int r = vasprintf(&f.message, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		f.message = NULL;
+		goto fail;
+	}
+	if (n_ids) {
+		if (!(f.segment_ids = calloc(n_ids, sizeof(char *))))
+			goto fail;
+		for (uint32_t i = 0; i < n_ids; i++) {
+			if (!(f.segment_ids[i] = strdup(ids[i])))
+				goto fail;
+			f.n_ids++;
+		}
+	}
+	void *nf = realloc(ev->findings, (size_t)(ev->n_findings + 1) * sizeof(*ev->findings));
+	if (!nf)
+		goto fail;
+	ev->findings = nf;
+	ev->findings[ev->n_findings++] = f;
+	return 0;
+fail:
+	for (uint32_t i = 0; i < f.n_ids; i++)
+		free(f.segment_ids[i]);
+	free(f.segment_ids);
+	free(f.message);
+	return e;
+}
+
+int ss_eval_add_note(struct ss_eval *ev, const char *fmt, ...)
+{
+	char *m;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vasprintf(&m, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	void *nn = realloc(ev->notes, (size_t)(ev->n_notes + 1) * sizeof(*ev->notes));
+	if (!nn) {
+		free(m);
+		return -ENOMEM;
+	}
+	ev->notes = nn;
+	ev->notes[ev->n_notes++] = m;
+	return 0;
+}
+
+static void retention_free(struct ss_retention *r)
+{
+	if (r->delete_ids) {
+		for (uint32_t i = 0; i < r->n_delete; i++)
+			free(r->delete_ids[i]);
+		free(r->delete_ids);
+	}
+	free(r->delete_offsets);
+}
+
+void ss_eval_free(struct ss_eval *ev)
+{
+	if (!ev)
+		return;
+	for (uint32_t i = 0; i < ev->n_findings; i++) {
+		struct ss_finding *f = &ev->findings[i];
+		for (uint32_t k = 0; k < f->n_ids; k++)
+			free(f->segment_ids[k]);
+		free(f->segment_ids);
+		free(f->message);
+	}
+	free(ev->findings);
+	for (uint32_t i = 0; i < ev->n_notes; i++)
+		free(ev->notes[i]);
+	free(ev->notes);
+	retention_free(&ev->size);
+	retention_free(&ev->time);
+	retention_free(&ev->local);
+	free(ev);
+}
+
+/* ---- helpers ---- */
+static bool kafka_never_tiers(const char *topic)
+{
+	/* UnifiedLog.isRemoteLogEnabled: Topic.isInternal, the RLMM topic, the KRaft log */
+	static const char *const t[] = {
+		"__consumer_offsets", "__transaction_state", "__share_group_state", "__remote_log_metadata",
+		"__cluster_metadata",
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (topic && strcmp(topic, t[i]) == 0)
+			return true;
+	return false;
+}
+
+static int cmp_fin(const void *a, const void *b)
+{
+	const struct ss_rseg *x = *(const struct ss_rseg *const *)a, *y = *(const struct ss_rseg *const *)b;
+	if (x->start_offset != y->start_offset)
+		return x->start_offset < y->start_offset ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void seg_name(const struct ss_seg *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%020lld.log", (long long)s->base_offset);
+}
+
+static const char *plural(int64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* "3d 4h", "5m 2s", "750ms": an age an operator reads at a glance */
+static void human_ms(int64_t ms, char *buf, size_t len)
+{
+	if (ms < 0) {
+		snprintf(buf, len, "in the future");
+		return;
+	}
+	int64_t s = ms / 1000, m = s / 60, h = m / 60, d = h / 24;
+	if (d)
+		snprintf(buf, len, "%lldd %lldh", (long long)d, (long long)(h % 24));
+	else if (h)
+		snprintf(buf, len, "%lldh %lldm", (long long)h, (long long)(m % 60));
+	else if (m)
+		snprintf(buf, len, "%lldm %llds", (long long)m, (long long)(s % 60));
+	else if (s)
+		snprintf(buf, len, "%llds", (long long)s);
+	else
+		snprintf(buf, len, "%lldms", (long long)ms);
+}
+
+/* findHighestRemoteOffset (kafka-log-format.md §5.2.4) over the local epoch lineage. */
+static int64_t find_highest_remote_offset(const struct ss_part *part, const struct ss_remote_part *rp, int64_t leo,
+					  int32_t *epoch_used)
+{
+	*epoch_used = -1;
+	for (uint32_t i = part->n_epochs; i-- > 0;) {
+		int64_t h;
+		if (!ss_remote_highest_for_epoch(rp, part->epochs[i].epoch, &h))
+			continue;
+		/* the epoch's exclusive end in the local lineage: next epoch's start, or the LEO */
+		int64_t end = i + 1 < part->n_epochs ? part->epochs[i + 1].start_offset : leo;
+		*epoch_used = part->epochs[i].epoch;
+		return end <= h ? ss_dec_sat(end) : h;
+	}
+	return -1;
+}
+
+/* ---- remote facts ---- */
+static int eval_remote(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
+	const struct ss_remote_part *rp = x->remote;
+	int e;
+
+	if (!rp)
+		return 0;
+	uint32_t nf = 0;
+	for (uint32_t i = 0; i < rp->n_segs; i++)
+		if (ss_remote_seg(rp, i)->state == SS_RSEG_COPY_FINISHED)
+			nf++;
+	if (nf && !(x->fin = malloc((size_t)nf * sizeof(*x->fin))))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < rp->n_segs; i++) {
+		const struct ss_rseg *s = ss_remote_seg(rp, i);
+		if (s->state == SS_RSEG_COPY_FINISHED) {
+			x->fin[x->n_fin++] = s;
+			ev->remote_segments++;
+			ev->remote_bytes += s->size_bytes;
+			if (ss_remote_seg_lost(rp, s)) {
+				ev->lost_segments++;
+				ev->lost_bytes += s->size_bytes;
+			}
+		}
+	}
+	if (x->n_fin > 1)
+		qsort(x->fin, x->n_fin, sizeof(*x->fin), cmp_fin);
+
+	/* dangling: DANGLING, or a STARTED state older than dangling_after (KAFKA-17428) */
+	for (uint32_t i = 0; i < rp->n_segs; i++) {
+		const struct ss_rseg *s = ss_remote_seg(rp, i);
+		bool stuck = s->state == SS_RSEG_COPY_STARTED || s->state == SS_RSEG_DELETE_STARTED;
+		if (!(s->state == SS_RSEG_DANGLING ||
+		      (stuck && ss_older_than(in->now_ms, s->event_ms, in->dangling_after_ms))))
+			continue;
+		ev->dangling_segments++;
+		ev->dangling_bytes += s->size_bytes;
+		__int128 age128 = (__int128)in->now_ms - s->event_ms;
+		int64_t age = age128 > INT64_MAX ? INT64_MAX : age128 < INT64_MIN ? INT64_MIN : (int64_t)age128;
+		char dur[48];
+		human_ms(age, dur, sizeof(dur));
+		const char *id = s->id;
+		if (s->state == SS_RSEG_DANGLING)
+			e = ss_eval_add_finding(ev, "DANGLING_REMOTE_SEGMENT", "KAFKA-17428", true, 1, s->size_bytes, &id, 1,
+						"remote segment %s (offsets %lld..%lld, %lld bytes) was marked DANGLING "
+						"%lld ms (%s) ago (event at %lld, broker %d): its data may still occupy "
+						"remote storage, and nothing reads it",
+						s->id, (long long)s->start_offset, (long long)s->end_offset,
+						(long long)s->size_bytes, (long long)age, dur, (long long)s->event_ms,
+						s->broker_id);
+		else
+			e = ss_eval_add_finding(ev, "DANGLING_REMOTE_SEGMENT", "KAFKA-17428", true, 1, s->size_bytes, &id, 1,
+						"remote segment %s (offsets %lld..%lld, %lld bytes) has been in %s for "
+						"%lld ms (%s; last event at %lld, broker %d), longer than the %lld ms "
+						"allowed: %s; its data may still occupy remote storage, and nothing "
+						"reads it",
+						s->id, (long long)s->start_offset, (long long)s->end_offset,
+						(long long)s->size_bytes, ss_rseg_state_name(s->state), (long long)age, dur,
+						(long long)s->event_ms, s->broker_id, (long long)in->dangling_after_ms,
+						s->state == SS_RSEG_COPY_STARTED ? "a copy that failed or was abandoned"
+										 : "a delete that failed");
+		if (e)
+			return e;
+	}
+
+	/* KAFKA-20932: finished segments Kafka's epoch index lost */
+	for (uint32_t i = 0; i < x->n_fin; i++) {
+		const struct ss_rseg *s = x->fin[i];
+		if (!ss_remote_seg_lost(rp, s))
+			continue;
+		const char *id = s->id;
+		if ((e = ss_eval_add_finding(
+			     ev, "LOST_EPOCH_SEGMENT", "KAFKA-20932", true, 1, s->size_bytes, &id, 1,
+			     "remote segment %s (offsets %lld..%lld, %lld bytes, leader epoch%s %d%s) was displaced from "
+			     "Kafka's leader-epoch index by a later overlapping upload with the same start offset: the "
+			     "broker no longer lists it, so its retention never deletes it and its size is not counted; "
+			     "segscan still counts it and proposes it for retention",
+			     s->id, (long long)s->start_offset, (long long)s->end_offset, (long long)s->size_bytes,
+			     s->n_epochs > 1 ? "s" : "", s->epochs[0].epoch, s->n_epochs > 1 ? " and later" : "")))
+			return e;
+	}
+	return 0;
+}
+
+/* ---- local findings from the scanner's flags ---- */
+static int eval_local_findings(struct ss_evctx *x)
+{
+	struct ss_eval *ev = x->ev;
+	char name[32];
+	int e;
+
+	for (uint32_t k = 0; k < x->n_live; k++) {
+		const struct ss_seg *s = x->live[k];
+		bool active = k + 1 == x->n_live;
+		seg_name(s, name, sizeof(name));
+		if (s->truncated_bytes > 0) {
+			if (active && (s->flags & SS_SEG_ZERO_TAIL))
+				e = ss_eval_add_finding(
+					ev, "TRUNCATED_TAIL", "", true, 1, s->truncated_bytes, NULL, 0,
+					"%s (active segment): the last %lld bytes after byte %lld are zeros, not "
+					"batches: space preallocated by the broker (file.preallocate) or left by an "
+					"unclean shutdown; no record is lost",
+					name, (long long)s->truncated_bytes, (long long)s->valid_bytes);
+			else
+				e = ss_eval_add_finding(
+					ev, "TRUNCATED_TAIL", "", true, 1, s->truncated_bytes, NULL, 0,
+					"%s%s: the last %lld bytes after byte %lld do not form a complete batch%s; "
+					"Kafka's recovery truncates them, losing whatever they held%s",
+					name, active ? " (active segment)" : "", (long long)s->truncated_bytes,
+					(long long)s->valid_bytes,
+					(s->flags & SS_SEG_ZERO_TAIL) ? " (they are zeros)" : "",
+					(s->flags & SS_SEG_HAS_LAST) ? " after the last complete batch" : "");
+			if (e)
+				return e;
+		}
+		if (s->crc_errors > 0 &&
+		    (e = ss_eval_add_finding(ev, "CRC_MISMATCH", "", true, 1, s->size_bytes, NULL, 0,
+					     "%s: %lld batch%s fail%s CRC verification: the data on disk is corrupt "
+					     "(a consumer or a follower reading it gets a CorruptRecordException)",
+					     name, (long long)s->crc_errors, s->crc_errors == 1 ? "" : "es",
+					     s->crc_errors == 1 ? "s" : "")))
+			return e;
+		if ((s->flags & SS_SEG_INDEX_BAD) &&
+		    (e = ss_eval_add_finding(ev, "INDEX_INCONSISTENT", "", false, 0, 0, NULL, 0,
+					     "%s: its offset or time index is missing or does not match the log; the "
+					     "broker rebuilds it on unclean recovery (slow startup), lookups may be wrong "
+					     "until then",
+					     name)))
+			return e;
+		if ((s->flags & SS_SEG_OFFSETS_BAD) &&
+		    (e = ss_eval_add_finding(ev, "OFFSET_GAP_OR_OVERLAP", "", true, 1, s->size_bytes, NULL, 0,
+					     "%s: offsets go backwards inside the segment", name)))
+			return e;
+		if (!active && (s->flags & SS_SEG_HAS_LAST) && s->last_offset >= x->live[k + 1]->base_offset &&
+		    (e = ss_eval_add_finding(ev, "OFFSET_GAP_OR_OVERLAP", "", true, 1, s->size_bytes, NULL, 0,
+					     "%s: its last offset %lld overlaps the next segment, which starts at %lld",
+					     name, (long long)s->last_offset, (long long)x->live[k + 1]->base_offset)))
+			return e;
+		if ((s->flags & SS_SEG_BASE_MISMATCH) &&
+		    (e = ss_eval_add_finding(ev, "BASE_OFFSET_MISMATCH", "", false, 0, 0, NULL, 0,
+					     "%s: the first batch starts at offset %lld, not at the base offset %lld in "
+					     "the file name",
+					     name, (long long)s->first_batch_base, (long long)s->base_offset)))
+			return e;
+	}
+	return 0;
+}
+
+int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
+{
+	struct ss_evctx x;
+	struct ss_eval *ev;
+	int e = -ENOMEM;
+
+	*out = NULL;
+	if (!in || !in->part || !in->cfg || (in->part->seg_count && !in->segs))
+		return -EINVAL;
+	const struct ss_part *part = in->part;
+	const struct ss_topic_cfg *cfg = in->cfg;
+	uint32_t n = part->seg_count;
+
+	memset(&x, 0, sizeof(x));
+	if (!(ev = calloc(1, sizeof(*ev))))
+		return -ENOMEM;
+	x.in = in;
+	x.ev = ev;
+	if (n && !(x.live = malloc((size_t)n * sizeof(*x.live))))
+		goto fail;
+
+	/* ---- offsets and sizes ---- */
+	for (uint32_t i = 0; i < n; i++) {
+		in->segs[i].flags &= (uint16_t)~SS_SEG_ONLY_LOCAL;
+		if (!(in->segs[i].flags & SS_SEG_VANISHED))
+			x.live[x.n_live++] = &in->segs[i];
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		/* the range a copy would record: up to the next file's base offset */
+		struct ss_seg *s = &in->segs[i];
+		if (i + 1 < n)
+			s->end_offset = ss_dec_sat(in->segs[i + 1].base_offset);
+		else
+			s->end_offset = (s->flags & SS_SEG_HAS_LAST) ? s->last_offset : ss_dec_sat(s->base_offset);
+	}
+	for (uint32_t k = 0; k + 1 < x.n_live; k++)
+		x.live[k]->end_offset = ss_dec_sat(x.live[k + 1]->base_offset);
+	struct ss_seg *active = x.n_live ? x.live[x.n_live - 1] : NULL;
+	if (active)
+		active->end_offset = (active->flags & SS_SEG_HAS_LAST) ? active->last_offset : ss_dec_sat(active->base_offset);
+
+	if (active)
+		ev->log_end_offset = (active->flags & SS_SEG_HAS_LAST) ? ss_inc_sat(active->last_offset) : active->base_offset;
+	else
+		ev->log_end_offset = part->has_log_start ? part->log_start_ckpt : 0;
+	for (uint32_t k = 0; k < x.n_live; k++)
+		ev->size_bytes += x.live[k]->size_bytes;
+	ev->log_start_offset = part->has_log_start ? part->log_start_ckpt : x.n_live ? x.live[0]->base_offset : 0;
+	ev->remote_storage = cfg->remote_storage;
+
+	/* ---- tiered? ---- */
+	x.remote = in->remote && ss_remote_has_metadata(in->remote) ? in->remote : NULL;
+	if (kafka_never_tiers(part->topic)) {
+		ev->tiered = false;
+		ev->tiered_reason = "Kafka never tiers internal topics";
+	} else if (cfg->compact) {
+		ev->tiered = false;
+		ev->tiered_reason = "compacted topics are never tiered";
+	} else if (cfg->remote_system_enable < 0) {
+		ev->tiered = false;
+		ev->tiered_reason = "remote.log.storage.system.enable is false on this broker";
+	} else if (cfg->remote_storage == 1) {
+		ev->tiered = true;
+		ev->tiered_reason = "remote.storage.enable=true";
+	} else if (cfg->remote_storage == 0) {
+		ev->tiered = false;
+		ev->tiered_reason = "remote.storage.enable=false";
+	} else if (x.remote) {
+		ev->tiered = true;
+		ev->tiered_reason = "remote.storage.enable not configured; remote metadata exists for the partition";
+	} else if (in->has_seed) {
+		ev->tiered = true;
+		ev->tiered_reason = "remote.storage.enable not configured; the partition was seeded";
+	} else {
+		ev->tiered = false;
+		ev->tiered_reason = "remote.storage.enable not configured and no remote metadata for the partition";
+	}
+
+	/* ---- highest offset in remote storage ---- */
+	if (in->has_seed) {
+		ev->seeded = true;
+		ev->highest_offset = in->seed;
+		ev->source = "seed";
+	} else if (x.remote) {
+		ev->seeded = true;
+		ev->source = in->remote_source;
+		if (part->epochs_read && part->n_epochs > 0) {
+			int32_t used;
+			ev->highest_offset = find_highest_remote_offset(part, x.remote, ev->log_end_offset, &used);
+			if (used < 0 && (e = ss_eval_add_note(ev, "no local leader epoch has remote data: highest offset "
+							     "in remote storage is -1, as the broker computes it")))
+				goto fail;
+		} else {
+			int64_t h = -1;
+			for (uint32_t i = 0; i < x.remote->n_segs; i++) {
+				const struct ss_rseg *s = ss_remote_seg(x.remote, i);
+				if (s->state == SS_RSEG_COPY_FINISHED && s->end_offset > h)
+					h = s->end_offset;
+			}
+			ev->highest_offset = h;
+			if ((e = ss_eval_add_note(ev, "leader-epoch-checkpoint %s: highest offset in remote storage is "
+						      "the highest end offset of the finished remote segments (%lld), "
+						      "not the broker's lineage-clipped value",
+						  part->epochs_read ? "is empty" : "is missing or unreadable",
+						  (long long)h)))
+				goto fail;
+		}
+	} else {
+		ev->seeded = false;
+		ev->highest_offset = -1;
+		ev->source = NULL;
+	}
+	if (in->remote && in->remote->delete_state >= 0 &&
+	    (e = ss_eval_add_note(ev, "remote partition deletion: %s", ss_rpart_state_name(in->remote->delete_state))))
+		goto fail;
+
+	/* ---- only-local, copy lag, broker-reported copy lag ---- */
+	int64_t active_size = active ? active->size_bytes : 0;
+	if (!ev->tiered) {
+		for (uint32_t k = 0; k < x.n_live; k++) {
+			x.live[k]->flags |= SS_SEG_ONLY_LOCAL;
+			ev->only_local_segments++;
+			ev->only_local_bytes += x.live[k]->size_bytes;
+		}
+		ev->copy_lag_null = true;
+		ev->broker_copy_lag_null = true;
+	} else {
+		/* Kafka's RemoteCopyLag*: baseOffset >= highest (-1 while unseeded), minus the active */
+		int64_t h = ev->seeded ? ev->highest_offset : -1;
+		int64_t bs = 0, bb = 0;
+		for (uint32_t k = 0; k < x.n_live; k++) {
+			if (x.live[k]->base_offset >= h) {
+				bs++;
+				bb += x.live[k]->size_bytes;
+			}
+		}
+		ev->broker_copy_lag_segments = bs - 1 > 0 ? bs - 1 : 0;
+		ev->broker_copy_lag_bytes = bb - active_size > 0 ? bb - active_size : 0;
+		if (!ev->seeded) {
+			ev->only_local_null = true;
+			ev->copy_lag_null = true;
+		} else {
+			for (uint32_t k = 0; k < x.n_live; k++) {
+				struct ss_seg *s = x.live[k];
+				if (s->base_offset > ev->highest_offset) {
+					s->flags |= SS_SEG_ONLY_LOCAL;
+					ev->only_local_segments++;
+					ev->only_local_bytes += s->size_bytes;
+					if (s != active) {
+						ev->copy_lag_segments++;
+						ev->copy_lag_bytes += s->size_bytes;
+					}
+				}
+			}
+		}
+	}
+
+	/* ---- remote totals, dangling, lost ---- */
+	if ((e = eval_remote(&x)))
+		goto fail;
+
+	/* ---- KAFKA-20977 ---- */
+	if (ev->tiered && ev->seeded &&
+	    (ev->broker_copy_lag_segments > ev->copy_lag_segments || ev->broker_copy_lag_bytes > ev->copy_lag_bytes)) {
+		int64_t xs = ev->broker_copy_lag_segments - ev->copy_lag_segments;
+		int64_t xb = ev->broker_copy_lag_bytes - ev->copy_lag_bytes;
+		char name[32] = "";
+		for (uint32_t k = 0; k + 1 < x.n_live; k++)
+			if (x.live[k]->base_offset == ev->highest_offset)
+				seg_name(x.live[k], name, sizeof(name));
+		if ((e = ss_eval_add_finding(
+			     ev, "PHANTOM_COPY_LAG", "KAFKA-20977", true, xs, xb, NULL, 0,
+			     "the broker's RemoteCopyLagSegments/RemoteCopyLagBytes report %lld segment%s and %lld bytes "
+			     "more than are waiting for upload (%lld segment%s, %lld bytes): its test base_offset >= "
+			     "highest offset in remote storage (%lld) also counts %s%s, which is already in remote "
+			     "storage",
+			     (long long)xs, plural(xs), (long long)xb, (long long)ev->copy_lag_segments,
+			     plural(ev->copy_lag_segments), (long long)ev->copy_lag_bytes, (long long)ev->highest_offset,
+			     name[0] ? "the segment " : "the segment starting at that offset", name)))
+			goto fail;
+	}
+
+	if ((e = ss_eval_retention(&x)))
+		goto fail;
+	if ((e = eval_local_findings(&x)))
+		goto fail;
+
+	free(x.live);
+	free(x.fin);
+	*out = ev;
+	return 0;
+fail:
+	free(x.live);
+	free(x.fin);
+	ss_eval_free(ev);
+	return e;
+}

@@ -1,0 +1,275 @@
+/*
+ * Retention predictions (interface.md "Retention semantics"; kafka-log-format.md §5.3).
+ *
+ * Every walk goes oldest first and stops at the first segment that does not qualify;
+ * the active segment is never deleted. Remote walks go over the finished remote
+ * segments by start offset, ties in event order, all of them, including the ones
+ * Kafka's epoch index lost (KAFKA-20932).
+ *
+ * new_log_start_offset is the highest end_offset + 1 among the deleted segments (a
+ * remote segment list can overlap), never below the current log start offset (Kafka
+ * only ever raises it). Remote time retention follows later Kafka: strict
+ * max_timestamp_ms < now - retention.ms, and nothing when now - retention.ms < 0.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/eval_int.h"
+
+static void not_evaluated(struct ss_retention *r, const char *why, int64_t limit)
+{
+	r->evaluated = false;
+	r->reason = why;
+	r->limit = limit;
+	r->total_bytes = -1;
+}
+
+/* Record the remote segments fin[0..k) as retention's deletions. */
+static int take_remote(struct ss_evctx *x, struct ss_retention *r, uint32_t k)
+{
+	r->delete_is_remote = true;
+	if (!k)
+		return 0;
+	if (!(r->delete_ids = calloc(k, sizeof(char *))))
+		return -ENOMEM;
+	int64_t nlso = x->ev->log_start_offset;
+	for (uint32_t i = 0; i < k; i++) {
+		if (!(r->delete_ids[i] = strdup(x->fin[i]->id)))
+			return -ENOMEM;   /* ss_eval_free frees the n_delete set so far */
+		r->n_delete = i + 1;
+		r->delete_bytes += x->fin[i]->size_bytes;
+		if (ss_inc_sat(x->fin[i]->end_offset) > nlso)
+			nlso = ss_inc_sat(x->fin[i]->end_offset);
+	}
+	r->has_new_log_start = true;
+	r->new_log_start_offset = nlso;
+	return 0;
+}
+
+/* Record the local segments live[0..k) as deletions. */
+static int take_local(struct ss_evctx *x, struct ss_retention *r, uint32_t k, bool new_lso)
+{
+	r->delete_is_remote = false;
+	if (!k)
+		return 0;
+	if (!(r->delete_offsets = malloc((size_t)k * sizeof(int64_t))))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < k; i++) {
+		r->delete_offsets[i] = x->live[i]->base_offset;
+		r->delete_bytes += x->live[i]->size_bytes;
+	}
+	r->n_delete = k;
+	if (new_lso) {
+		/* k < n_live: the active segment is never deleted, so a next one exists */
+		int64_t nlso = x->live[k]->base_offset;
+		r->has_new_log_start = true;
+		r->new_log_start_offset = nlso > x->ev->log_start_offset ? nlso : x->ev->log_start_offset;
+	}
+	return 0;
+}
+
+/* The running-difference size walk over remote segments: how many fin[] go. */
+static uint32_t remote_size_walk(const struct ss_evctx *x, int64_t breach)
+{
+	uint32_t k = 0;
+	while (k < x->n_fin && breach - x->fin[k]->size_bytes >= 0) {
+		breach -= x->fin[k]->size_bytes;
+		k++;
+	}
+	return k;
+}
+
+static uint32_t remote_time_walk(const struct ss_evctx *x, int64_t limit_ms)
+{
+	__int128 cutoff = (__int128)x->in->now_ms - limit_ms;
+	if (cutoff < 0)
+		return 0;
+	uint32_t k = 0;
+	while (k < x->n_fin && (__int128)x->fin[k]->max_timestamp_ms < cutoff)
+		k++;
+	return k;
+}
+
+/* Local walks: `eligible` limits them to segments already in remote storage. */
+static uint32_t local_time_walk(const struct ss_evctx *x, int64_t limit_ms, bool uploaded_only, int64_t highest)
+{
+	uint32_t k = 0;
+	while (k + 1 < x->n_live) {
+		const struct ss_seg *s = x->live[k];
+		if (uploaded_only && s->end_offset > highest)
+			break;
+		if (!ss_older_than(x->in->now_ms, s->max_timestamp_ms, limit_ms))
+			break;
+		k++;
+	}
+	return k;
+}
+
+static uint32_t local_size_walk(const struct ss_evctx *x, int64_t limit_bytes, bool uploaded_only, int64_t highest)
+{
+	int64_t size = x->ev->size_bytes;
+	if (size < limit_bytes)
+		return 0;
+	int64_t diff = size - limit_bytes;
+	uint32_t k = 0;
+	while (k + 1 < x->n_live) {
+		const struct ss_seg *s = x->live[k];
+		if (uploaded_only && s->end_offset > highest)
+			break;
+		if (diff - s->size_bytes < 0)
+			break;
+		diff -= s->size_bytes;
+		k++;
+	}
+	return k;
+}
+
+/* KAFKA-20732: what the broker's unseeded size computation would delete on top. */
+static int unseeded_size_finding(struct ss_evctx *x, int64_t limit)
+{
+	struct ss_eval *ev = x->ev;
+	int64_t btotal = ev->size_bytes + ev->remote_bytes;
+	if (btotal <= limit)
+		return 0;
+	uint32_t kb = remote_size_walk(x, btotal - limit);
+	uint32_t kc = ev->size.n_delete;
+	/* segments time retention deletes anyway are not in retention */
+	uint32_t from = kc > ev->time.n_delete ? kc : ev->time.n_delete;
+	if (kb <= from)
+		return 0;
+	uint32_t n = kb - from;
+	const char **ids = malloc((size_t)n * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	int64_t bytes = 0, lo = INT64_MAX, hi = INT64_MIN;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ss_rseg *s = x->fin[from + i];
+		ids[i] = s->id;
+		bytes += s->size_bytes;
+		if (s->start_offset < lo)
+			lo = s->start_offset;
+		if (s->end_offset > hi)
+			hi = s->end_offset;
+	}
+	int e = ss_eval_add_finding(
+		ev, "UNSEEDED_SIZE_RETENTION", "KAFKA-20732", true, n, bytes, ids, n,
+		"a broker that runs size retention before it knows its highest offset in remote storage (a new "
+		"leader, KAFKA-20732) counts all %lld local bytes as not yet uploaded on top of %lld remote bytes: "
+		"%lld > retention.bytes %lld, so it would delete %u more remote segment%s (%lld bytes, offsets "
+		"%lld..%lld) that are within retention (the correct total is %lld bytes)",
+		(long long)ev->size_bytes, (long long)ev->remote_bytes, (long long)btotal, (long long)limit, n,
+		n == 1 ? "" : "s", (long long)bytes, (long long)lo, (long long)hi, (long long)ev->size.total_bytes);
+	free(ids);
+	return e;
+}
+
+static int tiered_retention(struct ss_evctx *x)
+{
+	struct ss_eval *ev = x->ev;
+	const struct ss_topic_cfg *cfg = x->in->cfg;
+	int e;
+
+	/* size: only-local + finished remote, walked over remote */
+	struct ss_retention *r = &ev->size;
+	r->limit = cfg->retention_bytes;
+	r->delete_is_remote = true;
+	if (cfg->retention_bytes < 0) {
+		not_evaluated(r, "no limit", cfg->retention_bytes);
+		if (ev->seeded)
+			r->total_bytes = ev->only_local_bytes + ev->remote_bytes;
+	} else if (!ev->seeded) {
+		not_evaluated(r, "unseeded", cfg->retention_bytes);
+	} else {
+		r->evaluated = true;
+		r->total_bytes = ev->only_local_bytes + ev->remote_bytes;
+		uint32_t k = r->total_bytes > r->limit ? remote_size_walk(x, r->total_bytes - r->limit) : 0;
+		if ((e = take_remote(x, r, k)))
+			return e;
+	}
+
+	/* time: remote segments older than retention.ms */
+	r = &ev->time;
+	r->limit = cfg->retention_ms;
+	r->delete_is_remote = true;
+	r->total_bytes = -1;
+	if (cfg->retention_ms < 0) {
+		not_evaluated(r, "no limit", cfg->retention_ms);
+	} else {
+		r->evaluated = true;
+		if ((e = take_remote(x, r, remote_time_walk(x, cfg->retention_ms))))
+			return e;
+	}
+
+	if (ev->seeded && cfg->retention_bytes >= 0 && (e = unseeded_size_finding(x, cfg->retention_bytes)))
+		return e;
+
+	/* local tier: local.retention.* (-2: retention.*) over segments already uploaded */
+	bool copy = !cfg->remote_copy_disable;
+	int64_t lms = cfg->local_retention_ms, lbytes = cfg->local_retention_bytes;
+	if (!copy || lms == -2)
+		lms = cfg->retention_ms;
+	if (!copy || lbytes == -2)
+		lbytes = cfg->retention_bytes;
+	ev->local_limit_ms = lms < 0 ? -1 : lms;
+	ev->local_limit_bytes = lbytes < 0 ? -1 : lbytes;
+	r = &ev->local;
+	r->delete_is_remote = false;
+	r->total_bytes = -1;
+	r->limit = -1;
+	if (lms < 0 && lbytes < 0) {
+		not_evaluated(r, "no limit", -1);
+		return 0;
+	}
+	if (copy && !ev->seeded) {
+		/* nothing is known to be uploaded, so nothing local can go */
+		not_evaluated(r, "unseeded", -1);
+		return 0;
+	}
+	r->evaluated = true;
+	int64_t h = ev->seeded ? ev->highest_offset : -1;
+	uint32_t kt = lms >= 0 ? local_time_walk(x, lms, copy, h) : 0;
+	uint32_t ks = lbytes >= 0 ? local_size_walk(x, lbytes, copy, h) : 0;
+	/* both walks are prefixes of the same list: their union is the longer one */
+	return take_local(x, r, kt > ks ? kt : ks, false);
+}
+
+static int local_only_retention(struct ss_evctx *x)
+{
+	struct ss_eval *ev = x->ev;
+	const struct ss_topic_cfg *cfg = x->in->cfg;
+	int e;
+
+	struct ss_retention *r = &ev->size;
+	r->limit = cfg->retention_bytes;
+	r->total_bytes = ev->size_bytes;
+	if (cfg->retention_bytes < 0) {
+		r->evaluated = false;
+		r->reason = "no limit";
+	} else {
+		r->evaluated = true;
+		if ((e = take_local(x, r, local_size_walk(x, cfg->retention_bytes, false, 0), true)))
+			return e;
+	}
+
+	r = &ev->time;
+	r->limit = cfg->retention_ms;
+	r->total_bytes = -1;
+	if (cfg->retention_ms < 0) {
+		not_evaluated(r, "no limit", cfg->retention_ms);
+	} else {
+		r->evaluated = true;
+		if ((e = take_local(x, r, local_time_walk(x, cfg->retention_ms, false, 0), true)))
+			return e;
+	}
+
+	ev->local_limit_ms = -1;
+	ev->local_limit_bytes = -1;
+	not_evaluated(&ev->local, "remote storage disabled", -1);
+	return 0;
+}
+
+int ss_eval_retention(struct ss_evctx *x)
+{
+	return x->ev->tiered ? tiered_retention(x) : local_only_retention(x);
+}

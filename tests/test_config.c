@@ -1,0 +1,284 @@
+/*
+ * --topic-config and --server-properties: parsing, Kafka's validators, precedence
+ * (topic line > '*' > server.properties > Kafka defaults), Java properties syntax,
+ * FILE:LINE errors. Expected values are the literal numbers in the inputs and Kafka's
+ * documented defaults (LogConfig: retention.ms 604800000, segment.bytes 1 GiB).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eval/config.h"
+#include "segscan.h"
+
+static struct ss_config *topics(const char *text, int want)
+{
+	struct ss_config *c;
+	char err[512] = "";
+	assert_int_equal(ss_config_new(&c), 0);
+	int e = ss_config_load_topics_buf(c, text, strlen(text), "topics.conf", err, sizeof(err));
+	if (e != want)
+		fail_msg("load_topics: got %d (%s), want %d", e, err, want);
+	return c;
+}
+
+static void test_defaults(void **state)
+{
+	(void)state;
+	struct ss_topic_cfg t;
+	ss_config_resolve(NULL, "orders", &t);
+	assert_int_equal(t.retention_ms, 604800000LL);
+	assert_int_equal(t.retention_bytes, -1);
+	assert_int_equal(t.local_retention_ms, -2);
+	assert_int_equal(t.local_retention_bytes, -2);
+	assert_int_equal(t.segment_bytes, 1073741824LL);
+	assert_int_equal(t.remote_storage, -1);
+	assert_int_equal(t.remote_system_enable, 0);
+	assert_int_equal(t.compact, 0);
+}
+
+static void test_topic_file(void **state)
+{
+	(void)state;
+	struct ss_config *c = topics("# comment line\n"
+				     "*       retention.ms=604800001 retention.bytes=-1 remote.storage.enable=false\n"
+				     "\n"
+				     "orders  retention.bytes=134217728 local.retention.bytes=-2 remote.storage.enable=true # tail\n"
+				     "logs.v2-eu retention.ms=-1 local.retention.ms=3600000 segment.bytes=1048576 "
+				     "cleanup.policy=compact,delete remote.log.copy.disable=TRUE\n"
+				     "orders  retention.ms=1000\n"
+				     "plain\n",
+				     0);
+	struct ss_topic_cfg t;
+	ss_config_resolve(c, "orders", &t);
+	assert_int_equal(t.retention_ms, 1000);          /* later line for the same topic */
+	assert_int_equal(t.retention_bytes, 134217728);
+	assert_int_equal(t.local_retention_bytes, -2);
+	assert_int_equal(t.remote_storage, 1);
+	ss_config_resolve(c, "logs.v2-eu", &t);
+	assert_int_equal(t.retention_ms, -1);
+	assert_int_equal(t.local_retention_ms, 3600000);
+	assert_int_equal(t.segment_bytes, 1048576);
+	assert_int_equal(t.compact, 1);
+	assert_int_equal(t.remote_copy_disable, 1);
+	assert_int_equal(t.remote_storage, 0);           /* from '*' */
+	ss_config_resolve(c, "other", &t);
+	assert_int_equal(t.retention_ms, 604800001);
+	assert_int_equal(t.remote_storage, 0);
+	assert_int_equal(t.segment_bytes, 1073741824LL);
+	ss_config_resolve(c, "order", &t);               /* a prefix is another topic */
+	assert_int_equal(t.retention_bytes, -1);
+	assert_int_equal(c->n_warnings, 0);
+	ss_config_free(c);
+}
+
+static void test_topic_unknown_keys(void **state)
+{
+	(void)state;
+	struct ss_config *c = topics("t segment.ms=100 min.insync.replicas=2 retention.ms=5\n", 0);
+	assert_int_equal(c->n_warnings, 2);
+	assert_non_null(strstr(c->warnings[0], "topics.conf:1:"));
+	assert_non_null(strstr(c->warnings[0], "segment.ms"));
+	struct ss_topic_cfg t;
+	ss_config_resolve(c, "t", &t);
+	assert_int_equal(t.retention_ms, 5);
+	ss_config_free(c);
+}
+
+static void test_topic_errors(void **state)
+{
+	(void)state;
+	static const struct { const char *text; const char *where; const char *what; } bad[] = {
+		{ "t retention.ms\n", "topics.conf:1:", "key=value" },
+		{ "\n\nt retention.ms=\n", "topics.conf:3:", "key=value" },
+		{ "t =5\n", "topics.conf:1:", "key=value" },
+		{ "t retention.ms=abc\n", "topics.conf:1:", "retention.ms" },
+		{ "t retention.ms=-2\n", "topics.conf:1:", ">= -1" },
+		{ "t local.retention.bytes=-3\n", "topics.conf:1:", ">= -2" },
+		{ "t retention.ms=9223372036854775808\n", "topics.conf:1:", "retention.ms" },
+		{ "t segment.bytes=13\n", "topics.conf:1:", "segment.bytes" },
+		{ "t segment.bytes=2147483648\n", "topics.conf:1:", "segment.bytes" },
+		{ "t remote.storage.enable=yes\n", "topics.conf:1:", "true or false" },
+		{ "t cleanup.policy=compact,,delete\n", "topics.conf:1:", "cleanup.policy" },
+		{ "t cleanup.policy=Compact\n", "topics.conf:1:", "cleanup.policy" },
+		{ "t Retention.ms=5\n", "topics.conf:1:", "not a topic config" },
+		{ "t retention_ms=5\n", "topics.conf:1:", "not a topic config" },
+		{ "bad/topic retention.ms=5\n", "topics.conf:1:", "not a topic name" },
+		{ "# ok\n** retention.ms=5\n", "topics.conf:2:", "not a topic name" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ss_config *c;
+		char err[512] = "";
+		assert_int_equal(ss_config_new(&c), 0);
+		int e = ss_config_load_topics_buf(c, bad[i].text, strlen(bad[i].text), "topics.conf", err, sizeof(err));
+		if (e != SEGSCAN_ECONFIG || strncmp(err, bad[i].where, strlen(bad[i].where)) || !strstr(err, bad[i].what))
+			fail_msg("case %zu: %d \"%s\"", i, e, err);
+		ss_config_free(c);
+	}
+	/* values Kafka accepts: sign, case, spaces are not in tokens */
+	struct ss_config *c = topics("t retention.ms=+5 remote.storage.enable=False retention.bytes=-7\n", 0);
+	struct ss_topic_cfg t;
+	ss_config_resolve(c, "t", &t);
+	assert_int_equal(t.retention_ms, 5);
+	assert_int_equal(t.retention_bytes, -7);
+	assert_int_equal(t.remote_storage, 0);
+	ss_config_free(c);
+}
+
+static struct ss_config *server(const char *text, int want, char *err, size_t errlen)
+{
+	struct ss_config *c;
+	assert_int_equal(ss_config_new(&c), 0);
+	int e = ss_config_load_server_buf(c, text, strlen(text), "server.properties", err, errlen);
+	if (e != want)
+		fail_msg("load_server: got %d (%s), want %d", e, err, want);
+	return c;
+}
+
+static void test_server_properties(void **state)
+{
+	(void)state;
+	char err[512] = "";
+	struct ss_config *c = server("# Kafka broker\n"
+				     "! another comment style \\\n"
+				     "broker.id=1\n"
+				     "log.dirs=/data/k1, /data/k2,\\\n"
+				     "    /data/k3\n"
+				     "log.dir=/tmp/ignored\n"
+				     "log.retention.hours=48\n"
+				     "log.retention.minutes : 90\n"
+				     "log.retention.bytes 1073741824\n"
+				     "log.local.retention.ms=  3600000\n"
+				     "log.segment.bytes=536870912\r\n"
+				     "remote.log.storage.system.enable=true\n"
+				     "some.other.key=\\u00e9t\\u00e9\n",
+				     0, err, sizeof(err));
+	assert_int_equal(c->n_log_dirs, 3);
+	assert_string_equal(c->log_dirs[0], "/data/k1");
+	assert_string_equal(c->log_dirs[1], "/data/k2");
+	assert_string_equal(c->log_dirs[2], "/data/k3");
+	struct ss_topic_cfg t;
+	ss_config_resolve(c, "x", &t);
+	assert_int_equal(t.retention_ms, 90LL * 60000);   /* minutes beat hours */
+	assert_int_equal(t.retention_bytes, 1073741824LL);
+	assert_int_equal(t.local_retention_ms, 3600000);
+	assert_int_equal(t.local_retention_bytes, -2);
+	assert_int_equal(t.segment_bytes, 536870912);
+	assert_int_equal(t.remote_system_enable, 1);
+	assert_int_equal(t.remote_storage, -1);
+	ss_config_free(c);
+
+	/* ms beats minutes and hours, negative means unlimited (-1); system enable defaults false */
+	c = server("log.retention.hours=1\nlog.retention.ms=-5\nlog.retention.minutes=3\nlog.dir=/one\n", 0, err,
+		   sizeof(err));
+	ss_config_resolve(c, "x", &t);
+	assert_int_equal(t.retention_ms, -1);
+	assert_int_equal(t.remote_system_enable, -1);
+	assert_int_equal(c->n_log_dirs, 1);
+	assert_string_equal(c->log_dirs[0], "/one");
+	ss_config_free(c);
+
+	/* hours alone; the last occurrence of a key wins */
+	c = server("log.retention.hours=1\nlog.retention.hours=2\n", 0, err, sizeof(err));
+	ss_config_resolve(c, "x", &t);
+	assert_int_equal(t.retention_ms, 2LL * 3600000);
+	ss_config_free(c);
+}
+
+static void test_precedence(void **state)
+{
+	(void)state;
+	char err[512] = "";
+	struct ss_config *c = server("log.retention.ms=111\nlog.retention.bytes=222\nlog.cleanup.policy=compact\n", 0,
+				     err, sizeof(err));
+	const char *tc = "* retention.bytes=333\nt retention.ms=444 cleanup.policy=delete\n";
+	assert_int_equal(ss_config_load_topics_buf(c, tc, strlen(tc), "topics.conf", err, sizeof(err)), 0);
+	struct ss_topic_cfg t;
+	ss_config_resolve(c, "t", &t);
+	assert_int_equal(t.retention_ms, 444);   /* topic line */
+	assert_int_equal(t.retention_bytes, 333);   /* '*' over server.properties */
+	assert_int_equal(t.compact, 0);
+	ss_config_resolve(c, "u", &t);
+	assert_int_equal(t.retention_ms, 111);   /* server.properties over the default */
+	assert_int_equal(t.compact, 1);
+	ss_config_free(c);
+}
+
+static void test_server_errors(void **state)
+{
+	(void)state;
+	static const struct { const char *text; const char *where; } bad[] = {
+		{ "a=1\nlog.retention.ms=12x\n", "server.properties:2:" },
+		{ "log.retention.hours=2147483648\n", "server.properties:1:" },
+		{ "# c\n\nlog.segment.bytes=1\n", "server.properties:3:" },
+		{ "x=\\u12G4\n", "server.properties:1:" },
+		{ "remote.log.storage.system.enable=1\n", "server.properties:1:" },
+		{ "log.local.retention.bytes=-3\n", "server.properties:1:" },
+		/* the error names the line where the (continued) entry starts */
+		{ "a=1\nlog.retention.ms=1\\\n   2x\n", "server.properties:2:" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char err[512] = "";
+		struct ss_config *c = server(bad[i].text, SEGSCAN_ECONFIG, err, sizeof(err));
+		if (strncmp(err, bad[i].where, strlen(bad[i].where)))
+			fail_msg("case %zu: \"%s\"", i, err);
+		ss_config_free(c);
+	}
+	/* a continued value joins without the next line's leading spaces: "12" */
+	char err[512];
+	struct ss_config *c = server("log.retention.ms=1\\\n    2\n", 0, err, sizeof(err));
+	struct ss_topic_cfg t;
+	ss_config_resolve(c, "x", &t);
+	assert_int_equal(t.retention_ms, 12);
+	ss_config_free(c);
+	/* an even number of backslashes does not continue */
+	c = server("log.dirs=/a\\\\\nlog.retention.ms=7\n", 0, err, sizeof(err));
+	assert_string_equal(c->log_dirs[0], "/a\\");
+	ss_config_resolve(c, "x", &t);
+	assert_int_equal(t.retention_ms, 7);
+	ss_config_free(c);
+}
+
+static void test_files(void **state)
+{
+	(void)state;
+	const char *text = "t retention.ms=5\n";
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct ss_config *c;
+	char err[256];
+	assert_int_equal(ss_config_new(&c), 0);
+	assert_int_equal(ss_config_load_topics(c, f, "x", err, sizeof(err)), 0);
+	fclose(f);
+	const char *sp = "log.retention.ms=9\n";
+	f = fmemopen((void *)sp, strlen(sp), "r");
+	assert_int_equal(ss_config_load_server(c, f, "y", err, sizeof(err)), 0);
+	fclose(f);
+	struct ss_topic_cfg t;
+	ss_config_resolve(c, "t", &t);
+	assert_int_equal(t.retention_ms, 5);
+	ss_config_resolve(c, "u", &t);
+	assert_int_equal(t.retention_ms, 9);
+	ss_config_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_topic_file),
+		cmocka_unit_test(test_topic_unknown_keys),
+		cmocka_unit_test(test_topic_errors),
+		cmocka_unit_test(test_server_properties),
+		cmocka_unit_test(test_precedence),
+		cmocka_unit_test(test_server_errors),
+		cmocka_unit_test(test_files),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,553 @@
+/*
+ * The evaluator: offsets, findHighestRemoteOffset (kafka-log-format.md §5.2.4), only-local
+ * and copy lag, retention walks (interface.md "Retention semantics") on both sides of
+ * every boundary, tiered and not, local retention as a union, local findings.
+ * Expected numbers are worked out by hand from the contract in the comments.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eval_fixture.h"
+
+static void test_offsets(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	fx_seg(&f, 0, 7, 100, 1);     /* last 7, but the range runs to the next base - 1 */
+	fx_seg(&f, 10, 19, 200, 2);
+	fx_seg(&f, 20, 24, 50, 3);
+	struct ss_eval *ev = fx_eval(&f);
+	assert_int_equal(f.segs[0].end_offset, 9);
+	assert_int_equal(f.segs[1].end_offset, 19);
+	assert_int_equal(f.segs[2].end_offset, 24);
+	assert_int_equal(ev->log_end_offset, 25);
+	assert_int_equal(ev->log_start_offset, 0);
+	assert_int_equal(ev->size_bytes, 350);
+	assert_int_equal(ev->remote_storage, -1);
+	assert_false(ev->tiered);
+	assert_false(ev->seeded);
+	assert_null(ev->source);
+
+	/* an empty active segment: LEO is its base; a checkpointed log start wins */
+	fx_seg(&f, 25, -1, 0, -1);
+	f.part.has_log_start = true;
+	f.part.log_start_ckpt = 5;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->log_end_offset, 25);
+	assert_int_equal(f.segs[3].end_offset, 24);
+	assert_int_equal(ev->log_start_offset, 5);
+
+	/* a vanished segment counts nowhere */
+	f.segs[1].flags |= SS_SEG_VANISHED;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->size_bytes, 150);
+	assert_int_equal(ev->only_local_segments, 3);
+	assert_int_equal(f.segs[0].end_offset, 19);   /* up to the next live segment */
+	fx_free(&f);
+}
+
+/* findHighestRemoteOffset across epochs. Local lineage: epoch 0@0, 2@100, 5@200, LEO 300. */
+static void test_find_highest_remote_offset(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	f.cfg.remote_storage = 1;
+	fx_seg(&f, 0, 149, 10, 1);
+	fx_seg(&f, 150, 249, 10, 1);
+	fx_seg(&f, 250, 299, 10, 1);
+	fx_epoch(&f, 0, 0);
+	fx_epoch(&f, 2, 100);
+	fx_epoch(&f, 5, 200);
+
+	/* no remote metadata for the partition: unseeded, never -1 */
+	struct ss_eval *ev = fx_eval(&f);
+	assert_true(ev->tiered);
+	assert_false(ev->seeded);
+	assert_true(ev->only_local_null);
+	assert_true(ev->copy_lag_null);
+
+	/* remote data only in an epoch the local lineage lacks (3) and one after it (7):
+	 * metadata exists, no local epoch has a highest offset -> -1, a real value */
+	fx_rseg(&f, "x3", 0, 50, 3, 1, 1, SS_RSEG_COPY_FINISHED, 1);
+	fx_rseg(&f, "x7", 300, 350, 7, 1, 1, SS_RSEG_COPY_FINISHED, 1);
+	ev = fx_eval(&f);
+	assert_true(ev->seeded);
+	assert_int_equal(ev->highest_offset, -1);
+	assert_string_equal(ev->source, "remote-state");
+	assert_int_equal(ev->only_local_segments, 3);
+
+	/* epoch 0 [0,99] and epoch 2 [100,149]: epoch 5 has nothing, epoch 2's highest is 149,
+	 * below its local end (200) -> 149 */
+	fx_rseg(&f, "a", 0, 99, 0, 1, 1, SS_RSEG_COPY_FINISHED, 1);
+	fx_rseg(&f, "b", 100, 149, 2, 1, 1, SS_RSEG_COPY_FINISHED, 1);
+	ev = fx_eval(&f);
+	assert_int_equal(ev->highest_offset, 149);
+
+	/* a remote epoch-2 segment beyond the local epoch's end (200): clipped to 199 */
+	fx_rseg(&f, "c", 150, 250, 2, 1, 1, SS_RSEG_COPY_FINISHED, 1);
+	ev = fx_eval(&f);
+	assert_int_equal(ev->highest_offset, 199);
+
+	/* epoch 5 gets remote data: 260, under the LEO (300) */
+	fx_rseg(&f, "d", 200, 260, 5, 1, 1, SS_RSEG_COPY_FINISHED, 1);
+	ev = fx_eval(&f);
+	assert_int_equal(ev->highest_offset, 260);
+
+	/* ... and at the LEO: end (300) <= h (300) -> 299 */
+	fx_rseg(&f, "e", 261, 300, 5, 1, 1, SS_RSEG_COPY_FINISHED, 1);
+	ev = fx_eval(&f);
+	assert_int_equal(ev->highest_offset, 299);
+
+	/* a started (not finished) upload in epoch 5 further on changes nothing */
+	fx_rseg(&f, "g", 301, 400, 5, 1, 1, SS_RSEG_COPY_STARTED, 1);
+	ev = fx_eval(&f);
+	assert_int_equal(ev->highest_offset, 299);
+
+	/* without a checkpoint: the highest finished end offset, with a note */
+	f.part.epochs_read = false;
+	f.part.n_epochs = 0;
+	ev = fx_eval(&f);
+	assert_true(ev->seeded);
+	assert_int_equal(ev->highest_offset, 350);
+	assert_int_equal(ev->n_notes, 1);
+	assert_non_null(strstr(ev->notes[0], "leader-epoch-checkpoint"));
+
+	/* --seed wins over everything */
+	f.in.has_seed = true;
+	f.in.seed = 42;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->highest_offset, 42);
+	assert_string_equal(ev->source, "seed");
+	fx_free(&f);
+}
+
+static void test_tiered_decision(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "__consumer_offsets");
+	f.cfg.remote_storage = 1;
+	fx_seg(&f, 0, 9, 10, 1);
+	fx_seg(&f, 10, 19, 10, 1);
+	assert_false(fx_eval(&f)->tiered);
+	f.part.topic = "t";
+	assert_true(fx_eval(&f)->tiered);
+	f.cfg.compact = 1;
+	assert_false(fx_eval(&f)->tiered);
+	f.cfg.compact = 0;
+	f.cfg.remote_system_enable = -1;
+	assert_false(fx_eval(&f)->tiered);
+	f.cfg.remote_system_enable = 1;
+	f.cfg.remote_storage = -1;
+	assert_false(fx_eval(&f)->tiered);          /* unset, no metadata */
+	f.in.has_seed = true;
+	f.in.seed = 9;
+	assert_true(fx_eval(&f)->tiered);           /* unset, seeded */
+	f.in.has_seed = false;
+	fx_rseg(&f, "a", 0, 9, 0, 10, 1, SS_RSEG_COPY_STARTED, 1);
+	struct ss_eval *ev = fx_eval(&f);
+	assert_true(ev->tiered);                    /* unset, metadata exists */
+	assert_int_equal(ev->remote_storage, -1);   /* reported as configured */
+	f.cfg.remote_storage = 0;
+	assert_false(fx_eval(&f)->tiered);
+	fx_free(&f);
+}
+
+/* Local segments 0..99, 100..199, 200..299, 300..349 (active), 100/100/100/50 bytes. */
+static void four_local(struct fx *f)
+{
+	fx_seg(f, 0, 99, 100, 1000);
+	fx_seg(f, 100, 199, 100, 2000);
+	fx_seg(f, 200, 299, 100, 3000);
+	fx_seg(f, 300, 349, 50, 4000);
+}
+
+static void test_only_local_and_lag(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	four_local(&f);
+	/* non-tiered: everything is only-local, lags are null */
+	struct ss_eval *ev = fx_eval(&f);
+	assert_int_equal(ev->only_local_segments, 4);
+	assert_int_equal(ev->only_local_bytes, 350);
+	assert_true(ev->copy_lag_null);
+	assert_true(ev->broker_copy_lag_null);
+	for (int i = 0; i < 4; i++)
+		assert_true(f.segs[i].flags & SS_SEG_ONLY_LOCAL);
+
+	/* tiered, unseeded: only_local/copy_lag null; the broker counts every segment (-1) */
+	f.cfg.remote_storage = 1;
+	ev = fx_eval(&f);
+	assert_true(ev->only_local_null);
+	assert_true(ev->copy_lag_null);
+	assert_false(ev->broker_copy_lag_null);
+	assert_int_equal(ev->broker_copy_lag_segments, 3);
+	assert_int_equal(ev->broker_copy_lag_bytes, 300);
+	for (int i = 0; i < 4; i++)
+		assert_false(f.segs[i].flags & SS_SEG_ONLY_LOCAL);
+
+	/* seeded at 199 (end of the second segment): only-local = {200, 300} */
+	f.in.has_seed = true;
+	f.in.seed = 199;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->only_local_segments, 2);
+	assert_int_equal(ev->only_local_bytes, 150);
+	assert_int_equal(ev->copy_lag_segments, 1);
+	assert_int_equal(ev->copy_lag_bytes, 100);
+	assert_int_equal(ev->broker_copy_lag_segments, 1);   /* base >= 199: {200, 300} - 1 */
+	assert_int_equal(ev->broker_copy_lag_bytes, 100);
+	assert_false(f.segs[1].flags & SS_SEG_ONLY_LOCAL);
+	assert_true(f.segs[2].flags & SS_SEG_ONLY_LOCAL);
+	assert_int_equal(fx_count(ev, "PHANTOM_COPY_LAG"), 0);
+
+	/* seeded at 200, the base of the third segment: strict > leaves it out, >= keeps it */
+	f.in.seed = 200;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->only_local_segments, 1);
+	assert_int_equal(ev->copy_lag_segments, 0);
+	assert_int_equal(ev->broker_copy_lag_segments, 1);
+	assert_int_equal(fx_count(ev, "PHANTOM_COPY_LAG"), 1);
+
+	/* seeded beyond the LEO: nothing local-only, the broker's formula clamps at 0 */
+	f.in.seed = 1000;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->only_local_segments, 0);
+	assert_int_equal(ev->broker_copy_lag_segments, 0);
+	assert_int_equal(ev->broker_copy_lag_bytes, 0);
+	fx_free(&f);
+}
+
+/* Remote r1 [0,99] r2 [100,199] r3 [200,299], 100 bytes each, max ts 1000/2000/3000;
+ * local 200..299 (100 B) and active 300..349 (50 B); seeded at 299: total = 50 + 300. */
+static void tiered_setup(struct fx *f)
+{
+	fx_init(f, "t");
+	f->cfg.remote_storage = 1;
+	fx_rseg(f, "r1", 0, 99, 0, 100, 1000, SS_RSEG_COPY_FINISHED, 1);
+	fx_rseg(f, "r2", 100, 199, 0, 100, 2000, SS_RSEG_COPY_FINISHED, 1);
+	fx_rseg(f, "r3", 200, 299, 0, 100, 3000, SS_RSEG_COPY_FINISHED, 1);
+	fx_seg(f, 200, 299, 100, 3000);
+	fx_seg(f, 300, 349, 50, 4000);
+	fx_epoch(f, 0, 0);
+	f->part.has_log_start = true;
+	f->part.log_start_ckpt = 0;
+	f->in.now_ms = 10000;
+}
+
+static void expect_remote_deletes(const struct ss_retention *r, const char *const *ids, uint32_t n, int64_t bytes,
+				  int64_t nlso)
+{
+	assert_true(r->evaluated);
+	assert_true(r->delete_is_remote);
+	assert_int_equal(r->n_delete, n);
+	for (uint32_t i = 0; i < n; i++)
+		assert_string_equal(r->delete_ids[i], ids[i]);
+	assert_int_equal(r->delete_bytes, bytes);
+	assert_int_equal(r->has_new_log_start, n > 0);
+	if (n)
+		assert_int_equal(r->new_log_start_offset, nlso);
+}
+
+static void test_tiered_size_retention(void **state)
+{
+	(void)state;
+	struct fx f;
+	tiered_setup(&f);
+	struct ss_eval *ev = fx_eval(&f);
+	assert_int_equal(ev->highest_offset, 299);
+	assert_int_equal(ev->only_local_bytes, 50);
+	assert_int_equal(ev->remote_segments, 3);
+	assert_int_equal(ev->remote_bytes, 300);
+
+	static const struct { int64_t limit; uint32_t n; int64_t nlso; } cases[] = {
+		{ 351, 0, 0 }, { 350, 0, 0 },   /* total 350 is not > limit */
+		{ 349, 0, 0 },                  /* breach 1 - 100 < 0 */
+		{ 250, 1, 100 },                /* breach 100 - 100 = 0 >= 0 */
+		{ 249, 1, 100 },                /* breach 101: one, then 1 - 100 < 0 */
+		{ 151, 1, 100 },
+		{ 150, 2, 200 },
+		{ 0, 3, 300 },                  /* 350 - 300 = 50 left: every remote segment */
+	};
+	static const char *const ids[] = { "r1", "r2", "r3" };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f.cfg.retention_bytes = cases[i].limit;
+		ev = fx_eval(&f);
+		assert_int_equal(ev->size.limit, cases[i].limit);
+		assert_int_equal(ev->size.total_bytes, 350);
+		expect_remote_deletes(&ev->size, ids, cases[i].n, 100 * cases[i].n, cases[i].nlso);
+	}
+	f.cfg.retention_bytes = -1;
+	ev = fx_eval(&f);
+	assert_false(ev->size.evaluated);
+	assert_string_equal(ev->size.reason, "no limit");
+	assert_int_equal(ev->size.n_delete, 0);
+
+	/* unseeded: not evaluated, nothing proposed */
+	f.part.n_epochs = 0;
+	f.part.epochs_read = false;
+	ss_remote_free(f.remote);
+	assert_int_equal(ss_remote_new(SS_REMOTE_STRICT, "remote-state", &f.remote), 0);
+	f.cfg.retention_bytes = 0;
+	ev = fx_eval(&f);
+	assert_false(ev->seeded);
+	assert_false(ev->size.evaluated);
+	assert_string_equal(ev->size.reason, "unseeded");
+	assert_int_equal(ev->size.n_delete, 0);
+	assert_int_equal(fx_count(ev, "UNSEEDED_SIZE_RETENTION"), 0);
+	fx_free(&f);
+}
+
+static void test_tiered_time_retention(void **state)
+{
+	(void)state;
+	struct fx f;
+	tiered_setup(&f);
+	static const char *const ids[] = { "r1", "r2", "r3" };
+	static const struct { int64_t limit; uint32_t n; } cases[] = {
+		{ 8000, 1 },    /* cutoff 2000: 1000 < 2000, 2000 < 2000 is false */
+		{ 7999, 2 },    /* cutoff 2001 */
+		{ 7000, 2 },    /* cutoff 3000: 3000 < 3000 false */
+		{ 6999, 3 },
+		{ 9000, 0 },    /* cutoff 1000 */
+		{ 10001, 0 },   /* cutoff < 0: later Kafka skips */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f.cfg.retention_ms = cases[i].limit;
+		struct ss_eval *ev = fx_eval(&f);
+		assert_int_equal(ev->time.limit, cases[i].limit);
+		expect_remote_deletes(&ev->time, ids, cases[i].n, 100 * cases[i].n, 100 * (int64_t)cases[i].n);
+	}
+	f.cfg.retention_ms = -1;
+	struct ss_eval *ev = fx_eval(&f);
+	assert_false(ev->time.evaluated);
+	assert_string_equal(ev->time.reason, "no limit");
+
+	/* the walk stops at the first young segment even if an older-stamped one follows */
+	f.cfg.retention_ms = 7000;
+	fx_rseg(&f, "r0", 0, 49, 0, 10, 5000, SS_RSEG_COPY_FINISHED, 1);   /* start 0, later event: after r1 */
+	ev = fx_eval(&f);
+	expect_remote_deletes(&ev->time, (const char *[]){ "r1" }, 1, 100, 100);
+	fx_free(&f);
+}
+
+/* Ties by start offset go in event order; new_log_start_offset is the highest end + 1. */
+static void test_remote_walk_order(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	f.cfg.remote_storage = 1;
+	fx_rseg(&f, "late", 100, 199, 0, 10, 1, SS_RSEG_COPY_FINISHED, 1);
+	fx_rseg(&f, "wide", 0, 150, 0, 10, 1, SS_RSEG_COPY_FINISHED, 1);
+	fx_rseg(&f, "narrow", 0, 99, 0, 10, 1, SS_RSEG_COPY_FINISHED, 1);
+	fx_seg(&f, 200, 210, 5, 1);
+	fx_epoch(&f, 0, 0);
+	f.part.has_log_start = true;   /* the remote tier starts at 0 */
+	f.part.log_start_ckpt = 0;
+	f.cfg.retention_ms = 1;
+	f.in.now_ms = 100;
+	struct ss_eval *ev = fx_eval(&f);
+	expect_remote_deletes(&ev->time, (const char *[]){ "wide", "narrow", "late" }, 3, 30, 200);
+	f.cfg.retention_ms = -1;
+	f.cfg.retention_bytes = 15;   /* total 5 + 30 = 35: breach 20, two go */
+	ev = fx_eval(&f);
+	expect_remote_deletes(&ev->size, (const char *[]){ "wide", "narrow" }, 2, 20, 151);
+	/* never below the current log start offset (Kafka only raises it) */
+	f.part.log_start_ckpt = 160;
+	ev = fx_eval(&f);
+	expect_remote_deletes(&ev->size, (const char *[]){ "wide", "narrow" }, 2, 20, 160);
+	fx_free(&f);
+}
+
+static void expect_local_deletes(const struct ss_retention *r, const int64_t *bases, uint32_t n, int64_t bytes)
+{
+	assert_true(r->evaluated);
+	assert_false(r->delete_is_remote);
+	assert_int_equal(r->n_delete, n);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(r->delete_offsets[i], bases[i]);
+	assert_int_equal(r->delete_bytes, bytes);
+}
+
+static void test_local_only_retention(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	four_local(&f);   /* 350 bytes, max ts 1000..4000 */
+	f.in.now_ms = 10000;
+	static const int64_t bases[] = { 0, 100, 200, 300 };
+	static const struct { int64_t limit; uint32_t n; } sizes[] = {
+		{ 351, 0 },   /* size < limit */
+		{ 350, 0 },   /* diff 0: 0 - 100 < 0 */
+		{ 250, 1 },   /* diff 100 */
+		{ 249, 1 },
+		{ 150, 2 },
+		{ 0, 3 },     /* never the active segment */
+	};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		f.cfg.retention_bytes = sizes[i].limit;
+		struct ss_eval *ev = fx_eval(&f);
+		assert_int_equal(ev->size.total_bytes, 350);
+		expect_local_deletes(&ev->size, bases, sizes[i].n, 100 * sizes[i].n);
+		assert_int_equal(ev->size.has_new_log_start, sizes[i].n > 0);
+		if (sizes[i].n)
+			assert_int_equal(ev->size.new_log_start_offset, bases[sizes[i].n]);
+		assert_false(ev->local.evaluated);
+		assert_string_equal(ev->local.reason, "remote storage disabled");
+	}
+	f.cfg.retention_bytes = -1;
+	static const struct { int64_t limit; uint32_t n; } times[] = {
+		{ 9000, 0 },   /* 10000 - 1000 = 9000 > 9000 is false */
+		{ 8999, 1 },
+		{ 8000, 1 },
+		{ 7999, 2 },
+		{ 0, 3 },
+	};
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		f.cfg.retention_ms = times[i].limit;
+		struct ss_eval *ev = fx_eval(&f);
+		expect_local_deletes(&ev->time, bases, times[i].n, 100 * times[i].n);
+	}
+	fx_free(&f);
+}
+
+/*
+ * Tiered local retention over segments already in remote storage, union of the walks.
+ * Local: 0..99 (ts 1000), 100..199 (ts 5000), 200..299 (ts 1000), 300.. active; 100 B each
+ * but the active 50 B; seeded at 199.
+ */
+static void test_local_retention_union(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	f.cfg.remote_storage = 1;
+	fx_seg(&f, 0, 99, 100, 1000);
+	fx_seg(&f, 100, 199, 100, 5000);
+	fx_seg(&f, 200, 299, 100, 1000);
+	fx_seg(&f, 300, 349, 50, 1000);
+	f.in.now_ms = 10000;
+	f.in.has_seed = true;
+	f.in.seed = 199;
+	static const int64_t bases[] = { 0, 100, 200 };
+
+	f.cfg.local_retention_ms = 6000;      /* time: 0 (9000 > 6000), stops at 100 (5000) */
+	f.cfg.local_retention_bytes = 150;    /* size: diff 200 -> 0, 100, stops at 200 (not uploaded) */
+	struct ss_eval *ev = fx_eval(&f);
+	expect_local_deletes(&ev->local, bases, 2, 200);
+	assert_int_equal(ev->local_limit_ms, 6000);
+	assert_int_equal(ev->local_limit_bytes, 150);
+
+	f.cfg.local_retention_bytes = 250;    /* size: diff 100 -> only 0; time gives 0 too */
+	ev = fx_eval(&f);
+	expect_local_deletes(&ev->local, bases, 1, 100);
+
+	f.cfg.local_retention_ms = 4999;      /* time: 0 and 100; size: 0 -> union 2 */
+	ev = fx_eval(&f);
+	expect_local_deletes(&ev->local, bases, 2, 200);
+
+	f.cfg.local_retention_ms = 0;         /* time would take 200 too, but it is not uploaded */
+	ev = fx_eval(&f);
+	expect_local_deletes(&ev->local, bases, 2, 200);
+	f.in.seed = 299;                      /* now it is */
+	ev = fx_eval(&f);
+	expect_local_deletes(&ev->local, bases, 3, 300);
+
+	/* -2: the total retention limits (none here -> time only from retention.ms) */
+	f.in.seed = 199;
+	f.cfg.local_retention_ms = -2;
+	f.cfg.local_retention_bytes = -2;
+	f.cfg.retention_ms = 8500;            /* 9000 > 8500: segment 0 only */
+	f.cfg.retention_bytes = -1;
+	ev = fx_eval(&f);
+	expect_local_deletes(&ev->local, bases, 1, 100);
+	f.cfg.retention_ms = -1;
+	ev = fx_eval(&f);
+	assert_false(ev->local.evaluated);
+	assert_string_equal(ev->local.reason, "no limit");
+
+	/* unseeded: nothing is known to be uploaded */
+	f.cfg.local_retention_ms = 0;
+	f.in.has_seed = false;
+	ev = fx_eval(&f);
+	assert_false(ev->local.evaluated);
+	assert_string_equal(ev->local.reason, "unseeded");
+
+	/* remote.log.copy.disable: retention.* applies, without the upload guard */
+	f.cfg.remote_copy_disable = 1;
+	f.cfg.retention_ms = 8500;
+	ev = fx_eval(&f);
+	expect_local_deletes(&ev->local, bases, 1, 100);
+	fx_free(&f);
+}
+
+static void test_local_findings(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	struct ss_seg *a = fx_seg(&f, 0, 120, 1000, 1);       /* overlaps the next (100) */
+	a->crc_errors = 2;
+	a->flags |= SS_SEG_INDEX_BAD;
+	struct ss_seg *b = fx_seg(&f, 100, 199, 1000, 1);
+	b->truncated_bytes = 37;
+	b->valid_bytes = 963;
+	b->flags |= SS_SEG_OFFSETS_BAD | SS_SEG_BASE_MISMATCH;
+	b->first_batch_base = 105;
+	struct ss_seg *c = fx_seg(&f, 200, 210, 4096, 1);
+	c->truncated_bytes = 4000;
+	c->valid_bytes = 96;
+	c->flags |= SS_SEG_ZERO_TAIL;
+	struct ss_eval *ev = fx_eval(&f);
+	assert_int_equal(fx_count(ev, "CRC_MISMATCH"), 1);
+	assert_int_equal(fx_count(ev, "INDEX_INCONSISTENT"), 1);
+	assert_int_equal(fx_count(ev, "OFFSET_GAP_OR_OVERLAP"), 2);
+	assert_int_equal(fx_count(ev, "BASE_OFFSET_MISMATCH"), 1);
+	assert_int_equal(fx_count(ev, "TRUNCATED_TAIL"), 2);
+	const struct ss_finding *t0 = fx_finding(ev, "TRUNCATED_TAIL", 0);
+	assert_int_equal(t0->bytes, 37);
+	assert_non_null(strstr(t0->message, "00000000000000000100.log"));
+	const struct ss_finding *t1 = fx_finding(ev, "TRUNCATED_TAIL", 1);
+	assert_int_equal(t1->bytes, 4000);
+	assert_non_null(strstr(t1->message, "preallocated"));
+	const struct ss_finding *ov = fx_finding(ev, "OFFSET_GAP_OR_OVERLAP", 0);
+	assert_non_null(strstr(ov->message, "120"));
+	assert_non_null(strstr(fx_finding(ev, "BASE_OFFSET_MISMATCH", 0)->message, "105"));
+	assert_non_null(strstr(fx_finding(ev, "CRC_MISMATCH", 0)->message, "2 batches"));
+	fx_free(&f);
+
+	/* a clean partition has no findings; a gap is not a finding */
+	fx_init(&f, "t");
+	fx_seg(&f, 0, 50, 10, 1);
+	fx_seg(&f, 100, 150, 10, 1);
+	assert_int_equal(fx_eval(&f)->n_findings, 0);
+	fx_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_offsets),
+		cmocka_unit_test(test_find_highest_remote_offset),
+		cmocka_unit_test(test_tiered_decision),
+		cmocka_unit_test(test_only_local_and_lag),
+		cmocka_unit_test(test_tiered_size_retention),
+		cmocka_unit_test(test_tiered_time_retention),
+		cmocka_unit_test(test_remote_walk_order),
+		cmocka_unit_test(test_local_only_retention),
+		cmocka_unit_test(test_local_retention_union),
+		cmocka_unit_test(test_local_findings),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

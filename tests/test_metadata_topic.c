@@ -1,0 +1,220 @@
+/*
+ * Loading __remote_log_metadata partitions from disk: segments in base-offset order,
+ * records decoded and replayed in offset order, placement checked with
+ * metadataPartition, and every bad place a warning while the replay goes on.
+ *
+ * The segment files are kafka-python-built batches (tests/vectors/rlmm/make_rlmm.py)
+ * whose values are the hand-built RLMM vectors of test_rlmm.c:
+ *   __remote_log_metadata-38: offset 0 add foo-2 segment, 1 COPY_SEGMENT_FINISHED (gzip),
+ *     2 garbage value, 3 DELETE_SEGMENT_STARTED (v1 with tags), 4 update for an unknown
+ *     segment, then 30 bytes of a truncated batch;
+ *   __remote_log_metadata-0: offset 0 a partition delete for foo-2, which belongs in 38.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "eval/remote.h"
+#include "fmt/names.h"
+#include "scan/metadata_topic.h"
+#include "segscan.h"
+#include "testutil.h"
+
+struct warns {
+	int     n;
+	char    text[16][512];
+	int32_t mpart[16];
+	int64_t offset[16];
+};
+
+static int on_warn(void *arg, const char *path, int32_t mpart, int64_t offset, int64_t file_pos, int err,
+		   const char *msg)
+{
+	struct warns *w = arg;
+	if (w->n < 16) {
+		snprintf(w->text[w->n], sizeof(w->text[0]), "%s", msg);
+		w->mpart[w->n] = mpart;
+		w->offset[w->n] = offset;
+	}
+	w->n++;
+	return 0;
+}
+
+static void put(const char *dir, const char *sub, const char *vec, const char *name)
+{
+	char src[512], dst[1024];
+	size_t len = 0;
+	snprintf(src, sizeof(src), "tests/vectors/rlmm/%s", vec);
+	char *data = tu_read_file(src, &len);
+	if (!data)
+		fail_msg("cannot read %s (run from the repository root)", src);
+	snprintf(dst, sizeof(dst), "%s/%s", dir, sub);
+	mkdir(dst, 0755);
+	snprintf(dst, sizeof(dst), "%s/%s/%s", dir, sub, name);
+	assert_int_equal(tu_write_file(dst, data, len), 0);
+	free(data);
+}
+
+static char *layout(void)
+{
+	char *root = tu_mkdtemp("rlmm");
+	assert_non_null(root);
+	put(root, "__remote_log_metadata-38", "p38_00000000000000000002.log", "00000000000000000002.log");
+	put(root, "__remote_log_metadata-38", "p38_00000000000000000000.log", "00000000000000000000.log");
+	put(root, "__remote_log_metadata-0", "p0_00000000000000000000.log", "00000000000000000000.log");
+	char p[1024];
+	snprintf(p, sizeof(p), "%s/__remote_log_metadata-38/00000000000000000000.index", root);
+	assert_int_equal(tu_write_file(p, "\0\0\0\0\0\0\0\0", 8), 0);   /* not a .log: ignored */
+	return root;
+}
+
+static const uint8_t TID[16] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+				 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10 };
+
+static bool has_warning(const struct warns *w, int32_t mpart, int64_t offset, const char *what)
+{
+	for (int i = 0; i < w->n && i < 16; i++)
+		if (w->mpart[i] == mpart && w->offset[i] == offset && strstr(w->text[i], what))
+			return true;
+	return false;
+}
+
+static void test_replay(void **state)
+{
+	(void)state;
+	char *root = layout();
+	char d38[1024], d0[1024];
+	snprintf(d38, sizeof(d38), "%s/__remote_log_metadata-38/", root);   /* a trailing slash is fine */
+	snprintf(d0, sizeof(d0), "%s/__remote_log_metadata-0", root);
+	const char *dirs[] = { d38, d0 };
+	struct ss_remote *r;
+	struct ss_mt_stats st;
+	struct warns w = { 0 };
+	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
+	assert_int_equal(ss_metadata_topic_replay(r, dirs, 2, 50, on_warn, &w, &st), 0);
+
+	assert_int_equal(st.partitions, 2);
+	assert_int_equal(st.num_partitions, 50);
+	assert_int_equal(st.segments, 3);
+	assert_int_equal(st.batches, 5);
+	assert_int_equal(st.records, 6);
+	assert_int_equal(st.applied, 4);       /* add, finished, delete started, partition delete */
+	assert_int_equal(st.undecodable, 1);
+	assert_int_equal(st.dropped, 1);
+	assert_int_equal(st.misplaced, 1);
+	assert_int_equal(st.corrupt, 1);
+	assert_int_equal(st.warnings, 4);
+	assert_int_equal(w.n, 4);
+	assert_true(has_warning(&w, 0, 0, "metadata partition 38 of 50"));
+	assert_true(has_warning(&w, 38, 2, "cannot decode"));
+	assert_true(has_warning(&w, 38, 4, "never added"));
+	assert_true(has_warning(&w, 38, -1, "incomplete batch"));
+
+	const struct ss_remote_part *p = ss_remote_find(r, "foo", 2, TID);
+	assert_non_null(p);
+	assert_int_equal(p->n_segs, 1);
+	const struct ss_rseg *s = ss_remote_seg(p, 0);
+	assert_string_equal(s->id, "ABEiM0RVZneImaq7zN3u_w");
+	/* in offset order: add, COPY_SEGMENT_FINISHED, then DELETE_SEGMENT_STARTED */
+	assert_int_equal(s->state, SS_RSEG_DELETE_STARTED);
+	assert_int_equal(s->size_bytes, 1048576);
+	int64_t h;
+	assert_true(ss_remote_highest_for_epoch(p, 7, &h));
+	assert_int_equal(h, 199);
+	assert_int_equal(p->delete_state, SS_RPART_DELETE_STARTED);
+	ss_remote_free(r);
+
+	/* without a configured count, partitions {0, 38} are not all of them: no placement check */
+	struct warns w2 = { 0 };
+	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
+	assert_int_equal(ss_metadata_topic_replay(r, dirs, 2, 0, on_warn, &w2, &st), 0);
+	assert_int_equal(st.num_partitions, 0);
+	assert_int_equal(st.misplaced, 0);
+	assert_int_equal(st.applied, 4);
+	ss_remote_free(r);
+
+	tu_run(NULL, "rm -rf '%s'", root);
+	free(root);
+}
+
+static void test_missing_and_odd_dirs(void **state)
+{
+	(void)state;
+	char *root = tu_mkdtemp("rlmm");
+	char missing[1024], odd[1024];
+	snprintf(missing, sizeof(missing), "%s/__remote_log_metadata-3", root);
+	snprintf(odd, sizeof(odd), "%s/not-a-partition-x", root);
+	const char *dirs[] = { missing, odd };
+	struct ss_remote *r;
+	struct ss_mt_stats st;
+	struct warns w = { 0 };
+	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
+	assert_int_equal(ss_metadata_topic_replay(r, dirs, 2, 0, on_warn, &w, &st), 0);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(st.partitions, 1);
+	assert_int_equal(st.num_partitions, 0);   /* {3} is not 0..0 */
+	assert_int_equal(ss_remote_part_count(r), 0);
+	ss_remote_free(r);
+	tu_run(NULL, "rm -rf '%s'", root);
+	free(root);
+}
+
+/* A preallocated tail of zeros after the last batch is not a problem; garbage is. */
+static void test_tails(void **state)
+{
+	(void)state;
+	char *root = tu_mkdtemp("rlmm");
+	size_t len = 0;
+	char *data = tu_read_file("tests/vectors/rlmm/p0_00000000000000000000.log", &len);
+	assert_non_null(data);
+	char *buf = calloc(1, len + 200);
+	assert_non_null(buf);
+	memcpy(buf, data, len);
+	char dir[1024], path[1100];
+	snprintf(dir, sizeof(dir), "%s/__remote_log_metadata-0", root);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/00000000000000000000.log", dir);
+	assert_int_equal(tu_write_file(path, buf, len + 200), 0);
+	const char *dirs[] = { dir };
+	struct ss_remote *r;
+	struct ss_mt_stats st;
+	struct warns w = { 0 };
+	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
+	assert_int_equal(ss_metadata_topic_replay(r, dirs, 1, 0, on_warn, &w, &st), 0);
+	assert_int_equal(st.num_partitions, 1);   /* {0} is all of 0..0 */
+	assert_int_equal(st.misplaced, 0);        /* of one partition, everything belongs in 0 */
+	assert_int_equal(st.applied, 1);
+	assert_int_equal(st.corrupt, 0);
+	ss_remote_free(r);
+
+	/* the same with garbage after the batch: one warning, the record still applied */
+	memset(buf + len, 0x5a, 200);
+	assert_int_equal(tu_write_file(path, buf, len + 200), 0);
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
+	assert_int_equal(ss_metadata_topic_replay(r, dirs, 1, 0, on_warn, &w, &st), 0);
+	assert_int_equal(st.applied, 1);
+	assert_int_equal(st.corrupt, 1);
+	ss_remote_free(r);
+	free(buf);
+	free(data);
+	tu_run(NULL, "rm -rf '%s'", root);
+	free(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_missing_and_odd_dirs),
+		cmocka_unit_test(test_tails),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
