@@ -135,6 +135,9 @@ void ss_out_partition_json(const struct segscan_scan *s, const struct ss_part *p
 		jw_ki64(&w, "size_bytes", ev->remote_bytes);
 		jw_ki64(&w, "dangling_segments", ev->dangling_segments);
 		jw_ki64(&w, "dangling_bytes", ev->dangling_bytes);
+		/* extras: what Kafka's own epoch index no longer lists (KAFKA-20932) */
+		jw_ki64(&w, "lost_epoch_segments", ev->lost_segments);
+		jw_ki64(&w, "lost_epoch_bytes", ev->lost_bytes);
 		jw_obj_end(&w);
 		write_pair(&w, "only_local", ev->only_local_null, ev->only_local_segments, ev->only_local_bytes);
 		write_pair(&w, "copy_lag", ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes);
@@ -146,6 +149,13 @@ void ss_out_partition_json(const struct segscan_scan *s, const struct ss_part *p
 		write_retention(&w, "time", &ev->time, false, false);
 		write_retention(&w, "local", &ev->local, false, true);
 		jw_obj_end(&w);
+		/* extras: why the partition was (not) evaluated as tiered, and notes */
+		jw_kstr(&w, "tiered_reason", ev->tiered_reason);
+		jw_key(&w, "notes");
+		jw_arr(&w);
+		for (uint32_t i = 0; i < ev->n_notes; i++)
+			jw_str(&w, ev->notes[i]);
+		jw_arr_end(&w);
 		jw_key(&w, "findings");
 		jw_arr(&w);
 		for (uint32_t i = 0; i < ev->n_findings; i++) {
