@@ -1,0 +1,361 @@
+/* `segscan gen`: parse options into ss_gen_opts, run the generator, report. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "fmt/codec.h"
+#include "gen/gen.h"
+#include "segscan.h"
+
+static const char usage_gen[] =
+"Usage: segscan gen OUTDIR --topics=N --partitions=N --segments=N --segment-bytes=SIZE\n"
+"                   [OPTIONS]\n"
+"\n"
+"Write a synthetic Kafka log dir into OUTDIR, laid out exactly as a Kafka 3.x/4.x broker\n"
+"leaves one: <topic>-<partition> directories with v2 record batches (CRC-32C, leader\n"
+"epochs, idempotent producer ids), sparse .index/.timeindex files written by Kafka's\n"
+"append rules (the active segment's preallocated to 10 MiB), producer snapshots,\n"
+"leader-epoch-checkpoint, partition.metadata, and the log-dir files meta.properties,\n"
+"recovery-point-offset-checkpoint, log-start-offset-checkpoint,\n"
+"replication-offset-checkpoint, cleaner-offset-checkpoint and .kafka_cleanshutdown.\n"
+"The output depends only on the options: the same options give the same bytes.\n"
+"\n"
+"Each partition has 1 to 4 leader epochs, an idempotent producer on most topics, CreateTime\n"
+"stamps rising over --span-ms (a few batches late). Non-tiered partitions may have lost\n"
+"1 or 2 old segments to retention; one has its log start offset inside its first segment\n"
+"(DeleteRecords), so log-start-offset-checkpoint lists it.\n"
+"\n"
+"Required:\n"
+"      --topics=N             number of topics; names such as orders.v2, click-stream,\n"
+"                             payments_eu (then orders.v2-1, ...) exercise '.', '-', '_'\n"
+"      --partitions=N         partitions per topic\n"
+"      --segments=N           local segments per partition, the active one included\n"
+"      --segment-bytes=SIZE   segment.bytes: a segment rolls when the next batch would\n"
+"                             exceed it. SIZE is bytes or a binary multiple: 64k, 256KiB,\n"
+"                             1m, 1MiB, 1g (at most 2GiB-1, as segment.bytes is an int)\n"
+"\n"
+"Data:\n"
+"      --seed=N               seed of every random choice (default 1)\n"
+"      --records-per-batch=N  records in each producer batch (default 16)\n"
+"      --value-bytes=SIZE     mean record value size, +-25% (default 200); values and keys\n"
+"                             are pseudo-random hex text, about 2:1 compressible\n"
+"      --compression=none|gzip|snappy|lz4|zstd\n"
+"                             batch codec, Kafka's stream formats (default none)\n"
+"      --single-record-tail=N the newest N closed segments of every partition hold one\n"
+"                             record each (time-based rolls on a quiet partition, the\n"
+"                             shape of KAFKA-20977); N must be less than --segments\n"
+"      --active-batches=N     batches in the active segment (default: 1 to 4 per\n"
+"                             partition; 0 leaves it empty)\n"
+"      --start-time=EPOCH_MS  timestamp of the first record (default 1699136000000)\n"
+"      --span-ms=MS           time a partition's history covers, approximately (default\n"
+"                             864000000, 10 days: the log ends near 1700000000000)\n"
+"      --topic-prefix=STR     prepended to every topic name ([a-zA-Z0-9._-])\n"
+"      --node-id=N            node.id in meta.properties (default 1)\n"
+"      --preallocate          preallocate the active .log to --segment-bytes, as with\n"
+"                             log.preallocate=true (a zero-filled tail)\n"
+"      --no-clean-shutdown    leave out .kafka_cleanshutdown and the shutdown snapshot:\n"
+"                             the dir of a running or crashed broker\n"
+"\n"
+"Tiered storage (KIP-405):\n"
+"      --tiered=FRACTION      share of topics with remote.storage.enable=true (default\n"
+"                             0.5: topics 0, 2, 4, ...). Their partitions start above\n"
+"                             offset 0: the older segments exist only remotely\n"
+"      --remote-only=N        remote-only segments per tiered partition (default 1 to 3)\n"
+"      --remote-state=FILE    also write the remote-tier metadata (NDJSON, the format of\n"
+"                             'segscan scan --remote-state') that a broker would have\n"
+"                             published for this log dir: remote-only segments and every\n"
+"                             closed local segment but the newest --uncopied copied\n"
+"                             (COPY_SEGMENT_STARTED, COPY_SEGMENT_FINISHED), some dangling\n"
+"                             copies, and one partition whose oldest remote segment\n"
+"                             retention deleted\n"
+"      --uncopied=N           newest closed segments not copied yet (default 1 or 2)\n"
+"      --topic-config-out=FILE\n"
+"                             write the topic configs ('segscan scan --topic-config'\n"
+"                             format) marking the tiered topics, with retention limits;\n"
+"                             default with --remote-state: topic-config.txt beside it\n"
+"\n"
+"Other:\n"
+"      --force                write into OUTDIR even if it is not empty (files of an\n"
+"                             earlier run with other options are not removed)\n"
+"      --progress             progress lines on stderr even when it is not a terminal\n"
+"  -q, --quiet                no progress and no summary line\n"
+"  -h, --help                 this help\n"
+"\n"
+"Exit status: 0 done; 1 a file could not be written; 2 usage error (bad option or value,\n"
+"OUTDIR not empty).\n"
+"\n"
+"Examples:\n"
+"  segscan gen /tmp/logdir --topics=3 --partitions=4 --segments=6 --segment-bytes=256KiB \\\n"
+"      --single-record-tail=2 --seed=42 --remote-state=/tmp/remote.ndjson\n"
+"  segscan scan --remote-state=/tmp/remote.ndjson --topic-config=/tmp/topic-config.txt \\\n"
+"      --now=1700000000000 /tmp/logdir\n"
+"  segscan gen /data/bench --topics=40 --partitions=1000 --segments=25 --segment-bytes=4k \\\n"
+"      --records-per-batch=4 --value-bytes=100      # one million segments\n";
+
+enum {
+	O_TOPICS = 256, O_PARTITIONS, O_SEGMENTS, O_SEGMENT_BYTES, O_SEED, O_RPB, O_COMPRESSION,
+	O_TAIL, O_REMOTE_STATE, O_TOPIC_CONFIG_OUT, O_TOPIC_PREFIX, O_VALUE_BYTES, O_START_TIME,
+	O_SPAN, O_TIERED, O_REMOTE_ONLY, O_UNCOPIED, O_ACTIVE_BATCHES, O_NODE_ID, O_PREALLOCATE,
+	O_NO_CLEAN, O_FORCE, O_PROGRESS,
+};
+
+static const struct option gen_longopts[] = {
+	{ "topics", required_argument, NULL, O_TOPICS },
+	{ "partitions", required_argument, NULL, O_PARTITIONS },
+	{ "segments", required_argument, NULL, O_SEGMENTS },
+	{ "segment-bytes", required_argument, NULL, O_SEGMENT_BYTES },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "records-per-batch", required_argument, NULL, O_RPB },
+	{ "compression", required_argument, NULL, O_COMPRESSION },
+	{ "single-record-tail", required_argument, NULL, O_TAIL },
+	{ "remote-state", required_argument, NULL, O_REMOTE_STATE },
+	{ "topic-config-out", required_argument, NULL, O_TOPIC_CONFIG_OUT },
+	{ "topic-prefix", required_argument, NULL, O_TOPIC_PREFIX },
+	{ "value-bytes", required_argument, NULL, O_VALUE_BYTES },
+	{ "start-time", required_argument, NULL, O_START_TIME },
+	{ "span-ms", required_argument, NULL, O_SPAN },
+	{ "tiered", required_argument, NULL, O_TIERED },
+	{ "remote-only", required_argument, NULL, O_REMOTE_ONLY },
+	{ "uncopied", required_argument, NULL, O_UNCOPIED },
+	{ "active-batches", required_argument, NULL, O_ACTIVE_BATCHES },
+	{ "node-id", required_argument, NULL, O_NODE_ID },
+	{ "preallocate", no_argument, NULL, O_PREALLOCATE },
+	{ "no-clean-shutdown", no_argument, NULL, O_NO_CLEAN },
+	{ "force", no_argument, NULL, O_FORCE },
+	{ "progress", no_argument, NULL, O_PROGRESS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Strict decimal: digits only, within [min, max]. */
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int bad_value(const char *opt, const char *val, const char *what)
+{
+	fprintf(stderr, "segscan gen: --%s=%s: %s\n", opt, val, what);
+	fprintf(stderr, "Try 'segscan gen --help'.\n");
+	return 2;
+}
+
+struct progress {
+	struct timespec start, last;
+	bool tty;
+	bool printed;
+};
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void on_progress(void *arg, const struct ss_gen_stats *st, uint64_t done, uint64_t total)
+{
+	struct progress *pr = arg;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (done < total && since(&pr->last, &now) < 1.0)
+		return;  /* at most a line a second */
+	if (done == total && !pr->printed)
+		return;  /* a run shorter than a second needs no progress at all */
+	pr->last = now;
+	pr->printed = true;
+	double el = since(&pr->start, &now);
+	fprintf(stderr, "%ssegscan gen: %" PRIu64 "/%" PRIu64 " partitions, %" PRIu64 " segments, %.1f MiB, %.0f segments/s%s",
+		pr->tty ? "\r" : "", done, total, st->segments, (double)st->log_bytes / 1048576.0,
+		el > 0 ? (double)st->segments / el : 0.0, pr->tty ? "\033[K" : "\n");
+	if (pr->tty && done == total)
+		fputc('\n', stderr);
+}
+
+int ss_cmd_gen(int argc, char **argv)
+{
+	struct ss_gen_opts o;
+	struct ss_gen_stats st;
+	struct progress pr;
+	bool have_topics = false, have_parts = false, have_segs = false, have_sb = false;
+	bool quiet = false, want_progress = false;
+	uint64_t v;
+	int64_t sz;
+	int c, r;
+	char err[1024];
+
+	static char prog[] = "segscan gen";  /* getopt_long names argv[0] in its messages */
+
+	ss_gen_opts_init(&o);
+	memset(&pr, 0, sizeof(pr));
+	if (argc > 0)
+		argv[0] = prog;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", gen_longopts, NULL)) != -1) {
+		const char *name = NULL;
+		for (const struct option *lo = gen_longopts; lo->name; lo++)
+			if (lo->val == c)
+				name = lo->name;
+		switch (c) {
+		case O_TOPICS:
+		case O_PARTITIONS:
+		case O_SEGMENTS:
+			if (parse_u64(optarg, 1, c == O_PARTITIONS ? INT32_MAX : UINT32_MAX, &v))
+				return bad_value(name, optarg, "expected a whole number of at least 1");
+			if (c == O_TOPICS) { o.topics = (uint32_t)v; have_topics = true; }
+			if (c == O_PARTITIONS) { o.partitions = (uint32_t)v; have_parts = true; }
+			if (c == O_SEGMENTS) { o.segments = (uint32_t)v; have_segs = true; }
+			break;
+		case O_SEGMENT_BYTES:
+			if ((r = ss_gen_parse_size(optarg, &sz)))
+				return bad_value(name, optarg, r == -ERANGE ? "too large" :
+						 "expected a size: bytes, or a number with k, m, g (or KiB, MiB, GiB)");
+			if (sz > INT32_MAX)
+				return bad_value(name, optarg, "at most 2147483647 (2GiB-1): segment.bytes is an int");
+			o.segment_bytes = sz;
+			have_sb = true;
+			break;
+		case O_VALUE_BYTES:
+			if ((r = ss_gen_parse_size(optarg, &sz)) || sz > (1 << 20))
+				return bad_value(name, optarg, "expected a size of at most 1MiB");
+			o.value_bytes = (uint32_t)sz;
+			break;
+		case O_SEED:
+			if (parse_u64(optarg, 0, UINT64_MAX, &v))
+				return bad_value(name, optarg, "expected a whole number (0 to 18446744073709551615)");
+			o.seed = v;
+			break;
+		case O_RPB:
+			if (parse_u64(optarg, 1, 1000000, &v))
+				return bad_value(name, optarg, "expected a whole number from 1 to 1000000");
+			o.records_per_batch = (uint32_t)v;
+			break;
+		case O_COMPRESSION: {
+			enum ss_codec codec;
+			if (ss_codec_parse(optarg, &codec))
+				return bad_value(name, optarg, "expected none, gzip, snappy, lz4 or zstd");
+			o.codec = codec;
+			break;
+		}
+		case O_TAIL:
+			if (parse_u64(optarg, 0, UINT32_MAX, &v))
+				return bad_value(name, optarg, "expected a whole number");
+			o.single_record_tail = (uint32_t)v;
+			break;
+		case O_REMOTE_STATE:
+			if (!*optarg || !strcmp(optarg, "-"))
+				return bad_value(name, optarg, "expected a file name");
+			o.remote_state = optarg;
+			break;
+		case O_TOPIC_CONFIG_OUT:
+			if (!*optarg)
+				return bad_value(name, optarg, "expected a file name");
+			o.topic_config_out = optarg;
+			break;
+		case O_TOPIC_PREFIX:
+			o.topic_prefix = optarg;
+			break;
+		case O_START_TIME:
+			if (parse_u64(optarg, 0, INT64_MAX / 4, &v))
+				return bad_value(name, optarg, "expected milliseconds since the epoch");
+			o.start_time_ms = (int64_t)v;
+			break;
+		case O_SPAN:
+			if (parse_u64(optarg, 1, INT64_MAX / 4, &v))
+				return bad_value(name, optarg, "expected a positive number of milliseconds");
+			o.span_ms = (int64_t)v;
+			break;
+		case O_TIERED: {
+			char *end;
+			errno = 0;
+			double f = strtod(optarg, &end);
+			if (!*optarg || *end || errno || !(f >= 0 && f <= 1))
+				return bad_value(name, optarg, "expected a fraction from 0 to 1 (0.5 = every other topic)");
+			o.tiered = f;
+			break;
+		}
+		case O_REMOTE_ONLY:
+		case O_UNCOPIED:
+		case O_ACTIVE_BATCHES:
+			if (parse_u64(optarg, 0, c == O_REMOTE_ONLY ? 1000 : INT32_MAX, &v))
+				return bad_value(name, optarg, c == O_REMOTE_ONLY ? "expected a whole number from 0 to 1000"
+										  : "expected a whole number");
+			if (c == O_REMOTE_ONLY) o.remote_only = (int32_t)v;
+			if (c == O_UNCOPIED) o.uncopied = (int32_t)v;
+			if (c == O_ACTIVE_BATCHES) o.active_batches = (int32_t)v;
+			break;
+		case O_NODE_ID:
+			if (parse_u64(optarg, 0, INT32_MAX - 3, &v))
+				return bad_value(name, optarg, "expected a whole number");
+			o.node_id = (int32_t)v;
+			break;
+		case O_PREALLOCATE: o.preallocate = true; break;
+		case O_NO_CLEAN: o.clean_shutdown = false; break;
+		case O_FORCE: o.force = true; break;
+		case O_PROGRESS: want_progress = true; break;
+		case 'q': quiet = true; break;
+		case 'h':
+			fputs(usage_gen, stdout);
+			return 0;
+		default:  /* getopt_long named the problem already */
+			fprintf(stderr, "Try 'segscan gen --help'.\n");
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "segscan gen: missing OUTDIR\nTry 'segscan gen --help'.\n");
+		return 2;
+	}
+	if (optind + 1 < argc) {
+		fprintf(stderr, "segscan gen: one OUTDIR only (unexpected '%s')\nTry 'segscan gen --help'.\n", argv[optind + 1]);
+		return 2;
+	}
+	o.outdir = argv[optind];
+	const char *missing = !have_topics ? "--topics" : !have_parts ? "--partitions" : !have_segs ? "--segments"
+			      : !have_sb ? "--segment-bytes" : NULL;
+	if (missing) {
+		fprintf(stderr, "segscan gen: %s is required\nTry 'segscan gen --help'.\n", missing);
+		return 2;
+	}
+
+	pr.tty = isatty(STDERR_FILENO);
+	if (!quiet && (pr.tty || want_progress)) {
+		o.progress = on_progress;
+		o.progress_arg = &pr;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &pr.start);
+	pr.last = pr.start;
+	r = ss_gen_run(&o, &st, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "segscan gen: %s\n", err[0] ? err : segscan_strerror(r));
+		return r == -EINVAL || r == -EEXIST ? 2 : 1;
+	}
+	if (!quiet) {
+		struct timespec end;
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		double el = since(&pr.start, &end);
+		fprintf(stderr, "segscan gen: %s: %" PRIu64 " partitions, %" PRIu64 " segments, %" PRIu64 " batches, %.1f MiB"
+			" in %.2f s (%.0f segments/s)", o.outdir, st.partitions, st.segments, st.batches,
+			(double)st.log_bytes / 1048576.0, el, el > 0 ? (double)st.segments / el : 0.0);
+		if (o.remote_state)
+			fprintf(stderr, "; %s: %" PRIu64 " remote segments (%" PRIu64 " remote-only), %" PRIu64 " events",
+				o.remote_state, st.remote_segments, st.remote_only, st.remote_events);
+		fputc('\n', stderr);
+	}
+	return 0;
+}
