@@ -1,15 +1,273 @@
-/* `segscan serve`: placeholder until the service lands (issue: segscan serve). */
+/*
+ * `segscan serve`: parse the serve options and every scan option, check them once
+ * against the library (so a bad value is a usage error at startup, not a log line an
+ * hour later), and hand over to the service (src/service/).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "segscan.h"
+#include "service/serve.h"
+
+static const char usage_serve[] =
+"Usage: segscan serve [OPTIONS] LOGDIR...\n"
+"       segscan serve [OPTIONS] --server-properties=FILE\n"
+"\n"
+"Run the scan of `segscan scan` again and again as a service on a broker host and expose\n"
+"the results over HTTP: per-partition gauges for Prometheus, the json report, one\n"
+"partition at a time, and a health check. Each rescan reuses the previous one: a closed\n"
+"segment whose device, inode, size and mtime did not change costs one statx instead of a\n"
+"read. Scans run at idle I/O priority and evict the pages they brought into the page\n"
+"cache, so the broker keeps its cache and its disks.\n"
+"\n"
+"Endpoints (GET and HEAD; other methods get 405, request bodies 413):\n"
+"  /metrics                  Prometheus text exposition 0.0.4: segscan_log_size_bytes,\n"
+"                            segscan_log_segments, segscan_only_local_{segments,bytes},\n"
+"                            segscan_remote_copy_lag_{segments,bytes},\n"
+"                            segscan_broker_reported_copy_lag_segments,\n"
+"                            segscan_remote_dangling_segments,\n"
+"                            segscan_retention_size_excess_bytes (labels topic, partition,\n"
+"                            log_dir), segscan_scan_duration_seconds,\n"
+"                            segscan_scan_{segments,bytes_read,errors}_total (cumulative\n"
+"                            over scans), segscan_build_info, segscan_scan_generation\n"
+"  /v1/partitions            the json report of the last published scan\n"
+"  /v1/partitions/TOPIC/N    one partition object (TOPIC percent-decoded; 404 if absent,\n"
+"                            400 if TOPIC is not a Kafka topic name)\n"
+"  /healthz                  503 until the first scan has finished, then 200 and\n"
+"                            {\"status\":\"ok\",\"generation\":N,\"age_seconds\":S,...}\n"
+"\n"
+"A partition that disappears (deleted, renamed to -delete, moved) loses its series at the\n"
+"next publication. Every scan takes a generation number when it starts and publishes only\n"
+"if no newer scan has published, so a scan that began before a partition vanished can\n"
+"never bring its series back.\n"
+"\n"
+"Serve options:\n"
+"      --listen=HOST:PORT  address to listen on (default 127.0.0.1:9464); [::1]:PORT for\n"
+"                          IPv6; 0.0.0.0:PORT exposes the service beyond the host\n"
+"      --interval=SECONDS  time from the start of one scan to the start of the next\n"
+"                          (default 60; fractions allowed, minimum 0.1). A scan that takes\n"
+"                          longer is followed by a full interval of rest.\n"
+"      --textfile=PATH     after each publication also write the metrics to PATH for\n"
+"                          node_exporter's textfile collector: PATH.tmp in the same\n"
+"                          directory, fsync, rename. Refused inside a scanned log dir.\n"
+"      --once              scan once, write the textfile (or the metrics to stdout\n"
+"                          without --textfile) and exit with the scan's exit status\n"
+"      --no-evict          keep the pages the scan read in the page cache (default for\n"
+"                          serve: --evict)\n"
+"  -h, --help              this text\n"
+"\n"
+"Scan options are those of `segscan scan` (--format does not apply: /metrics is the prom\n"
+"format and /v1/partitions the json format; --remote-state=- is refused because every\n"
+"scan re-reads the file). serve changes two defaults: --io-priority=idle and --evict.\n"
+"\n";
+
+static const char tail_help[] =
+"\n"
+"Signals:\n"
+"  SIGHUP           rescan now; the scan re-reads --topic-config, --remote-state and\n"
+"                   --server-properties (every scan does; SIGHUP only does not wait for\n"
+"                   the interval)\n"
+"  SIGTERM, SIGINT  stop: close the listener and every connection, let a scan in flight\n"
+"                   finish if it does within a second of the signal, else exit without\n"
+"                   it (a scan only reads, and the textfile is replaced by rename)\n"
+"\n"
+"Logs: one logfmt line per event on stderr, e.g.\n"
+"  ts=2026-11-29T17:24:34.123Z level=info msg=\"scan complete\" generation=3 partitions=12\n"
+"  segments=480 reused=468 bytes_read=1212416 errors=0 duration_s=0.042 exit_code=0\n"
+"\n"
+"Exit status:\n"
+"  0  stopped by SIGTERM or SIGINT (--once: the scan was complete)\n"
+"  1  the service could not start (e.g. the address is in use); --once: some data could\n"
+"     not be read or failed verification, or the textfile could not be written\n"
+"  2  usage error: a bad option or value, a textfile inside a log dir, or a malformed\n"
+"     config or remote-state file on the first scan\n"
+"  3  --once: a LOGDIR is missing or unreadable\n"
+"\n"
+"Examples:\n"
+"  segscan serve /var/lib/kafka/data\n"
+"  segscan serve --listen=[::1]:9464 --interval=300 --max-read-rate=50M \\\n"
+"      --avoid-cpus=0-3 --server-properties=/etc/kafka/server.properties\n"
+"  segscan serve --once --textfile=/var/lib/node_exporter/segscan.prom /data/kafka\n"
+"  curl -s localhost:9464/v1/partitions/orders/3\n"
+"\n"
+"A hardened systemd unit is in scripts/segscan.service; see docs/serve.md.\n";
+
+enum { O_LISTEN = 1000, O_INTERVAL, O_TEXTFILE, O_ONCE, O_NO_EVICT };
+
+static const struct option serve_opts[] = {
+	{ "listen", required_argument, NULL, O_LISTEN },
+	{ "interval", required_argument, NULL, O_INTERVAL },
+	{ "textfile", required_argument, NULL, O_TEXTFILE },
+	{ "once", no_argument, NULL, O_ONCE },
+	{ "no-evict", no_argument, NULL, O_NO_EVICT },
+};
+
+static int add_kv(struct ss_serve_opts *o, const char *name, const char *value)
+{
+	struct ss_serve_kv *n = realloc(o->scan_opts, (o->n_scan_opts + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	o->scan_opts = n;
+	n[o->n_scan_opts].name = strdup(name);
+	n[o->n_scan_opts].value = value ? strdup(value) : NULL;
+	if (!n[o->n_scan_opts].name || (value && !n[o->n_scan_opts].value)) {
+		free(n[o->n_scan_opts].name);
+		free(n[o->n_scan_opts].value);
+		return -ENOMEM;
+	}
+	o->n_scan_opts++;
+	return 0;
+}
+
+static void free_kv(struct ss_serve_opts *o)
+{
+	for (size_t i = 0; i < o->n_scan_opts; i++) {
+		free(o->scan_opts[i].name);
+		free(o->scan_opts[i].value);
+	}
+	free(o->scan_opts);
+	o->scan_opts = NULL;
+	o->n_scan_opts = 0;
+}
+
+static int parse_interval(const char *v, double *out)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(d) || d < 0.1 || d > 7 * 86400.0)
+		return -EINVAL;
+	*out = d;
+	return 0;
+}
 
 int ss_cmd_serve(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		puts("Usage: segscan serve [OPTIONS] LOGDIR...\n\n(the service is not built yet)");
-		return 0;
+	struct ss_serve_opts o = { .listen = "127.0.0.1:9464", .interval_s = 60 };
+	struct option *longopts = NULL;
+	struct ss_serve_kv *user = NULL;
+	segscan_scan *probe = NULL;
+	bool no_evict = false;
+	size_t n_scan = 0, n_user = 0, n_serve = sizeof(serve_opts) / sizeof(serve_opts[0]);
+	int c, idx, r, rc = 2;
+
+	while (ss_scan_longopts[n_scan].name)
+		n_scan++;
+	/* serve's own options first: getopt takes the first entry with a name */
+	if (!(longopts = calloc(n_serve + n_scan + 1, sizeof(*longopts)))) {
+		fputs("segscan: out of memory\n", stderr);
+		return 1;
 	}
-	fputs("segscan serve: not available in this build yet\n", stderr);
-	return 2;
+	memcpy(longopts, serve_opts, sizeof(serve_opts));
+	memcpy(longopts + n_serve, ss_scan_longopts, n_scan * sizeof(*longopts));
+
+	/* the user's scan options, in order, before serve's defaults are put in front */
+	struct ss_serve_opts uo = { 0 };
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:qh", longopts, &idx)) != -1) {
+		const char *name = NULL;
+		switch (c) {
+		case O_LISTEN:
+			o.listen = optarg;
+			continue;
+		case O_INTERVAL:
+			if (parse_interval(optarg, &o.interval_s)) {
+				fprintf(stderr, "segscan: --interval=%s: expected seconds from 0.1 to 604800\n", optarg);
+				goto out;
+			}
+			continue;
+		case O_TEXTFILE:
+			if (!*optarg) {
+				fputs("segscan: --textfile: expected a file path\n", stderr);
+				goto out;
+			}
+			o.textfile = optarg;
+			continue;
+		case O_ONCE:
+			o.once = true;
+			continue;
+		case O_NO_EVICT:
+			no_evict = true;
+			continue;
+		case 'f':
+			fputs("segscan: serve has no --format: /metrics is the prom format, /v1/partitions the json "
+			      "format\n", stderr);
+			goto out;
+		case 'q':
+			continue; /* serve never prints progress lines */
+		case 'h':
+			fputs(usage_serve, stdout);
+			fputs(ss_scan_options_help, stdout);
+			fputs(tail_help, stdout);
+			rc = 0;
+			goto out;
+		case 0:
+			name = longopts[idx].name;
+			break;
+		default:
+			fputs("Try 'segscan serve --help'.\n", stderr);
+			goto out;
+		}
+		const char *val = longopts[idx].has_arg ? optarg : NULL;
+		if (!strcmp(name, "remote-state") && val && !strcmp(val, "-")) {
+			fputs("segscan: serve cannot take --remote-state=-: every scan re-reads the file; give a path\n",
+			      stderr);
+			goto out;
+		}
+		if (!strcmp(name, "stats"))
+			o.stats = true;
+		if (add_kv(&uo, name, val)) {
+			fputs("segscan: out of memory\n", stderr);
+			rc = 1;
+			goto out;
+		}
+	}
+	user = uo.scan_opts;
+	n_user = uo.n_scan_opts;
+
+	/* serve's polite defaults first, so the user's own values override them */
+	if (add_kv(&o, "io-priority", "idle") || add_kv(&o, "evict", "true"))
+		goto oom;
+	for (size_t i = 0; i < n_user; i++)
+		if (add_kv(&o, user[i].name, user[i].value))
+			goto oom;
+	if (no_evict && add_kv(&o, "evict", "false"))
+		goto oom;
+
+	/* every value checked now, against the library itself */
+	if ((r = segscan_scan_new(&probe))) {
+		fprintf(stderr, "segscan: %s\n", segscan_strerror(r));
+		rc = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < o.n_scan_opts; i++)
+		if (ss_cli_apply(probe, o.scan_opts[i].name, o.scan_opts[i].value))
+			goto out;
+
+	o.logdirs = argv + optind;
+	o.n_logdirs = (size_t)(argc - optind);
+	bool have_props = false;
+	for (size_t i = 0; i < o.n_scan_opts; i++)
+		have_props |= !strcmp(o.scan_opts[i].name, "server-properties");
+	if (!o.n_logdirs && !have_props) {
+		fputs("segscan: serve needs at least one LOGDIR (or --server-properties naming log.dirs)\n"
+		      "Try 'segscan serve --help'.\n", stderr);
+		goto out;
+	}
+	rc = ss_serve_main(&o);
+	goto out;
+oom:
+	fputs("segscan: out of memory\n", stderr);
+	rc = 1;
+out:
+	segscan_scan_free(probe);
+	free_kv(&o);
+	free_kv(&uo);
+	free(longopts);
+	return rc;
 }

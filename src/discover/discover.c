@@ -323,7 +323,8 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 			goto out;
 	}
 
-	qsort(files, nf, sizeof(*files), cmp_segfile);
+	if (nf) /* qsort(NULL, 0) is undefined */
+		qsort(files, nf, sizeof(*files), cmp_segfile);
 	p->seg_first = cat->n_segs;
 	for (size_t i = 0; i < nf;) {
 		int64_t off = files[i].offset;
@@ -553,7 +554,8 @@ int ss_discover(struct ss_catalog *cat, char *const *paths, uint32_t n)
 	}
 
 	/* Sort partitions; then point every segment at its partition's new index. */
-	qsort(cat->parts, cat->n_parts, sizeof(*cat->parts), cmp_part);
+	if (cat->n_parts)
+		qsort(cat->parts, cat->n_parts, sizeof(*cat->parts), cmp_part);
 	for (uint32_t pi = 0; pi < cat->n_parts; pi++) {
 		struct ss_part *p = &cat->parts[pi];
 		for (uint32_t k = 0; k < p->seg_count; k++)

@@ -1081,7 +1081,8 @@ int ss_remote_list_epoch(const struct ss_remote_part *p, int32_t epoch, bool kaf
 			items[k].pos = k;
 			k++;
 		}
-		qsort(items, k, sizeof(*items), cmp_list_item);
+		if (k)
+			qsort(items, k, sizeof(*items), cmp_list_item);
 	}
 	for (uint32_t i = 0; i < k; i++)
 		res[i] = items[i].s;

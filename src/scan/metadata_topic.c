@@ -306,7 +306,8 @@ static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, size
 		n++;
 	}
 	/* equal-width names: string order is base-offset order */
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n && !e; i++) {
 		char *path;
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
@@ -386,7 +387,8 @@ int ss_metadata_topic_replay(struct ss_remote *r, const char *const *dirs, uint3
 		ds[nd].mpart = mp;
 		nd++;
 	}
-	qsort(ds, nd, sizeof(*ds), cmp_dir);
+	if (nd)
+		qsort(ds, nd, sizeof(*ds), cmp_dir);
 
 	if (num_partitions > 0) {
 		c.nparts = num_partitions;

@@ -1,0 +1,454 @@
+/*
+ * The HTTP face of `segscan serve` on libmicrohttpd.
+ *
+ * Every response body is a slice of an immutable published snapshot, handed to MHD
+ * without a copy; the response holds a snapshot reference that MHD drops (through the
+ * free callback) once the body is sent, so a scrape costs a refcount and a send, never a
+ * render, and a newer publication can replace the snapshot under a slow reader.
+ *
+ * Nothing in a request reaches the filesystem: paths are matched against fixed routes
+ * and, for /v1/partitions/TOPIC/N, against the in-memory partition index.
+ *
+ * Bounds: MHD's connection limit, per-connection memory pool (which also caps the
+ * request line and headers), idle timeout; our own URL length limit (414); request
+ * bodies refused (413) before MHD reads them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "service/log.h"
+#include "service/serve.h"
+
+#define SS_HTTP_CONN_LIMIT     64
+#define SS_HTTP_CONN_MEMORY    (32 * 1024)  /* request line + headers + MHD's buffers */
+#define SS_HTTP_TIMEOUT_S      15
+#define SS_HTTP_MAX_URL        1024
+
+static const char CT_PROM[] = "text/plain; version=0.0.4; charset=utf-8";
+static const char CT_JSON[] = "application/json";
+static const char CT_TEXT[] = "text/plain; charset=utf-8";
+static const char PREFIX_PARTS[] = "/v1/partitions/";
+
+struct ss_http {
+	struct MHD_Daemon *d;
+	struct ss_pub     *pub;
+	int                fd;
+};
+
+bool ss_topic_name_valid(const char *s, size_t len)
+{
+	if (len == 0 || len > 249)
+		return false;
+	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+		      c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int ss_url_decode(const char *in, size_t len, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		int ch = (unsigned char)in[i];
+		if (ch == '%') {
+			if (i + 2 >= len)
+				return -EINVAL;
+			int hi = hexval(in[i + 1]), lo = hexval(in[i + 2]);
+			if (hi < 0 || lo < 0)
+				return -EINVAL;
+			ch = hi << 4 | lo;
+			i += 2;
+		}
+		if (ch == 0 || n + 1 >= cap)
+			return -EINVAL;
+		out[n++] = (char)ch;
+	}
+	if (cap == 0)
+		return -EINVAL;
+	out[n] = 0;
+	return (int)n;
+}
+
+int ss_parse_listen(const char *spec, struct sockaddr_storage *sa, socklen_t *salen)
+{
+	char host[256];
+	const char *port;
+	if (!spec || !*spec)
+		return -EINVAL;
+	if (spec[0] == '[') {
+		const char *e = strchr(spec, ']');
+		if (!e || e[1] != ':' || (size_t)(e - spec - 1) >= sizeof(host) || e == spec + 1)
+			return -EINVAL;
+		memcpy(host, spec + 1, (size_t)(e - spec - 1));
+		host[e - spec - 1] = 0;
+		port = e + 2;
+	} else {
+		const char *c = strrchr(spec, ':');
+		if (!c || c == spec || (size_t)(c - spec) >= sizeof(host) || memchr(spec, ':', (size_t)(c - spec)))
+			return -EINVAL; /* bare IPv6 without brackets is ambiguous */
+		memcpy(host, spec, (size_t)(c - spec));
+		host[c - spec] = 0;
+		port = c + 1;
+	}
+	/* strict decimal port: getaddrinfo would also take service names and "0" */
+	if (!*port || strlen(port) > 5)
+		return -EINVAL;
+	long pn = 0;
+	for (const char *p = port; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		pn = pn * 10 + (*p - '0');
+	}
+	if (pn < 1 || pn > 65535)
+		return -EINVAL;
+
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV }, *res = NULL;
+	if (spec[0] == '[') {
+		hints.ai_family = AF_INET6;
+		hints.ai_flags |= AI_NUMERICHOST;
+	}
+	int g = getaddrinfo(host, port, &hints, &res);
+	if (g != 0 || !res)
+		return g == EAI_MEMORY ? -ENOMEM : -EINVAL;
+	if (res->ai_addrlen > sizeof(*sa)) {
+		freeaddrinfo(res);
+		return -EINVAL;
+	}
+	memset(sa, 0, sizeof(*sa));
+	memcpy(sa, res->ai_addr, res->ai_addrlen);
+	*salen = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* ---- responses ------------------------------------------------------------------- */
+
+static void release_cb(void *cls)
+{
+	ss_snapshot_release(cls);
+}
+
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *resp,
+			     const char *ctype, uint64_t gen)
+{
+	if (!resp)
+		return MHD_NO; /* out of memory: MHD closes the connection */
+	enum MHD_Result ok = MHD_YES;
+	char g[24];
+	if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) != MHD_YES ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES)
+		ok = MHD_NO;
+	if (ok && gen) {
+		snprintf(g, sizeof(g), "%" PRIu64, gen);
+		if (MHD_add_response_header(resp, "X-Segscan-Generation", g) != MHD_YES)
+			ok = MHD_NO;
+	}
+	if (ok && status == MHD_HTTP_METHOD_NOT_ALLOWED &&
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES)
+		ok = MHD_NO;
+	if (ok && status == MHD_HTTP_SERVICE_UNAVAILABLE &&
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1") != MHD_YES)
+		ok = MHD_NO;
+	if (ok)
+		ok = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return ok;
+}
+
+/* Fixed text: persistent, nothing to copy or free. */
+static enum MHD_Result send_static(struct MHD_Connection *c, unsigned status, const char *ctype, const char *body)
+{
+	return queue(c, status, MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT),
+		     ctype, 0);
+}
+
+/* A slice of a snapshot: the response owns the caller's reference from here on. */
+static enum MHD_Result send_snap(struct MHD_Connection *c, struct ss_snapshot *s, const char *buf, size_t len,
+				 const char *ctype)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)buf, release_cb, s);
+	if (!resp) {
+		ss_snapshot_release(s);
+		return MHD_NO;
+	}
+	return queue(c, MHD_HTTP_OK, resp, ctype, s->generation);
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static enum MHD_Result healthz(struct ss_http *h, struct MHD_Connection *c)
+{
+	struct ss_snapshot *s = ss_pub_acquire(h->pub);
+	char body[512];
+	if (!s)
+		return send_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, CT_JSON,
+				   "{\"status\":\"starting\",\"message\":\"the first scan has not finished yet\"}\n");
+	struct ss_pub_totals t;
+	ss_pub_get_totals(h->pub, &t);
+	double age = mono_now() - s->finished_mono;
+	int n = snprintf(body, sizeof(body),
+			 "{\"status\":\"ok\",\"generation\":%" PRIu64 ",\"age_seconds\":%.3f,"
+			 "\"last_scan_duration_seconds\":%.6f,\"last_scan_finished\":%.3f,\"partitions\":%zu,"
+			 "\"scan_exit_code\":%d,\"scans\":%" PRIu64 ",\"failures\":%" PRIu64 "}\n",
+			 s->generation, age < 0 ? 0 : age, s->stats.seconds, s->finished_wall, s->n_parts,
+			 s->exit_code, t.scans, t.failures);
+	uint64_t gen = s->generation;
+	ss_snapshot_release(s);
+	if (n < 0 || (size_t)n >= sizeof(body))
+		return MHD_NO;
+	return queue(c, MHD_HTTP_OK, MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY), CT_JSON,
+		     gen);
+}
+
+static enum MHD_Result not_ready(struct MHD_Connection *c, bool json)
+{
+	return send_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, json ? CT_JSON : CT_TEXT,
+			   json ? "{\"error\":\"the first scan has not finished yet\"}\n"
+				: "the first scan has not finished yet\n");
+}
+
+/* /v1/partitions/TOPIC/N; `rest` is the part after the prefix, still percent-encoded. */
+static enum MHD_Result one_partition(struct ss_http *h, struct MHD_Connection *c, const char *rest)
+{
+	char topic[256];
+	const char *slash = strchr(rest, '/');
+	if (!slash || strchr(slash + 1, '/'))
+		return send_static(c, MHD_HTTP_NOT_FOUND, CT_JSON, "{\"error\":\"not found\"}\n");
+	int tl = ss_url_decode(rest, (size_t)(slash - rest), topic, sizeof(topic));
+	if (tl < 0 || !ss_topic_name_valid(topic, (size_t)tl))
+		return send_static(c, MHD_HTTP_BAD_REQUEST, CT_JSON,
+				   "{\"error\":\"not a Kafka topic name (1-249 of [a-zA-Z0-9._-])\"}\n");
+	const char *num = slash + 1;
+	int64_t pn = 0;
+	size_t nl = strlen(num);
+	if (nl == 0 || nl > 10)
+		goto bad_partition;
+	for (const char *p = num; *p; p++) {
+		if (*p < '0' || *p > '9')
+			goto bad_partition;
+		pn = pn * 10 + (*p - '0');
+	}
+	if (pn > INT32_MAX)
+		goto bad_partition;
+
+	struct ss_snapshot *s = ss_pub_acquire(h->pub);
+	if (!s)
+		return not_ready(c, true);
+	const struct ss_part_ref *ref = ss_snapshot_find(s, topic, (int32_t)pn);
+	if (!ref) {
+		ss_snapshot_release(s);
+		return send_static(c, MHD_HTTP_NOT_FOUND, CT_JSON,
+				   "{\"error\":\"no such partition in the last published scan\"}\n");
+	}
+	return send_snap(c, s, s->part_json + ref->off, ref->len, CT_JSON);
+bad_partition:
+	return send_static(c, MHD_HTTP_BAD_REQUEST, CT_JSON,
+			   "{\"error\":\"partition must be a decimal number from 0 to 2147483647\"}\n");
+}
+
+enum route { R_NONE, R_METRICS, R_HEALTHZ, R_PARTS, R_PART };
+
+static enum route route_of(const char *url)
+{
+	if (!strcmp(url, "/metrics"))
+		return R_METRICS;
+	if (!strcmp(url, "/healthz"))
+		return R_HEALTHZ;
+	if (!strcmp(url, "/v1/partitions"))
+		return R_PARTS;
+	if (!strncmp(url, PREFIX_PARTS, sizeof(PREFIX_PARTS) - 1))
+		return R_PART;
+	return R_NONE;
+}
+
+static bool has_body(struct MHD_Connection *c, size_t upload_size)
+{
+	if (upload_size)
+		return true;
+	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+		return true;
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	return cl && strcmp(cl, "0") != 0;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+			       const char *version, const char *upload_data, size_t *upload_data_size,
+			       void **con_cls)
+{
+	struct ss_http *h = cls;
+	/* MHD calls us once when the headers are in, and again once it knows the body. A
+	 * request that announces a body is answered on that first call, before MHD reads a
+	 * byte of the body (MHD then closes the connection rather than read it). Every
+	 * other request is answered on the second call: a response queued on the first call
+	 * counts as "early" for MHD and would cost the client its keep-alive connection. */
+	bool first = *con_cls == NULL;
+	*con_cls = h; /* any non-NULL marker */
+	bool body = has_body(c, *upload_data_size);
+	if (first && !body)
+		return MHD_YES;
+	if (strlen(url) > SS_HTTP_MAX_URL)
+		return send_static(c, MHD_HTTP_URI_TOO_LONG, CT_TEXT, "URI too long\n");
+	enum route rt = route_of(url);
+	if (rt == R_NONE)
+		return send_static(c, MHD_HTTP_NOT_FOUND, CT_TEXT,
+				   "not found: try /metrics, /v1/partitions, /v1/partitions/TOPIC/N or /healthz\n");
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return send_static(c, MHD_HTTP_METHOD_NOT_ALLOWED, CT_TEXT, "method not allowed: use GET or HEAD\n");
+	if (body)
+		return send_static(c, MHD_HTTP_CONTENT_TOO_LARGE, CT_TEXT, "request bodies are not accepted\n");
+
+	struct ss_snapshot *s;
+	switch (rt) {
+	case R_METRICS:
+		if (!(s = ss_pub_acquire(h->pub)))
+			return not_ready(c, false);
+		return send_snap(c, s, s->metrics, s->metrics_len, CT_PROM);
+	case R_PARTS:
+		if (!(s = ss_pub_acquire(h->pub)))
+			return not_ready(c, true);
+		return send_snap(c, s, s->json, s->json_len, CT_JSON);
+	case R_PART:
+		return one_partition(h, c, url + sizeof(PREFIX_PARTS) - 1);
+	case R_HEALTHZ:
+		return healthz(h, c);
+	case R_NONE:
+		break;
+	}
+	return MHD_NO;
+}
+
+/* Keep the path percent-encoded: /v1/partitions/ decodes the topic segment itself,
+ * after splitting at '/', so an encoded "%2F" can never act as a separator. */
+static size_t no_unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	return strlen(s);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	size_t n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		msg[--n] = 0;
+	struct ss_logline l;
+	ss_log_begin(&l, "warn", "http");
+	ss_log_str(&l, "err", msg);
+	ss_log_end(&l);
+}
+
+static void addr_text(const struct sockaddr *sa, socklen_t len, char *out, size_t cap)
+{
+	char host[NI_MAXHOST], serv[NI_MAXSERV];
+	if (getnameinfo(sa, len, host, sizeof(host), serv, sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV)) {
+		snprintf(out, cap, "?");
+		return;
+	}
+	snprintf(out, cap, sa->sa_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, serv);
+}
+
+int ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub, char *err,
+		  size_t errlen)
+{
+	char at[NI_MAXHOST + NI_MAXSERV + 4];
+	int r, one = 1;
+	struct ss_http *h = calloc(1, sizeof(*h));
+	if (!h) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	h->pub = pub;
+	addr_text(sa, salen, at, sizeof(at));
+	/* Our own socket rather than MHD's: bind errors get a precise message, and an
+	 * IPv6 listener stays IPv6-only instead of silently taking IPv4 too. */
+	h->fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (h->fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "socket for %s: %s", at, strerror(-r));
+		goto fail;
+	}
+	if (setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    (sa->sa_family == AF_INET6 && setsockopt(h->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)))) {
+		r = -errno;
+		snprintf(err, errlen, "setsockopt for %s: %s", at, strerror(-r));
+		goto fail;
+	}
+	if (bind(h->fd, sa, salen)) {
+		r = -errno;
+		snprintf(err, errlen, "bind %s: %s", at, strerror(-r));
+		goto fail;
+	}
+	if (listen(h->fd, 128)) {
+		r = -errno;
+		snprintf(err, errlen, "listen %s: %s", at, strerror(-r));
+		goto fail;
+	}
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	if (sa->sa_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, h,
+				/* the logger first: MHD reports options parsed before it on its own */
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)SS_HTTP_CONN_LIMIT,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SS_HTTP_CONN_MEMORY,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SS_HTTP_TIMEOUT_S,
+				MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL,
+				MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+				MHD_OPTION_END);
+	if (!h->d) {
+		r = -EIO;
+		snprintf(err, errlen, "starting the HTTP server on %s failed (see the http log lines)", at);
+		goto fail;
+	}
+	*out = h;
+	return 0;
+fail:
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h);
+	return r;
+}
+
+void ss_http_stop(struct ss_http *h)
+{
+	if (!h)
+		return;
+	/* MHD does not close a listen socket it was given */
+	MHD_stop_daemon(h->d);
+	close(h->fd);
+	free(h);
+}

@@ -1,0 +1,620 @@
+/*
+ * `segscan serve`: the scan loop, signals, the textfile and shutdown.
+ *
+ * Threads:
+ *   main  waits for signals (every thread blocks them; main takes them synchronously
+ *         with sigwaitinfo, so no handler runs in async-signal context): SIGHUP asks for
+ *         a rescan that re-reads the topic config and remote state files, SIGTERM and
+ *         SIGINT stop the service, SIGUSR1 is the scan thread's "look at fatal_rc".
+ *   scan  one scan at a time: generation, new scan reusing the published one, run,
+ *         publish, textfile; then sleeps on a condition variable until the interval
+ *         elapses or main asks for a reload or a stop.
+ *   MHD   libmicrohttpd's internal thread answers from the published snapshot.
+ *
+ * Shutdown: a running scan cannot be interrupted (segscan_run has no cancel point), so
+ * main stops HTTP, waits for the scan thread until one second after the signal, and if
+ * the scan is still running exits without it: the scanner only reads, and the textfile
+ * is replaced by rename, so abandoning a scan leaves nothing half-written behind (at
+ * most a stale PATH.tmp, truncated by the next run).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "service/log.h"
+#include "service/serve.h"
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static struct timespec ts_of(double t)
+{
+	struct timespec ts;
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+/* ---- textfile ------------------------------------------------------------------------ */
+
+/* An absolute, normalised path: realpath when it exists, else the lexical absolute form
+ * (a log dir that is missing now may appear later; it must still be kept clear). */
+static char *abs_path(const char *p)
+{
+	char *r = realpath(p, NULL);
+	if (r)
+		return r;
+	if (p[0] == '/')
+		return strdup(p);
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (asprintf(&r, "%s/%s", cwd, p) < 0)
+		return NULL;
+	return r;
+}
+
+static bool path_within(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (strncmp(p, dir, n))
+		return false;
+	return p[n] == 0 || p[n] == '/' || (n == 1 && dir[0] == '/');
+}
+
+static int check_one(const char *cand, const char *cand_tmp, const char *logdir, char *err, size_t errlen)
+{
+	char *ld = abs_path(logdir);
+	if (!ld) {
+		snprintf(err, errlen, "%s: %s", logdir, strerror(errno ? errno : ENOMEM));
+		return -(errno ? errno : ENOMEM);
+	}
+	int r = 0;
+	if (path_within(cand, ld) || path_within(cand_tmp, ld)) {
+		snprintf(err, errlen, "--textfile=%s is inside the log dir %s: segscan never writes inside a log dir",
+			 cand, ld);
+		r = -EINVAL;
+	}
+	free(ld);
+	return r;
+}
+
+/* log.dirs (or log.dir) of a server.properties, comma separated, for the check only. */
+static int check_properties(const char *props, const char *cand, const char *cand_tmp, char *err, size_t errlen)
+{
+	FILE *f = fopen(props, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int r = 0;
+	if (!f) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", props, strerror(-r));
+		return r;
+	}
+	while (!r && getline(&line, &cap, f) > 0) {
+		char *k = line + strspn(line, " \t");
+		size_t kl = strcspn(k, "=: \t\r\n");
+		bool dirs = kl == 8 && !strncmp(k, "log.dirs", 8);
+		bool dir = kl == 7 && !strncmp(k, "log.dir", 7);
+		if (!dirs && !dir)
+			continue;
+		char *v = k + kl;
+		v += strspn(v, " \t");
+		if (*v == '=' || *v == ':')
+			v++;
+		v[strcspn(v, "\r\n")] = 0;
+		for (char *save = NULL, *tok = strtok_r(v, ",", &save); tok && !r; tok = strtok_r(NULL, ",", &save)) {
+			tok += strspn(tok, " \t");
+			size_t tl = strlen(tok);
+			while (tl && (tok[tl - 1] == ' ' || tok[tl - 1] == '\t'))
+				tok[--tl] = 0;
+			if (tl)
+				r = check_one(cand, cand_tmp, tok, err, errlen);
+		}
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+int ss_textfile_check(const char *textfile, char *const *logdirs, size_t n_logdirs, const char *server_properties,
+		      char *err, size_t errlen)
+{
+	char *d = strdup(textfile), *b = strdup(textfile), *rd = NULL, *cand = NULL, *cand_tmp = NULL;
+	int r = 0;
+	struct stat st;
+	if (!d || !b) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	const char *base = basename(b);
+	size_t tl = strlen(textfile);
+	if (!tl || textfile[tl - 1] == '/' || !strcmp(base, ".") || !strcmp(base, "..")) {
+		r = -EINVAL;
+		snprintf(err, errlen, "--textfile=%s: expected a file path", textfile);
+		goto out;
+	}
+	const char *dir = dirname(d);
+	if (!(rd = realpath(dir, NULL)) || stat(rd, &st) || !S_ISDIR(st.st_mode)) {
+		r = rd ? -ENOTDIR : -errno;
+		snprintf(err, errlen, "--textfile=%s: directory %s: %s", textfile, dir, strerror(-r));
+		goto out;
+	}
+	if (asprintf(&cand, "%s/%s", strcmp(rd, "/") ? rd : "", base) < 0 ||
+	    asprintf(&cand_tmp, "%s.tmp", cand) < 0) {
+		cand = cand_tmp = NULL;
+		r = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n_logdirs && !r; i++)
+		r = check_one(cand, cand_tmp, logdirs[i], err, errlen);
+	if (!r && server_properties)
+		r = check_properties(server_properties, cand, cand_tmp, err, errlen);
+out:
+	free(d);
+	free(b);
+	free(rd);
+	free(cand);
+	free(cand_tmp);
+	return r;
+}
+
+int ss_textfile_write(const char *path, const char *buf, size_t len)
+{
+	char *tmp = NULL, *dcopy = NULL;
+	int fd = -1, dfd = -1, r = 0;
+	if (asprintf(&tmp, "%s.tmp", path) < 0)
+		return -ENOMEM;
+	/* O_NOFOLLOW: a symlink planted at PATH.tmp must not redirect our write */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	/* node_exporter usually runs as another user: readable whatever our umask */
+	if (fchmod(fd, 0644)) {
+		r = -errno;
+		goto out;
+	}
+	for (const char *p = buf; len;) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto out;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fsync(fd)) {
+		r = -errno;
+		goto out;
+	}
+	if (close(fd)) {
+		fd = -1;
+		r = -errno;
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path)) {
+		r = -errno;
+		goto out;
+	}
+	/* the rename itself is durable only once the directory is synced */
+	if (!(dcopy = strdup(path))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fsync(dfd))
+		r = -errno;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	if (r && tmp)
+		unlink(tmp);
+	free(tmp);
+	free(dcopy);
+	return r;
+}
+
+/* ---- the scan loop ------------------------------------------------------------------- */
+
+struct svc {
+	const struct ss_serve_opts *o;
+	struct ss_pub  *pub;
+	pthread_t       main_tid;
+	pthread_mutex_t mu;
+	pthread_cond_t  cv;          /* CLOCK_MONOTONIC */
+	bool            stop;        /* mu: main asks the scan thread to finish */
+	bool            reload;      /* mu: main asks for a rescan now (SIGHUP) */
+	int             fatal_rc;    /* mu: nonzero = the scan thread asks main to exit with it */
+	bool            first_done;  /* scan thread only */
+};
+
+static int build_scan(const struct ss_serve_opts *o, segscan_scan **out)
+{
+	segscan_scan *s = NULL;
+	int r = segscan_scan_new(&s);
+	if (r)
+		return r;
+	/* progress lines would break the logfmt stream */
+	if ((r = segscan_set(s, "quiet", "true")))
+		goto fail;
+	for (size_t i = 0; i < o->n_scan_opts; i++) {
+		if ((r = segscan_set(s, o->scan_opts[i].name, o->scan_opts[i].value))) {
+			struct ss_logline l;
+			ss_log_begin(&l, "error", "scan option rejected");
+			ss_log_str(&l, "option", o->scan_opts[i].name);
+			ss_log_str(&l, "value", o->scan_opts[i].value);
+			ss_log_str(&l, "err", segscan_last_error(s));
+			ss_log_end(&l);
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < o->n_logdirs; i++)
+		if ((r = segscan_add_logdir(s, o->logdirs[i])))
+			goto fail;
+	*out = s;
+	return 0;
+fail:
+	segscan_scan_free(s);
+	return r;
+}
+
+static void log_stats(const segscan_scan *s, uint64_t gen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	int r = segscan_write_stats(s, f);
+	if (fclose(f) || r) {
+		free(buf);
+		return;
+	}
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = 0;
+	struct ss_logline l;
+	ss_log_begin(&l, "info", "scan stats");
+	ss_log_fmt(&l, "generation", "%" PRIu64, gen);
+	ss_log_str(&l, "stats", buf);
+	ss_log_end(&l);
+	free(buf);
+}
+
+static void write_textfile(struct svc *v)
+{
+	struct ss_snapshot *snap = ss_pub_acquire(v->pub);
+	if (!snap)
+		return;
+	int r = ss_textfile_write(v->o->textfile, snap->metrics, snap->metrics_len);
+	if (r) {
+		struct ss_logline l;
+		ss_log_begin(&l, "error", "textfile not written");
+		ss_log_str(&l, "path", v->o->textfile);
+		ss_log_str(&l, "err", segscan_strerror(r));
+		ss_log_end(&l);
+	}
+	ss_snapshot_release(snap);
+}
+
+/* One scan: returns 0 when it was published, 1 when it ran but was not published, or
+ * a negative error when it failed; *exit_code gets the CLI exit code it deserves. */
+static int run_one(struct svc *v, const char *reason, int *exit_code)
+{
+	struct ss_logline l;
+	segscan_scan *s = NULL;
+	struct ss_snapshot *prev = NULL;
+	struct segscan_scan_stats st;
+	uint64_t gen = ss_pub_begin_scan(v->pub);
+	int r;
+
+	ss_log_begin(&l, "info", "scan started");
+	ss_log_fmt(&l, "generation", "%" PRIu64, gen);
+	ss_log_str(&l, "reason", reason);
+	ss_log_end(&l);
+
+	*exit_code = 2;
+	if ((r = build_scan(v->o, &s)))
+		goto failed;
+	/* unchanged closed segments of the published scan cost one statx instead of a read;
+	 * our reference keeps that scan alive until segscan_run has returned */
+	prev = ss_pub_acquire(v->pub);
+	if (prev && (r = segscan_reuse(s, prev->scan)))
+		goto failed;
+	r = segscan_run(s);
+	ss_snapshot_release(prev);
+	prev = NULL;
+	if (r) {
+		*exit_code = segscan_exit_code(s);
+		if (*exit_code == 0)
+			*exit_code = 1;
+		goto failed;
+	}
+	*exit_code = segscan_exit_code(s);
+	segscan_get_stats(s, &st);
+	if (v->o->stats)
+		log_stats(s, gen);
+	size_t parts = segscan_partition_count(s);
+
+	r = ss_pub_publish(v->pub, s, gen); /* owns s from here */
+	s = NULL;
+	ss_log_begin(&l, r ? "warn" : "info", r ? "scan not published" : "scan complete");
+	ss_log_fmt(&l, "generation", "%" PRIu64, gen);
+	ss_log_fmt(&l, "partitions", "%zu", parts);
+	ss_log_fmt(&l, "segments", "%" PRIu64, st.segments);
+	ss_log_fmt(&l, "reused", "%" PRIu64, st.segments_reused);
+	ss_log_fmt(&l, "bytes_read", "%" PRIu64, st.bytes_read);
+	ss_log_fmt(&l, "errors", "%" PRIu64, st.errors);
+	ss_log_fmt(&l, "duration_s", "%.3f", st.seconds);
+	ss_log_fmt(&l, "exit_code", "%d", *exit_code);
+	if (r)
+		ss_log_str(&l, "err", r == -ESTALE ? "a newer scan was already published" : segscan_strerror(r));
+	ss_log_end(&l);
+	if (v->o->textfile && r == 0)
+		write_textfile(v);
+	if (r && r != -ESTALE)
+		return r;
+	return r ? 1 : 0;
+
+failed:
+	ss_log_begin(&l, "error", "scan failed");
+	ss_log_fmt(&l, "generation", "%" PRIu64, gen);
+	ss_log_str(&l, "err", s && segscan_last_error(s) ? segscan_last_error(s) : segscan_strerror(r));
+	ss_log_fmt(&l, "exit_code", "%d", *exit_code);
+	ss_log_end(&l);
+	ss_snapshot_release(prev);
+	segscan_scan_free(s);
+	ss_pub_note_failure(v->pub);
+	return r < 0 ? r : -EIO;
+}
+
+static void *scan_main(void *arg)
+{
+	struct svc *v = arg;
+	const char *reason = "startup";
+	for (;;) {
+		double start = mono();
+		int ec = 0;
+		int r = run_one(v, reason, &ec);
+		double end = mono();
+		if (r < 0 && !v->first_done && ec == 2) {
+			/* a usage problem (bad config file, bad option value) on the very first scan
+			 * is an operator error at startup: fail loudly instead of serving nothing */
+			pthread_mutex_lock(&v->mu);
+			v->fatal_rc = 2;
+			pthread_mutex_unlock(&v->mu);
+			pthread_kill(v->main_tid, SIGUSR1);
+			return NULL;
+		}
+		v->first_done = true;
+
+		double deadline = start + v->o->interval_s;
+		if (end > deadline) {
+			/* a scan that outlasts the interval: give the broker a full interval of
+			 * rest rather than scanning back to back */
+			deadline = end + v->o->interval_s;
+			struct ss_logline l;
+			ss_log_begin(&l, "warn", "scan took longer than the interval");
+			ss_log_fmt(&l, "duration_s", "%.3f", end - start);
+			ss_log_fmt(&l, "interval_s", "%.3f", v->o->interval_s);
+			ss_log_end(&l);
+		}
+		struct timespec dl = ts_of(deadline);
+		pthread_mutex_lock(&v->mu);
+		while (!v->stop && !v->reload && mono() < deadline) {
+			int w = pthread_cond_timedwait(&v->cv, &v->mu, &dl);
+			if (w == ETIMEDOUT)
+				break;
+		}
+		bool stop = v->stop;
+		reason = v->reload ? "reload" : "interval";
+		v->reload = false;
+		pthread_mutex_unlock(&v->mu);
+		if (stop)
+			return NULL;
+	}
+}
+
+static int svc_init(struct svc *v, const struct ss_serve_opts *o)
+{
+	pthread_condattr_t ca;
+	int r;
+	memset(v, 0, sizeof(*v));
+	v->o = o;
+	v->main_tid = pthread_self();
+	if ((r = pthread_condattr_init(&ca)))
+		return -r;
+	if ((r = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC)) || (r = pthread_cond_init(&v->cv, &ca))) {
+		pthread_condattr_destroy(&ca);
+		return -r;
+	}
+	pthread_condattr_destroy(&ca);
+	if ((r = pthread_mutex_init(&v->mu, NULL))) {
+		pthread_cond_destroy(&v->cv);
+		return -r;
+	}
+	if ((r = ss_pub_new(&v->pub))) {
+		pthread_mutex_destroy(&v->mu);
+		pthread_cond_destroy(&v->cv);
+		return r;
+	}
+	return 0;
+}
+
+static void svc_destroy(struct svc *v)
+{
+	ss_pub_free(v->pub);
+	pthread_mutex_destroy(&v->mu);
+	pthread_cond_destroy(&v->cv);
+}
+
+static int serve_once(struct svc *v)
+{
+	int ec = 0;
+	int r = run_one(v, "once", &ec);
+	if (r < 0)
+		return ec ? ec : 1;
+	struct ss_snapshot *snap = ss_pub_acquire(v->pub);
+	if (!snap)
+		return 1;
+	if (v->o->textfile) {
+		if ((r = ss_textfile_write(v->o->textfile, snap->metrics, snap->metrics_len))) {
+			fprintf(stderr, "segscan: --textfile=%s: %s\n", v->o->textfile, segscan_strerror(r));
+			ec = 1;
+		}
+	} else if (fwrite(snap->metrics, 1, snap->metrics_len, stdout) != snap->metrics_len || fflush(stdout)) {
+		fprintf(stderr, "segscan: writing the metrics: %s\n", strerror(errno));
+		ec = 1;
+	}
+	ss_snapshot_release(snap);
+	return ec;
+}
+
+int ss_serve_main(const struct ss_serve_opts *o)
+{
+	struct svc v;
+	struct sockaddr_storage sa;
+	socklen_t salen = 0;
+	struct ss_http *http = NULL;
+	sigset_t set;
+	pthread_t th;
+	char err[512];
+	int r, rc = 0;
+
+	if (o->textfile) {
+		const char *props = NULL;
+		for (size_t i = 0; i < o->n_scan_opts; i++)
+			if (!strcmp(o->scan_opts[i].name, "server-properties"))
+				props = o->scan_opts[i].value;
+		if (ss_textfile_check(o->textfile, o->logdirs, o->n_logdirs, props, err, sizeof(err))) {
+			fprintf(stderr, "segscan: %s\n", err);
+			return 2;
+		}
+	}
+	if (!o->once && ss_parse_listen(o->listen, &sa, &salen)) {
+		fprintf(stderr, "segscan: --listen=%s: expected HOST:PORT or [IPV6]:PORT with a port from 1 to 65535\n",
+			o->listen);
+		return 2;
+	}
+	if ((r = svc_init(&v, o))) {
+		fprintf(stderr, "segscan: %s\n", segscan_strerror(r));
+		return 1;
+	}
+	if (o->once) {
+		rc = serve_once(&v);
+		svc_destroy(&v);
+		return rc;
+	}
+
+	/* Blocked before any thread exists, so every thread inherits the mask and only
+	 * sigwaitinfo below ever takes these signals. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	if ((r = pthread_sigmask(SIG_BLOCK, &set, NULL))) {
+		fprintf(stderr, "segscan: pthread_sigmask: %s\n", strerror(r));
+		svc_destroy(&v);
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN); /* a scraper hanging up must not kill us */
+
+	if ((r = ss_http_start(&http, (struct sockaddr *)&sa, salen, v.pub, err, sizeof(err)))) {
+		ss_log("error", "cannot listen", err);
+		svc_destroy(&v);
+		return 1;
+	}
+	struct ss_logline l;
+	ss_log_begin(&l, "info", "listening");
+	ss_log_str(&l, "listen", o->listen);
+	ss_log_fmt(&l, "interval_s", "%g", o->interval_s);
+	ss_log_str(&l, "version", segscan_version());
+	ss_log_end(&l);
+
+	if ((r = pthread_create(&th, NULL, scan_main, &v))) {
+		ss_log("error", "cannot start the scan thread", strerror(r));
+		ss_http_stop(http);
+		svc_destroy(&v);
+		return 1;
+	}
+
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&set, &si);
+		if (sig < 0)
+			continue; /* EINTR from a signal outside the set (e.g. SIGCONT) */
+		if (sig == SIGHUP) {
+			ss_log("info", "reload requested: the next scan re-reads the topic config and remote state files",
+			       NULL);
+			pthread_mutex_lock(&v.mu);
+			v.reload = true;
+			pthread_cond_signal(&v.cv);
+			pthread_mutex_unlock(&v.mu);
+			continue;
+		}
+		if (sig == SIGUSR1) {
+			pthread_mutex_lock(&v.mu);
+			rc = v.fatal_rc;
+			pthread_mutex_unlock(&v.mu);
+			if (!rc)
+				continue; /* someone else's SIGUSR1: nothing to do */
+			break;
+		}
+		ss_log_begin(&l, "info", "shutting down");
+		ss_log_str(&l, "signal", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		ss_log_end(&l);
+		break;
+	}
+
+	double t_stop = mono();
+	pthread_mutex_lock(&v.mu);
+	v.stop = true;
+	pthread_cond_signal(&v.cv);
+	pthread_mutex_unlock(&v.mu);
+	ss_http_stop(http);
+
+	/* wait for an in-flight scan until one second after the signal, then leave it */
+	struct timespec now_rt;
+	clock_gettime(CLOCK_REALTIME, &now_rt);
+	double left = t_stop + 0.9 - mono();
+	if (left < 0.05)
+		left = 0.05;
+	struct timespec dl = ts_of((double)now_rt.tv_sec + (double)now_rt.tv_nsec / 1e9 + left);
+	if ((r = pthread_timedjoin_np(th, NULL, &dl))) {
+		ss_log("warn", "abandoning the scan in flight: it cannot be interrupted and only reads", NULL);
+		fflush(stdout);
+		_exit(rc);
+	}
+	svc_destroy(&v);
+	ss_log("info", "stopped", NULL);
+	return rc;
+}

@@ -1,0 +1,148 @@
+/*
+ * `segscan serve`: the scanner as a long-running service.
+ *
+ * Publication model (the lesson of KAFKA-21098: a metric must not outlive its partition,
+ * and a late writer must not resurrect it):
+ *   - a scan takes its generation number when it STARTS (ss_pub_begin_scan);
+ *   - when it finishes, everything a response can show — the Prometheus text, the json
+ *     report, one json object per partition — is rendered once into an immutable
+ *     snapshot; the snapshot replaces the published one as a whole (one pointer swap),
+ *     so a series set is never a mix of two scans;
+ *   - a scan publishes only if its generation is newer than the published one, so a scan
+ *     that started before a partition disappeared can never bring its series back once
+ *     a later scan has published;
+ *   - snapshots are reference counted: a response holds a reference until MHD has sent
+ *     it, the scan loop holds one on the previous snapshot for segscan_reuse(); the last
+ *     release frees the snapshot and the scan behind it.
+ */
+#ifndef SS_SERVICE_SERVE_H
+#define SS_SERVICE_SERVE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "segscan.h"
+
+/* One partition's json object inside ss_snapshot.part_json, sorted by (topic, partition,
+ * log_dir) for lookups by topic and number. */
+struct ss_part_ref {
+	const char *topic;    /* owned by the snapshot's scan */
+	const char *log_dir;  /* idem */
+	int32_t     partition;
+	size_t      off, len; /* the object (with its trailing newline) in part_json */
+};
+
+struct ss_snapshot {
+	atomic_uint   refs;
+	uint64_t      generation;
+	segscan_scan *scan;            /* owned: freed with the snapshot */
+	char         *metrics;         /* Prometheus text 0.0.4 */
+	size_t        metrics_len;
+	char         *json;            /* segscan_write(SEGSCAN_FMT_JSON) */
+	size_t        json_len;
+	char         *part_json;       /* every partition object, back to back */
+	size_t        part_json_len;
+	struct ss_part_ref *parts;
+	size_t        n_parts;
+	struct segscan_scan_stats stats;  /* this scan's own */
+	double        finished_mono;   /* CLOCK_MONOTONIC seconds: /healthz age */
+	double        finished_wall;   /* seconds since the epoch */
+	int           exit_code;       /* segscan_exit_code() of the scan */
+};
+
+/* Cumulative counters, folded in by every finished scan (published or refused: the
+ * bytes were read either way). */
+struct ss_pub_totals {
+	struct segscan_counters c;
+	uint64_t segments_reused;
+	uint64_t scans;          /* scans that ran to completion */
+	uint64_t failures;       /* scans whose segscan_run failed */
+	uint64_t refused;        /* completed scans whose publication was refused (stale) */
+};
+
+struct ss_pub;
+
+int  ss_pub_new(struct ss_pub **out);
+/* Drops the published snapshot's reference; snapshots still referenced elsewhere live
+ * on until their last release. */
+void ss_pub_free(struct ss_pub *pub);
+
+/* The generation of a scan about to start: strictly increasing, never 0. */
+uint64_t ss_pub_begin_scan(struct ss_pub *pub);
+
+/* Publishes a finished scan taken with generation `gen`. Takes ownership of `scan` in
+ * every case: on success it lives in the new snapshot, otherwise it is freed. Returns 0,
+ * -ESTALE when a scan with the same or a newer generation is already published (the
+ * scan's counters are still folded into the totals), or -ENOMEM / -EIO from rendering. */
+int  ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen);
+/* Counts a scan that failed to run (shown by the next publication). */
+void ss_pub_note_failure(struct ss_pub *pub);
+void ss_pub_get_totals(struct ss_pub *pub, struct ss_pub_totals *out);
+/* The published generation (0 before the first publication). */
+uint64_t ss_pub_generation(struct ss_pub *pub);
+
+/* A reference to the published snapshot, or NULL before the first publication. */
+struct ss_snapshot *ss_pub_acquire(struct ss_pub *pub);
+void ss_snapshot_ref(struct ss_snapshot *snap);
+void ss_snapshot_release(struct ss_snapshot *snap);
+/* The partition's json object, or NULL. With the same partition in several log dirs
+ * (not a state Kafka allows; possible when scanning other brokers' copies), the first
+ * log dir in byte order. */
+const struct ss_part_ref *ss_snapshot_find(const struct ss_snapshot *snap, const char *topic, int32_t partition);
+
+/* ---- HTTP (http.c) --------------------------------------------------------------- */
+
+/* Kafka topic name rules (Topic.java): 1-249 of [a-zA-Z0-9._-], not "." or "..". */
+bool ss_topic_name_valid(const char *s, size_t len);
+/* Percent-decodes one path segment into out (cap bytes with the NUL). '+' is literal
+ * (a path, not a form). Returns the decoded length or -EINVAL for a bad escape, an
+ * encoded NUL, or output that does not fit. */
+int  ss_url_decode(const char *in, size_t len, char *out, size_t cap);
+/* "HOST:PORT", "[V6]:PORT": numeric or resolvable host, decimal port 1-65535. */
+int  ss_parse_listen(const char *spec, struct sockaddr_storage *sa, socklen_t *len);
+
+struct ss_http;
+/* Binds, listens and starts serving `pub` on an MHD internal thread. On failure err
+ * names the problem (for example "bind 127.0.0.1:9464: Address already in use"). */
+int  ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
+		   char *err, size_t errlen);
+/* Closes the listening socket and every connection, joins MHD's thread. */
+void ss_http_stop(struct ss_http *h);
+
+/* ---- the service (serve.c) ------------------------------------------------------- */
+
+struct ss_serve_kv {
+	char *name;
+	char *value;  /* NULL for flag options */
+};
+
+struct ss_serve_opts {
+	const char *listen;          /* default "127.0.0.1:9464" */
+	double      interval_s;      /* default 60 */
+	const char *textfile;        /* NULL: none */
+	bool        once;
+	bool        stats;           /* log each scan's pipeline statistics */
+	/* scan options applied by name (segscan_set) to every scan, in order */
+	struct ss_serve_kv *scan_opts;
+	size_t      n_scan_opts;
+	char      **logdirs;
+	size_t      n_logdirs;
+};
+
+/* Refuses a textfile path inside a scanned log dir (or equal to one), or one whose
+ * directory does not exist. Log dirs named through --server-properties are read from
+ * the file's log.dirs / log.dir. Returns 0 or a negative errno with err filled. */
+int ss_textfile_check(const char *textfile, char *const *logdirs, size_t n_logdirs,
+		      const char *server_properties, char *err, size_t errlen);
+/* Writes buf to PATH.tmp in PATH's directory, fsyncs it, renames it over PATH and
+ * fsyncs the directory, so a reader sees the old file or the new one, never a part. */
+int ss_textfile_write(const char *path, const char *buf, size_t len);
+
+/* Runs the service until SIGTERM/SIGINT (or one scan with opts->once). Returns the
+ * process exit code. */
+int ss_serve_main(const struct ss_serve_opts *o);
+
+#endif

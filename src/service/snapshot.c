@@ -1,0 +1,326 @@
+/*
+ * Snapshots and their publication (see serve.h for the model).
+ *
+ * Two locks, never held by a reader for more than a pointer copy:
+ *   pub->mu      guards cur and published_gen. A reader takes it only to add a reference
+ *                to cur, so 500 scrapes/s contend for a few nanoseconds each.
+ *   pub->fold_mu serialises publishers: folding a scan's counters into the totals, the
+ *                staleness check, rendering and the swap happen in one critical section,
+ *                so the cumulative counters of successive publications never go down
+ *                and a refused scan cannot slip in between check and swap.
+ * Lock order: fold_mu before mu.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "service/serve.h"
+
+struct ss_pub {
+	pthread_mutex_t      mu;
+	pthread_mutex_t      fold_mu;
+	struct ss_snapshot  *cur;            /* mu */
+	uint64_t             published_gen;  /* written under fold_mu and mu; read under either */
+	struct ss_pub_totals totals;         /* fold_mu */
+	/* A ticket dispenser: relaxed, because no data is handed over through it — only
+	 * the order of scan starts, which fetch_add on one atomic gives by itself. */
+	atomic_uint_fast64_t next_gen;
+};
+
+static double now_clock(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int ss_pub_new(struct ss_pub **out)
+{
+	struct ss_pub *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	int r = pthread_mutex_init(&p->mu, NULL);
+	if (r) {
+		free(p);
+		return -r;
+	}
+	r = pthread_mutex_init(&p->fold_mu, NULL);
+	if (r) {
+		pthread_mutex_destroy(&p->mu);
+		free(p);
+		return -r;
+	}
+	atomic_init(&p->next_gen, 1);
+	*out = p;
+	return 0;
+}
+
+void ss_pub_free(struct ss_pub *pub)
+{
+	if (!pub)
+		return;
+	if (pub->cur)
+		ss_snapshot_release(pub->cur);
+	pthread_mutex_destroy(&pub->fold_mu);
+	pthread_mutex_destroy(&pub->mu);
+	free(pub);
+}
+
+uint64_t ss_pub_begin_scan(struct ss_pub *pub)
+{
+	return atomic_fetch_add_explicit(&pub->next_gen, 1, memory_order_relaxed);
+}
+
+uint64_t ss_pub_generation(struct ss_pub *pub)
+{
+	pthread_mutex_lock(&pub->mu);
+	uint64_t g = pub->published_gen;
+	pthread_mutex_unlock(&pub->mu);
+	return g;
+}
+
+void ss_pub_note_failure(struct ss_pub *pub)
+{
+	pthread_mutex_lock(&pub->fold_mu);
+	pub->totals.failures++;
+	pthread_mutex_unlock(&pub->fold_mu);
+}
+
+void ss_pub_get_totals(struct ss_pub *pub, struct ss_pub_totals *out)
+{
+	pthread_mutex_lock(&pub->fold_mu);
+	*out = pub->totals;
+	pthread_mutex_unlock(&pub->fold_mu);
+}
+
+struct ss_snapshot *ss_pub_acquire(struct ss_pub *pub)
+{
+	pthread_mutex_lock(&pub->mu);
+	struct ss_snapshot *s = pub->cur;
+	if (s)
+		ss_snapshot_ref(s); /* pub's own reference keeps s alive while we hold mu */
+	pthread_mutex_unlock(&pub->mu);
+	return s;
+}
+
+void ss_snapshot_ref(struct ss_snapshot *snap)
+{
+	/* Relaxed: the caller already holds a reference (or pub->mu, which guards the
+	 * publisher's), so the count cannot reach zero under us. */
+	atomic_fetch_add_explicit(&snap->refs, 1, memory_order_relaxed);
+}
+
+static void snapshot_destroy(struct ss_snapshot *s)
+{
+	free(s->metrics);
+	free(s->json);
+	free(s->part_json);
+	free(s->parts);
+	segscan_scan_free(s->scan);
+	free(s);
+}
+
+void ss_snapshot_release(struct ss_snapshot *snap)
+{
+	if (!snap)
+		return;
+	/* acq_rel, paired with itself in the other holders' releases: the release half
+	 * orders this holder's reads of the buffers before its decrement, the acquire half
+	 * (which matters in the thread that drops the last reference) orders every other
+	 * holder's reads before the free. (A release decrement plus an acquire fence would
+	 * do the same, but ThreadSanitizer does not model fences.) */
+	if (atomic_fetch_sub_explicit(&snap->refs, 1, memory_order_acq_rel) == 1)
+		snapshot_destroy(snap);
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct ss_part_ref *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+	if (c)
+		return c;
+	if (x->partition != y->partition)
+		return x->partition < y->partition ? -1 : 1;
+	return strcmp(x->log_dir, y->log_dir);
+}
+
+const struct ss_part_ref *ss_snapshot_find(const struct ss_snapshot *snap, const char *topic, int32_t partition)
+{
+	size_t lo = 0, hi = snap->n_parts;
+	/* lower bound of (topic, partition): the first log dir in byte order wins */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ss_part_ref *m = &snap->parts[mid];
+		int c = strcmp(m->topic, topic);
+		if (c < 0 || (c == 0 && m->partition < partition))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < snap->n_parts && !strcmp(snap->parts[lo].topic, topic) && snap->parts[lo].partition == partition)
+		return &snap->parts[lo];
+	return NULL;
+}
+
+/* A memstream that reports failure from any step; *buf is NULL after a failure. */
+static int close_stream(FILE *f, char **buf, int r)
+{
+	if (ferror(f) && !r)
+		r = -EIO;
+	if (fclose(f) && !r)
+		r = -EIO;
+	if (r) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return r;
+}
+
+static int render_metrics(struct ss_snapshot *s, const struct ss_pub_totals *t)
+{
+	FILE *f = open_memstream(&s->metrics, &s->metrics_len);
+	if (!f)
+		return -errno;
+	int r = segscan_write_prom(s->scan, &t->c, f);
+	if (r)
+		goto out;
+	/* Families beyond the contract's: what an operator needs to see that the service
+	 * itself is healthy (Prometheus allows any family order). */
+	fprintf(f,
+		"# HELP segscan_scan_generation Generation of the published scan (taken when the scan started).\n"
+		"# TYPE segscan_scan_generation gauge\n"
+		"segscan_scan_generation %" PRIu64 "\n"
+		"# HELP segscan_scan_last_success_timestamp_seconds When the published scan finished (Unix time).\n"
+		"# TYPE segscan_scan_last_success_timestamp_seconds gauge\n"
+		"segscan_scan_last_success_timestamp_seconds %.3f\n"
+		"# HELP segscan_scan_segments_reused_total Closed segments taken unchanged from the previous scan after one statx.\n"
+		"# TYPE segscan_scan_segments_reused_total counter\n"
+		"segscan_scan_segments_reused_total %" PRIu64 "\n"
+		"# HELP segscan_scans_total Scans that ran to completion.\n"
+		"# TYPE segscan_scans_total counter\n"
+		"segscan_scans_total %" PRIu64 "\n"
+		"# HELP segscan_scan_failures_total Scans that failed to run (for example a malformed config file after a reload).\n"
+		"# TYPE segscan_scan_failures_total counter\n"
+		"segscan_scan_failures_total %" PRIu64 "\n"
+		"# HELP segscan_scan_stale_total Completed scans not published because a newer scan had published first.\n"
+		"# TYPE segscan_scan_stale_total counter\n"
+		"segscan_scan_stale_total %" PRIu64 "\n",
+		s->generation, s->finished_wall, t->segments_reused, t->scans, t->failures, t->refused);
+out:
+	return close_stream(f, &s->metrics, r);
+}
+
+static int render_json(struct ss_snapshot *s)
+{
+	FILE *f = open_memstream(&s->json, &s->json_len);
+	if (!f)
+		return -errno;
+	return close_stream(f, &s->json, segscan_write(s->scan, SEGSCAN_FMT_JSON, f));
+}
+
+static int render_parts(struct ss_snapshot *s)
+{
+	int r = 0;
+	size_t n = segscan_partition_count(s->scan);
+	FILE *f = open_memstream(&s->part_json, &s->part_json_len);
+	if (!f)
+		return -errno;
+	if (n && !(s->parts = calloc(n, sizeof(*s->parts)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const segscan_partition *p = segscan_partition_at(s->scan, i);
+		struct ss_part_ref *ref = &s->parts[i];
+		ref->topic = segscan_partition_topic(p);
+		ref->partition = segscan_partition_id(p);
+		ref->log_dir = segscan_partition_log_dir(p);
+		if (!ref->log_dir)
+			ref->log_dir = "";
+		long off = ftell(f);
+		if (off < 0) {
+			r = -EIO;
+			goto out;
+		}
+		if ((r = segscan_write_partition_json(s->scan, p, f)))
+			goto out;
+		if (fflush(f)) {
+			r = -EIO;
+			goto out;
+		}
+		/* each object is served as a document of its own: end it with a newline */
+		if (s->part_json_len == (size_t)off || s->part_json[s->part_json_len - 1] != '\n')
+			fputc('\n', f);
+		if (fflush(f)) {
+			r = -EIO;
+			goto out;
+		}
+		ref->off = (size_t)off;
+		ref->len = s->part_json_len - (size_t)off;
+	}
+	s->n_parts = n;
+	if (n)
+		qsort(s->parts, n, sizeof(*s->parts), cmp_ref);
+out:
+	return close_stream(f, &s->part_json, r);
+}
+
+int ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen)
+{
+	struct segscan_scan_stats st;
+	struct ss_snapshot *snap = NULL, *old = NULL;
+	struct ss_pub_totals t;
+	int r;
+
+	segscan_get_stats(scan, &st);
+	pthread_mutex_lock(&pub->fold_mu);
+	pub->totals.scans++;
+	pub->totals.c.duration_seconds = st.seconds;
+	pub->totals.c.segments_total += st.segments;
+	pub->totals.c.bytes_read_total += st.bytes_read;
+	pub->totals.c.errors_total += st.errors;
+	pub->totals.segments_reused += st.segments_reused;
+	/* published_gen is only written under fold_mu, which we hold: no race with the swap */
+	if (gen <= pub->published_gen) {
+		pub->totals.refused++;
+		r = -ESTALE;
+		goto unlock;
+	}
+	t = pub->totals;
+
+	if (!(snap = calloc(1, sizeof(*snap)))) {
+		r = -ENOMEM;
+		goto unlock;
+	}
+	atomic_init(&snap->refs, 1); /* the publisher's reference */
+	snap->generation = gen;
+	snap->scan = scan;
+	scan = NULL;
+	snap->stats = st;
+	snap->exit_code = segscan_exit_code(snap->scan);
+	snap->finished_mono = now_clock(CLOCK_MONOTONIC);
+	snap->finished_wall = now_clock(CLOCK_REALTIME);
+	/* the gauge is the published scan's own duration, not the latest folded one */
+	t.c.duration_seconds = st.seconds;
+	if ((r = render_metrics(snap, &t)) || (r = render_json(snap)) || (r = render_parts(snap)))
+		goto unlock;
+
+	pthread_mutex_lock(&pub->mu);
+	old = pub->cur;
+	pub->cur = snap;
+	pub->published_gen = gen;
+	pthread_mutex_unlock(&pub->mu);
+	snap = NULL;
+	r = 0;
+unlock:
+	pthread_mutex_unlock(&pub->fold_mu);
+	if (snap)
+		snapshot_destroy(snap); /* never shared: nobody else holds a reference */
+	segscan_scan_free(scan);
+	ss_snapshot_release(old);
+	return r;
+}
