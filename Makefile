@@ -93,7 +93,8 @@ test-unit: all $(TESTS)
 
 test-asan: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory B=build/asan MODE=asan all $(TEST_SRCS:tests/%.c=build/asan/tests/%)
-	@SEGSCAN=build/asan/segscan bash tests/run.sh build/asan/tests
+	@SEGSCAN=build/asan/segscan LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	    bash tests/run.sh build/asan/tests
 
 test-tsan: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory B=build/tsan MODE=tsan all $(addprefix build/tsan/tests/,$(filter $(TSAN_TESTS),$(TEST_SRCS:tests/%.c=%)))

@@ -1,5 +1,7 @@
 /* Discovery: see discover.h. */
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -33,8 +35,37 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+/* While partition directories are listed on several threads, every append to the
+ * catalog takes cat->mu (NULL otherwise). */
+static void cat_lock(struct ss_catalog *cat)
+{
+	if (cat->mu)
+		pthread_mutex_lock(cat->mu);
+}
+
+static void cat_unlock(struct ss_catalog *cat)
+{
+	if (cat->mu)
+		pthread_mutex_unlock(cat->mu);
+}
+
+static int problem_locked(struct ss_catalog *cat, const char *path, int err, int64_t where, bool data_loss,
+			  const char *fmt, va_list ap);
+
 int ss_catalog_problem(struct ss_catalog *cat, const char *path, int err, int64_t where,
 		       bool data_loss, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cat_lock(cat);
+	int r = problem_locked(cat, path, err, where, data_loss, fmt, ap);
+	cat_unlock(cat);
+	va_end(ap);
+	return r;
+}
+
+static int problem_locked(struct ss_catalog *cat, const char *path, int err, int64_t where, bool data_loss,
+			  const char *fmt, va_list ap)
 {
 	int r = grow((void **)&cat->problems, &cat->cap_problems, cat->n_problems + 1,
 		     sizeof(*cat->problems));
@@ -42,10 +73,7 @@ int ss_catalog_problem(struct ss_catalog *cat, const char *path, int err, int64_
 		return r;
 	struct ss_problem *p = &cat->problems[cat->n_problems];
 	memset(p, 0, sizeof(*p));
-	va_list ap;
-	va_start(ap, fmt);
 	r = vasprintf(&p->what, fmt, ap);
-	va_end(ap);
 	if (r < 0)
 		return -ENOMEM;
 	p->path = strdup(path ? path : "");
@@ -63,19 +91,24 @@ int ss_catalog_problem(struct ss_catalog *cat, const char *path, int err, int64_
 static int add_note(struct ss_catalog *cat, const char *logdir, const char *rel1, const char *rel2,
 		    const char *what)
 {
-	int r = grow((void **)&cat->notes, &cat->cap_notes, cat->n_notes + 1, sizeof(*cat->notes));
-	if (r)
-		return r;
-	struct ss_note *n = &cat->notes[cat->n_notes];
-	if (asprintf(&n->path, "%s/%s%s%s", logdir, rel1, rel2 ? "/" : "", rel2 ? rel2 : "") < 0)
-		return -ENOMEM;
-	n->what = strdup(what);
-	if (!n->what) {
-		free(n->path);
+	char *path = NULL, *w = strdup(what);
+	if (!w || asprintf(&path, "%s/%s%s%s", logdir, rel1, rel2 ? "/" : "", rel2 ? rel2 : "") < 0) {
+		free(w);
 		return -ENOMEM;
 	}
-	cat->n_notes++;
-	return 0;
+	cat_lock(cat);
+	int r = grow((void **)&cat->notes, &cat->cap_notes, cat->n_notes + 1, sizeof(*cat->notes));
+	if (!r) {
+		cat->notes[cat->n_notes].path = path;
+		cat->notes[cat->n_notes].what = w;
+		cat->n_notes++;
+	}
+	cat_unlock(cat);
+	if (r) {
+		free(path);
+		free(w);
+	}
+	return r;
 }
 
 static int open_ro(int dirfd, const char *name, int extra)
@@ -223,9 +256,10 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 {
 	struct ss_logdir *ld = &cat->logdirs[li];
 	struct segfile *files = NULL;
-	size_t nf = 0, capf = 0;
+	struct ss_seg *segs = NULL;
+	size_t nf = 0, capf = 0, ns = 0;
 	DIR *d = NULL;
-	struct ss_part *p;
+	struct ss_part part, *p = &part;
 	char where[4096];
 	int r, dfd;
 
@@ -246,15 +280,11 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 					  segscan_strerror(r));
 	}
 
-	if ((r = grow((void **)&cat->parts, &cat->cap_parts, cat->n_parts + 1, sizeof(*cat->parts))))
-		goto out;
-	p = &cat->parts[cat->n_parts];
+	/* Built here, then appended to the catalog in one locked step. */
 	memset(p, 0, sizeof(*p));
 	p->topic = strndup(dn->topic, dn->topic_len);
 	p->dir = strdup(name);
 	if (!p->topic || !p->dir) {
-		free(p->topic);
-		free(p->dir);
 		r = -ENOMEM;
 		goto out;
 	}
@@ -262,7 +292,6 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 	p->logdir_path = ld->path;
 	p->partition = dn->partition;
 	p->kind = dn->kind;
-	cat->n_parts++;
 
 	struct dirent *e;
 	errno = 0;
@@ -325,7 +354,11 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 
 	if (nf) /* qsort(NULL, 0) is undefined */
 		qsort(files, nf, sizeof(*files), cmp_segfile);
-	p->seg_first = cat->n_segs;
+	segs = nf ? malloc(nf * sizeof(*segs)) : NULL;
+	if (nf && !segs) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < nf;) {
 		int64_t off = files[i].offset;
 		uint16_t have = 0;
@@ -346,12 +379,9 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 				goto out;
 			continue;
 		}
-		if ((r = grow((void **)&cat->segs, &cat->cap_segs, cat->n_segs + 1, sizeof(*cat->segs))))
-			goto out;
-		struct ss_seg *s = &cat->segs[cat->n_segs++];
+		struct ss_seg *s = &segs[ns++];
 		memset(s, 0, sizeof(*s));
 		s->base_offset = off;
-		s->part = cat->n_parts - 1;
 		s->files = have;
 		s->last_offset = -1;
 		s->first_batch_base = -1;
@@ -359,24 +389,45 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 		s->batches = s->records = -1;
 		s->err_pos = -1;
 	}
-	p->seg_count = cat->n_segs - p->seg_first;
-	if (p->seg_count)
-		cat->segs[cat->n_segs - 1].flags |= SS_SEG_ACTIVE;
+	p->seg_count = (uint32_t)ns;
+	if (ns)
+		segs[ns - 1].flags |= SS_SEG_ACTIVE;
 
 	if ((r = read_partition_meta(cat, p, dfd, where)))
 		goto out;
 
-	if (strcmp(p->topic, "__remote_log_metadata") == 0 && p->kind == SS_DIR_LIVE) {
-		if ((r = grow((void **)&cat->rlmm_dirs, &cat->cap_rlmm, cat->n_rlmm_dirs + 1, sizeof(char *))))
-			goto out;
-		if (!(cat->rlmm_dirs[cat->n_rlmm_dirs] = strdup(where))) {
-			r = -ENOMEM;
-			goto out;
-		}
-		cat->n_rlmm_dirs++;
+	char *rlmm = NULL;
+	if (strcmp(p->topic, "__remote_log_metadata") == 0 && p->kind == SS_DIR_LIVE && !(rlmm = strdup(where))) {
+		r = -ENOMEM;
+		goto out;
 	}
+	cat_lock(cat);
+	if ((r = grow((void **)&cat->parts, &cat->cap_parts, cat->n_parts + 1, sizeof(*cat->parts))) ||
+	    (r = grow((void **)&cat->segs, &cat->cap_segs, cat->n_segs + (uint32_t)ns, sizeof(*cat->segs))) ||
+	    (rlmm && (r = grow((void **)&cat->rlmm_dirs, &cat->cap_rlmm, cat->n_rlmm_dirs + 1, sizeof(char *))))) {
+		cat_unlock(cat);
+		free(rlmm);
+		goto out;
+	}
+	p->seg_first = cat->n_segs;
+	for (size_t i = 0; i < ns; i++)
+		segs[i].part = cat->n_parts;
+	if (ns)
+		memcpy(cat->segs + cat->n_segs, segs, ns * sizeof(*segs));
+	cat->n_segs += (uint32_t)ns;
+	cat->parts[cat->n_parts++] = *p;
+	if (rlmm)
+		cat->rlmm_dirs[cat->n_rlmm_dirs++] = rlmm;
+	cat_unlock(cat);
+	p = NULL; /* the catalog owns its strings now */
 	r = 0;
 out:
+	if (p) {
+		free(p->topic);
+		free(p->dir);
+		free(p->epochs);
+	}
+	free(segs);
 	free(files);
 	closedir(d);
 	return r;
@@ -395,7 +446,19 @@ static bool known_top_file(const char *n)
 	return false;
 }
 
-static int walk_logdir(struct ss_catalog *cat, uint32_t li)
+/* A partition directory to list: discovery lists them on several threads. */
+struct pjob {
+	uint32_t         li;
+	char            *name;
+	struct ss_dirname dn;   /* dn.topic points into name */
+};
+
+struct pjobs {
+	struct pjob *v;
+	uint32_t     n, cap;
+};
+
+static int walk_logdir(struct ss_catalog *cat, uint32_t li, struct pjobs *jobs)
 {
 	struct ss_logdir *ld = &cat->logdirs[li];
 	int dfd = dup(ld->fd), r = 0;
@@ -437,8 +500,17 @@ static int walk_logdir(struct ss_catalog *cat, uint32_t li)
 					     dn.kind == SS_DIR_DELETE ? "partition scheduled for deletion (-delete), not counted" :
 					     dn.kind == SS_DIR_FUTURE ? "future replica being moved here (-future), not counted" :
 									"stray replica (-stray), not counted");
-			else
-				r = walk_partition(cat, li, n, &dn);
+			else if (!(r = grow((void **)&jobs->v, &jobs->cap, jobs->n + 1, sizeof(*jobs->v)))) {
+				struct pjob *j = &jobs->v[jobs->n];
+				if (!(j->name = strdup(n))) {
+					r = -ENOMEM;
+				} else {
+					j->li = li;
+					j->dn = dn;
+					j->dn.topic = j->name + (dn.topic - n);
+					jobs->n++;
+				}
+			}
 		}
 		if (r)
 			break;
@@ -527,8 +599,40 @@ static int read_logdir_checkpoints(struct ss_catalog *cat, uint32_t li)
 	return 0;
 }
 
+struct lister {
+	struct ss_catalog *cat;
+	struct pjobs      *jobs;
+	atomic_uint       *next;     /* relaxed: a claim needs no ordering; pthread_join publishes */
+	int                err;
+	pthread_t          th;
+};
+
+static void *lister_main(void *arg)
+{
+	struct lister *l = arg;
+	for (;;) {
+		unsigned i = atomic_fetch_add_explicit(l->next, 1, memory_order_relaxed);
+		if (i >= l->jobs->n)
+			break;
+		struct pjob *j = &l->jobs->v[i];
+		if ((l->err = walk_partition(l->cat, j->li, j->name, &j->dn)))
+			break;
+	}
+	return NULL;
+}
+
 int ss_discover(struct ss_catalog *cat, char *const *paths, uint32_t n)
 {
+	return ss_discover_mt(cat, paths, n, 1);
+}
+
+int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsigned nthreads)
+{
+	struct pjobs jobs = { 0 };
+	struct lister *ls = NULL;
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	atomic_uint next = 0;
+	unsigned started = 0;
 	int r;
 	cat->logdirs = calloc(n ? n : 1, sizeof(*cat->logdirs));
 	if (!cat->logdirs)
@@ -549,9 +653,43 @@ int ss_discover(struct ss_catalog *cat, char *const *paths, uint32_t n)
 			continue;
 		}
 		ld->fd = fd;
-		if ((r = walk_logdir(cat, i)))
-			return r;
+		if ((r = walk_logdir(cat, i, &jobs)))
+			goto out;
 	}
+
+	/* List the partition directories on several threads: a million segments means
+	 * forty thousand directories, and each is a few getdents plus two small files. */
+	if (nthreads < 1)
+		nthreads = 1;
+	if (nthreads > jobs.n / 64 + 1)
+		nthreads = jobs.n / 64 + 1; /* a thread per few dozen dirs is plenty */
+	ls = calloc(nthreads, sizeof(*ls));
+	if (!ls) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (nthreads > 1)
+		cat->mu = &mu;
+	for (unsigned t = 0; t < nthreads; t++) {
+		ls[t].cat = cat;
+		ls[t].jobs = &jobs;
+		ls[t].next = &next;
+	}
+	for (unsigned t = 1; t < nthreads; t++) {
+		if (pthread_create(&ls[t].th, NULL, lister_main, &ls[t]) != 0)
+			break;
+		started++;
+	}
+	lister_main(&ls[0]); /* this thread lists too */
+	for (unsigned t = 1; t <= started; t++)
+		pthread_join(ls[t].th, NULL);
+	cat->mu = NULL;
+	r = 0;
+	for (unsigned t = 0; t < nthreads; t++)
+		if (!r && ls[t].err)
+			r = ls[t].err;
+	if (r)
+		goto out;
 
 	/* Sort partitions; then point every segment at its partition's new index. */
 	if (cat->n_parts)
@@ -563,8 +701,15 @@ int ss_discover(struct ss_catalog *cat, char *const *paths, uint32_t n)
 	}
 	for (uint32_t i = 0; i < n; i++)
 		if (cat->logdirs[i].fd >= 0 && (r = read_logdir_checkpoints(cat, i)))
-			return r;
-	return 0;
+			goto out;
+	r = 0;
+out:
+	cat->mu = NULL;
+	free(ls);
+	for (uint32_t i = 0; i < jobs.n; i++)
+		free(jobs.v[i].name);
+	free(jobs.v);
+	return r;
 }
 
 int ss_seg_relpath(const struct ss_catalog *cat, const struct ss_seg *s, const char *ext, char *buf, size_t len)

@@ -12,6 +12,7 @@
 #define SS_DISCOVER_H
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "model.h"
@@ -46,11 +47,14 @@ struct ss_catalog {
 	char             **rlmm_dirs;  /* paths of __remote_log_metadata-N partition dirs */
 	uint32_t           n_rlmm_dirs;
 	uint32_t           cap_parts, cap_segs, cap_notes, cap_problems, cap_rlmm;
+	pthread_mutex_t   *mu;         /* set while discovery lists directories on several threads */
 };
 
 /* Open the log dirs (a missing or unreadable one is recorded in its err, not fatal) and
  * walk them. Returns 0 or -ENOMEM. */
 int  ss_discover(struct ss_catalog *cat, char *const *paths, uint32_t n);
+/* The same, listing partition directories on up to nthreads threads (this one included). */
+int  ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsigned nthreads);
 void ss_catalog_free(struct ss_catalog *cat);
 
 /* Record a problem (used by every stage after discovery too). */

@@ -343,7 +343,8 @@ int segscan_run(segscan_scan *s)
 	}
 
 	t0 = mono();
-	if ((r = ss_discover(&s->cat, s->logdir_paths, s->n_logdir_paths)))
+	if ((r = ss_discover_mt(&s->cat, s->logdir_paths, s->n_logdir_paths,
+				  s->opts.threads ? s->opts.threads : ss_default_threads())))
 		return fail(s, r, "discovery: %s", segscan_strerror(r));
 	s->times.discover = mono() - t0;
 	if (s->prev && (r = build_reuse(s)))

@@ -124,6 +124,8 @@ void ss_evaluator_kick(struct segscan_scan *s);
 
 /* task.c / worker.c */
 int  ss_workers_run(struct segscan_scan *s);
+/* online CPUs in the affinity mask */
+unsigned ss_default_threads(void);
 /* evaluator.c: evaluate one partition now (all its segments are in) */
 int  ss_evaluate_partition(struct segscan_scan *s, uint32_t pi);
 void *ss_evaluator_main(void *arg);

@@ -267,7 +267,7 @@ out:
 	return NULL;
 }
 
-static unsigned default_threads(void)
+unsigned ss_default_threads(void)
 {
 	cpu_set_t set;
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
@@ -287,7 +287,7 @@ int ss_workers_run(struct segscan_scan *s)
 	struct ss_worker *ws = NULL;
 	struct ss_queue *qs = NULL;
 	int *nodes = NULL, *qnode = NULL;
-	unsigned nq = 0, nthreads = s->opts.threads ? s->opts.threads : default_threads();
+	unsigned nq = 0, nthreads = s->opts.threads ? s->opts.threads : ss_default_threads();
 	pthread_t ev;
 	bool ev_started = false;
 	char why[256];
