@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/probes.h"
 #include "eval/config.h"
 #include "eval/remote.h"
 #include "scan/scan_int.h"
@@ -145,5 +146,6 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 	r = ss_eval_partition(&in, &p->eval);
 	if (r)
 		p->eval = NULL;
+	SS_PROBE_PARTITION_EVALUATED(pi, p->seg_count);
 	return r;
 }

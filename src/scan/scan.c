@@ -12,6 +12,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "common/probes.h"
 #include "eval/config.h"
 #include "eval/remote.h"
 #include "out/out.h"
@@ -356,7 +357,10 @@ int segscan_run(segscan_scan *s)
 		return r;
 	s->times.remote = mono() - t0;
 
-	if ((r = ss_workers_run(s))) {
+	SS_PROBE_SCAN_START(s->cat.n_logdirs, s->opts.threads);
+	r = ss_workers_run(s);
+	SS_PROBE_SCAN_DONE(s->cat.n_segs, r);
+	if (r) {
 		if (!s->err[0])
 			fail(s, r, "scan: %s", segscan_strerror(r));
 		return r;

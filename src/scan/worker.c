@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "scan/scan_int.h"
+#include "common/probes.h"
 #include "scan/task.h"
 #include "sched/arena.h"
 #include "sched/topology.h"
@@ -104,6 +105,8 @@ static void emit(struct ss_worker *w, uint32_t seg, unsigned *unpublished)
 {
 	uint64_t stalls = 0;
 	ss_ring_push_wait(w->ring, seg, &stalls);
+	if (stalls)
+		SS_PROBE_RING_FULL(w->id, stalls);
 	w->st.ring_stalls += stalls;
 	w->st.segments++;
 	if (++*unpublished >= PUBLISH_EVERY) {
@@ -196,6 +199,7 @@ static void *worker_main(void *arg)
 				emit(w, seg, &unpublished);
 				continue;
 			}
+			SS_PROBE_SEGMENT_SUBMITTED(seg, w->id);
 			busy++;
 		}
 		if (busy > w->st.tasks_peak)
@@ -227,6 +231,7 @@ static void *worker_main(void *arg)
 			if ((r = ss_task_complete(t, done[i], &fin)))
 				goto engine_fail;
 			if (fin) {
+				SS_PROBE_SEGMENT_PARSED(t->seg_idx, s->cat.segs[t->seg_idx].bytes_read);
 				busy--;
 				idle[n_idle++] = t;
 				emit(w, t->seg_idx, &unpublished);
