@@ -84,7 +84,7 @@ run: all
 # ---- tests -------------------------------------------------------------------------------
 # test-unit: every test, release build. test-asan: every test under ASan+UBSan.
 # test-tsan: the ring, worker and scan tests under TSan (the thread code).
-TSAN_TESTS := test_ring test_worker test_scan test_io test_races
+TSAN_TESTS := test_ring test_worker test_scan test_io test_races test_serve_lifecycle
 test: test-unit test-asan test-tsan
 	@echo "make test: all suites passed"
 
@@ -93,12 +93,13 @@ test-unit: all $(TESTS)
 
 test-asan: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory B=build/asan MODE=asan all $(TEST_SRCS:tests/%.c=build/asan/tests/%)
-	@SEGSCAN=build/asan/segscan LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	@SEGSCAN=build/asan/segscan SEGSCAN_LOAD_SECONDS=5 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	    bash tests/run.sh build/asan/tests
 
 test-tsan: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory B=build/tsan MODE=tsan all $(addprefix build/tsan/tests/,$(filter $(TSAN_TESTS),$(TEST_SRCS:tests/%.c=%)))
-	@SEGSCAN=build/tsan/segscan TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	@SEGSCAN=build/tsan/segscan SEGSCAN_LOAD_SECONDS=5 \
+	    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	    bash tests/run.sh build/tsan/tests $(filter $(TSAN_TESTS),$(TEST_SRCS:tests/%.c=%))
 
 # ---- fuzz: each parser's libFuzzer target for a bounded time ---------------------------------

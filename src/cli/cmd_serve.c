@@ -63,7 +63,8 @@ static const char usage_serve[] =
 "\n"
 "Scan options are those of `segscan scan` (--format does not apply: /metrics is the prom\n"
 "format and /v1/partitions the json format; --remote-state=- is refused because every\n"
-"scan re-reads the file). serve changes two defaults: --io-priority=idle and --evict.\n"
+"scan re-reads the file; --stats logs every scan's statistics as one logfmt line). serve\n"
+"changes two defaults: --io-priority=idle and --evict.\n"
 "\n";
 
 static const char tail_help[] =
@@ -72,9 +73,10 @@ static const char tail_help[] =
 "  SIGHUP           rescan now; the scan re-reads --topic-config, --remote-state and\n"
 "                   --server-properties (every scan does; SIGHUP only does not wait for\n"
 "                   the interval)\n"
-"  SIGTERM, SIGINT  stop: close the listener and every connection, let a scan in flight\n"
-"                   finish if it does within a second of the signal, else exit without\n"
-"                   it (a scan only reads, and the textfile is replaced by rename)\n"
+"  SIGTERM, SIGINT  stop within a second: stop accepting, let queued responses finish\n"
+"                   (250 ms at most), close every connection, let a scan in flight\n"
+"                   finish if it does within 0.7 s of the signal, else exit without it\n"
+"                   (a scan only reads, and the textfile is replaced by rename)\n"
 "\n"
 "Logs: one logfmt line per event on stderr, e.g.\n"
 "  ts=2026-11-29T17:24:34.123Z level=info msg=\"scan complete\" generation=3 partitions=12\n"

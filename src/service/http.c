@@ -15,8 +15,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +46,18 @@ struct ss_http {
 	struct MHD_Daemon *d;
 	struct ss_pub     *pub;
 	int                fd;
+	/* Snapshot responses queued and not yet completed, for the drain at shutdown.
+	 * Relaxed: a count to wait on, no data is handed over through it. */
+	atomic_uint        inflight;
+	/* MHD's log lines (mostly about malformed requests) are capped per second, so a
+	 * client sending garbage cannot flood the broker host's journal. */
+	pthread_mutex_t    log_mu;
+	time_t             log_sec;         /* log_mu */
+	unsigned           log_n;           /* log_mu: lines in log_sec */
+	unsigned long      log_dropped;     /* log_mu: lines dropped in log_sec */
 };
+
+#define SS_HTTP_LOG_PER_SEC 10
 
 bool ss_topic_name_valid(const char *s, size_t len)
 {
@@ -189,9 +202,10 @@ static enum MHD_Result send_static(struct MHD_Connection *c, unsigned status, co
 		     ctype, 0);
 }
 
-/* A slice of a snapshot: the response owns the caller's reference from here on. */
-static enum MHD_Result send_snap(struct MHD_Connection *c, struct ss_snapshot *s, const char *buf, size_t len,
-				 const char *ctype)
+/* A slice of a snapshot: the response owns the caller's reference from here on. The
+ * request is marked in flight until MHD reports it completed (request_done). */
+static enum MHD_Result send_snap(struct ss_http *h, struct MHD_Connection *c, void **con_cls, struct ss_snapshot *s,
+				 const char *buf, size_t len, const char *ctype)
 {
 	struct MHD_Response *resp =
 		MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)buf, release_cb, s);
@@ -199,7 +213,20 @@ static enum MHD_Result send_snap(struct MHD_Connection *c, struct ss_snapshot *s
 		ss_snapshot_release(s);
 		return MHD_NO;
 	}
-	return queue(c, MHD_HTTP_OK, resp, ctype, s->generation);
+	enum MHD_Result ok = queue(c, MHD_HTTP_OK, resp, ctype, s->generation);
+	if (ok == MHD_YES) {
+		atomic_fetch_add_explicit(&h->inflight, 1, memory_order_relaxed);
+		*con_cls = &h->inflight;
+	}
+	return ok;
+}
+
+static void request_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	struct ss_http *h = cls;
+	if (*con_cls == &h->inflight)
+		atomic_fetch_sub_explicit(&h->inflight, 1, memory_order_relaxed);
+	*con_cls = NULL;
 }
 
 static double mono_now(void)
@@ -241,7 +268,7 @@ static enum MHD_Result not_ready(struct MHD_Connection *c, bool json)
 }
 
 /* /v1/partitions/TOPIC/N; `rest` is the part after the prefix, still percent-encoded. */
-static enum MHD_Result one_partition(struct ss_http *h, struct MHD_Connection *c, const char *rest)
+static enum MHD_Result one_partition(struct ss_http *h, struct MHD_Connection *c, void **con_cls, const char *rest)
 {
 	char topic[256];
 	const char *slash = strchr(rest, '/');
@@ -273,7 +300,7 @@ static enum MHD_Result one_partition(struct ss_http *h, struct MHD_Connection *c
 		return send_static(c, MHD_HTTP_NOT_FOUND, CT_JSON,
 				   "{\"error\":\"no such partition in the last published scan\"}\n");
 	}
-	return send_snap(c, s, s->part_json + ref->off, ref->len, CT_JSON);
+	return send_snap(h, c, con_cls, s, s->part_json + ref->off, ref->len, CT_JSON);
 bad_partition:
 	return send_static(c, MHD_HTTP_BAD_REQUEST, CT_JSON,
 			   "{\"error\":\"partition must be a decimal number from 0 to 2147483647\"}\n");
@@ -335,13 +362,13 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	case R_METRICS:
 		if (!(s = ss_pub_acquire(h->pub)))
 			return not_ready(c, false);
-		return send_snap(c, s, s->metrics, s->metrics_len, CT_PROM);
+		return send_snap(h, c, con_cls, s, s->metrics, s->metrics_len, CT_PROM);
 	case R_PARTS:
 		if (!(s = ss_pub_acquire(h->pub)))
 			return not_ready(c, true);
-		return send_snap(c, s, s->json, s->json_len, CT_JSON);
+		return send_snap(h, c, con_cls, s, s->json, s->json_len, CT_JSON);
 	case R_PART:
-		return one_partition(h, c, url + sizeof(PREFIX_PARTS) - 1);
+		return one_partition(h, c, con_cls, url + sizeof(PREFIX_PARTS) - 1);
 	case R_HEALTHZ:
 		return healthz(h, c);
 	case R_NONE:
@@ -359,6 +386,32 @@ static size_t no_unescape(void *cls, struct MHD_Connection *c, char *s)
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	struct ss_http *h = cls;
+	struct timespec now;
+	unsigned long dropped = 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&h->log_mu);
+	if (now.tv_sec != h->log_sec) {
+		dropped = h->log_dropped;
+		h->log_sec = now.tv_sec;
+		h->log_n = 0;
+		h->log_dropped = 0;
+	}
+	bool emit = h->log_n < SS_HTTP_LOG_PER_SEC;
+	if (emit)
+		h->log_n++;
+	else
+		h->log_dropped++;
+	pthread_mutex_unlock(&h->log_mu);
+	if (dropped) {
+		struct ss_logline d;
+		ss_log_begin(&d, "warn", "http log lines dropped");
+		ss_log_fmt(&d, "dropped", "%lu", dropped);
+		ss_log_end(&d);
+	}
+	if (!emit)
+		return;
+
 	char msg[512];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	size_t n = strlen(msg);
@@ -391,6 +444,13 @@ int ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sal
 		return -ENOMEM;
 	}
 	h->pub = pub;
+	h->fd = -1;
+	atomic_init(&h->inflight, 0);
+	if ((r = pthread_mutex_init(&h->log_mu, NULL))) {
+		free(h);
+		snprintf(err, errlen, "pthread_mutex_init: %s", strerror(r));
+		return -r;
+	}
 	addr_text(sa, salen, at, sizeof(at));
 	/* Our own socket rather than MHD's: bind errors get a precise message, and an
 	 * IPv6 listener stays IPv6-only instead of silently taking IPv4 too. */
@@ -416,17 +476,19 @@ int ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sal
 		snprintf(err, errlen, "listen %s: %s", at, strerror(-r));
 		goto fail;
 	}
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	/* ITC: MHD_quiesce_daemon needs it with an internal thread (see ss_http_stop) */
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	if (sa->sa_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, h,
 				/* the logger first: MHD reports options parsed before it on its own */
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
 				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)SS_HTTP_CONN_LIMIT,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SS_HTTP_CONN_MEMORY,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SS_HTTP_TIMEOUT_S,
 				MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL,
+				MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
 				MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
 				MHD_OPTION_END);
 	if (!h->d) {
@@ -439,6 +501,7 @@ int ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sal
 fail:
 	if (h->fd >= 0)
 		close(h->fd);
+	pthread_mutex_destroy(&h->log_mu);
 	free(h);
 	return r;
 }
@@ -447,8 +510,17 @@ void ss_http_stop(struct ss_http *h)
 {
 	if (!h)
 		return;
-	/* MHD does not close a listen socket it was given */
+	/* Drain: stop accepting, give the responses already queued up to 250 ms to finish
+	 * (a snapshot response is a buffer already rendered: sending it takes microseconds
+	 * unless the client is slow), then close every connection, idle keep-alive ones
+	 * included. The bound keeps shutdown within serve's one second. */
+	MHD_quiesce_daemon(h->d);
+	for (int i = 0; i < 50 && atomic_load_explicit(&h->inflight, memory_order_relaxed); i++) {
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
 	MHD_stop_daemon(h->d);
-	close(h->fd);
+	close(h->fd); /* MHD does not close a listen socket it was given */
+	pthread_mutex_destroy(&h->log_mu);
 	free(h);
 }

@@ -12,10 +12,11 @@
  *   MHD   libmicrohttpd's internal thread answers from the published snapshot.
  *
  * Shutdown: a running scan cannot be interrupted (segscan_run has no cancel point), so
- * main stops HTTP, waits for the scan thread until one second after the signal, and if
- * the scan is still running exits without it: the scanner only reads, and the textfile
- * is replaced by rename, so abandoning a scan leaves nothing half-written behind (at
- * most a stale PATH.tmp, truncated by the next run).
+ * main drains and stops HTTP, waits for the scan thread until 0.7 s after the signal (so
+ * the process is gone within a second even on a busy host), and if the scan is still
+ * running exits without it: the scanner only reads, and the textfile is replaced by
+ * rename, so abandoning a scan leaves nothing half-written behind (at most a stale
+ * PATH.tmp, truncated by the next run).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -602,10 +603,11 @@ int ss_serve_main(const struct ss_serve_opts *o)
 	pthread_mutex_unlock(&v.mu);
 	ss_http_stop(http);
 
-	/* wait for an in-flight scan until one second after the signal, then leave it */
+	/* wait for an in-flight scan until 0.7 s after the signal, then leave it: exiting a
+	 * process with its scan threads and mappings takes its own tens of milliseconds */
 	struct timespec now_rt;
 	clock_gettime(CLOCK_REALTIME, &now_rt);
-	double left = t_stop + 0.9 - mono();
+	double left = t_stop + 0.7 - mono();
 	if (left < 0.05)
 		left = 0.05;
 	struct timespec dl = ts_of((double)now_rt.tv_sec + (double)now_rt.tv_nsec / 1e9 + left);

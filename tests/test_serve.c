@@ -1,0 +1,1216 @@
+/*
+ * `segscan serve` end to end: the real binary (tu_segscan()), a log dir generated with
+ * the library, a real HTTP client (curl) for the endpoints, raw sockets for malformed
+ * requests, signals, the textfile, and a bounded load test.
+ *
+ * Expected values come from the file system (partition directories, .log files and
+ * their sizes) and from the HTTP/Prometheus/Kafka rules, not from the service.
+ *
+ * Servers listen on a random loopback port in 20000-40000 (the CLI cannot bind port 0
+ * and report it); a start that fails with "Address already in use" is retried elsewhere.
+ * Waiting for the service polls /healthz with a deadline; nothing depends on a sleep.
+ *
+ * SEGSCAN_LOAD_SECONDS (default 30) bounds the load test; 0 skips it.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "testutil.h"
+#include "scanutil.h"
+#include "service/log.h"
+#include "service/serve.h"
+
+#define SS_LOAD_NO_MAIN
+#include "serve_load.c"
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void nap_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* Sanitizer builds are several times slower: deadlines scale. */
+static double slack(void)
+{
+	const char *s = getenv("SEGSCAN");
+	return s && (strstr(s, "asan") || strstr(s, "tsan")) ? 4.0 : 1.0;
+}
+
+struct srv {
+	pid_t pid;
+	int   port;
+	char  log[512];
+};
+
+/* Servers started by the running test: a failed assertion leaves the test early, and
+ * the teardown must not leave them behind. Test-only state, one test at a time. */
+static pid_t live_servers[8];
+
+static void track(pid_t pid, bool on)
+{
+	for (int i = 0; i < 8; i++) {
+		if (on && !live_servers[i]) {
+			live_servers[i] = pid;
+			return;
+		}
+		if (!on && live_servers[i] == pid) {
+			live_servers[i] = 0;
+			return;
+		}
+	}
+}
+
+static int kill_servers(void **state)
+{
+	for (int i = 0; i < 8; i++) {
+		if (live_servers[i] > 0) {
+			kill(live_servers[i], SIGKILL);
+			waitpid(live_servers[i], NULL, 0);
+		}
+		live_servers[i] = 0;
+	}
+	return 0;
+}
+
+/* Raw request on a fresh connection; returns the status code (0 when the server closed
+ * without a status line, -1 on connect failure); *resp gets everything read. */
+static int raw_http(int port, const void *req, size_t len, char **resp, int timeout_s)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct timeval tv = { .tv_sec = timeout_s };
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	if (len)
+		send(fd, req, len, MSG_NOSIGNAL);
+	shutdown(fd, SHUT_WR);
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (n + 4096 + 1 > cap)
+			buf = realloc(buf, cap *= 2);
+		ssize_t r = recv(fd, buf + n, cap - n - 1, 0);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		/* a keep-alive response ends at its Content-Length, not at EOF */
+		buf[n] = 0;
+		const char *e = strstr(buf, "\r\n\r\n"), *cl = strcasestr(buf, "\r\nContent-Length:");
+		if (e && cl && cl < e && n >= (size_t)(e + 4 - buf) + strtoull(cl + 17, NULL, 10))
+			break;
+	}
+	close(fd);
+	buf[n] = 0;
+	int status = 0;
+	if (n > 12 && !strncmp(buf, "HTTP/1.", 7))
+		status = atoi(buf + 9);
+	if (resp)
+		*resp = buf;
+	else
+		free(buf);
+	return status;
+}
+
+static int get(int port, const char *path, char **body)
+{
+	char req[4096];
+	int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", path);
+	char *resp = NULL;
+	int st = raw_http(port, req, (size_t)n, &resp, 10);
+	if (body) {
+		char *e = resp ? strstr(resp, "\r\n\r\n") : NULL;
+		*body = strdup(e ? e + 4 : "");
+	}
+	free(resp);
+	return st;
+}
+
+static bool alive(pid_t pid)
+{
+	int st;
+	return waitpid(pid, &st, WNOHANG) == 0;
+}
+
+/* The published generation per /healthz, 0 while starting, -1 when unreachable. */
+static int64_t healthz_gen(int port)
+{
+	char *body = NULL;
+	int st = get(port, "/healthz", &body);
+	int64_t g = -1;
+	if (st == 503)
+		g = 0;
+	else if (st == 200) {
+		json_t *o = json_loads(body, 0, NULL);
+		g = o ? json_integer_value(json_object_get(o, "generation")) : -1;
+		json_decref(o);
+	}
+	free(body);
+	return g;
+}
+
+/* Starts `segscan serve --listen=127.0.0.1:PORT args...`; with ready, waits for the
+ * first publication. Returns false (with the reason printed) on failure. */
+static bool srv_start_ex(struct srv *s, const char *tag, const char *const *args, bool ready, const char *env)
+{
+	static unsigned seed;
+	if (!seed)
+		seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+	char *dir = tu_mkdtemp(tag);
+	assert_non_null(dir);
+	snprintf(s->log, sizeof(s->log), "%s/serve.log", dir);
+	free(dir);
+	for (int attempt = 0; attempt < 10; attempt++) {
+		s->port = 20000 + (int)(rand_r(&seed) % 20000);
+		char listen[64];
+		snprintf(listen, sizeof(listen), "--listen=127.0.0.1:%d", s->port);
+		const char *argv[64] = { tu_segscan(), "serve", listen };
+		int n = 3;
+		for (const char *const *a = args; a && *a; a++)
+			argv[n++] = *a;
+		argv[n] = NULL;
+		s->pid = fork();
+		assert_true(s->pid >= 0);
+		if (s->pid == 0) {
+			int lf = open(s->log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+			int nf = open("/dev/null", O_RDWR);
+			dup2(nf, 0);
+			dup2(nf, 1);
+			dup2(lf, 2);
+			if (env)
+				putenv((char *)env);
+			execv(argv[0], (char **)argv);
+			_exit(127);
+		}
+		track(s->pid, true);
+		double deadline = now_s() + 30 * slack();
+		while (now_s() < deadline) {
+			int st;
+			if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
+				track(s->pid, false);
+				char *log = tu_read_file(s->log, NULL);
+				bool in_use = log && strstr(log, "Address already in use");
+				if (!in_use)
+					fprintf(stderr, "serve exited (status %d) at start:\n%s\n", st, log ? log : "");
+				free(log);
+				s->pid = 0;
+				if (in_use)
+					goto retry;
+				return false;
+			}
+			int64_t g = healthz_gen(s->port);
+			if (g > 0 || (g == 0 && !ready))
+				return true;
+			nap_ms(20);
+		}
+		fprintf(stderr, "serve did not become ready in time\n");
+		kill(s->pid, SIGKILL);
+		waitpid(s->pid, NULL, 0);
+		track(s->pid, false);
+		s->pid = 0;
+		return false;
+retry:;
+	}
+	return false;
+}
+
+static bool srv_start(struct srv *s, const char *tag, const char *const *args)
+{
+	return srv_start_ex(s, tag, args, true, NULL);
+}
+
+/* SIGTERM and wait; returns the seconds it took, *status the wait status. */
+static double srv_stop(struct srv *s, int *status)
+{
+	int st = -1;
+	double t0 = now_s();
+	kill(s->pid, SIGTERM);
+	for (;;) {
+		pid_t r = waitpid(s->pid, &st, WNOHANG);
+		if (r == s->pid)
+			break;
+		if (now_s() - t0 > 20) {
+			kill(s->pid, SIGKILL);
+			waitpid(s->pid, &st, 0);
+			break;
+		}
+		nap_ms(2);
+	}
+	double dt = now_s() - t0;
+	track(s->pid, false);
+	s->pid = 0;
+	if (status)
+		*status = st;
+	return dt;
+}
+
+/* Waits until a scan that STARTED after this call has published: the generation
+ * published now is g; g+1 may already be running; g+2 starts after this call. */
+static int64_t wait_fresh_generation(int port)
+{
+	int64_t g = healthz_gen(port), cur = g;
+	assert_true(g > 0);
+	double deadline = now_s() + 30 * slack();
+	while ((cur = healthz_gen(port)) < g + 2 && now_s() < deadline)
+		nap_ms(20);
+	assert_true(cur >= g + 2);
+	return cur;
+}
+
+static int curl(char **body, char **ctype, const char *fmt, ...)
+{
+	char url[70000], *out = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(url, sizeof(url), fmt, ap);
+	va_end(ap);
+	char *dir = tu_mkdtemp("curl");
+	char bodyf[600];
+	snprintf(bodyf, sizeof(bodyf), "%s/body", dir);
+	int rc = tu_run(&out, "curl -s -o '%s' -w '%%{http_code} %%{content_type}' %s", bodyf, url);
+	assert_int_equal(rc, 0);
+	int code = atoi(out);
+	if (ctype) {
+		char *sp = strchr(out, ' ');
+		*ctype = strdup(sp ? sp + 1 : "");
+	}
+	if (body) {
+		*body = tu_read_file(bodyf, NULL);
+		if (!*body)
+			*body = strdup("");
+	}
+	unlink(bodyf);
+	rmdir(dir);
+	free(dir);
+	free(out);
+	return code;
+}
+
+struct pfacts {
+	char    topic[256];
+	int32_t partition;
+	char    name[300];
+	int     logs;     /* .log files */
+	int64_t bytes;    /* their sizes */
+};
+
+static size_t list_parts(const char *logdir, struct pfacts *out, size_t cap)
+{
+	DIR *d = opendir(logdir);
+	struct dirent *e;
+	size_t n = 0;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		const char *dash = strrchr(e->d_name, '-');
+		if (e->d_name[0] == '.' || !dash || dash == e->d_name || !dash[1] || strchr(dash, '.') ||
+		    strspn(dash + 1, "0123456789") != strlen(dash + 1))
+			continue;
+		assert_true(n < cap);
+		struct pfacts *p = &out[n++];
+		memset(p, 0, sizeof(*p));
+		snprintf(p->topic, sizeof(p->topic), "%.*s", (int)(dash - e->d_name), e->d_name);
+		p->partition = atoi(dash + 1);
+		snprintf(p->name, sizeof(p->name), "%s", e->d_name);
+		char pd[1024];
+		snprintf(pd, sizeof(pd), "%s/%s", logdir, e->d_name);
+		DIR *pdir = opendir(pd);
+		struct dirent *f;
+		assert_non_null(pdir);
+		while ((f = readdir(pdir))) {
+			size_t l = strlen(f->d_name);
+			if (l == 24 && !strcmp(f->d_name + 20, ".log")) {
+				char fp[1400];
+				struct stat st;
+				snprintf(fp, sizeof(fp), "%s/%s", pd, f->d_name);
+				assert_int_equal(stat(fp, &st), 0);
+				p->logs++;
+				p->bytes += st.st_size;
+			}
+		}
+		closedir(pdir);
+	}
+	closedir(d);
+	return n;
+}
+
+/* The value of family{topic,partition,log_dir} in an exposition; false if absent. */
+static bool series(const char *m, const char *family, const char *topic, int32_t part, const char *logdir,
+		   double *v)
+{
+	char *pat = NULL;
+	assert_true(asprintf(&pat, "\n%s{topic=\"%s\",partition=\"%d\",log_dir=\"%s\"} ", family, topic, part,
+			     logdir) > 0);
+	const char *p = strstr(m, pat);
+	if (p && v)
+		*v = strtod(p + strlen(pat), NULL);
+	free(pat);
+	return p != NULL;
+}
+
+static bool any_series(const char *m, const char *topic, int32_t part)
+{
+	char pat[512];
+	snprintf(pat, sizeof(pat), "{topic=\"%s\",partition=\"%d\",", topic, part);
+	return strstr(m, pat) != NULL;
+}
+
+static long rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	long kb = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kb = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return kb;
+}
+
+/* ---- unit tests of the service's parsers -------------------------------------------- */
+
+static void test_topic_names_and_url_decoding(void **state)
+{
+	/* Topic.java: [a-zA-Z0-9._-], 1..249 chars, not "." or ".." */
+	char max[250], over[251];
+	memset(max, 'a', 249);
+	max[249] = 0;
+	memset(over, 'a', 250);
+	over[250] = 0;
+	const char *ok[] = { "a", "orders.v2", "__consumer_offsets", "click-stream", "A_b-9.z", max };
+	const char *bad[] = { "", ".", "..", "a b", "a/b", "a%b", "t\xc3\xa4", "a:b", over };
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		assert_true(ss_topic_name_valid(ok[i], strlen(ok[i])));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_false(ss_topic_name_valid(bad[i], strlen(bad[i])));
+	assert_true(ss_topic_name_valid("...", 3)); /* only "." and ".." are reserved */
+
+	char out[64];
+	assert_int_equal(ss_url_decode("orders%2Ev2", 11, out, sizeof(out)), 9);
+	assert_string_equal(out, "orders.v2");
+	assert_int_equal(ss_url_decode("%41%62c", 7, out, sizeof(out)), 3);
+	assert_string_equal(out, "Abc");
+	assert_int_equal(ss_url_decode("a+b", 3, out, sizeof(out)), 3); /* a path: '+' is '+' */
+	assert_string_equal(out, "a+b");
+	assert_int_equal(ss_url_decode("a%2Fb", 5, out, sizeof(out)), 3);
+	assert_string_equal(out, "a/b");
+	assert_int_equal(ss_url_decode("%zz", 3, out, sizeof(out)), -EINVAL);
+	assert_int_equal(ss_url_decode("ab%2", 4, out, sizeof(out)), -EINVAL);
+	assert_int_equal(ss_url_decode("ab%", 3, out, sizeof(out)), -EINVAL);
+	assert_int_equal(ss_url_decode("a%00b", 5, out, sizeof(out)), -EINVAL);
+	assert_int_equal(ss_url_decode("abcdef", 6, out, 4), -EINVAL); /* does not fit */
+	/* only `len` bytes are decoded */
+	assert_int_equal(ss_url_decode("abc/0", 3, out, sizeof(out)), 3);
+	assert_string_equal(out, "abc");
+}
+
+static void test_listen_parsing(void **state)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+	assert_int_equal(ss_parse_listen("127.0.0.1:9464", &sa, &len), 0);
+	assert_int_equal(sa.ss_family, AF_INET);
+	assert_int_equal(ntohs(((struct sockaddr_in *)&sa)->sin_port), 9464);
+	assert_int_equal(ntohl(((struct sockaddr_in *)&sa)->sin_addr.s_addr), 0x7f000001);
+	assert_int_equal(ss_parse_listen("[::1]:80", &sa, &len), 0);
+	assert_int_equal(sa.ss_family, AF_INET6);
+	assert_int_equal(ntohs(((struct sockaddr_in6 *)&sa)->sin6_port), 80);
+	assert_true(IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&sa)->sin6_addr));
+	assert_int_equal(ss_parse_listen("0.0.0.0:65535", &sa, &len), 0);
+	const char *bad[] = { "", "9464", ":9464", "::1:80", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536",
+			      "127.0.0.1:http", "127.0.0.1:+80", "[::1]80", "[]:80", "[127.0.0.1]:80", "1.2.3:x" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (ss_parse_listen(bad[i], &sa, &len) == 0)
+			fail_msg("accepted --listen=%s", bad[i]);
+}
+
+static void test_logfmt_quoting(void **state)
+{
+	char b[64];
+	assert_int_equal(ss_logfmt_value(b, sizeof(b), "plain"), 5);
+	assert_string_equal(b, "plain");
+	ss_logfmt_value(b, sizeof(b), "");
+	assert_string_equal(b, "\"\"");
+	ss_logfmt_value(b, sizeof(b), "scan complete");
+	assert_string_equal(b, "\"scan complete\"");
+	ss_logfmt_value(b, sizeof(b), "a=b");
+	assert_string_equal(b, "\"a=b\"");
+	ss_logfmt_value(b, sizeof(b), "say \"hi\"\\");
+	assert_string_equal(b, "\"say \\\"hi\\\"\\\\\"");
+	ss_logfmt_value(b, sizeof(b), "l1\nl2\tx\x01");
+	assert_string_equal(b, "\"l1\\nl2\\tx\\x01\"");
+	/* truncation keeps a NUL and reports the full length */
+	assert_int_equal(ss_logfmt_value(b, 4, "abcdef"), 6);
+	assert_string_equal(b, "abc");
+}
+
+/* ---- end to end --------------------------------------------------------------------- */
+
+static const char *const contract_families[] = {
+	"segscan_log_size_bytes", "segscan_log_segments", "segscan_only_local_segments", "segscan_only_local_bytes",
+	"segscan_remote_copy_lag_segments", "segscan_remote_copy_lag_bytes",
+	"segscan_broker_reported_copy_lag_segments", "segscan_remote_dangling_segments",
+	"segscan_retention_size_excess_bytes", "segscan_scan_duration_seconds", "segscan_scan_segments_total",
+	"segscan_scan_bytes_read_total", "segscan_scan_errors_total", "segscan_build_info",
+};
+
+static void test_endpoints(void **state)
+{
+	char *root = NULL, *ld = su_gen("serve-ep", 2, 2, 3, 16384, 1, true, &root);
+	assert_non_null(ld);
+	char remote[600];
+	snprintf(remote, sizeof(remote), "--remote-state=%s/remote.ndjson", root);
+	struct pfacts parts[8];
+	size_t n = list_parts(ld, parts, 8);
+	assert_int_equal(n, 4);
+	const char *args[] = { "--interval=1", remote, ld, NULL };
+	struct srv s;
+	assert_true(srv_start(&s, "serve-ep", args));
+
+	/* /metrics: content type, the contract's families, per-partition values that match
+	 * the files on disk */
+	char *m = NULL, *ct = NULL;
+	assert_int_equal(curl(&m, &ct, "http://127.0.0.1:%d/metrics", s.port), 200);
+	assert_string_equal(ct, "text/plain; version=0.0.4; charset=utf-8");
+	for (size_t i = 0; i < sizeof(contract_families) / sizeof(contract_families[0]); i++) {
+		char h[256];
+		snprintf(h, sizeof(h), "# HELP %s ", contract_families[i]);
+		assert_non_null(strstr(m, h));
+		snprintf(h, sizeof(h), "# TYPE %s ", contract_families[i]);
+		assert_non_null(strstr(m, h));
+	}
+	assert_non_null(strstr(m, "# TYPE segscan_scan_segments_total counter\n"));
+	assert_non_null(strstr(m, "\nsegscan_build_info{"));
+	for (size_t i = 0; i < n; i++) {
+		double v;
+		assert_true(series(m, "segscan_log_segments", parts[i].topic, parts[i].partition, ld, &v));
+		assert_int_equal((int)v, parts[i].logs);
+		assert_true(series(m, "segscan_log_size_bytes", parts[i].topic, parts[i].partition, ld, &v));
+		assert_int_equal((int64_t)v, parts[i].bytes);
+	}
+	free(m);
+	free(ct);
+
+	/* HEAD: same headers, no body */
+	char *out = NULL;
+	assert_int_equal(tu_run(&out, "curl -s -I -w '%%{http_code}' http://127.0.0.1:%d/metrics", s.port), 0);
+	assert_non_null(strstr(out, "HTTP/1.1 200"));
+	assert_non_null(strcasestr(out, "Content-Length: "));
+	assert_non_null(strcasestr(out, "Content-Type: text/plain; version=0.0.4"));
+	free(out);
+
+	/* /v1/partitions: the json report, every partition directory in it */
+	char *body = NULL;
+	assert_int_equal(curl(&body, &ct, "http://127.0.0.1:%d/v1/partitions", s.port), 200);
+	assert_string_equal(ct, "application/json");
+	json_error_t je;
+	json_t *all = json_loads(body, 0, &je);
+	assert_non_null(all);
+	assert_int_equal(json_array_size(json_object_get(all, "partitions")), n);
+	json_decref(all);
+	free(body);
+	free(ct);
+
+	/* /v1/partitions/TOPIC/N: 200 with that partition, also with a percent-encoded topic */
+	for (size_t i = 0; i < n; i++) {
+		char enc[800] = "";
+		for (const char *p = parts[i].topic; *p; p++)
+			snprintf(enc + strlen(enc), sizeof(enc) - strlen(enc), i % 2 ? "%%%02X" : "%c",
+				 i % 2 ? (unsigned char)*p : *p);
+		assert_int_equal(curl(&body, NULL, "http://127.0.0.1:%d/v1/partitions/%s/%d", s.port, enc,
+				      parts[i].partition), 200);
+		json_t *o = json_loads(body, 0, &je);
+		assert_non_null(o);
+		assert_string_equal(json_string_value(json_object_get(o, "topic")), parts[i].topic);
+		assert_int_equal(json_integer_value(json_object_get(o, "partition")), parts[i].partition);
+		assert_int_equal(json_array_size(json_object_get(o, "segments")), parts[i].logs);
+		json_decref(o);
+		free(body);
+	}
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s/77", s.port, parts[0].topic), 404);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/no-such-topic/0", s.port), 404);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/bad%%20name/0", s.port), 400);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s/-1", s.port, parts[0].topic), 400);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s/99999999999", s.port,
+			      parts[0].topic), 400);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s", s.port, parts[0].topic), 404);
+	/* an encoded '/' is not a separator, and no path reaches the file system */
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/..%%2F..%%2Fetc%%2Fpasswd/0", s.port),
+			 400);
+	assert_int_equal(curl(NULL, NULL, "--path-as-is http://127.0.0.1:%d/v1/partitions/../../etc/0", s.port), 404);
+
+	/* /healthz: 200, generation and age */
+	assert_int_equal(curl(&body, &ct, "http://127.0.0.1:%d/healthz", s.port), 200);
+	json_t *h = json_loads(body, 0, &je);
+	assert_non_null(h);
+	assert_true(json_integer_value(json_object_get(h, "generation")) >= 1);
+	assert_true(json_is_number(json_object_get(h, "age_seconds")));
+	assert_true(json_number_value(json_object_get(h, "age_seconds")) >= 0);
+	assert_true(json_number_value(json_object_get(h, "age_seconds")) < 60);
+	json_decref(h);
+	free(body);
+	free(ct);
+
+	/* methods, unknown paths, URL length, bodies */
+	assert_int_equal(tu_run(&out, "curl -s -i -X POST http://127.0.0.1:%d/metrics", s.port), 0);
+	assert_non_null(strstr(out, "HTTP/1.1 405"));
+	assert_non_null(strcasestr(out, "\r\nAllow: GET, HEAD\r\n"));
+	free(out);
+	assert_int_equal(curl(NULL, NULL, "-X DELETE http://127.0.0.1:%d/v1/partitions", s.port), 405);
+	assert_int_equal(curl(NULL, NULL, "-X PUT http://127.0.0.1:%d/healthz", s.port), 405);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/nope", s.port), 404);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/", s.port), 404);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/metrics/", s.port), 404);
+	char *longp = malloc(20001);
+	memset(longp, 'a', 20000);
+	longp[20000] = 0;
+	int code = curl(NULL, NULL, "http://127.0.0.1:%d/%s", s.port, longp);
+	assert_true(code == 414 || code == 400);
+	code = curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%.1100s/0", s.port, longp);
+	assert_true(code == 414 || code == 400);
+	free(longp);
+	assert_int_equal(curl(NULL, NULL, "-X GET --data hello http://127.0.0.1:%d/metrics", s.port), 413);
+
+	int st;
+	srv_stop(&s, &st);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	free(ld);
+	free(root);
+}
+
+static void test_malformed_requests(void **state)
+{
+	char *root = NULL, *ld = su_gen("serve-bad", 1, 2, 2, 16384, 0, false, &root);
+	assert_non_null(ld);
+	const char *args[] = { "--interval=1", ld, NULL };
+	struct srv s;
+	assert_true(srv_start(&s, "serve-bad", args));
+
+	static const char nul_junk[] = "\0\0\0\x01\x02junk\r\n\r\n";
+	char *hugehdr = NULL;
+	assert_true(asprintf(&hugehdr, "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: %0100000d\r\n\r\n", 0) > 0);
+	struct {
+		const char *req;
+		size_t      len;
+		int         want;  /* expected status; 0 = any outcome, as long as we survive */
+	} cases[] = {
+		{ "GARBAGE\r\n\r\n", 0, 0 },
+		{ "GET /metrics HTTP/9.9\r\nHost: x\r\n\r\n", 0, 0 },
+		{ "GET /metrics\r\n\r\n", 0, 0 },
+		{ "GET  HTTP/1.1\r\n\r\n", 0, 0 },
+		{ nul_junk, sizeof(nul_junk) - 1, 0 },
+		{ "GET /met", 0, 0 },
+		{ hugehdr, 0, 0 },
+		{ "GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n", 0, 0 },
+		{ "GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 0, 413 },
+		{ "GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\nabc", 0, 413 },
+		{ "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc", 0, 405 },
+		{ "GET /v1/partitions/%zz/0 HTTP/1.1\r\nHost: x\r\n\r\n", 0, 400 },
+		{ "GET /v1/partitions/a%00b/0 HTTP/1.1\r\nHost: x\r\n\r\n", 0, 400 },
+		{ "GET /v1/partitions/%/0 HTTP/1.1\r\nHost: x\r\n\r\n", 0, 400 },
+		{ "GET /v1/partitions//0 HTTP/1.1\r\nHost: x\r\n\r\n", 0, 400 },
+		{ "GET /v1/partitions/a/ HTTP/1.1\r\nHost: x\r\n\r\n", 0, 400 },
+		{ "GET /v1/partitions/a/1/2 HTTP/1.1\r\nHost: x\r\n\r\n", 0, 404 },
+		{ "GET /healthz?x=%zz&y HTTP/1.1\r\nHost: x\r\n\r\n", 0, 200 },
+		{ "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 0, 0 },
+		{ "GET http://evil.example/metrics HTTP/1.1\r\nHost: x\r\n\r\n", 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].req);
+		/* an incomplete request is held until MHD's idle timeout (15 s): we only need to
+		 * see the server survive it, so a short wait when no answer is expected */
+		int st = raw_http(s.port, cases[i].req, len, NULL, cases[i].want ? 10 : 1);
+		if (cases[i].want && st != cases[i].want)
+			fail_msg("case %zu: status %d, want %d", i, st, cases[i].want);
+		if (!alive(s.pid))
+			fail_msg("case %zu killed the server", i);
+		assert_int_equal(get(s.port, "/healthz", NULL), 200);
+	}
+	free(hugehdr);
+
+	/* a burst of bad requests: MHD's complaints are capped at 10 lines a second, and the
+	 * next second says how many were dropped */
+	char *log = tu_read_file(s.log, NULL);
+	size_t before = 0;
+	for (const char *p = log; (p = strstr(p, "msg=http err=")); p++)
+		before++;
+	free(log);
+	static const char v99[] = "GET /metrics HTTP/9.9\r\nHost: x\r\n\r\n";
+	for (int i = 0; i < 60; i++) {
+		int st = raw_http(s.port, v99, sizeof(v99) - 1, NULL, 10);
+		if (st != 505)
+			fail_msg("bad request %d of the burst: status %d (%s), server %s", i, st, strerror(errno),
+				 alive(s.pid) ? "alive" : "dead");
+	}
+	nap_ms(1100);
+	assert_int_equal(raw_http(s.port, v99, sizeof(v99) - 1, NULL, 10), 505);
+	nap_ms(100);
+	log = tu_read_file(s.log, NULL);
+	size_t after = 0;
+	for (const char *p = log; (p = strstr(p, "msg=http err=")); p++)
+		after++;
+	assert_non_null(strstr(log, "msg=\"http log lines dropped\" dropped="));
+	free(log);
+	if (after - before > 3 * 10)
+		fail_msg("%zu MHD log lines for 61 bad requests", after - before);
+
+	/* the connection limit: 80 keep-alive clients each send a request and hold their
+	 * connection; at most 64 are served (the rest are turned away or wait in the
+	 * backlog), and service resumes once they close */
+	int fds[80], answered = 0;
+	for (int i = 0; i < 80; i++) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)s.port) };
+		inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		assert_true(fds[i] >= 0);
+		assert_int_equal(connect(fds[i], (struct sockaddr *)&sa, sizeof(sa)), 0);
+		static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+		send(fds[i], req, sizeof(req) - 1, MSG_NOSIGNAL);
+	}
+	nap_ms(500 * (int)slack());
+	for (int i = 0; i < 80; i++) {
+		char buf[16];
+		ssize_t r = recv(fds[i], buf, sizeof(buf), MSG_DONTWAIT);
+		if (r >= 12 && !strncmp(buf, "HTTP/1.1 200", 12))
+			answered++;
+	}
+	if (answered < 1 || answered > 64)
+		fail_msg("%d of 80 held connections were served (limit 64)", answered);
+	for (int i = 0; i < 80; i++)
+		close(fds[i]);
+	double deadline = now_s() + 10 * slack();
+	while (get(s.port, "/healthz", NULL) != 200 && now_s() < deadline)
+		nap_ms(20);
+	assert_int_equal(get(s.port, "/healthz", NULL), 200);
+	assert_true(alive(s.pid));
+
+	int st;
+	srv_stop(&s, &st);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	free(ld);
+	free(root);
+}
+
+/* The deleted partition's series go, the rolled one's change, on the next scans. */
+static void test_partition_lifecycle(void **state)
+{
+	char *root = NULL, *root2 = NULL;
+	char *ld = su_gen("serve-lc", 2, 2, 3, 16384, 0, false, &root);
+	char *ld2 = su_gen("serve-lc2", 2, 2, 5, 16384, 0, false, &root2);
+	assert_non_null(ld);
+	assert_non_null(ld2);
+	struct pfacts parts[8], parts2[8];
+	size_t n = list_parts(ld, parts, 8);
+	assert_int_equal(n, 4);
+	assert_int_equal(list_parts(ld2, parts2, 8), 4);
+	const char *args[] = { "--interval=1", ld, NULL };
+	struct srv s;
+	assert_true(srv_start(&s, "serve-lc", args));
+
+	const struct pfacts *x = &parts[0], *y = &parts[1];
+	char *m = NULL;
+	double v;
+	assert_int_equal(curl(&m, NULL, "http://127.0.0.1:%d/metrics", s.port), 200);
+	assert_true(series(m, "segscan_log_segments", x->topic, x->partition, ld, &v));
+	assert_true(series(m, "segscan_log_segments", y->topic, y->partition, ld, &v));
+	assert_int_equal((int)v, 3);
+	free(m);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s/%d", s.port, x->topic, x->partition),
+			 200);
+
+	/* X: Kafka's asynchronous delete renames it to <dir>.<uuid>-delete */
+	char from[1024], to[1024];
+	snprintf(from, sizeof(from), "%s/%s", ld, x->name);
+	snprintf(to, sizeof(to), "%s/%s.0123456789abcdef0123456789abcdef-delete", ld, x->name);
+	assert_int_equal(rename(from, to), 0);
+	/* Y: replaced by a copy of the same partition that has rolled two more segments */
+	snprintf(from, sizeof(from), "%s/%s", ld, y->name);
+	snprintf(to, sizeof(to), "%s/old-%s", root, y->name);
+	assert_int_equal(rename(from, to), 0);
+	snprintf(from, sizeof(from), "%s/%s", ld2, y->name);
+	snprintf(to, sizeof(to), "%s/%s", ld, y->name);
+	assert_int_equal(rename(from, to), 0);
+	struct pfacts now[8];
+	size_t n2 = list_parts(ld, now, 8);
+	assert_int_equal(n2, 3);
+	int y_logs = -1;
+	int64_t y_bytes = -1;
+	for (size_t i = 0; i < n2; i++)
+		if (!strcmp(now[i].name, y->name))
+			y_logs = now[i].logs, y_bytes = now[i].bytes;
+	assert_int_equal(y_logs, 5);
+
+	wait_fresh_generation(s.port);
+	assert_int_equal(curl(&m, NULL, "http://127.0.0.1:%d/metrics", s.port), 200);
+	assert_false(any_series(m, x->topic, x->partition));
+	assert_true(series(m, "segscan_log_segments", y->topic, y->partition, ld, &v));
+	assert_int_equal((int)v, y_logs);
+	assert_true(series(m, "segscan_log_size_bytes", y->topic, y->partition, ld, &v));
+	assert_int_equal((int64_t)v, y_bytes);
+	for (size_t i = 0; i < n2; i++)
+		assert_true(series(m, "segscan_log_segments", now[i].topic, now[i].partition, ld, NULL));
+	free(m);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s/%d", s.port, x->topic, x->partition),
+			 404);
+	char *body = NULL;
+	assert_int_equal(curl(&body, NULL, "http://127.0.0.1:%d/v1/partitions", s.port), 200);
+	json_t *all = json_loads(body, 0, NULL);
+	assert_int_equal(json_array_size(json_object_get(all, "partitions")), 3);
+	json_decref(all);
+	free(body);
+
+	/* and it stays gone on later scans */
+	wait_fresh_generation(s.port);
+	assert_int_equal(curl(&m, NULL, "http://127.0.0.1:%d/metrics", s.port), 200);
+	assert_false(any_series(m, x->topic, x->partition));
+	free(m);
+
+	/* the log says what each scan did */
+	char *log = tu_read_file(s.log, NULL);
+	assert_non_null(strstr(log, "level=info msg=\"scan complete\" generation="));
+	assert_non_null(strstr(log, " reused="));
+	assert_non_null(strstr(log, " bytes_read="));
+	assert_non_null(strstr(log, " duration_s="));
+	free(log);
+	int st;
+	srv_stop(&s, &st);
+	assert_int_equal(WEXITSTATUS(st), 0);
+	free(ld);
+	free(ld2);
+	free(root);
+	free(root2);
+}
+
+/* SIGHUP rescans now, re-reading the topic config: with a one-hour interval, only the
+ * reload can make the new retention limit show. A broken config on reload keeps the
+ * last good publication. */
+static void test_sighup_reload(void **state)
+{
+	char *root = NULL, *ld = su_gen("serve-hup", 1, 2, 3, 16384, 0, false, &root);
+	assert_non_null(ld);
+	struct pfacts parts[4];
+	size_t n = list_parts(ld, parts, 4);
+	char tc[600], opt[700];
+	snprintf(tc, sizeof(tc), "%s/topics.conf", root);
+	assert_int_equal(tu_write_file(tc, "* retention.bytes=-1\n", 21), 0);
+	snprintf(opt, sizeof(opt), "--topic-config=%s", tc);
+	const char *args[] = { "--interval=3600", opt, ld, NULL };
+	struct srv s;
+	assert_true(srv_start(&s, "serve-hup", args));
+	assert_int_equal(healthz_gen(s.port), 1);
+
+	char *m = NULL;
+	assert_int_equal(curl(&m, NULL, "http://127.0.0.1:%d/metrics", s.port), 200);
+	for (size_t i = 0; i < n; i++)
+		assert_false(series(m, "segscan_retention_size_excess_bytes", parts[i].topic, parts[i].partition, ld,
+				    NULL));
+	free(m);
+
+	assert_int_equal(tu_write_file(tc, "* retention.bytes=1000\n", 23), 0);
+	kill(s.pid, SIGHUP);
+	double deadline = now_s() + 20 * slack();
+	while (healthz_gen(s.port) < 2 && now_s() < deadline)
+		nap_ms(20);
+	assert_int_equal(healthz_gen(s.port), 2);
+	assert_int_equal(curl(&m, NULL, "http://127.0.0.1:%d/metrics", s.port), 200);
+	for (size_t i = 0; i < n; i++) {
+		double v;
+		assert_true(series(m, "segscan_retention_size_excess_bytes", parts[i].topic, parts[i].partition, ld,
+				   &v));
+		assert_int_equal((int64_t)v, parts[i].bytes - 1000);
+	}
+	free(m);
+
+	/* a malformed config on reload: the scan fails, the last publication stays */
+	assert_int_equal(tu_write_file(tc, "* retention.bytes\n", 18), 0);
+	kill(s.pid, SIGHUP);
+	char *log = NULL;
+	deadline = now_s() + 20 * slack();
+	for (;;) {
+		free(log);
+		log = tu_read_file(s.log, NULL);
+		if (strstr(log, "msg=\"scan failed\"") || now_s() > deadline)
+			break;
+		nap_ms(20);
+	}
+	assert_non_null(strstr(log, "level=error msg=\"scan failed\""));
+	assert_non_null(strstr(log, "msg=\"reload requested"));
+	free(log);
+	char *body = NULL;
+	assert_int_equal(curl(&body, NULL, "http://127.0.0.1:%d/healthz", s.port), 200);
+	json_t *h = json_loads(body, 0, NULL);
+	assert_int_equal(json_integer_value(json_object_get(h, "generation")), 2);
+	assert_int_equal(json_integer_value(json_object_get(h, "failures")), 1);
+	json_decref(h);
+	free(body);
+	assert_int_equal(curl(&m, NULL, "http://127.0.0.1:%d/metrics", s.port), 200);
+	assert_true(series(m, "segscan_log_segments", parts[0].topic, parts[0].partition, ld, NULL));
+	free(m);
+	assert_true(alive(s.pid));
+	int st;
+	srv_stop(&s, &st);
+	assert_int_equal(WEXITSTATUS(st), 0);
+	free(ld);
+	free(root);
+}
+
+/* SIGTERM: out within a second, both idle and with a scan that cannot finish in time. */
+static void test_sigterm_exits_quickly(void **state)
+{
+	char *root = NULL, *ld = su_gen("serve-term", 2, 2, 4, 65536, 0, false, &root);
+	assert_non_null(ld);
+	const char *idle_args[] = { "--interval=1", ld, NULL };
+	struct srv s;
+	assert_true(srv_start(&s, "serve-term", idle_args));
+	int st;
+	double dt = srv_stop(&s, &st);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	if (dt >= 1.0)
+		fail_msg("idle serve took %.3f s to exit on SIGTERM", dt);
+	char *log = tu_read_file(s.log, NULL);
+	assert_non_null(strstr(log, "msg=\"shutting down\" signal=SIGTERM"));
+	free(log);
+
+	/* the first scan throttled to a crawl: still running when SIGTERM comes */
+	const char *slow_args[] = { "--interval=1", "--verify", "--max-read-rate=2k", "--threads=1", ld, NULL };
+	assert_true(srv_start_ex(&s, "serve-term2", slow_args, false, NULL));
+	assert_int_equal(healthz_gen(s.port), 0); /* 503: the first scan is in flight */
+	assert_int_equal(get(s.port, "/metrics", NULL), 503);
+	dt = srv_stop(&s, &st);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	if (dt >= (slack() > 1 ? 2.5 : 1.0)) /* sanitizers slow the exit itself down */
+		fail_msg("serve with a scan in flight took %.3f s to exit on SIGTERM", dt);
+	log = tu_read_file(s.log, NULL);
+	assert_non_null(strstr(log, "abandoning the scan in flight"));
+	free(log);
+	free(ld);
+	free(root);
+}
+
+struct tf_reader {
+	const char *path;
+	atomic_bool *stop;
+	int reads, bad, inodes;
+	char why[160];
+};
+
+static void *textfile_reader(void *p)
+{
+	struct tf_reader *r = p;
+	ino_t last = 0;
+	/* acquire: pairs with the release store of stop in the test thread */
+	while (!atomic_load_explicit(r->stop, memory_order_acquire)) {
+		int fd = open(r->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* not written yet */
+		struct stat st;
+		fstat(fd, &st);
+		if (st.st_ino != last) {
+			r->inodes++;
+			last = st.st_ino;
+		}
+		char *buf = malloc((size_t)st.st_size + 1);
+		ssize_t got = read(fd, buf, (size_t)st.st_size);
+		close(fd);
+		r->reads++;
+		if (got != st.st_size || got == 0) {
+			r->bad++;
+			snprintf(r->why, sizeof(r->why), "short read %zd of %lld", got, (long long)st.st_size);
+		} else {
+			buf[got] = 0;
+			if (buf[got - 1] != '\n' || strncmp(buf, "# HELP ", 7) || !strstr(buf, "\nsegscan_build_info{") ||
+			    !strstr(buf, "\nsegscan_scan_stale_total ")) {
+				r->bad++;
+				snprintf(r->why, sizeof(r->why), "incomplete exposition of %zd bytes", got);
+			}
+		}
+		free(buf);
+	}
+	return NULL;
+}
+
+static void test_textfile(void **state)
+{
+	char *root = NULL, *ld = su_gen("serve-tf", 2, 2, 3, 16384, 0, false, &root);
+	assert_non_null(ld);
+	char path[600], tmp[610], opt[700];
+	snprintf(path, sizeof(path), "%s/segscan.prom", root);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(opt, sizeof(opt), "--textfile=%s", path);
+
+	/* --once: written, exit 0, same content as the service would publish */
+	char *out = NULL;
+	assert_int_equal(tu_run(&out, "%s serve --once %s %s 2>/dev/null", tu_segscan(), opt, ld), 0);
+	free(out);
+	size_t len;
+	char *t = tu_read_file(path, &len);
+	assert_non_null(t);
+	struct pfacts parts[8];
+	size_t n = list_parts(ld, parts, 8);
+	for (size_t i = 0; i < n; i++) {
+		double v;
+		assert_true(series(t, "segscan_log_segments", parts[i].topic, parts[i].partition, ld, &v));
+		assert_int_equal((int)v, parts[i].logs);
+	}
+	free(t);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(stat(tmp, &st), -1);
+
+	/* a service rewriting it ten times a second, read all the while: every read is a
+	 * whole exposition, and each rewrite is a new inode (a rename, not an overwrite) */
+	const char *args[] = { "--interval=0.1", opt, ld, NULL };
+	struct srv s;
+	assert_true(srv_start(&s, "serve-tf", args));
+	atomic_bool stop;
+	atomic_init(&stop, false);
+	struct tf_reader r = { .path = path, .stop = &stop };
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, textfile_reader, &r), 0);
+	double deadline = now_s() + 30 * slack();
+	int64_t g0 = healthz_gen(s.port);
+	while (healthz_gen(s.port) < g0 + 10 && now_s() < deadline)
+		nap_ms(50);
+	/* release: pairs with the acquire loads in textfile_reader() */
+	atomic_store_explicit(&stop, true, memory_order_release);
+	pthread_join(th, NULL);
+	if (r.bad)
+		fail_msg("%d of %d reads saw a partial textfile: %s", r.bad, r.reads, r.why);
+	assert_true(r.reads > 10);
+	assert_true(r.inodes >= 3);
+	int wst;
+	srv_stop(&s, &wst);
+	assert_int_equal(WEXITSTATUS(wst), 0);
+	assert_int_equal(stat(tmp, &st), -1);
+
+	/* never inside a log dir: the log dir itself, a partition dir, or one named by
+	 * --server-properties; refused before anything is written */
+	char bad[1400];
+	snprintf(bad, sizeof(bad), "%s/x.prom", ld);
+	assert_int_equal(tu_run(NULL, "%s serve --once --textfile=%s %s 2>/dev/null", tu_segscan(), bad, ld), 2);
+	assert_int_equal(stat(bad, &st), -1);
+	snprintf(bad, sizeof(bad), "%s/%s/x.prom", ld, parts[0].name);
+	assert_int_equal(tu_run(NULL, "%s serve --once --textfile=%s %s 2>/dev/null", tu_segscan(), bad, ld), 2);
+	assert_int_equal(stat(bad, &st), -1);
+	/* the same dir reached through a relative path with dots */
+	char *abs = realpath(tu_segscan(), NULL);
+	assert_non_null(abs);
+	assert_int_equal(tu_run(NULL, "cd %s && %s serve --once --textfile=./logdir/../logdir/y.prom %s 2>/dev/null",
+				root, abs, ld), 2);
+	free(abs);
+	char props[700];
+	snprintf(props, sizeof(props), "%s/server.properties", root);
+	char *pc = NULL;
+	assert_true(asprintf(&pc, "broker.id=1\nlog.dirs = /nonexistent/a,%s\n", ld) > 0);
+	assert_int_equal(tu_write_file(props, pc, strlen(pc)), 0);
+	free(pc);
+	snprintf(bad, sizeof(bad), "%s/z.prom", ld);
+	assert_int_equal(tu_run(NULL, "%s serve --once --server-properties=%s --textfile=%s 2>/dev/null",
+				tu_segscan(), props, bad), 2);
+	assert_int_equal(stat(bad, &st), -1);
+	/* a directory that does not exist */
+	assert_int_equal(tu_run(NULL, "%s serve --once --textfile=%s/nodir/x.prom %s 2>/dev/null", tu_segscan(), root,
+				ld), 2);
+	free(ld);
+	free(root);
+}
+
+static void test_usage(void **state)
+{
+	char *out = NULL;
+	assert_int_equal(tu_run(&out, "%s serve --help", tu_segscan()), 0);
+	const char *want[] = { "Usage: segscan serve", "--listen=HOST:PORT", "--interval=SECONDS", "--textfile=PATH",
+			       "--once", "/metrics", "/v1/partitions/TOPIC/N", "/healthz", "SIGHUP", "SIGTERM",
+			       "--verify", "--remote-state=FILE", "--max-read-rate", "--io-priority", "--avoid-cpus",
+			       "Exit status" };
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(out, want[i]))
+			fail_msg("--help lacks %s", want[i]);
+	free(out);
+	const char *bad[] = { "--interval=0 /tmp", "--interval=abc /tmp", "--interval=-5 /tmp", "--listen=nohost /tmp",
+			      "--listen=127.0.0.1:0 /tmp", "--format=json /tmp", "--remote-state=- /tmp",
+			      "--max-read-rate=lots /tmp", "--io-priority=urgent /tmp", "--avoid-cpus=x-y /tmp",
+			      "--threads=0 /tmp", "--no-such-option /tmp", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = tu_run(NULL, "%s serve %s 2>/dev/null </dev/null", tu_segscan(), bad[i]);
+		if (rc != 2)
+			fail_msg("serve %s: exit %d, want 2", bad[i], rc);
+	}
+	/* a malformed config on the first scan is a usage error at startup (exit 1 would
+	 * mean the random port was taken: try another) */
+	char *root = tu_mkdtemp("serve-usage"), tc[600];
+	snprintf(tc, sizeof(tc), "%s/bad.conf", root);
+	assert_int_equal(tu_write_file(tc, "orders retention.bytes\n", 23), 0);
+	int rc = 1;
+	for (int i = 0; i < 5 && rc == 1; i++)
+		rc = tu_run(NULL, "%s serve --listen=127.0.0.1:%d --topic-config=%s %s 2>/dev/null", tu_segscan(),
+			    20000 + (int)((unsigned)(getpid() * 7919 + i * 104729) % 20000), tc, root);
+	assert_int_equal(rc, 2);
+	unlink(tc);
+	rmdir(root);
+	free(root);
+}
+
+/* --listen=[::1]:PORT: served over IPv6 only (IPV6_V6ONLY), skipped without ::1. */
+static void test_ipv6_listen(void **state)
+{
+	struct sockaddr_in6 probe = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	int pf = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (pf < 0 || bind(pf, (struct sockaddr *)&probe, sizeof(probe))) {
+		if (pf >= 0)
+			close(pf);
+		skip();
+	}
+	close(pf);
+	char *root = NULL, *ld = su_gen("serve-v6", 1, 1, 2, 16384, 0, false, &root);
+	assert_non_null(ld);
+	for (int attempt = 0; attempt < 10; attempt++) {
+		int port = 20000 + (int)((unsigned)(getpid() * 31 + attempt * 7717 + (int)time(NULL)) % 20000);
+		char listen[64], log[700];
+		snprintf(listen, sizeof(listen), "--listen=[::1]:%d", port);
+		snprintf(log, sizeof(log), "%s/serve.log", root);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			int lf = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			dup2(lf, 2);
+			execl(tu_segscan(), tu_segscan(), "serve", listen, "--interval=5", ld, (char *)NULL);
+			_exit(127);
+		}
+		track(pid, true);
+		int code = 0;
+		double deadline = now_s() + 20 * slack();
+		while (alive(pid) && now_s() < deadline) {
+			char *out = NULL;
+			tu_run(&out, "curl -s -g -o /dev/null -w '%%{http_code}' 'http://[::1]:%d/healthz'", port);
+			code = atoi(out);
+			free(out);
+			if (code == 200)
+				break;
+			nap_ms(20);
+		}
+		if (code != 200) {
+			char *l = tu_read_file(log, NULL);
+			bool in_use = l && strstr(l, "Address already in use");
+			free(l);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			track(pid, false);
+			if (in_use)
+				continue;
+			fail_msg("no answer on [::1]:%d", port);
+		}
+		assert_int_equal(curl(NULL, NULL, "-g http://[::1]:%d/metrics", port), 200);
+		/* IPv6-only: the same port on IPv4 loopback is not ours */
+		assert_int_equal(get(port, "/healthz", NULL), -1);
+		struct srv s = { .pid = pid, .port = port };
+		int st;
+		srv_stop(&s, &st);
+		assert_int_equal(WEXITSTATUS(st), 0);
+		free(ld);
+		free(root);
+		return;
+	}
+	fail_msg("no free port for IPv6");
+}
+
+/* 500 scrapes/s over keep-alive connections for SEGSCAN_LOAD_SECONDS (default 30), the
+ * service rescanning every second meanwhile: no errors, the rate held, and the server's
+ * RSS flat (sampled after a warm-up and at the end). */
+static void test_load(void **state)
+{
+	const char *env = getenv("SEGSCAN_LOAD_SECONDS");
+	double secs = env ? atof(env) : 30;
+	if (secs <= 0)
+		skip();
+	char *root = NULL, *ld = su_gen("serve-load", 3, 4, 4, 65536, 0, false, &root);
+	assert_non_null(ld);
+	const char *args[] = { "--interval=1", ld, NULL };
+	struct srv s;
+	/* ASan's quarantine would hold freed memory back and make RSS grow by design */
+	assert_true(srv_start_ex(&s, "serve-load", args, true,
+				 "ASAN_OPTIONS=quarantine_size_mb=1:thread_local_quarantine_size_kb=64:detect_leaks=1"));
+
+	struct ss_load_result warm, r;
+	assert_int_equal(ss_load_run("127.0.0.1", s.port, "/metrics", 8, 500, secs > 4 ? 3 : 1, "segscan_build_info",
+				     &warm), 0);
+	assert_int_equal(warm.errors, 0);
+	long before = rss_kb(s.pid);
+	assert_int_equal(ss_load_run("127.0.0.1", s.port, "/metrics", 8, 500, secs, "segscan_build_info", &r), 0);
+	long after = rss_kb(s.pid);
+	fprintf(stderr,
+		"load: %" PRIu64 " requests in %.1f s (%.0f/s), errors %" PRIu64 ", reconnects %" PRIu64
+		", p50 %.2f ms, p99 %.2f ms, max %.2f ms; RSS %ld -> %ld KiB\n",
+		r.requests, r.seconds, r.requests / r.seconds, r.errors, r.reconnects, r.p50_ms, r.p99_ms, r.max_ms,
+		before, after);
+	if (r.errors)
+		fail_msg("%" PRIu64 " errors, first: %s", r.errors, r.first_error);
+	assert_int_equal(r.reconnects, 0);
+	/* the rate held: at least 95% of the scheduled requests were answered */
+	assert_true((double)r.requests >= 0.95 * 500 * secs);
+	assert_true(before > 0 && after > 0);
+	if (after > before + 8192 && after > before * 11 / 10)
+		fail_msg("RSS grew from %ld to %ld KiB under load", before, after);
+	assert_true(alive(s.pid));
+	int st;
+	srv_stop(&s, &st);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0); /* under ASan: LeakSanitizer found nothing */
+	free(ld);
+	free(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_topic_names_and_url_decoding),
+		cmocka_unit_test(test_listen_parsing),
+		cmocka_unit_test(test_logfmt_quoting),
+		cmocka_unit_test_teardown(test_usage, kill_servers),
+		cmocka_unit_test_teardown(test_endpoints, kill_servers),
+		cmocka_unit_test_teardown(test_malformed_requests, kill_servers),
+		cmocka_unit_test_teardown(test_partition_lifecycle, kill_servers),
+		cmocka_unit_test_teardown(test_sighup_reload, kill_servers),
+		cmocka_unit_test_teardown(test_sigterm_exits_quickly, kill_servers),
+		cmocka_unit_test_teardown(test_textfile, kill_servers),
+		cmocka_unit_test_teardown(test_ipv6_listen, kill_servers),
+		cmocka_unit_test_teardown(test_load, kill_servers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
