@@ -48,6 +48,10 @@ struct ss_uring {
 	struct ss_io_counters ctr;
 	struct ss_uslot      *slots;
 	struct ss_uslot      *free;
+	/* STAT requests, done with a plain fstat/fstatat inside submit(): the kernel never
+	 * runs IORING_OP_STATX inline (io_statx refuses IO_URING_F_NONBLOCK), so each one
+	 * costs a hand-off to an io-wq thread and back, where the syscall costs ~1 us. */
+	struct ss_io_syncq    statq;
 };
 
 /* ---- kernel entry --------------------------------------------------------------------- */
@@ -237,7 +241,7 @@ static int ur_create(struct ss_io_engine **out, unsigned depth)
 	if (!u)
 		return -ENOMEM;
 	u->slots = calloc(depth, sizeof(*u->slots));
-	if (!u->slots) {
+	if (!u->slots || ss_io_syncq_init(&u->statq, depth) != 0) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -262,6 +266,7 @@ static int ur_create(struct ss_io_engine **out, unsigned depth)
 	*out = (struct ss_io_engine *)u;
 	return 0;
 fail:
+	ss_io_syncq_fini(&u->statq);
 	free(u->slots);
 	free(u);
 	return r;
@@ -277,6 +282,13 @@ static int ur_submit(struct ss_io_engine *e, struct ss_io_req *req)
 		return r;
 	if (u->inflight == u->depth)
 		return -EBUSY;
+	if (req->op == SS_IO_STAT) {
+		req->res = ss_io_sync_stat(req, &req->st, &u->ctr);
+		ss_io_syncq_push(&u->statq, req);
+		u->inflight++;
+		u->ctr.submissions++;
+		return 0;
+	}
 	s = u->free;
 	s->req = req;
 	s->done = 0;
@@ -310,7 +322,9 @@ static int ur_reap(struct ss_io_engine *e, struct ss_io_req **out, unsigned max,
 		want = u->inflight;
 	if (want > max)
 		want = max;
-	n = drain(u, out, max);
+	n = ss_io_syncq_pop(&u->statq, out, max);
+	u->inflight -= n;
+	n += drain(u, out + n, max - n);
 	while (n < want) {
 		/* Every request still in flight has exactly one SQE queued or in the kernel,
 		 * and each will post one CQE: waiting for up to u->inflight cannot hang. */
@@ -363,6 +377,7 @@ static void ur_destroy(struct ss_io_engine *e)
 				close((int)done[i]->res);
 	}
 	io_uring_queue_exit(&u->ring);
+	ss_io_syncq_fini(&u->statq);
 	free(u->slots);
 	free(u);
 }

@@ -12,8 +12,10 @@
 
 enum {
 	PH_IDLE,
-	PH_OPEN,     /* open + stat .log */
-	PH_SIDE,     /* open + stat .index/.timeindex, read the log head */
+	PH_OPEN,     /* open .log */
+	PH_STAT,     /* fstat .log: by descriptor, so no second path lookup */
+	PH_SIDE,     /* open .index/.timeindex, read the log head */
+	PH_SIDESTAT, /* fstat .index/.timeindex */
 	PH_TAIL,     /* index window reads */
 	PH_WALK,     /* log reads through the walker */
 	PH_CLOSE,    /* closing the .log */
@@ -109,6 +111,15 @@ static void cold_evict(struct ss_task *t, int slot, int fd)
 		i = j;
 	}
 	t->cold_pages[slot] = 0;
+}
+
+static int sub_fstat(struct ss_task *t, int slot, int fd)
+{
+	struct ss_io_req *r = &t->req[slot];
+	memset(r, 0, sizeof(*r));
+	r->op = SS_IO_STAT;
+	r->fd = fd;
+	return submit(t, slot);
 }
 
 static int sub_read(struct ss_task *t, int slot, int fd, void *buf, size_t len, int64_t off)
@@ -271,9 +282,7 @@ int ss_task_start(struct ss_task *t, uint32_t seg_idx)
 		return sub_stat(t, 1, t->path_log);
 	}
 	t->phase = PH_OPEN;
-	if ((r = sub_open(t, 0, t->path_log)))
-		return r;
-	return sub_stat(t, 1, t->path_log);
+	return sub_open(t, 0, t->path_log);
 }
 
 /* A closed segment is immutable: same device, inode, size and mtime means the previous
@@ -297,10 +306,7 @@ static int reuse_done(struct ss_task *t, bool *finished)
 	}
 	/* changed (or gone): read it like any other */
 	t->phase = PH_OPEN;
-	int r;
-	if ((r = sub_open(t, 0, t->path_log)))
-		return r;
-	return sub_stat(t, 1, t->path_log);
+	return sub_open(t, 0, t->path_log);
 }
 
 static int begin_side(struct ss_task *t)
@@ -308,9 +314,9 @@ static int begin_side(struct ss_task *t)
 	struct ss_seg *s = seg_of(t);
 	int r;
 	t->phase = PH_SIDE;
-	if ((s->files & SS_HAS_INDEX) && ((r = sub_open(t, 0, t->path_idx)) || (r = sub_stat(t, 2, t->path_idx))))
+	if ((s->files & SS_HAS_INDEX) && (r = sub_open(t, 0, t->path_idx)))
 		return r;
-	if ((s->files & SS_HAS_TIMEINDEX) && ((r = sub_open(t, 1, t->path_tim)) || (r = sub_stat(t, 3, t->path_tim))))
+	if ((s->files & SS_HAS_TIMEINDEX) && (r = sub_open(t, 1, t->path_tim)))
 		return r;
 	size_t head = s->size_bytes < SS_TASK_PROBE ? (size_t)s->size_bytes : SS_TASK_PROBE;
 	return sub_read(t, 4, t->fd_log, t->buf, head, 0);
@@ -483,29 +489,28 @@ static int advance(struct ss_task *t, bool *finished)
 
 	switch (t->phase) {
 	case PH_OPEN:
-		if (rq[0].res < 0 || rq[1].res < 0) {
-			int e = rq[0].res < 0 ? (int)rq[0].res : (int)rq[1].res;
-			if (rq[0].res >= 0) {
-				t->fd_log = (int)rq[0].res;
-			}
-			if (e == -ENOENT) {
-				/* Deleted by retention or compaction since discovery. */
-				s->flags |= SS_SEG_VANISHED;
-			} else {
-				seg_error(t, e, SS_HAS_LOG, -1);
-			}
-			if (t->fd_log >= 0) {
-				t->phase = PH_CLOSE;
-				int fd = t->fd_log;
-				t->fd_log = -1;
-				return sub_close(t, 0, fd);
-			}
+		if (rq[0].res < 0) {
+			if (rq[0].res == -ENOENT)
+				s->flags |= SS_SEG_VANISHED; /* deleted by retention or compaction since discovery */
+			else
+				seg_error(t, (int)rq[0].res, SS_HAS_LOG, -1);
 			*finished = true;
 			return 0;
 		}
 		t->fd_log = (int)rq[0].res;
 		if (t->env->evict) /* no readahead: it would cache pages we never account for */
 			posix_fadvise(t->fd_log, 0, 0, POSIX_FADV_RANDOM);
+		t->phase = PH_STAT;
+		return sub_fstat(t, 1, t->fd_log);
+
+	case PH_STAT:
+		if (rq[1].res < 0) {
+			seg_error(t, (int)rq[1].res, SS_HAS_LOG, -1);
+			t->phase = PH_CLOSE;
+			int fd = t->fd_log;
+			t->fd_log = -1;
+			return sub_close(t, 0, fd);
+		}
 		s->size_bytes = rq[1].st.size;
 		s->dev = rq[1].st.dev;
 		s->ino = rq[1].st.ino;
@@ -532,24 +537,41 @@ static int advance(struct ss_task *t, bool *finished)
 					s->flags |= SS_SEG_BASE_MISMATCH;
 			}
 		}
-		bool idx_ok = (s->files & SS_HAS_INDEX) && rq[0].res >= 0 && rq[2].res >= 0;
-		bool tim_ok = (s->files & SS_HAS_TIMEINDEX) && rq[1].res >= 0 && rq[3].res >= 0;
+		/* an index that vanished since discovery is simply absent: walk without it */
 		if (s->files & SS_HAS_INDEX) {
-			if (rq[0].res >= 0 && t->env->evict)
-				posix_fadvise((int)rq[0].res, 0, 0, POSIX_FADV_RANDOM);
 			if (rq[0].res >= 0)
 				t->fd_idx = (int)rq[0].res;
 			else if (rq[0].res != -ENOENT)
 				seg_error(t, (int)rq[0].res, SS_HAS_INDEX, -1);
 		}
 		if (s->files & SS_HAS_TIMEINDEX) {
-			if (rq[1].res >= 0 && t->env->evict)
-				posix_fadvise((int)rq[1].res, 0, 0, POSIX_FADV_RANDOM);
 			if (rq[1].res >= 0)
 				t->fd_tim = (int)rq[1].res;
 			else if (rq[1].res != -ENOENT)
 				seg_error(t, (int)rq[1].res, SS_HAS_TIMEINDEX, -1);
 		}
+		t->phase = PH_SIDESTAT;
+		rq[2].res = rq[3].res = -EBADF;
+		if (t->fd_idx >= 0) {
+			if (t->env->evict)
+				posix_fadvise(t->fd_idx, 0, 0, POSIX_FADV_RANDOM);
+			if ((r = sub_fstat(t, 2, t->fd_idx)))
+				return r;
+		}
+		if (t->fd_tim >= 0) {
+			if (t->env->evict)
+				posix_fadvise(t->fd_tim, 0, 0, POSIX_FADV_RANDOM);
+			if ((r = sub_fstat(t, 3, t->fd_tim)))
+				return r;
+		}
+		if (t->pending)
+			return 0;
+		/* neither index file could be opened: nothing to wait for */
+	}
+		__attribute__((fallthrough));
+	case PH_SIDESTAT: {
+		bool idx_ok = t->fd_idx >= 0 && rq[2].res >= 0;
+		bool tim_ok = t->fd_tim >= 0 && rq[3].res >= 0;
 		t->idx_size = idx_ok ? rq[2].st.size : 0;
 		t->tim_size = tim_ok ? rq[3].st.size : 0;
 		if (!idx_ok)
