@@ -318,7 +318,8 @@ static int begin_side(struct ss_task *t)
 		return r;
 	if ((s->files & SS_HAS_TIMEINDEX) && (r = sub_open(t, 1, t->path_tim)))
 		return r;
-	size_t head = s->size_bytes < SS_TASK_PROBE ? (size_t)s->size_bytes : SS_TASK_PROBE;
+	/* only the first batch header: its base offset is all we check here */
+	size_t head = s->size_bytes < SS_MAX_HEADER_SIZE ? (size_t)s->size_bytes : SS_MAX_HEADER_SIZE;
 	return sub_read(t, 4, t->fd_log, t->buf, head, 0);
 }
 
