@@ -273,10 +273,14 @@ int ss_task_start(struct ss_task *t, uint32_t seg_idx)
 	t->idx_target = -1;
 	t->walk_from = 0;
 	s = seg_of(t);
-	if ((r = ss_seg_relpath(t->env->cat, s, "log", t->path_log, sizeof(t->path_log))) < 0 ||
-	    (r = ss_seg_relpath(t->env->cat, s, "index", t->path_idx, sizeof(t->path_idx))) < 0 ||
-	    (r = ss_seg_relpath(t->env->cat, s, "timeindex", t->path_tim, sizeof(t->path_tim))) < 0)
+	/* one formatted name, the siblings by swapping the extension */
+	if ((r = ss_seg_relpath(t->env->cat, s, "log", t->path_log, sizeof(t->path_log) - 8)) < 0)
 		return r;
+	size_t stem = (size_t)r - 3;
+	memcpy(t->path_idx, t->path_log, stem);
+	memcpy(t->path_idx + stem, "index", 6);
+	memcpy(t->path_tim, t->path_log, stem);
+	memcpy(t->path_tim + stem, "timeindex", 10);
 	if (t->env->reuse_from && t->env->reuse_from[seg_idx] != NO_REUSE) {
 		t->phase = PH_REUSE;
 		return sub_stat(t, 1, t->path_log);
