@@ -44,7 +44,7 @@ CLI_OBJS  := $(CLI_SRCS:%.c=$(B)/obj/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
 DEPS_STAMP := build/.deps-installed
 
-.PHONY: all deps run test test-unit test-asan test-tsan fuzz bench conformance clean
+.PHONY: all deps run test test-unit test-asan test-tsan fuzz bench bench-selftest conformance clean
 all: $(B)/segscan $(B)/libsegscan.a
 
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -107,8 +107,14 @@ FUZZ_SECONDS ?= 20
 fuzz: | $(DEPS_STAMP)
 	@bash tests/fuzz/run.sh $(FUZZ_SECONDS)
 
+# Benchmarks (not part of make test): side by side with the floors and peers, see
+# docs/performance.md. BENCH_SCALE=large for >= 1M segments; BENCH_ONLY= for a subset.
 bench: all
-	@bash bench/run.sh
+	@bash scripts/install-deps.sh --bench
+	@B=$(B) bash bench/run.sh
+
+bench-selftest: all
+	@B=$(B) bash bench/selftest.sh
 
 # Regenerate the golden fixtures from a live Kafka broker (needs Java 17, Maven and Maven
 # Central), then compare segscan with them.

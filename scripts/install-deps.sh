@@ -8,6 +8,10 @@ pkgs=(build-essential pkg-config clang
       zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
       systemtap-sdt-dev python3-kafka python3-snappy python3-lz4 python3-zstandard
       inotify-tools curl)
+# make bench also wants the measuring tools (not needed to build or test)
+if [ "${1:-}" = "--bench" ]; then
+  pkgs+=(gnuplot-nox linux-perf valgrind strace time)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -38,6 +38,7 @@ struct ss_worker {
 	cpu_set_t              cpus;
 	struct ss_queue       *queues;
 	unsigned               n_queues;
+	unsigned               nthreads;
 	unsigned               home;      /* index of its node's queue */
 	struct ss_ring        *ring;
 	const struct ss_io_ops *ops;
@@ -51,6 +52,18 @@ struct ss_worker {
 	struct ss_worker_stats st;
 	pthread_t              th;
 };
+
+/* Unclaimed segments over all queues (relaxed: a hint for sharing the tail fairly). */
+static uint64_t unclaimed(const struct ss_worker *w)
+{
+	uint64_t n = 0;
+	for (unsigned k = 0; k < w->n_queues; k++) {
+		unsigned next = atomic_load_explicit(&w->queues[k].next, memory_order_relaxed);
+		if (next < w->queues[k].n)
+			n += w->queues[k].n - next;
+	}
+	return n;
+}
 
 static bool claim(struct ss_worker *w, uint32_t *seg)
 {
@@ -182,6 +195,10 @@ static void *worker_main(void *arg)
 	for (;;) {
 		while (more && n_idle > 0) {
 			uint32_t seg;
+			/* Near the end of the work (few large segments under --verify), do not
+			 * hoard: keep at most a fair share in flight so every worker reads. */
+			if (busy > 0 && busy >= unclaimed(w) / w->nthreads + 1)
+				break;
 			if (!claim(w, &seg)) {
 				more = false;
 				break;
@@ -431,6 +448,7 @@ int ss_workers_run(struct segscan_scan *s)
 		w->ring = &s->rings[i];
 		w->queues = qs;
 		w->n_queues = nq;
+		w->nthreads = nthreads;
 		w->engine_name = s->io_used;
 		w->node = have_plan ? plan.workers[i].node : -1;
 		w->home = 0;
