@@ -605,11 +605,14 @@ struct lister {
 	atomic_uint       *next;     /* relaxed: a claim needs no ordering; pthread_join publishes */
 	int                err;
 	pthread_t          th;
+	struct lister     *self0;    /* the calling thread's own lister keeps its name */
 };
 
 static void *lister_main(void *arg)
 {
 	struct lister *l = arg;
+	if (l != l->self0)
+		pthread_setname_np(pthread_self(), "segscan-list");
 	for (;;) {
 		unsigned i = atomic_fetch_add_explicit(l->next, 1, memory_order_relaxed);
 		if (i >= l->jobs->n)
@@ -674,6 +677,7 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 		ls[t].cat = cat;
 		ls[t].jobs = &jobs;
 		ls[t].next = &next;
+		ls[t].self0 = &ls[0];
 	}
 	for (unsigned t = 1; t < nthreads; t++) {
 		if (pthread_create(&ls[t].th, NULL, lister_main, &ls[t]) != 0)

@@ -64,6 +64,8 @@ void *ss_evaluator_main(void *arg)
 	double start = mono(), last = start, eval_time = 0;
 	bool show = s->opts.progress || (!s->opts.quiet && isatty(2));
 
+	pthread_setname_np(pthread_self(), "segscan-eval");
+
 	/* Partitions without segments are complete before any worker reports. */
 	for (uint32_t pi = 0; pi < cat->n_parts; pi++)
 		if (cat->parts[pi].seg_count == 0) {

@@ -144,6 +144,11 @@ static void *worker_main(void *arg)
 	char why[256];
 	int r;
 
+	{
+		char name[16]; /* so perf and top tell the threads apart */
+		snprintf(name, sizeof(name), "segscan-w%u", w->id);
+		pthread_setname_np(pthread_self(), name);
+	}
 	if (w->pin && (r = ss_pin_self(&w->cpus)) != 0) {
 		/* Pinning is an optimisation: a cgroup may forbid it. */
 		w->pin = false;
