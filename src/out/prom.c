@@ -122,7 +122,7 @@ int ss_out_prom(const struct segscan_scan *s, FILE *f)
 	struct ss_summary sum;
 	ss_out_summarize(s, &sum);
 	struct ss_prom_counters c = {
-		.duration_seconds = s->times.discover + s->times.remote + s->times.scan,
+		.duration_seconds = s->times.total,
 		.segments_total = s->cat.n_segs,
 		.bytes_read_total = (uint64_t)s->bytes_read,
 		.errors_total = (uint64_t)sum.errors,

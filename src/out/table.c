@@ -77,7 +77,7 @@ int ss_out_table(const struct segscan_scan *s, FILE *f)
 	for (uint32_t i = 0; i < cat->n_logdirs; i++)
 		fprintf(f, " %s", cat->logdirs[i].path);
 	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n\n", s->opts.verify ? "verify (every byte)" : "fast path (index tails)",
-		s->io_used, s->threads_used, s->times.discover + s->times.remote + s->times.scan,
+		s->io_used, s->threads_used, s->times.total,
 		ss_human_bytes(s->bytes_read, b1, sizeof(b1)), s->remote_source ? "" : ", no remote metadata");
 
 	if (cat->n_parts) {

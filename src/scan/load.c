@@ -96,26 +96,42 @@ static int check_topic_ids(struct segscan_scan *s)
 	return 0;
 }
 
-int ss_load_remote(struct segscan_scan *s)
+int ss_load_remote_file(struct segscan_scan *s, char *err, size_t errlen)
 {
 	FILE *f = NULL;
 	int r;
-	if (s->opts.remote_state) {
-		if ((r = open_input(s, "--remote-state", s->opts.remote_state, &f)))
-			return r;
-		if ((r = ss_remote_new(SS_REMOTE_STRICT, "remote-state", &s->remote))) {
-			if (f != stdin)
-				fclose(f);
-			return r;
-		}
-		r = ss_ndjson_read(s->remote, f, s->opts.remote_state, s->err, sizeof(s->err));
+	if (!s->opts.remote_state)
+		return 0;
+	if (strcmp(s->opts.remote_state, "-") == 0) {
+		f = stdin;
+	} else if (!(f = fopen(s->opts.remote_state, "re"))) {
+		r = -errno;
+		snprintf(err, errlen, "--remote-state %s: cannot open: %s", s->opts.remote_state, strerror(-r));
+		s->usage_error = true;
+		return r;
+	}
+	if ((r = ss_remote_new(SS_REMOTE_STRICT, "remote-state", &s->remote))) {
 		if (f != stdin)
 			fclose(f);
-		if (r) {
-			s->usage_error = true;
+		return r;
+	}
+	r = ss_ndjson_read(s->remote, f, s->opts.remote_state, err, errlen);
+	if (f != stdin)
+		fclose(f);
+	if (r) {
+		s->usage_error = true;
+		return r;
+	}
+	s->remote_source = "remote-state";
+	return 0;
+}
+
+int ss_load_remote(struct segscan_scan *s)
+{
+	int r;
+	if (s->opts.remote_state) {
+		if (!s->remote && (r = ss_load_remote_file(s, s->err, sizeof(s->err))))
 			return r;
-		}
-		s->remote_source = "remote-state";
 		return check_topic_ids(s);
 	}
 	if (s->opts.remote_metadata && s->cat.n_rlmm_dirs > 0) {

@@ -55,6 +55,8 @@ struct ss_opts {
 
 struct ss_stage_times {
 	double discover, remote, scan, evaluate;
+	double total;   /* wall time of segscan_run (stages overlap: remote with discovery,
+			   evaluate with scan) */
 };
 
 struct ss_worker_stats {
