@@ -453,7 +453,11 @@ static int slurp(FILE *f, char **out, size_t *len)
 	return 0;
 }
 
-int ss_config_load_topics(struct ss_config *c, FILE *f, const char *fname, char *err, size_t errlen)
+typedef int (*buf_loader)(struct ss_config *c, const char *buf, size_t len, const char *fname, char *err,
+			  size_t errlen);
+
+/* Read a whole config stream, then parse it with the buffer loader. */
+static int load_stream(struct ss_config *c, FILE *f, const char *fname, char *err, size_t errlen, buf_loader load)
 {
 	char *buf;
 	size_t len;
@@ -463,9 +467,14 @@ int ss_config_load_topics(struct ss_config *c, FILE *f, const char *fname, char 
 			snprintf(err, errlen, "%s: %s", fname ? fname : "-", strerror(-e));
 		return e;
 	}
-	e = ss_config_load_topics_buf(c, buf, len, fname, err, errlen);
+	e = load(c, buf, len, fname, err, errlen);
 	free(buf);
 	return e;
+}
+
+int ss_config_load_topics(struct ss_config *c, FILE *f, const char *fname, char *err, size_t errlen)
+{
+	return load_stream(c, f, fname, err, errlen, ss_config_load_topics_buf);
 }
 
 /* ---- server.properties (java.util.Properties.load) ---- */
@@ -761,17 +770,7 @@ out:
 
 int ss_config_load_server(struct ss_config *c, FILE *f, const char *fname, char *err, size_t errlen)
 {
-	char *buf;
-	size_t len;
-	int e = slurp(f, &buf, &len);
-	if (e) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", fname ? fname : "-", strerror(-e));
-		return e;
-	}
-	e = ss_config_load_server_buf(c, buf, len, fname, err, errlen);
-	free(buf);
-	return e;
+	return load_stream(c, f, fname, err, errlen, ss_config_load_server_buf);
 }
 
 /* ---- resolution ---- */
