@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/probes.h"
 #include "eval/config.h"
 #include "eval/remote.h"
@@ -20,16 +21,9 @@
 
 #define POP_BURST 256
 
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void progress(struct segscan_scan *s, double *last, double start)
 {
-	double t = mono();
+	double t = ss_mono();
 	if (t - *last < 1.0)
 		return;
 	*last = t;
@@ -61,7 +55,7 @@ void *ss_evaluator_main(void *arg)
 	uint64_t items[POP_BURST];
 	unsigned idle_rounds = 0;
 	unsigned seen = atomic_load(&s->ev_seq);
-	double start = mono(), last = start, eval_time = 0;
+	double start = ss_mono(), last = start, eval_time = 0;
 	bool show = s->opts.progress || (!s->opts.quiet && isatty(2));
 
 	pthread_setname_np(pthread_self(), "segscan-eval");
@@ -69,9 +63,9 @@ void *ss_evaluator_main(void *arg)
 	/* Partitions without segments are complete before any worker reports. */
 	for (uint32_t pi = 0; pi < cat->n_parts; pi++)
 		if (cat->parts[pi].seg_count == 0) {
-			double t0 = mono();
+			double t0 = ss_mono();
 			ss_evaluate_partition(s, pi);
-			eval_time += mono() - t0;
+			eval_time += ss_mono() - t0;
 		}
 
 	for (;;) {
@@ -89,9 +83,9 @@ void *ss_evaluator_main(void *arg)
 					struct ss_seg *sg = &cat->segs[items[k]];
 					struct ss_part *p = &cat->parts[sg->part];
 					if (--p->seg_pending == 0) {
-						double t0 = mono();
+						double t0 = ss_mono();
 						ss_evaluate_partition(s, sg->part);
-						eval_time += mono() - t0;
+						eval_time += ss_mono() - t0;
 					}
 				}
 			}

@@ -12,6 +12,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/probes.h"
 #include "eval/config.h"
 #include "eval/remote.h"
@@ -19,13 +20,6 @@
 #include "scan/load.h"
 #include "scan/scan_int.h"
 #include "sched/topology.h"
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int fail(segscan_scan *s, int err, const char *fmt, ...)
 {
@@ -335,17 +329,17 @@ struct remote_job {
 static void *remote_job_main(void *arg)
 {
 	struct remote_job *j = arg;
-	double t0 = mono();
+	double t0 = ss_mono();
 	pthread_setname_np(pthread_self(), "segscan-remote");
 	j->r = ss_load_remote_file(j->s, j->err, sizeof(j->err));
-	j->seconds = mono() - t0;
+	j->seconds = ss_mono() - t0;
 	return NULL;
 }
 
 int segscan_run(segscan_scan *s)
 {
 	int r;
-	double t0, t_run = mono();
+	double t0, t_run = ss_mono();
 	if (s->ran)
 		return fail(s, -EALREADY, "a scan runs once; create a new one");
 	s->ran = true;
@@ -365,12 +359,12 @@ int segscan_run(segscan_scan *s)
 	 * discovery walks the directories (a million events take seconds to parse). */
 	struct remote_job rj = { .s = s };
 	bool rj_started = false;
-	t0 = mono();
+	t0 = ss_mono();
 	if (s->opts.remote_state && strcmp(s->opts.remote_state, "-") != 0)
 		rj_started = pthread_create(&rj.th, NULL, remote_job_main, &rj) == 0;
 	r = ss_discover_mt(&s->cat, s->logdir_paths, s->n_logdir_paths,
 			   s->opts.threads ? s->opts.threads : ss_default_threads());
-	s->times.discover = mono() - t0;
+	s->times.discover = ss_mono() - t0;
 	if (rj_started) {
 		pthread_join(rj.th, NULL);
 		s->times.remote = rj.seconds;
@@ -385,15 +379,15 @@ int segscan_run(segscan_scan *s)
 		return fail(s, r, "reuse: %s", segscan_strerror(r));
 
 	/* The remote state is complete before the workers start and read-only after. */
-	t0 = mono();
+	t0 = ss_mono();
 	if ((r = ss_load_remote(s)))
 		return r;
-	s->times.remote += mono() - t0;
+	s->times.remote += ss_mono() - t0;
 
 	SS_PROBE_SCAN_START(s->cat.n_logdirs, s->opts.threads);
 	r = ss_workers_run(s);
 	SS_PROBE_SCAN_DONE(s->cat.n_segs, r);
-	s->times.total = mono() - t_run;
+	s->times.total = ss_mono() - t_run;
 	if (r) {
 		if (!s->err[0])
 			fail(s, r, "scan: %s", segscan_strerror(r));

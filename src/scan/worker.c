@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "scan/scan_int.h"
 #include "common/probes.h"
 #include "scan/task.h"
@@ -80,13 +81,6 @@ static bool claim(struct ss_worker *w, uint32_t *seg)
 	return false;
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* --max-read-rate: every worker charges what it read to one shared budget and sleeps
  * off its debt; a short burst (10 ms worth) passes without sleeping. */
 static void rate_charge(struct ss_rate *r, uint64_t bytes)
@@ -94,7 +88,7 @@ static void rate_charge(struct ss_rate *r, uint64_t bytes)
 	if (!r->rate || !bytes)
 		return;
 	pthread_mutex_lock(&r->mu);
-	double now = mono();
+	double now = ss_mono();
 	if (r->next_free < now)
 		r->next_free = now;
 	r->next_free += (double)bytes / (double)r->rate;
@@ -438,7 +432,7 @@ int ss_workers_run(struct segscan_scan *s)
 	for (uint32_t pi = 0; pi < cat->n_parts; pi++)
 		cat->parts[pi].seg_pending = cat->parts[pi].seg_count;
 
-	double t0 = mono();
+	double t0 = ss_mono();
 	if ((r = pthread_create(&ev, NULL, ss_evaluator_main, s))) {
 		r = -r;
 		goto out;
@@ -504,7 +498,7 @@ int ss_workers_run(struct segscan_scan *s)
 	}
 	pthread_join(ev, NULL);
 	ev_started = false;
-	s->times.scan = mono() - t0;
+	s->times.scan = ss_mono() - t0;
 	s->bytes_read = (int64_t)s->totals.io.bytes_read;
 out:
 	if (ev_started) {

@@ -29,6 +29,7 @@
 
 #include <microhttpd.h>
 
+#include "common/clock.h"
 #include "service/log.h"
 #include "service/serve.h"
 
@@ -229,13 +230,6 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls, en
 	*con_cls = NULL;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static enum MHD_Result healthz(struct ss_http *h, struct MHD_Connection *c)
 {
 	struct ss_snapshot *s = ss_pub_acquire(h->pub);
@@ -245,7 +239,7 @@ static enum MHD_Result healthz(struct ss_http *h, struct MHD_Connection *c)
 				   "{\"status\":\"starting\",\"message\":\"the first scan has not finished yet\"}\n");
 	struct ss_pub_totals t;
 	ss_pub_get_totals(h->pub, &t);
-	double age = mono_now() - s->finished_mono;
+	double age = ss_mono() - s->finished_mono;
 	int n = snprintf(body, sizeof(body),
 			 "{\"status\":\"ok\",\"generation\":%" PRIu64 ",\"age_seconds\":%.3f,"
 			 "\"last_scan_duration_seconds\":%.6f,\"last_scan_finished\":%.3f,\"partitions\":%zu,"

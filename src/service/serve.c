@@ -32,15 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "service/log.h"
 #include "service/serve.h"
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static struct timespec ts_of(double t)
 {
@@ -402,10 +396,10 @@ static void *scan_main(void *arg)
 	struct svc *v = arg;
 	const char *reason = "startup";
 	for (;;) {
-		double start = mono();
+		double start = ss_mono();
 		int ec = 0;
 		int r = run_one(v, reason, &ec);
-		double end = mono();
+		double end = ss_mono();
 		if (r < 0 && !v->first_done && ec == 2) {
 			/* a usage problem (bad config file, bad option value) on the very first scan
 			 * is an operator error at startup: fail loudly instead of serving nothing */
@@ -430,7 +424,7 @@ static void *scan_main(void *arg)
 		}
 		struct timespec dl = ts_of(deadline);
 		pthread_mutex_lock(&v->mu);
-		while (!v->stop && !v->reload && mono() < deadline) {
+		while (!v->stop && !v->reload && ss_mono() < deadline) {
 			int w = pthread_cond_timedwait(&v->cv, &v->mu, &dl);
 			if (w == ETIMEDOUT)
 				break;
@@ -596,7 +590,7 @@ int ss_serve_main(const struct ss_serve_opts *o)
 		break;
 	}
 
-	double t_stop = mono();
+	double t_stop = ss_mono();
 	pthread_mutex_lock(&v.mu);
 	v.stop = true;
 	pthread_cond_signal(&v.cv);
@@ -607,7 +601,7 @@ int ss_serve_main(const struct ss_serve_opts *o)
 	 * process with its scan threads and mappings takes its own tens of milliseconds */
 	struct timespec now_rt;
 	clock_gettime(CLOCK_REALTIME, &now_rt);
-	double left = t_stop + 0.7 - mono();
+	double left = t_stop + 0.7 - ss_mono();
 	if (left < 0.05)
 		left = 0.05;
 	struct timespec dl = ts_of((double)now_rt.tv_sec + (double)now_rt.tv_nsec / 1e9 + left);
