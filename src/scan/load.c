@@ -23,15 +23,20 @@ static int usage(struct segscan_scan *s, int err, const char *fmt, ...)
 	return err;
 }
 
-static int open_input(struct segscan_scan *s, const char *what, const char *path, FILE **f)
+/* "-" is stdin. The message goes to err: the remote-state file is opened on a thread
+ * that must not write the scan's own error buffer. */
+static int open_input(const char *what, const char *path, FILE **f, char *err, size_t errlen)
 {
 	if (strcmp(path, "-") == 0) {
 		*f = stdin;
 		return 0;
 	}
 	*f = fopen(path, "re");
-	if (!*f)
-		return usage(s, -errno, "%s %s: cannot open: %s", what, path, strerror(errno));
+	if (!*f) {
+		int r = -errno;
+		snprintf(err, errlen, "%s %s: cannot open: %s", what, path, strerror(-r));
+		return r;
+	}
 	return 0;
 }
 
@@ -42,8 +47,10 @@ int ss_load_configs(struct segscan_scan *s)
 	if ((r = ss_config_new(&s->config)))
 		return r;
 	if (s->opts.topic_config) {
-		if ((r = open_input(s, "--topic-config", s->opts.topic_config, &f)))
+		if ((r = open_input("--topic-config", s->opts.topic_config, &f, s->err, sizeof(s->err)))) {
+			s->usage_error = true;
 			return r;
+		}
 		r = ss_config_load_topics(s->config, f, s->opts.topic_config, s->err, sizeof(s->err));
 		if (f != stdin)
 			fclose(f);
@@ -53,8 +60,10 @@ int ss_load_configs(struct segscan_scan *s)
 		}
 	}
 	if (s->opts.server_properties) {
-		if ((r = open_input(s, "--server-properties", s->opts.server_properties, &f)))
+		if ((r = open_input("--server-properties", s->opts.server_properties, &f, s->err, sizeof(s->err)))) {
+			s->usage_error = true;
 			return r;
+		}
 		r = ss_config_load_server(s->config, f, s->opts.server_properties, s->err, sizeof(s->err));
 		if (f != stdin)
 			fclose(f);
@@ -102,11 +111,7 @@ int ss_load_remote_file(struct segscan_scan *s, char *err, size_t errlen)
 	int r;
 	if (!s->opts.remote_state)
 		return 0;
-	if (strcmp(s->opts.remote_state, "-") == 0) {
-		f = stdin;
-	} else if (!(f = fopen(s->opts.remote_state, "re"))) {
-		r = -errno;
-		snprintf(err, errlen, "--remote-state %s: cannot open: %s", s->opts.remote_state, strerror(-r));
+	if ((r = open_input("--remote-state", s->opts.remote_state, &f, err, errlen))) {
 		s->usage_error = true;
 		return r;
 	}
