@@ -258,6 +258,22 @@ void ss_rlmm_rec_free(struct ss_rlmm_rec *r)
 	r->ev.n_epochs = 0;
 }
 
+/* The fields RemoteLogSegmentMetadataRecord and its snapshot record share after the
+ * segment id, in schema order (kafka-log-format.md §6.4). */
+static void rd_segment_body(struct rd *r, struct ss_rlmm_rec *o)
+{
+	o->ev.start_offset = rd_i64(r);
+	o->ev.end_offset = rd_i64(r);
+	o->ev.broker_id = rd_i32(r);
+	o->ev.max_timestamp_ms = rd_i64(r);
+	o->ev.event_timestamp_ms = rd_i64(r);
+	rd_epochs(r, o);
+	o->ev.size_bytes = rd_i32(r);
+	rd_custom(r, o);
+	rd_seg_state(r, o);
+	rd_tags(r, seg_tags, o);
+}
+
 int ss_rlmm_decode(const uint8_t *buf, size_t len, struct ss_rlmm_rec *o)
 {
 	struct rd r = { .p = buf, .n = len };
@@ -291,16 +307,7 @@ int ss_rlmm_decode(const uint8_t *buf, size_t len, struct ss_rlmm_rec *o)
 	case SS_RLMM_SEGMENT:
 		o->ev.type = SS_REV_SEGMENT;
 		rd_segid(&r, o);
-		o->ev.start_offset = rd_i64(&r);
-		o->ev.end_offset = rd_i64(&r);
-		o->ev.broker_id = rd_i32(&r);
-		o->ev.max_timestamp_ms = rd_i64(&r);
-		o->ev.event_timestamp_ms = rd_i64(&r);
-		rd_epochs(&r, o);
-		o->ev.size_bytes = rd_i32(&r);
-		rd_custom(&r, o);
-		rd_seg_state(&r, o);
-		rd_tags(&r, seg_tags, o);
+		rd_segment_body(&r, o);
 		break;
 	case SS_RLMM_SEGMENT_UPDATE:
 		o->ev.type = SS_REV_UPDATE;
@@ -325,16 +332,7 @@ int ss_rlmm_decode(const uint8_t *buf, size_t len, struct ss_rlmm_rec *o)
 		o->ev.type = SS_REV_SNAPSHOT;
 		rd_uuid(&r, o->ev.id_bytes);
 		o->ev.has_id_bytes = true;
-		o->ev.start_offset = rd_i64(&r);
-		o->ev.end_offset = rd_i64(&r);
-		o->ev.broker_id = rd_i32(&r);
-		o->ev.max_timestamp_ms = rd_i64(&r);
-		o->ev.event_timestamp_ms = rd_i64(&r);
-		rd_epochs(&r, o);
-		o->ev.size_bytes = rd_i32(&r);
-		rd_custom(&r, o);
-		rd_seg_state(&r, o);
-		rd_tags(&r, seg_tags, o);
+		rd_segment_body(&r, o);
 		break;
 	}
 	o->unknown_tags = r.unknown_tags;
