@@ -17,20 +17,11 @@
 
 #include "fmt/batch.h"
 #include "segscan.h"
+#include "testref.h"
 #include "testutil.h"
 
 /* ---- independent helpers ------------------------------------------------------------ */
 
-static uint32_t ref_crc32c(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xFFFFFFFFu;
-	while (n--) {
-		c ^= *p++;
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1)));
-	}
-	return ~c;
-}
 
 static void put16(uint8_t *p, int v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
 static void put32(uint8_t *p, uint32_t v)

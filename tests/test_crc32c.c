@@ -10,22 +10,10 @@
 #include <cmocka.h>
 
 #include "fmt/crc32c.h"
+#include "testref.h"
 #include "testutil.h"
 
 typedef uint32_t (*crc_fn)(uint32_t, const void *, size_t);
-
-/* The textbook definition: reflected 0x82F63B78, one bit at a time. Shares no code or
- * table with the implementation under test. */
-static uint32_t ref_crc32c(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xFFFFFFFFu;
-	while (n--) {
-		c ^= *p++;
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1)));
-	}
-	return ~c;
-}
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint8_t rnd8(void)
