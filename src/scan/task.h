@@ -3,14 +3,15 @@
  * per worker; each completion advances its task, which may submit more requests.
  *
  * Fast path (reads a few KiB per segment, whatever its size):
- *   A  open .log + stat .log
- *   B  (log > SMALL) open .index/.timeindex, stat both, read the log head (first batch
- *      header, for BASE_OFFSET_MISMATCH)
+ *   A  open .log, then fstat it (by descriptor: no second path lookup)
+ *   B  (log > SMALL) open .index/.timeindex and read the log head (the first batch
+ *      header, for BASE_OFFSET_MISMATCH), then fstat both indexes
  *   C  read the index tails; find the last written slot (binary search over a
  *      preallocated zero tail)
  *   D  walk batch headers from the last index entry's position to the end of the log
  * A log of at most SMALL bytes, or one without a usable index, is walked from the start.
  * --verify reads the whole .log sequentially in large chunks and checks every batch.
+ * With segscan_reuse, an unchanged closed segment is one statx of its path instead.
  */
 #ifndef SS_SCAN_TASK_H
 #define SS_SCAN_TASK_H
