@@ -43,6 +43,9 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(B)/obj/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
 DEPS_STAMP := build/.deps-installed
+# Sanitizer build trees, overridable so that several checkouts' builds do not share objects.
+ASAN_B   ?= build/asan
+TSAN_B   ?= build/tsan
 
 .PHONY: all deps run test test-unit test-asan test-tsan fuzz bench bench-selftest conformance clean
 all: $(B)/segscan $(B)/libsegscan.a
@@ -92,15 +95,15 @@ test-unit: all $(TESTS)
 	@SEGSCAN=$(B)/segscan bash tests/run.sh $(B)/tests
 
 test-asan: | $(DEPS_STAMP)
-	@$(MAKE) --no-print-directory B=build/asan MODE=asan all $(TEST_SRCS:tests/%.c=build/asan/tests/%)
-	@SEGSCAN=build/asan/segscan SEGSCAN_LOAD_SECONDS=5 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	    bash tests/run.sh build/asan/tests
+	@$(MAKE) --no-print-directory B=$(ASAN_B) MODE=asan all $(TEST_SRCS:tests/%.c=$(ASAN_B)/tests/%)
+	@SEGSCAN=$(ASAN_B)/segscan SEGSCAN_LOAD_SECONDS=5 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	    bash tests/run.sh $(ASAN_B)/tests
 
 test-tsan: | $(DEPS_STAMP)
-	@$(MAKE) --no-print-directory B=build/tsan MODE=tsan all $(addprefix build/tsan/tests/,$(filter $(TSAN_TESTS),$(TEST_SRCS:tests/%.c=%)))
-	@SEGSCAN=build/tsan/segscan SEGSCAN_LOAD_SECONDS=5 \
+	@$(MAKE) --no-print-directory B=$(TSAN_B) MODE=tsan all $(addprefix $(TSAN_B)/tests/,$(filter $(TSAN_TESTS),$(TEST_SRCS:tests/%.c=%)))
+	@SEGSCAN=$(TSAN_B)/segscan SEGSCAN_LOAD_SECONDS=5 \
 	    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
-	    bash tests/run.sh build/tsan/tests $(filter $(TSAN_TESTS),$(TEST_SRCS:tests/%.c=%))
+	    bash tests/run.sh $(TSAN_B)/tests $(filter $(TSAN_TESTS),$(TEST_SRCS:tests/%.c=%))
 
 # ---- fuzz: each parser's libFuzzer target for a bounded time ---------------------------------
 FUZZ_SECONDS ?= 20

@@ -1,0 +1,82 @@
+/* See file.h. */
+#include "common/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int ss_open_ro(int dirfd, const char *path, int extra_flags)
+{
+	int base = O_RDONLY | O_CLOEXEC | O_NONBLOCK | extra_flags;
+	int fd = openat(dirfd, path, base | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, path, base);
+	return fd < 0 ? -errno : fd;
+}
+
+int ss_read_file(int dirfd, const char *path, size_t max, char **out, size_t *len)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t n = 0, cap;
+	int r, fd = ss_open_ro(dirfd, path, 0);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = -EINVAL;
+		goto fail;
+	}
+	/* The size is a hint: the file may grow or shrink while it is read. */
+	cap = st.st_size > 0 && (uint64_t)st.st_size < max ? (size_t)st.st_size + 1 : 4096;
+	if (cap > max + 1)
+		cap = max + 1;
+	if (!(buf = malloc(cap + 1))) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (;;) {
+		if (n == cap) {
+			if (cap > max) {
+				r = -EFBIG;
+				goto fail;
+			}
+			size_t nc = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			char *nb = realloc(buf, nc + 1);
+			if (!nb) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+			cap = nc;
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto fail;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (n > max) {
+		r = -EFBIG;
+		goto fail;
+	}
+	close(fd);
+	buf[n] = 0;
+	*out = buf;
+	*len = n;
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return r;
+}

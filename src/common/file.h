@@ -1,0 +1,22 @@
+/*
+ * Reading small files read-only, the one way the whole tree does it (sources only:
+ * parsers never do I/O).
+ *
+ * ss_open_ro: openat(dirfd, path, O_RDONLY|O_CLOEXEC|O_NONBLOCK|O_NOATIME|extra), retried
+ *   without O_NOATIME on EPERM (it needs ownership of the file or CAP_FOWNER). O_NONBLOCK
+ *   keeps a FIFO or a device from blocking the open; the caller refuses what is not a
+ *   regular file. Returns the fd or a negative errno.
+ * ss_read_file: the whole regular file, NUL-terminated (the NUL is not counted in *len),
+ *   at most `max` bytes: -EFBIG beyond, -EINVAL (with no read) for anything that is not a
+ *   regular file, -ENOENT when it does not exist. *out is malloc'd, freed by the caller.
+ */
+#ifndef SS_COMMON_FILE_H
+#define SS_COMMON_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int ss_open_ro(int dirfd, const char *path, int extra_flags);
+int ss_read_file(int dirfd, const char *path, size_t max, char **out, size_t *len);
+
+#endif
