@@ -1,0 +1,1187 @@
+/*
+ * Replay of KRaft metadata records into the cluster image (see cluster_image.h).
+ *
+ * Merge rules, from Kafka's sources:
+ *  - TopicRecord creates a topic with no partitions (TopicsDelta.replay(TopicRecord));
+ *    RemoveTopicRecord removes it with its partitions and deletes every config of the
+ *    TOPIC resource of its name (MetadataDelta.replay(RemoveTopicRecord),
+ *    ConfigurationsDelta.replay(RemoveTopicRecord, name)).
+ *  - PartitionRecord sets a partition whole; PartitionChangeRecord merges
+ *    (PartitionRegistration.merge): a null array keeps the old one, leader -2 keeps leader
+ *    and leader epoch, any other leader value (even the same broker) sets it and bumps the
+ *    leader epoch by one; the partition epoch is bumped by one on every change;
+ *    LeaderRecoveryState -1 keeps the old state.
+ *  - ConfigRecord sets (or, with a null value, deletes) one key of a resource
+ *    (ConfigurationDelta.replay).
+ *  - RegisterBrokerRecord replaces the registration, UnregisterBrokerRecord removes it
+ *    (ClusterDelta); Fence/Unfence/BrokerRegistrationChange need the registered epoch
+ *    (getBrokerOrThrow) — a mismatch is a fault in Kafka, a warning here.
+ *    BrokerRegistrationChangeRecord.Fenced: 1 fence, -1 unfence, 0 no change
+ *    (BrokerRegistrationFencingChange); InControlledShutdown 1 yes, 0 no change; a
+ *    non-empty LogDirs replaces the directories.
+ *  - FeatureLevelRecord sets a finalized level; level 0 removes the feature
+ *    (FeaturesDelta.replay).
+ *  - Begin/End/AbortTransactionRecord (KIP-868, MetadataBatchLoader.replay): records
+ *    between Begin and End are published together at End, discarded at Abort.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/darray.h"
+#include "source/cluster_image.h"
+#include "segscan.h"
+
+/* ---- a small open-addressing table of pointers ---------------------------------------- */
+
+#define TOMB ((void *)1)
+
+struct htab {
+	void    **slots;
+	uint64_t *hashes;
+	uint32_t  cap, used, tombs;  /* cap: power of two or 0 */
+};
+
+typedef bool (*h_eq)(const void *item, const void *key);
+
+static uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	/* FNV-1a with a final mix: keys are topic names and UUIDs, not adversarial here */
+	const uint8_t *b = p;
+	uint64_t h = 0xcbf29ce484222325ull ^ seed;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static int64_t h_find(const struct htab *t, uint64_t h, h_eq eq, const void *key)
+{
+	if (!t->cap)
+		return -1;
+	uint32_t mask = t->cap - 1;
+	for (uint32_t i = (uint32_t)h & mask, n = 0; n < t->cap; i = (i + 1) & mask, n++) {
+		void *s = t->slots[i];
+		if (!s)
+			return -1;
+		if (s != TOMB && t->hashes[i] == h && eq(s, key))
+			return i;
+	}
+	return -1;
+}
+
+static int h_grow(struct htab *t)
+{
+	uint32_t ncap = t->cap ? t->cap : 16;
+	while ((uint64_t)(t->used + 1) * 10 > (uint64_t)ncap * 7)
+		ncap *= 2;
+	void **ns = calloc(ncap, sizeof *ns);
+	uint64_t *nh = calloc(ncap, sizeof *nh);
+	if (!ns || !nh) {
+		free(ns);
+		free(nh);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < t->cap; i++) {
+		void *s = t->slots[i];
+		if (!s || s == TOMB)
+			continue;
+		uint32_t j = (uint32_t)t->hashes[i] & (ncap - 1);
+		while (ns[j])
+			j = (j + 1) & (ncap - 1);
+		ns[j] = s;
+		nh[j] = t->hashes[i];
+	}
+	free(t->slots);
+	free(t->hashes);
+	t->slots = ns;
+	t->hashes = nh;
+	t->cap = ncap;
+	t->tombs = 0;
+	return 0;
+}
+
+/* The key must not be present. */
+static int h_insert(struct htab *t, uint64_t h, void *item)
+{
+	if ((uint64_t)(t->used + t->tombs + 1) * 10 > (uint64_t)t->cap * 7) {
+		int rc = h_grow(t);
+		if (rc)
+			return rc;
+	}
+	uint32_t mask = t->cap - 1;
+	uint32_t i = (uint32_t)h & mask;
+	while (t->slots[i] && t->slots[i] != TOMB)
+		i = (i + 1) & mask;
+	if (t->slots[i] == TOMB)
+		t->tombs--;
+	t->slots[i] = item;
+	t->hashes[i] = h;
+	t->used++;
+	return 0;
+}
+
+static void h_remove_at(struct htab *t, int64_t i)
+{
+	t->slots[i] = TOMB;
+	t->used--;
+	t->tombs++;
+}
+
+static void h_free(struct htab *t)
+{
+	free(t->slots);
+	free(t->hashes);
+	memset(t, 0, sizeof *t);
+}
+
+/* ---- the image ------------------------------------------------------------------------ */
+
+struct pending {             /* a record held inside a metadata transaction */
+	uint8_t *bytes;
+	size_t   len;
+	char    *file;
+	int64_t  pos, offset;
+};
+
+struct ffeature {
+	char   *name;
+	int16_t level;
+};
+
+struct ss_cimage {
+	struct ss_ci_topic    **topics;
+	uint32_t                n_topics, cap_topics;
+	struct htab             by_name, by_id;
+	uint64_t                n_partitions;
+
+	struct ss_ci_resource **res;
+	uint32_t                n_res, cap_res;
+	struct htab             res_tab;
+
+	struct ss_ci_broker   **brokers;   /* sorted by id */
+	uint32_t                n_brokers, cap_brokers;
+
+	struct ffeature        *features;
+	uint32_t                n_features, cap_features;
+
+	bool                    in_txn;
+	struct pending         *pend;
+	uint32_t                n_pend, cap_pend;
+
+	struct ss_ci_stats      st;
+	char                  **warns;
+	uint32_t                n_warns, cap_warns;
+};
+
+static bool eq_name(const void *item, const void *key)
+{
+	return strcmp(((const struct ss_ci_topic *)item)->name, key) == 0;
+}
+
+static bool eq_id(const void *item, const void *key)
+{
+	return memcmp(((const struct ss_ci_topic *)item)->id, key, 16) == 0;
+}
+
+struct res_key {
+	int8_t      type;
+	const char *name;
+};
+
+static bool eq_res(const void *item, const void *key)
+{
+	const struct ss_ci_resource *r = item;
+	const struct res_key *k = key;
+	return r->type == k->type && strcmp(r->name, k->name) == 0;
+}
+
+static uint64_t hash_name(const char *s) { return hash_bytes(s, strlen(s), 0); }
+static uint64_t hash_id(const uint8_t id[16]) { return hash_bytes(id, 16, 1); }
+static uint64_t hash_res(int8_t type, const char *name) { return hash_bytes(name, strlen(name), 2 + (uint8_t)type); }
+
+int ss_cimage_new(struct ss_cimage **out)
+{
+	*out = calloc(1, sizeof **out);
+	return *out ? 0 : -ENOMEM;
+}
+
+static void part_free(struct ss_ci_partition *p)
+{
+	free(p->block_);
+	p->block_ = NULL;
+}
+
+static void topic_free(struct ss_ci_topic *t)
+{
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < t->n_parts; i++)
+		part_free(&t->parts[i]);
+	free(t->parts);
+	free(t->name);
+	free(t);
+}
+
+static void res_free(struct ss_ci_resource *r)
+{
+	if (!r)
+		return;
+	for (uint32_t i = 0; i < r->n; i++) {
+		free(r->kv[i].key);
+		free(r->kv[i].value);
+	}
+	free(r->kv);
+	free(r->name);
+	free(r);
+}
+
+static void broker_free(struct ss_ci_broker *b)
+{
+	if (!b)
+		return;
+	for (uint32_t i = 0; i < b->n_endpoints; i++) {
+		free(b->endpoints[i].name);
+		free(b->endpoints[i].host);
+	}
+	for (uint32_t i = 0; i < b->n_features; i++)
+		free(b->features[i].name);
+	free(b->endpoints);
+	free(b->features);
+	free(b->log_dirs);
+	free(b->rack);
+	free(b);
+}
+
+static void pend_clear(struct ss_cimage *img)
+{
+	for (uint32_t i = 0; i < img->n_pend; i++) {
+		free(img->pend[i].bytes);
+		free(img->pend[i].file);
+	}
+	img->n_pend = 0;
+}
+
+void ss_cimage_reset(struct ss_cimage *img)
+{
+	for (uint32_t i = 0; i < img->n_topics; i++)
+		topic_free(img->topics[i]);
+	img->n_topics = 0;
+	img->n_partitions = 0;
+	h_free(&img->by_name);
+	h_free(&img->by_id);
+	for (uint32_t i = 0; i < img->n_res; i++)
+		res_free(img->res[i]);
+	img->n_res = 0;
+	h_free(&img->res_tab);
+	for (uint32_t i = 0; i < img->n_brokers; i++)
+		broker_free(img->brokers[i]);
+	img->n_brokers = 0;
+	for (uint32_t i = 0; i < img->n_features; i++)
+		free(img->features[i].name);
+	img->n_features = 0;
+	pend_clear(img);
+	img->in_txn = false;
+}
+
+void ss_cimage_free(struct ss_cimage *img)
+{
+	if (!img)
+		return;
+	ss_cimage_reset(img);
+	free(img->topics);
+	free(img->res);
+	free(img->brokers);
+	free(img->features);
+	free(img->pend);
+	for (uint32_t i = 0; i < img->n_warns; i++)
+		free(img->warns[i]);
+	free(img->warns);
+	free(img);
+}
+
+/* ---- warnings ---------------------------------------------------------------------------- */
+
+static int vwarn(struct ss_cimage *img, const char *file, int64_t pos, const char *fmt, va_list ap)
+{
+	if (img->n_warns >= SS_CI_MAX_WARNINGS) {
+		img->st.warnings_dropped++;
+		return 0;
+	}
+	char msg[512];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	char *s;
+	int n = file ? asprintf(&s, "%s: byte %lld: %s", file, (long long)pos, msg) : asprintf(&s, "%s", msg);
+	if (n < 0)
+		return -ENOMEM;
+	char **slot;
+	if (SS_DA_PUSH(&img->warns, &img->n_warns, &img->cap_warns, &slot)) {
+		free(s);
+		return -ENOMEM;
+	}
+	*slot = s;
+	return 0;
+}
+
+int ss_cimage_warn(struct ss_cimage *img, const char *file, int64_t pos, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vwarn(img, file, pos, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static void warn_at(struct ss_cimage *img, const struct ss_ci_where *w, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void warn_at(struct ss_cimage *img, const struct ss_ci_where *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	/* a warning that cannot be stored for lack of memory is lost, not fatal */
+	(void)vwarn(img, w && w->file ? w->file : "(metadata)", w ? w->pos : 0, fmt, ap);
+	va_end(ap);
+}
+
+int ss_cimage_take_warnings(struct ss_cimage *dst, const struct ss_cimage *src)
+{
+	for (uint32_t i = 0; i < src->n_warns; i++) {
+		int rc = ss_cimage_warn(dst, NULL, 0, "%s", src->warns[i]);
+		if (rc)
+			return rc;
+	}
+	dst->st.warnings_dropped += src->st.warnings_dropped;
+	return 0;
+}
+
+/* ---- helpers --------------------------------------------------------------------------------- */
+
+static char *kdup(struct ss_kstr s)
+{
+	if (s.len < 0)
+		return NULL;
+	char *d = malloc((size_t)s.len + 1);
+	if (d) {
+		memcpy(d, s.p, (size_t)s.len);
+		d[s.len] = 0;
+	}
+	return d;
+}
+
+/* A string field must not hold a NUL: it would truncate every lookup by name. */
+static bool kstr_ok(struct ss_kstr s)
+{
+	return s.len < 0 || !memchr(s.p, 0, (size_t)s.len);
+}
+
+static void fmt_uuid(const uint8_t id[16], char out[37])
+{
+	static const char hx[] = "0123456789abcdef";
+	int o = 0;
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		out[o++] = hx[id[i] >> 4];
+		out[o++] = hx[id[i] & 15];
+	}
+	out[o] = 0;
+}
+
+static struct ss_ci_topic *find_topic_id(const struct ss_cimage *img, const uint8_t id[16])
+{
+	int64_t i = h_find(&img->by_id, hash_id(id), eq_id, id);
+	return i < 0 ? NULL : img->by_id.slots[i];
+}
+
+static struct ss_ci_topic *find_topic_name(const struct ss_cimage *img, const char *name)
+{
+	int64_t i = h_find(&img->by_name, hash_name(name), eq_name, name);
+	return i < 0 ? NULL : img->by_name.slots[i];
+}
+
+static struct ss_ci_resource *find_res(const struct ss_cimage *img, int8_t type, const char *name)
+{
+	struct res_key k = { type, name };
+	int64_t i = h_find(&img->res_tab, hash_res(type, name), eq_res, &k);
+	return i < 0 ? NULL : img->res_tab.slots[i];
+}
+
+/* Binary search in the sorted partitions: index of id, or -(insertion point) - 1. */
+static int64_t part_search(const struct ss_ci_topic *t, int32_t id)
+{
+	uint32_t lo = 0, hi = t->n_parts;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (t->parts[mid].id < id)
+			lo = mid + 1;
+		else if (t->parts[mid].id > id)
+			hi = mid;
+		else
+			return mid;
+	}
+	return -(int64_t)lo - 1;
+}
+
+static int64_t broker_search(const struct ss_cimage *img, int32_t id)
+{
+	uint32_t lo = 0, hi = img->n_brokers;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (img->brokers[mid]->id < id)
+			lo = mid + 1;
+		else if (img->brokers[mid]->id > id)
+			hi = mid;
+		else
+			return mid;
+	}
+	return -(int64_t)lo - 1;
+}
+
+/* ---- partitions ---------------------------------------------------------------------------- */
+
+/* The arrays of a partition, each either a view into a record or an existing array. */
+struct parr {
+	const uint8_t *be;   /* big-endian source (from a record), or NULL */
+	const int32_t *host; /* host-order source (the old partition), or NULL */
+	uint32_t       n;
+};
+
+static struct parr from_rec(struct ss_karr a)
+{
+	return (struct parr){ a.p, NULL, a.n > 0 ? (uint32_t)a.n : 0 };
+}
+
+static struct parr from_old(const int32_t *v, uint32_t n)
+{
+	return (struct parr){ NULL, v, n };
+}
+
+/*
+ * Build p's one-block storage from the six int arrays and the directories (a record's
+ * view or the old copy). On failure p is unchanged.
+ */
+static int part_build(struct ss_ci_partition *p, struct parr a[6], const uint8_t *dirs_be,
+		      const uint8_t (*dirs_old)[16], uint32_t n_dirs)
+{
+	uint64_t ints = 0;
+	for (int i = 0; i < 6; i++)
+		ints += a[i].n;
+	size_t bytes = (size_t)ints * 4 + (size_t)n_dirs * 16;
+	uint8_t *blk = malloc(bytes ? bytes : 1);
+	if (!blk)
+		return -ENOMEM;
+	int32_t *iv = (int32_t *)(void *)blk;
+	int32_t *starts[6];
+	for (int i = 0; i < 6; i++) {
+		starts[i] = iv;
+		for (uint32_t j = 0; j < a[i].n; j++)
+			iv[j] = a[i].be ? ss_karr_i32((struct ss_karr){ a[i].be, (int32_t)a[i].n }, (int32_t)j)
+					: a[i].host[j];
+		iv += a[i].n;
+	}
+	uint8_t (*dv)[16] = (uint8_t (*)[16])(void *)iv;
+	if (n_dirs)
+		memcpy(dv, dirs_be ? dirs_be : (const uint8_t *)dirs_old, (size_t)n_dirs * 16);
+	void *old = p->block_;
+	p->replicas = starts[0];
+	p->n_replicas = a[0].n;
+	p->isr = starts[1];
+	p->n_isr = a[1].n;
+	p->removing = starts[2];
+	p->n_removing = a[2].n;
+	p->adding = starts[3];
+	p->n_adding = a[3].n;
+	p->elr = starts[4];
+	p->n_elr = a[4].n;
+	p->last_known_elr = starts[5];
+	p->n_last_known_elr = a[5].n;
+	p->directories = n_dirs ? dv : NULL;
+	p->n_directories = n_dirs;
+	p->block_ = blk;
+	free(old);
+	return 0;
+}
+
+static int apply_partition(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
+{
+	const typeof(r->u.partition) *pr = &r->u.partition;
+	struct ss_ci_topic *t = find_topic_id(img, pr->topic_id);
+	if (!t) {
+		char id[37];
+		fmt_uuid(pr->topic_id, id);
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: PartitionRecord for partition %d of unknown topic id %s",
+			(long long)w->offset, pr->partition_id, id);
+		return 0;
+	}
+	if (pr->partition_id < 0) {
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: PartitionRecord with partition id %d in topic %s",
+			(long long)w->offset, pr->partition_id, t->name);
+		return 0;
+	}
+	struct ss_ci_partition np = { 0 };
+	np.id = pr->partition_id;
+	np.leader = pr->leader;
+	np.leader_epoch = pr->leader_epoch;
+	np.partition_epoch = pr->partition_epoch;
+	np.leader_recovery_state = pr->leader_recovery_state;
+	struct parr a[6] = { from_rec(pr->replicas), from_rec(pr->isr), from_rec(pr->removing),
+			     from_rec(pr->adding), from_rec(pr->elr), from_rec(pr->last_known_elr) };
+	uint32_t nd = pr->directories.n > 0 ? (uint32_t)pr->directories.n : 0;
+	int rc = part_build(&np, a, pr->directories.p, NULL, nd);
+	if (rc)
+		return rc;
+	int64_t at = part_search(t, np.id);
+	if (at >= 0) {
+		/* PartitionRecord for an existing partition replaces it (TopicDelta.replay) */
+		part_free(&t->parts[at]);
+		t->parts[at] = np;
+		return 0;
+	}
+	uint32_t ins = (uint32_t)(-at - 1);
+	if ((rc = SS_DA_RESERVE(&t->parts, &t->cap_parts, (uint64_t)t->n_parts + 1))) {
+		part_free(&np);
+		return rc;
+	}
+	memmove(&t->parts[ins + 1], &t->parts[ins], (size_t)(t->n_parts - ins) * sizeof *t->parts);
+	t->parts[ins] = np;
+	t->n_parts++;
+	img->n_partitions++;
+	return 0;
+}
+
+static int apply_change(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
+{
+	const typeof(r->u.change) *c = &r->u.change;
+	struct ss_ci_topic *t = find_topic_id(img, c->topic_id);
+	int64_t at = t ? part_search(t, c->partition_id) : -1;
+	if (at < 0) {
+		char id[37];
+		fmt_uuid(c->topic_id, id);
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: PartitionChangeRecord for unknown partition %d of topic %s",
+			(long long)w->offset, c->partition_id, t ? t->name : id);
+		return 0;
+	}
+	struct ss_ci_partition *p = &t->parts[at];
+	struct ss_karr rec_arr[6] = { c->replicas, c->isr, c->removing, c->adding, c->elr, c->last_known_elr };
+	const int32_t *old_v[6] = { p->replicas, p->isr, p->removing, p->adding, p->elr, p->last_known_elr };
+	uint32_t old_n[6] = { p->n_replicas, p->n_isr, p->n_removing, p->n_adding, p->n_elr, p->n_last_known_elr };
+	struct parr a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = rec_arr[i].n >= 0 ? from_rec(rec_arr[i]) : from_old(old_v[i], old_n[i]);
+	/* Directories: a record's list, or the old one. Kafka pads a list that does not match
+	 * the replicas with MIGRATING (defaultToMigrating); here a mismatched list is dropped,
+	 * so `directories` is either parallel to replicas or empty. */
+	const uint8_t *dbe = NULL;
+	const uint8_t (*dold)[16] = NULL;
+	uint32_t nd = 0;
+	if (c->directories.n >= 0) {
+		dbe = c->directories.p;
+		nd = (uint32_t)c->directories.n;
+	} else {
+		dold = (const uint8_t (*)[16])p->directories;
+		nd = p->n_directories;
+	}
+	if (nd != a[0].n) {
+		dbe = NULL;
+		dold = NULL;
+		nd = 0;
+	}
+	struct ss_ci_partition np = *p;
+	int rc = part_build(&np, a, dbe, dold, nd);
+	if (rc)
+		return rc;
+	if (c->leader != -2) {
+		np.leader = c->leader;
+		np.leader_epoch = p->leader_epoch + 1;
+	}
+	if (c->leader_recovery_state != -1)
+		np.leader_recovery_state = c->leader_recovery_state;
+	np.partition_epoch = p->partition_epoch + 1;
+	*p = np; /* part_build freed the old block */
+	return 0;
+}
+
+/* ---- topics ---------------------------------------------------------------------------------- */
+
+static void topic_remove(struct ss_cimage *img, struct ss_ci_topic *t)
+{
+	int64_t i = h_find(&img->by_id, hash_id(t->id), eq_id, t->id);
+	if (i >= 0 && img->by_id.slots[i] == t)
+		h_remove_at(&img->by_id, i);
+	i = h_find(&img->by_name, hash_name(t->name), eq_name, t->name);
+	if (i >= 0 && img->by_name.slots[i] == t)
+		h_remove_at(&img->by_name, i);
+	uint32_t s = t->slot_;
+	img->topics[s] = img->topics[img->n_topics - 1];
+	img->topics[s]->slot_ = s;
+	img->n_topics--;
+	img->n_partitions -= t->n_parts;
+	topic_free(t);
+}
+
+static void config_delete_resource(struct ss_cimage *img, int8_t type, const char *name)
+{
+	struct res_key k = { type, name };
+	int64_t i = h_find(&img->res_tab, hash_res(type, name), eq_res, &k);
+	if (i < 0)
+		return;
+	struct ss_ci_resource *r = img->res_tab.slots[i];
+	for (uint32_t j = 0; j < r->n; j++) {
+		free(r->kv[j].key);
+		free(r->kv[j].value);
+	}
+	r->n = 0; /* the resource stays, empty, as ConfigurationDelta.deleteAll leaves it */
+}
+
+static int apply_topic(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
+{
+	if (!kstr_ok(r->u.topic.name) || r->u.topic.name.len == 0) {
+		img->st.malformed++;
+		warn_at(img, w, "offset %lld: TopicRecord with an empty or NUL-holding name", (long long)w->offset);
+		return 0;
+	}
+	struct ss_ci_topic *t = calloc(1, sizeof *t);
+	if (!t || !(t->name = kdup(r->u.topic.name))) {
+		free(t);
+		return -ENOMEM;
+	}
+	memcpy(t->id, r->u.topic.topic_id, 16);
+	struct ss_ci_topic *old = find_topic_id(img, t->id);
+	if (old) /* the same id again: a fresh topic image, as TopicsDelta does */
+		topic_remove(img, old);
+	old = find_topic_name(img, t->name);
+	if (old) {
+		/* Kafka's controller never lets two live topics share a name */
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: TopicRecord %s with a new id while the old one is live; the old one is dropped",
+			(long long)w->offset, t->name);
+		topic_remove(img, old);
+	}
+	struct ss_ci_topic **slot;
+	int rc = SS_DA_PUSH(&img->topics, &img->n_topics, &img->cap_topics, &slot);
+	if (rc)
+		goto fail;
+	if ((rc = h_insert(&img->by_id, hash_id(t->id), t))) {
+		img->n_topics--;
+		goto fail;
+	}
+	if ((rc = h_insert(&img->by_name, hash_name(t->name), t))) {
+		int64_t i = h_find(&img->by_id, hash_id(t->id), eq_id, t->id);
+		h_remove_at(&img->by_id, i);
+		img->n_topics--;
+		goto fail;
+	}
+	*slot = t;
+	t->slot_ = img->n_topics - 1;
+	return 0;
+fail:
+	topic_free(t);
+	return rc;
+}
+
+static int apply_remove_topic(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
+{
+	struct ss_ci_topic *t = find_topic_id(img, r->u.remove_topic.topic_id);
+	if (!t) {
+		char id[37];
+		fmt_uuid(r->u.remove_topic.topic_id, id);
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: RemoveTopicRecord for unknown topic id %s", (long long)w->offset, id);
+		return 0;
+	}
+	config_delete_resource(img, SS_CI_RES_TOPIC, t->name);
+	topic_remove(img, t);
+	return 0;
+}
+
+/* ---- configs ---------------------------------------------------------------------------------- */
+
+static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
+{
+	const typeof(r->u.config) *c = &r->u.config;
+	if (!kstr_ok(c->resource_name) || !kstr_ok(c->name) || !kstr_ok(c->value)) {
+		img->st.malformed++;
+		warn_at(img, w, "offset %lld: ConfigRecord with a NUL byte in a name or value", (long long)w->offset);
+		return 0;
+	}
+	int rc = -ENOMEM;
+	char *rname = kdup(c->resource_name), *key = kdup(c->name), *val = NULL;
+	if (!rname || !key)
+		goto out;
+	if (c->value.len >= 0 && !(val = kdup(c->value)))
+		goto out;
+	struct ss_ci_resource *res = find_res(img, c->resource_type, rname);
+	if (!res) {
+		if (!val) { /* deleting from a resource that has nothing */
+			rc = 0;
+			goto out;
+		}
+		if (!(res = calloc(1, sizeof *res)))
+			goto out;
+		res->type = c->resource_type;
+		res->name = rname;
+		struct ss_ci_resource **slot;
+		if (SS_DA_PUSH(&img->res, &img->n_res, &img->cap_res, &slot)) {
+			free(res);
+			goto out;
+		}
+		if (h_insert(&img->res_tab, hash_res(res->type, rname), res)) {
+			img->n_res--;
+			free(res);
+			goto out;
+		}
+		*slot = res;
+		rname = NULL; /* owned by res */
+	}
+	for (uint32_t i = 0; i < res->n; i++) {
+		if (strcmp(res->kv[i].key, key))
+			continue;
+		free(res->kv[i].value);
+		if (val) {
+			res->kv[i].value = val;
+			val = NULL;
+		} else {
+			free(res->kv[i].key);
+			res->kv[i] = res->kv[--res->n];
+		}
+		rc = 0;
+		goto out;
+	}
+	if (val) {
+		struct ss_ci_config *kv;
+		if (SS_DA_PUSH(&res->kv, &res->n, &res->cap, &kv))
+			goto out;
+		kv->key = key;
+		kv->value = val;
+		key = val = NULL;
+	}
+	rc = 0;
+out:
+	free(rname);
+	free(key);
+	free(val);
+	return rc;
+}
+
+/* ---- brokers ---------------------------------------------------------------------------------- */
+
+static int apply_register(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
+{
+	const typeof(r->u.reg) *rb = &r->u.reg;
+	struct ss_ci_broker *b = calloc(1, sizeof *b);
+	if (!b)
+		return -ENOMEM;
+	int rc = -ENOMEM;
+	b->id = rb->broker_id;
+	b->epoch = rb->broker_epoch;
+	memcpy(b->incarnation_id, rb->incarnation_id, 16);
+	b->fenced = rb->fenced;
+	b->in_controlled_shutdown = rb->in_controlled_shutdown;
+	b->is_migrating_zk = rb->is_migrating_zk;
+	if (rb->rack.len >= 0 && !(b->rack = kdup(rb->rack)))
+		goto fail;
+	struct ss_kiter it;
+	if (rb->endpoints.n > 0 && !(b->endpoints = calloc((size_t)rb->endpoints.n, sizeof *b->endpoints)))
+		goto fail;
+	ss_kiter_init(&it, &rb->endpoints);
+	struct ss_kraft_endpoint ep;
+	while (ss_kiter_endpoint(&it, &ep) == 1) {
+		struct ss_ci_endpoint *e = &b->endpoints[b->n_endpoints++];
+		e->port = ep.port;
+		e->security_protocol = ep.security_protocol;
+		if (!(e->name = kdup(ep.name)) || !(e->host = kdup(ep.host)))
+			goto fail;
+	}
+	if (rb->features.n > 0 && !(b->features = calloc((size_t)rb->features.n, sizeof *b->features)))
+		goto fail;
+	ss_kiter_init(&it, &rb->features);
+	struct ss_kraft_feature f;
+	while (ss_kiter_feature(&it, &f) == 1) {
+		struct ss_ci_bfeature *bf = &b->features[b->n_features++];
+		bf->min_version = f.min_version;
+		bf->max_version = f.max_version;
+		if (!(bf->name = kdup(f.name)))
+			goto fail;
+	}
+	if (rb->log_dirs.n > 0) {
+		if (!(b->log_dirs = malloc((size_t)rb->log_dirs.n * 16)))
+			goto fail;
+		memcpy(b->log_dirs, rb->log_dirs.p, (size_t)rb->log_dirs.n * 16);
+		b->n_log_dirs = (uint32_t)rb->log_dirs.n;
+	}
+	int64_t at = broker_search(img, b->id);
+	if (at >= 0) {
+		broker_free(img->brokers[at]);
+		img->brokers[at] = b;
+		return 0;
+	}
+	uint32_t ins = (uint32_t)(-at - 1);
+	if ((rc = SS_DA_RESERVE(&img->brokers, &img->cap_brokers, (uint64_t)img->n_brokers + 1)))
+		goto fail;
+	memmove(&img->brokers[ins + 1], &img->brokers[ins], (size_t)(img->n_brokers - ins) * sizeof *img->brokers);
+	img->brokers[ins] = b;
+	img->n_brokers++;
+	(void)w;
+	return 0;
+fail:
+	broker_free(b);
+	return rc;
+}
+
+/* getBrokerOrThrow: the broker must be registered with this epoch. */
+static struct ss_ci_broker *broker_check(struct ss_cimage *img, int32_t id, int64_t epoch, const char *what,
+					 const struct ss_ci_where *w)
+{
+	int64_t at = broker_search(img, id);
+	if (at < 0) {
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: %s for broker %d, which is not registered", (long long)w->offset, what, id);
+		return NULL;
+	}
+	struct ss_ci_broker *b = img->brokers[at];
+	if (b->epoch != epoch) {
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: %s for broker %d with epoch %lld, but it is registered with epoch %lld",
+			(long long)w->offset, what, id, (long long)epoch, (long long)b->epoch);
+		return NULL;
+	}
+	return b;
+}
+
+static int apply_broker_change(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
+{
+	const typeof(r->u.change_broker) *c = &r->u.change_broker;
+	struct ss_ci_broker *b = broker_check(img, c->broker_id, c->broker_epoch, "BrokerRegistrationChangeRecord", w);
+	if (!b)
+		return 0;
+	if (c->fenced < -1 || c->fenced > 1 || c->in_controlled_shutdown < 0 || c->in_controlled_shutdown > 1) {
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: BrokerRegistrationChangeRecord with fenced %d, inControlledShutdown %d",
+			(long long)w->offset, c->fenced, c->in_controlled_shutdown);
+		return 0;
+	}
+	if (c->log_dirs.n > 0) {
+		void *d = malloc((size_t)c->log_dirs.n * 16);
+		if (!d)
+			return -ENOMEM;
+		memcpy(d, c->log_dirs.p, (size_t)c->log_dirs.n * 16);
+		free(b->log_dirs);
+		b->log_dirs = d;
+		b->n_log_dirs = (uint32_t)c->log_dirs.n;
+	}
+	if (c->fenced == 1)
+		b->fenced = true;
+	else if (c->fenced == -1)
+		b->fenced = false;
+	if (c->in_controlled_shutdown == 1)
+		b->in_controlled_shutdown = true;
+	return 0;
+}
+
+/* ---- features ---------------------------------------------------------------------------------- */
+
+static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
+{
+	const typeof(r->u.feature) *f = &r->u.feature;
+	if (!kstr_ok(f->name)) {
+		img->st.malformed++;
+		warn_at(img, w, "offset %lld: FeatureLevelRecord with a NUL byte in its name", (long long)w->offset);
+		return 0;
+	}
+	for (uint32_t i = 0; i < img->n_features; i++) {
+		if ((size_t)f->name.len != strlen(img->features[i].name) ||
+		    memcmp(img->features[i].name, f->name.p, (size_t)f->name.len))
+			continue;
+		if (f->level == 0) {
+			free(img->features[i].name);
+			img->features[i] = img->features[--img->n_features];
+		} else {
+			img->features[i].level = f->level;
+		}
+		return 0;
+	}
+	if (f->level == 0)
+		return 0;
+	char *name = kdup(f->name);
+	struct ffeature *slot;
+	if (!name || SS_DA_PUSH(&img->features, &img->n_features, &img->cap_features, &slot)) {
+		free(name);
+		return -ENOMEM;
+	}
+	slot->name = name;
+	slot->level = f->level;
+	return 0;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------------ */
+
+static int apply_decoded(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
+{
+	switch (r->api_key) {
+	case SS_KR_TOPIC:
+		return apply_topic(img, r, w);
+	case SS_KR_REMOVE_TOPIC:
+		return apply_remove_topic(img, r, w);
+	case SS_KR_PARTITION:
+		return apply_partition(img, r, w);
+	case SS_KR_PARTITION_CHANGE:
+		return apply_change(img, r, w);
+	case SS_KR_CONFIG:
+		return apply_config(img, r, w);
+	case SS_KR_REGISTER_BROKER:
+		return apply_register(img, r, w);
+	case SS_KR_UNREGISTER_BROKER: {
+		int64_t at = broker_search(img, r->u.broker.broker_id);
+		if (at >= 0) {
+			broker_free(img->brokers[at]);
+			memmove(&img->brokers[at], &img->brokers[at + 1],
+				(size_t)(img->n_brokers - (uint32_t)at - 1) * sizeof *img->brokers);
+			img->n_brokers--;
+		}
+		return 0;
+	}
+	case SS_KR_FENCE_BROKER:
+	case SS_KR_UNFENCE_BROKER: {
+		bool fence = r->api_key == SS_KR_FENCE_BROKER;
+		struct ss_ci_broker *b = broker_check(img, r->u.broker.broker_id, r->u.broker.broker_epoch,
+						      fence ? "FenceBrokerRecord" : "UnfenceBrokerRecord", w);
+		if (b)
+			b->fenced = fence;
+		return 0;
+	}
+	case SS_KR_BROKER_REGISTRATION_CHANGE:
+		return apply_broker_change(img, r, w);
+	case SS_KR_FEATURE_LEVEL:
+		return apply_feature(img, r, w);
+	}
+	return 0; /* NoOpRecord */
+}
+
+/* Decode, count and apply one value (no transaction handling). held: replayed at End. */
+static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, const struct ss_ci_where *w,
+		       bool held)
+{
+	struct ss_kraft_rec r;
+	int rc = ss_kraft_decode(value, len, &r);
+	if (rc < 0) {
+		img->st.malformed++;
+		warn_at(img, w, "offset %lld: malformed metadata record: %s", (long long)w->offset, segscan_strerror(rc));
+		return 0;
+	}
+	if (!held)
+		img->st.by_key[r.api_key < SS_KRAFT_KEY_SLOTS ? r.api_key : SS_KRAFT_KEY_SLOTS - 1]++;
+	if (!r.known) {
+		if (!held)
+			img->st.unknown++;
+		return 0;
+	}
+	switch (r.api_key) {
+	case SS_KR_BEGIN_TRANSACTION:
+		if (img->in_txn) {
+			img->st.inconsistent++;
+			warn_at(img, w, "offset %lld: BeginTransactionRecord inside a transaction", (long long)w->offset);
+		}
+		img->in_txn = true;
+		return 0;
+	case SS_KR_END_TRANSACTION:
+	case SS_KR_ABORT_TRANSACTION: {
+		bool commit = r.api_key == SS_KR_END_TRANSACTION;
+		if (!img->in_txn) {
+			img->st.inconsistent++;
+			warn_at(img, w, "offset %lld: %s without a BeginTransactionRecord", (long long)w->offset,
+				commit ? "EndTransactionRecord" : "AbortTransactionRecord");
+			return 0;
+		}
+		img->in_txn = false;
+		rc = 0;
+		if (commit) {
+			img->st.txn_committed++;
+			for (uint32_t i = 0; i < img->n_pend && !rc; i++) {
+				struct pending *p = &img->pend[i];
+				struct ss_ci_where pw = { p->file, p->pos, p->offset };
+				rc = apply_value(img, p->bytes, p->len, &pw, true);
+			}
+		} else {
+			img->st.txn_aborted++;
+			img->st.txn_dropped_records += img->n_pend;
+		}
+		pend_clear(img);
+		return rc;
+	}
+	}
+	if (img->in_txn && !held) {
+		struct pending *p;
+		if (SS_DA_PUSH(&img->pend, &img->n_pend, &img->cap_pend, &p))
+			return -ENOMEM;
+		p->bytes = malloc(len ? len : 1);
+		p->file = w->file ? strdup(w->file) : NULL;
+		if (!p->bytes || (w->file && !p->file)) {
+			free(p->bytes);
+			free(p->file);
+			img->n_pend--;
+			return -ENOMEM;
+		}
+		memcpy(p->bytes, value, len);
+		p->len = len;
+		p->pos = w->pos;
+		p->offset = w->offset;
+		return 0;
+	}
+	return apply_decoded(img, &r, w);
+}
+
+int ss_cimage_apply(struct ss_cimage *img, const uint8_t *value, size_t len, const struct ss_ci_where *w)
+{
+	static const struct ss_ci_where none = { NULL, 0, -1 };
+	img->st.records++;
+	return apply_value(img, value, len, w ? w : &none, false);
+}
+
+void ss_cimage_finish(struct ss_cimage *img)
+{
+	if (!img->in_txn)
+		return;
+	warn_at(img, NULL, "the metadata log ends inside a transaction: %u record(s) not applied", img->n_pend);
+	img->st.txn_dropped_records += img->n_pend;
+	pend_clear(img);
+	img->in_txn = false;
+}
+
+/* ---- lookups ------------------------------------------------------------------------------------- */
+
+const struct ss_ci_topic *ss_cimage_topic(const struct ss_cimage *img, const char *name)
+{
+	return name ? find_topic_name(img, name) : NULL;
+}
+
+const struct ss_ci_topic *ss_cimage_topic_by_id(const struct ss_cimage *img, const uint8_t id[16])
+{
+	return find_topic_id(img, id);
+}
+
+const struct ss_ci_partition *ss_ci_topic_partition(const struct ss_ci_topic *t, int32_t id)
+{
+	if (!t)
+		return NULL;
+	int64_t at = part_search(t, id);
+	return at < 0 ? NULL : &t->parts[at];
+}
+
+const struct ss_ci_partition *ss_cimage_partition(const struct ss_cimage *img, const char *topic, int32_t id)
+{
+	return ss_ci_topic_partition(ss_cimage_topic(img, topic), id);
+}
+
+size_t ss_cimage_topic_count(const struct ss_cimage *img)
+{
+	return img->n_topics;
+}
+
+const struct ss_ci_topic *ss_cimage_topic_at(const struct ss_cimage *img, size_t i)
+{
+	return i < img->n_topics ? img->topics[i] : NULL;
+}
+
+size_t ss_cimage_partition_count(const struct ss_cimage *img)
+{
+	return (size_t)img->n_partitions;
+}
+
+const struct ss_ci_resource *ss_cimage_resource(const struct ss_cimage *img, int8_t type, const char *name)
+{
+	return name ? find_res(img, type, name) : NULL;
+}
+
+const char *ss_cimage_config(const struct ss_cimage *img, int8_t type, const char *resource, const char *key)
+{
+	const struct ss_ci_resource *r = ss_cimage_resource(img, type, resource);
+	for (uint32_t i = 0; r && key && i < r->n; i++)
+		if (!strcmp(r->kv[i].key, key))
+			return r->kv[i].value;
+	return NULL;
+}
+
+const struct ss_ci_broker *ss_cimage_broker(const struct ss_cimage *img, int32_t id)
+{
+	int64_t at = broker_search(img, id);
+	return at < 0 ? NULL : img->brokers[at];
+}
+
+size_t ss_cimage_broker_count(const struct ss_cimage *img)
+{
+	return img->n_brokers;
+}
+
+const struct ss_ci_broker *ss_cimage_broker_at(const struct ss_cimage *img, size_t i)
+{
+	return i < img->n_brokers ? img->brokers[i] : NULL;
+}
+
+int ss_ci_broker_feature(const struct ss_ci_broker *b, const char *name, int16_t *min, int16_t *max)
+{
+	for (uint32_t i = 0; b && i < b->n_features; i++) {
+		if (strcmp(b->features[i].name, name))
+			continue;
+		if (min)
+			*min = b->features[i].min_version;
+		if (max)
+			*max = b->features[i].max_version;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int ss_cimage_feature_level(const struct ss_cimage *img, const char *name, int16_t *level)
+{
+	for (uint32_t i = 0; i < img->n_features; i++) {
+		if (!strcmp(img->features[i].name, name)) {
+			if (level)
+				*level = img->features[i].level;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+size_t ss_cimage_feature_count(const struct ss_cimage *img)
+{
+	return img->n_features;
+}
+
+const char *ss_cimage_feature_at(const struct ss_cimage *img, size_t i, int16_t *level)
+{
+	if (i >= img->n_features)
+		return NULL;
+	if (level)
+		*level = img->features[i].level;
+	return img->features[i].name;
+}
+
+const struct ss_ci_stats *ss_cimage_stats(const struct ss_cimage *img)
+{
+	return &img->st;
+}
+
+size_t ss_cimage_warning_count(const struct ss_cimage *img)
+{
+	return img->n_warns;
+}
+
+const char *ss_cimage_warning_at(const struct ss_cimage *img, size_t i)
+{
+	return i < img->n_warns ? img->warns[i] : NULL;
+}
+
+bool ss_cimage_in_transaction(const struct ss_cimage *img)
+{
+	return img->in_txn;
+}
