@@ -1,0 +1,64 @@
+/*
+ * The KRaft metadata log on disk as a source: finds __cluster_metadata-0, picks the
+ * newest complete snapshot, replays it and then the log segments after it into a
+ * cluster image (cluster_image.h), the way a broker's MetadataLoader would see it.
+ *
+ * Layout (raft/src/main/java/org/apache/kafka/snapshot/Snapshots.java,
+ * storage/.../log/LogFileUtils): snapshots are `<20-digit end offset>-<10-digit epoch>
+ * .checkpoint` (in-progress `.checkpoint.part` and deleted `.checkpoint.deleted` files are
+ * ignored), each a sequence of v2 batches from a SnapshotHeader control record to a
+ * SnapshotFooter control record holding the state of every record below its end offset;
+ * log segments are `<20-digit base offset>.log`.
+ *
+ * Read-only: files are opened O_RDONLY and read with pread in bounded chunks (segments
+ * can be 1 GiB); nothing is written, renamed or locked. A torn or corrupt file is a
+ * warning in the image ("FILE: byte POS: problem"), never a failure of the replay: a torn
+ * newest snapshot falls back to the next older one, a corrupt segment keeps what was read
+ * before the damage.
+ */
+#ifndef SS_SOURCE_METADATA_LOG_H
+#define SS_SOURCE_METADATA_LOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "source/cluster_image.h"
+
+#define SS_MLOG_DIRNAME "__cluster_metadata-0"
+
+struct ss_mlog_info {
+	char    *dir;               /* the __cluster_metadata-0 directory that was read */
+	char    *snapshot;          /* file name of the snapshot used; NULL: none */
+	int64_t  snapshot_offset;   /* its end offset (it holds every record below); -1: none */
+	int32_t  snapshot_epoch;    /* -1: none */
+	int64_t  log_start_offset;  /* base offset of the first log segment; -1: no segment */
+	int64_t  last_offset;       /* the last offset applied (snapshot end - 1 or a log record); -1 */
+	int32_t  last_epoch;        /* leader epoch of that record's batch (or the snapshot's); -1 */
+	uint64_t bytes_read;
+	uint32_t segments;          /* log segments found */
+	uint32_t snapshots_found;
+	uint32_t snapshots_rejected;/* newer snapshots passed over because torn or corrupt */
+	bool     history_incomplete;/* the replay could not start at offset 0 or at a snapshot,
+				       or the log has a gap: earlier state is missing */
+	bool     complete;          /* every file chosen was read to its end without a problem */
+	int32_t  node_id;           /* node.id of the log dir's meta.properties; -1 unknown */
+	char    *cluster_id;        /* cluster.id of meta.properties; NULL unknown */
+};
+
+/*
+ * Resolve `path` (the __cluster_metadata-0 directory itself, or a log dir holding it) to
+ * the metadata log directory. 0 and *out (malloc'd), or -ENOENT / -ENOMEM.
+ */
+int ss_mlog_find(const char *path, char **out);
+
+/*
+ * Replay the metadata log found at `path` (as for ss_mlog_find). On 0, *img is the
+ * replayed image (free with ss_cimage_free) and *info describes what was read (free with
+ * ss_mlog_info_free); problems in the files are warnings in the image, not errors.
+ * Errors: -ENOENT (no metadata log there), -ENOMEM, or the errno of opening the
+ * directory itself.
+ */
+int  ss_mlog_replay(const char *path, struct ss_cimage **img, struct ss_mlog_info *info);
+void ss_mlog_info_free(struct ss_mlog_info *info);
+
+#endif
