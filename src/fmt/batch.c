@@ -1,5 +1,5 @@
 /*
- * Record batch parsing and the segment walker (kafka-log-format.md §2).
+ * Record batch parsing and the segment walker (docs/kafka-format.md §2).
  *
  * Everything here reads only the bytes it is given: every length taken from the data is
  * checked against the end of the buffer before it is used, in 64-bit arithmetic so that

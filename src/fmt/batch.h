@@ -2,7 +2,7 @@
  * Record batch parsing: pure functions over bytes (no I/O, no threads, no allocation),
  * so the scanner, the tests and the fuzzers call them directly.
  *
- * Layout and rules: kafka-log-format.md §2 (DefaultRecordBatch, LegacyRecord,
+ * Layout and rules: docs/kafka-format.md §2 (DefaultRecordBatch, LegacyRecord,
  * FileLogInputStream). All integers big-endian.
  */
 #ifndef SS_FMT_BATCH_H

@@ -1,5 +1,5 @@
 /*
- * Kafka's compression streams (kafka-log-format.md §2.7). Every decompressor writes
+ * Kafka's compression streams (docs/kafka-format.md §2.7). Every decompressor writes
  * into one growable buffer capped at max_out + 1 bytes: reaching the extra byte proves
  * the stream wants more than max_out, which is how a bomb is refused without trusting
  * any size the stream declares about itself.

@@ -1,5 +1,5 @@
 /*
- * Kafka's compression stream formats (kafka-log-format.md §2.7), both directions:
+ * Kafka's compression stream formats (docs/kafka-format.md §2.7), both directions:
  * gzip (a gzip member), snappy (xerial SnappyOutputStream framing: magic
  * 82 'SNAPPY' 00, int32 version 1, int32 compatible 1, then blocks of int32 length +
  * raw snappy), lz4 (LZ4 frame, as Kafka's Lz4BlockOutputStream writes it), zstd (frame).

@@ -1,5 +1,5 @@
 /*
- * CRC-32C (Castagnoli), as Kafka's v2 record batches use it (kafka-log-format.md §2.3):
+ * CRC-32C (Castagnoli), as Kafka's v2 record batches use it (docs/kafka-format.md §2.3):
  * reflected polynomial 0x82F63B78, init 0xFFFFFFFF, xorout 0xFFFFFFFF.
  *
  * Chaining convention (the same as zlib's crc32): pass 0 to start and the previous

@@ -1,5 +1,5 @@
 /*
- * Index tails (kafka-log-format.md §3.4). The scanner needs only the last written slot
+ * Index tails (docs/kafka-format.md §3.4). The scanner needs only the last written slot
  * (where to start walking the log). Going backward over the zero tail finds it without
  * interpreting any slot before it; whether it agrees with the log is checked against the
  * log itself by the caller.

@@ -1,6 +1,6 @@
 /*
  * Offset index (.index) and time index (.timeindex) tails: pure functions over bytes.
- * kafka-log-format.md §3.1–3.4. Entries: .index = int32 relativeOffset, int32 position
+ * docs/kafka-format.md §3.1–3.4. Entries: .index = int32 relativeOffset, int32 position
  * (8 bytes); .timeindex = int64 timestamp, int32 relativeOffset (12 bytes).
  *
  * An active (or crashed) segment's index files are preallocated: valid entries at the

@@ -1,6 +1,6 @@
 /*
  * Kafka Uuid text form (org.apache.kafka.common.Uuid): base64url without padding of the
- * 16 bytes msb||lsb, big-endian, 22 characters. kafka-log-format.md §6.3.
+ * 16 bytes msb||lsb, big-endian, 22 characters. docs/kafka-format.md §6.3.
  */
 #include <errno.h>
 #include <stddef.h>
