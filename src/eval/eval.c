@@ -1,5 +1,5 @@
 /*
- * Per-partition evaluation (interface.md "Definitions", kafka-log-format.md §5): offsets,
+ * Per-partition evaluation (docs/contract.md "Definitions", docs/kafka-format.md §5): offsets,
  * the seeded highest remote offset, only-local sets and copy lag, remote totals,
  * dangling segments, findings. Retention is in retention.c.
  *
@@ -170,7 +170,7 @@ static void human_ms(int64_t ms, char *buf, size_t len)
 		snprintf(buf, len, "%lldms", (long long)ms);
 }
 
-/* findHighestRemoteOffset (kafka-log-format.md §5.2.4) over the local epoch lineage. */
+/* findHighestRemoteOffset (docs/kafka-format.md §5.2.4) over the local epoch lineage. */
 static int64_t find_highest_remote_offset(const struct ss_part *part, const struct ss_remote_part *rp, int64_t leo,
 					  int32_t *epoch_used)
 {

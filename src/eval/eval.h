@@ -3,8 +3,8 @@
  * replayed remote state. Never touches the filesystem. The evaluator thread calls
  * ss_eval_partition() once a partition's last segment is back from the workers.
  *
- * Semantics: ../shared/spec/interface.md (Definitions, Retention semantics) and
- * kafka-log-format.md §5.
+ * Semantics: docs/contract.md (Definitions, Retention semantics) and
+ * docs/kafka-format.md §5.
  */
 #ifndef SS_EVAL_H
 #define SS_EVAL_H

@@ -1,5 +1,5 @@
 /*
- * Retention predictions (interface.md "Retention semantics"; kafka-log-format.md §5.3).
+ * Retention predictions (docs/contract.md "Retention semantics"; docs/kafka-format.md §5.3).
  *
  * Every walk goes oldest first and stops at the first segment that does not qualify;
  * the active segment is never deleted. Remote walks go over the finished remote

@@ -1,4 +1,4 @@
-/* v2 record batch encoder: see encode.h. Layout: kafka-log-format.md §2.2–2.7. */
+/* v2 record batch encoder: see encode.h. Layout: docs/kafka-format.md §2.2–2.7. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * Magic v2 record batch ENCODER (kafka-log-format.md §2.2–2.7), the mirror image of the
+ * Magic v2 record batch ENCODER (docs/kafka-format.md §2.2–2.7), the mirror image of the
  * parsers in src/fmt. It exists for the generator and for tests that need hand-shaped
  * batches; the scanner never writes.
  *

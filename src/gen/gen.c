@@ -1,7 +1,7 @@
 /*
  * segscan gen: a synthetic Kafka log dir, byte-for-byte deterministic per seed. What it
  * models and why is described in gen.h; the Kafka rules are cited from
- * kafka-log-format.md by section.
+ * docs/kafka-format.md by section.
  *
  * Speed: a partition is generated in one pass with reusable buffers (one batch encoder,
  * one .log write buffer flushed every 4 MiB, growable index arrays), so a segment costs a

@@ -1,7 +1,7 @@
 /*
  * `segscan gen`: writes a synthetic Kafka log dir laid out exactly as a Kafka 3.x/4.x
- * broker leaves it (kafka-log-format.md §1–4), and optionally the matching remote-tier
- * metadata (NDJSON, interface.md "Remote state file") and topic config.
+ * broker leaves it (docs/kafka-format.md §1–4), and optionally the matching remote-tier
+ * metadata (NDJSON, docs/contract.md "Remote state file") and topic config.
  *
  * Everything is a pure function of the options: the same options give the same bytes
  * in every file, whatever the machine or the run. Each partition draws from its own
