@@ -268,7 +268,7 @@ warm_up() { # workload ndirs: bring the tree's log data and index tails into the
     "$TOOLS/tailfloor" -q $(dirs_of "$1" "$2") >/dev/null 2>&1 || true
 }
 
-# The output must not depend on --io or --threads (interface.md): checked once per
+# The output must not depend on --io or --threads (docs/contract.md, Output): checked once per
 # workload, and the Python peer is checked against it.
 consistency() { # workload ndirs
     local wl="$1" nd="$2" io t ref="" sum ok=1

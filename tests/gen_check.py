@@ -4,7 +4,7 @@
 Decodes every segment with kafka-python's record classes (kafka.record.MemoryRecords,
 DefaultRecordBatch: CRC-32C, record framing, offsets, timestamps), re-derives what Kafka
 would have written into the index files, snapshots and checkpoints from the decoded
-batches (kafka-log-format.md §1-5), and checks the remote-state NDJSON against the log
+batches (docs/kafka-format.md §1-5), and checks the remote-state NDJSON against the log
 dir. Nothing here shares code with the generator.
 
 Usage: /usr/bin/python3 tests/gen_check.py LOGDIR [--remote-state FILE] [--topic-config FILE]

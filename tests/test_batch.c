@@ -1,6 +1,6 @@
 /*
  * Record batches and the segment walker, against hand-built bytes from
- * kafka-log-format.md §2 (CRCs from a bit-at-a-time CRC-32C in this file and zlib's
+ * docs/kafka-format.md §2 (CRCs from a bit-at-a-time CRC-32C in this file and zlib's
  * CRC-32) and against batches written by kafka-python's builders, with the expected
  * values read back by kafka-python's reader (tests/vectors, make_vectors.py).
  */

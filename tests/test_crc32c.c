@@ -27,7 +27,7 @@ static uint8_t rnd8(void)
 static void check_known(crc_fn f)
 {
 	uint8_t b[32];
-	assert_int_equal(f(0, "123456789", 9), 0xE3069283u); /* kafka-log-format.md §2.3 */
+	assert_int_equal(f(0, "123456789", 9), 0xE3069283u); /* docs/kafka-format.md §2.3 */
 	assert_int_equal(f(0, "", 0), 0);
 	/* RFC 3720 (iSCSI) B.4 test vectors */
 	memset(b, 0, sizeof b);
@@ -125,7 +125,7 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* The hand-built batch of kafka-log-format.md §2.9 and the v2 batches kafka-python wrote
+/* The hand-built batch of docs/kafka-format.md §2.9 and the v2 batches kafka-python wrote
  * (tests/vectors): the stored CRC covers [21, end). */
 static void test_kafka_batches(void **state)
 {

@@ -1,6 +1,6 @@
 /*
- * The evaluator: offsets, findHighestRemoteOffset (kafka-log-format.md §5.2.4), only-local
- * and copy lag, retention walks (interface.md "Retention semantics") on both sides of
+ * The evaluator: offsets, findHighestRemoteOffset (docs/kafka-format.md §5.2.4), only-local
+ * and copy lag, retention walks (docs/contract.md "Retention semantics") on both sides of
  * every boundary, tiered and not, local retention as a union, local findings.
  * Expected numbers are worked out by hand from the contract in the comments.
  */

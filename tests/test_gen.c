@@ -173,7 +173,7 @@ static size_t list_bases(const char *pdir, int64_t *out, size_t cap)
 
 /* ---- encoder ---- */
 
-/* kafka-log-format.md §2.9: one record, null key, value "hi", base offset 0, epoch 0,
+/* docs/kafka-format.md §2.9: one record, null key, value "hi", base offset 0, epoch 0,
  * CreateTime 1700000000000, no producer; hand-built bytes, CRC from a standard CRC-32C. */
 static void test_encode_worked_example(void **state)
 {

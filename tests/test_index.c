@@ -1,4 +1,4 @@
-/* Offset and time index tails (kafka-log-format.md §3): written slots at the front,
+/* Offset and time index tails (docs/kafka-format.md §3): written slots at the front,
  * preallocated zero slots after them, a trailing partial slot ignored. */
 #include <setjmp.h>
 #include <stdarg.h>
