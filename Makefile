@@ -24,8 +24,12 @@ else
   MODELIBS  :=
 endif
 
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lsnappy -lpthread -lm
+# pkg-config runs when a recipe needs the flags (after the deps stamp has installed what is
+# missing). Its own message ("Package liburing was not found ...") goes to stderr untouched
+# and a failure stops the build instead of compiling on without the flags.
+pkgconf = $(shell pkg-config $(1) $(PKGS))$(if $(filter 0,$(.SHELLSTATUS)),,$(error pkg-config $(1) $(PKGS) failed: see its message above))
+PKG_CFLAGS = $(call pkgconf,--cflags)
+PKG_LIBS   = $(call pkgconf,--libs) -lsnappy -lpthread -lm
 ifeq ($(MODE),release)
   LIBS = $(PKG_LIBS)
 else
@@ -37,7 +41,6 @@ LIB_SRCS  := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
 CLI_SRCS  := $(sort $(wildcard src/cli/*.c))
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
-HDRS      := $(shell find include src tests -name '*.h')
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(B)/obj/%.o)
@@ -56,10 +59,17 @@ $(DEPS_STAMP): scripts/install-deps.sh
 	@touch $@
 deps: $(DEPS_STAMP)
 
-$(B)/obj/%.o: %.c $(HDRS) | $(DEPS_STAMP)
+# Each object and test depends on the headers it really includes: the compiler writes them
+# to a .d file beside it (-MMD), with an empty rule per header (-MP) so a deleted or moved
+# header does not stop the build. An object without its .d file (built before, or the .d
+# lost) is rebuilt once: the .d is a prerequisite with an empty rule (P. Smith's
+# "Auto-Dependency Generation").
+DEPFLAGS = -MMD -MP -MF $@.d -MT $@
+
+$(B)/obj/%.o: %.c $(B)/obj/%.o.d | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS_ALL) -c $< -o $@
+	@$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -c $< -o $@
 
 $(B)/libsegscan.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -70,10 +80,16 @@ $(B)/segscan: $(CLI_OBJS) $(B)/libsegscan.a
 	@echo "  LD      $@"
 	@$(CC) $(MODELIBS) -o $@ $(CLI_OBJS) $(B)/libsegscan.a $(LIBS)
 
-$(B)/tests/%: tests/%.c $(B)/libsegscan.a $(HDRS) | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
+# A test's dependency file lives in obj/, not beside it: tests/run.sh runs every test_* there.
+$(B)/tests/%: tests/%.c $(B)/libsegscan.a $(B)/obj/tests/%.test.d | $(DEPS_STAMP)
+	@mkdir -p $(dir $@) $(B)/obj/tests
 	@echo "  TEST    $@"
-	@$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(B)/libsegscan.a $(LIBS) -lcmocka $(MODELIBS)
+	@$(CC) $(CFLAGS_ALL) -MMD -MP -MF $(B)/obj/tests/$*.test.d -MT $@ -Itests -o $@ $< $(B)/libsegscan.a $(LIBS) -lcmocka $(MODELIBS)
+
+DEP_FILES := $(LIB_OBJS:%=%.d) $(CLI_OBJS:%=%.d) $(TEST_SRCS:tests/%.c=$(B)/obj/tests/%.test.d)
+$(DEP_FILES): ;
+.PRECIOUS: $(DEP_FILES)
+-include $(wildcard $(DEP_FILES))
 
 # ---- run: build, generate a sample log dir, scan it, print the report -------------------
 SAMPLE := build/sample
