@@ -66,6 +66,16 @@ struct ss_note {
 	char    *what;            /* "deleted", "cleaned", "swap", "unknown file", "stray dir"... */
 };
 
+/* A place that could not be read or makes no sense, with the file and offset/line
+ * (recorded by discovery and every later stage: ss_catalog_problem). */
+struct ss_problem {
+	char   *path;     /* log dir + relative path */
+	char   *what;     /* human sentence */
+	int     err;
+	int64_t where;    /* byte offset or line, -1 if none */
+	bool    data_loss;/* counts for exit 1 */
+};
+
 struct ss_part {
 	char            *topic;
 	char            *dir;        /* directory name inside the log dir */

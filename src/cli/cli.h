@@ -2,17 +2,28 @@
 #ifndef SS_CLI_H
 #define SS_CLI_H
 
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+
 int ss_cmd_scan(int argc, char **argv);
 int ss_cmd_gen(int argc, char **argv);
 int ss_cmd_serve(int argc, char **argv);
 
-/* Shared by scan and serve: the scan options, their long names and help text. */
-#include <getopt.h>
-extern const struct option ss_scan_longopts[];
-extern const char ss_scan_options_help[];
+/* Shared by scan and serve (cli/options.c): the scan options from the library's table. */
+struct ss_optdef;
+struct segscan_scan;
+/* A calloc'd getopt table: `head` (n_head entries, the command's own options, first so
+ * that getopt prefers them), --format, every scan option, --help, the terminator. */
+struct option *ss_cli_longopts(const struct option *head, size_t n_head);
+/* getopt's short option string: "f:" + the table's short options + "h". */
+const char *ss_cli_shortopts(char *buf, size_t len);
+/* The table row getopt_long matched (c == 0: longopts[idx]; else a short option), or NULL. */
+const struct ss_optdef *ss_cli_optrow(const struct option *longopts, int c, int idx);
+/* "Scan options:" and one entry per option, for --help. */
+void ss_cli_scan_options_help(FILE *f);
 /* Applies one parsed scan option to the library; returns 0 or prints an error and
  * returns 2. `name` is the long option name. */
-struct segscan_scan;
 int ss_cli_apply(struct segscan_scan *s, const char *name, const char *value);
 
 #endif

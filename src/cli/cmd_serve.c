@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "lib/options.h"
 #include "segscan.h"
 #include "service/serve.h"
 
@@ -155,24 +156,22 @@ int ss_cmd_serve(int argc, char **argv)
 	struct ss_serve_kv *user = NULL;
 	segscan_scan *probe = NULL;
 	bool no_evict = false;
-	size_t n_scan = 0, n_user = 0, n_serve = sizeof(serve_opts) / sizeof(serve_opts[0]);
+	size_t n_user = 0, n_serve = sizeof(serve_opts) / sizeof(serve_opts[0]);
+	char shortopts[32];
 	int c, idx, r, rc = 2;
 
-	while (ss_scan_longopts[n_scan].name)
-		n_scan++;
 	/* serve's own options first: getopt takes the first entry with a name */
-	if (!(longopts = calloc(n_serve + n_scan + 1, sizeof(*longopts)))) {
+	if (!(longopts = ss_cli_longopts(serve_opts, n_serve))) {
 		fputs("segscan: out of memory\n", stderr);
 		return 1;
 	}
-	memcpy(longopts, serve_opts, sizeof(serve_opts));
-	memcpy(longopts + n_serve, ss_scan_longopts, n_scan * sizeof(*longopts));
+	ss_cli_shortopts(shortopts, sizeof(shortopts));
 
 	/* the user's scan options, in order, before serve's defaults are put in front */
 	struct ss_serve_opts uo = { 0 };
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:qh", longopts, &idx)) != -1) {
-		const char *name = NULL;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
+		const struct ss_optdef *d;
 		switch (c) {
 		case O_LISTEN:
 			o.listen = optarg;
@@ -204,18 +203,16 @@ int ss_cmd_serve(int argc, char **argv)
 			continue; /* serve never prints progress lines */
 		case 'h':
 			fputs(usage_serve, stdout);
-			fputs(ss_scan_options_help, stdout);
+			ss_cli_scan_options_help(stdout);
 			fputs(tail_help, stdout);
 			rc = 0;
 			goto out;
-		case 0:
-			name = longopts[idx].name;
-			break;
-		default:
+		}
+		if (!(d = ss_cli_optrow(longopts, c, idx))) {
 			fputs("Try 'segscan serve --help'.\n", stderr);
 			goto out;
 		}
-		const char *val = longopts[idx].has_arg ? optarg : NULL;
+		const char *name = d->name, *val = ss_optdef_has_arg(d) ? optarg : NULL;
 		if (!strcmp(name, "remote-state") && val && !strcmp(val, "-")) {
 			fputs("segscan: serve cannot take --remote-state=-: every scan re-reads the file; give a path\n",
 			      stderr);

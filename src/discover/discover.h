@@ -24,15 +24,6 @@ struct ss_logdir {
 	int   node;      /* NUMA node of its block device, -1 unknown */
 };
 
-/* A place that could not be read or makes no sense, with the file and offset/line. */
-struct ss_problem {
-	char   *path;     /* log dir + relative path */
-	char   *what;     /* human sentence */
-	int     err;
-	int64_t where;    /* byte offset or line, -1 if none */
-	bool    data_loss;/* counts for exit 1 */
-};
-
 struct ss_catalog {
 	struct ss_logdir  *logdirs;
 	uint32_t           n_logdirs;

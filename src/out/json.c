@@ -8,14 +8,12 @@
 #include "fmt/names.h"
 #include "out/jw.h"
 #include "out/out.h"
-#include "scan/scan_int.h"
+#include "segscan.h"
 
-static void seg_error_text(const struct segscan_scan *s, const struct ss_seg *sg, char *buf, size_t len)
+static void seg_error_text(const struct ss_results *r, const struct ss_seg *sg, char *buf, size_t len)
 {
-	const char *file = sg->err_file == SS_HAS_INDEX ? "index" :
-			   sg->err_file == SS_HAS_TIMEINDEX ? "timeindex" : "log";
 	char rel[320];
-	ss_seg_relpath(&s->cat, sg, file, rel, sizeof(rel));
+	ss_res_seg_errfile(r, sg, rel, sizeof(rel));
 	if (sg->err_pos >= 0)
 		snprintf(buf, len, "%s at byte %lld: %s", rel, (long long)sg->err_pos, segscan_strerror(sg->err));
 	else
@@ -65,7 +63,7 @@ static void write_pair(struct jw *w, const char *name, bool null, int64_t segs, 
 	jw_obj_end(w);
 }
 
-void ss_out_partition_json(const struct segscan_scan *s, const struct ss_part *p, FILE *f)
+void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, FILE *f)
 {
 	const struct ss_eval *ev = p->eval;
 	struct jw w;
@@ -75,7 +73,7 @@ void ss_out_partition_json(const struct segscan_scan *s, const struct ss_part *p
 	jw_obj(&w);
 	jw_kstr(&w, "topic", p->topic);
 	jw_ki64(&w, "partition", p->partition);
-	jw_kstr(&w, "log_dir", s->cat.logdirs[p->logdir].path);
+	jw_kstr(&w, "log_dir", ss_res_logdir_of(r, p));
 	jw_kstr(&w, "dir", p->dir);
 	if (p->has_topic_id) {
 		ss_uuid_format(p->topic_id, idtxt);
@@ -95,7 +93,7 @@ void ss_out_partition_json(const struct segscan_scan *s, const struct ss_part *p
 	jw_key(&w, "segments");
 	jw_arr(&w);
 	for (uint32_t k = 0; k < p->seg_count; k++) {
-		const struct ss_seg *sg = &s->cat.segs[p->seg_first + k];
+		const struct ss_seg *sg = &r->segs[p->seg_first + k];
 		bool has_last = sg->flags & SS_SEG_HAS_LAST;
 		jw_obj(&w);
 		jw_ki64(&w, "base_offset", sg->base_offset);
@@ -117,8 +115,8 @@ void ss_out_partition_json(const struct segscan_scan *s, const struct ss_part *p
 		jw_ki64(&w, "crc_errors", sg->crc_errors);
 		if (sg->flags & SS_SEG_VANISHED)
 			jw_kbool(&w, "vanished", true);
-		if (sg->err && !(sg->flags & SS_SEG_VANISHED)) {
-			seg_error_text(s, sg, errtxt, sizeof(errtxt));
+		if (ss_res_seg_failed(sg)) {
+			seg_error_text(r, sg, errtxt, sizeof(errtxt));
 			jw_kstr(&w, "error", errtxt);
 		}
 		jw_obj_end(&w);
@@ -182,13 +180,13 @@ void ss_out_partition_json(const struct segscan_scan *s, const struct ss_part *p
 	jw_obj_end(&w);
 }
 
-static void write_errors(const struct segscan_scan *s, struct jw *w)
+static void write_errors(const struct ss_results *r, struct jw *w)
 {
 	char errtxt[512];
 	jw_key(w, "errors");
 	jw_arr(w);
-	for (uint32_t i = 0; i < s->cat.n_problems; i++) {
-		const struct ss_problem *pr = &s->cat.problems[i];
+	for (uint32_t i = 0; i < r->n_problems; i++) {
+		const struct ss_problem *pr = &r->problems[i];
 		jw_obj(w);
 		jw_kstr(w, "path", pr->path);
 		jw_ki64n(w, "where", pr->where >= 0, pr->where);
@@ -196,17 +194,14 @@ static void write_errors(const struct segscan_scan *s, struct jw *w)
 		jw_kstr(w, "message", pr->what);
 		jw_obj_end(w);
 	}
-	for (uint32_t i = 0; i < s->cat.n_segs; i++) {
-		const struct ss_seg *sg = &s->cat.segs[i];
-		if (!sg->err || (sg->flags & SS_SEG_VANISHED))
+	for (uint32_t i = 0; i < r->n_segs; i++) {
+		const struct ss_seg *sg = &r->segs[i];
+		if (!ss_res_seg_failed(sg))
 			continue;
-		const struct ss_part *p = &s->cat.parts[sg->part];
 		char rel[320], path[4096];
-		const char *ext = sg->err_file == SS_HAS_INDEX ? "index" :
-				  sg->err_file == SS_HAS_TIMEINDEX ? "timeindex" : "log";
-		ss_seg_relpath(&s->cat, sg, ext, rel, sizeof(rel));
-		snprintf(path, sizeof(path), "%s/%s", s->cat.logdirs[p->logdir].path, rel);
-		seg_error_text(s, sg, errtxt, sizeof(errtxt));
+		ss_res_seg_errfile(r, sg, rel, sizeof(rel));
+		snprintf(path, sizeof(path), "%s/%s", ss_res_logdir_of(r, &r->parts[sg->part]), rel);
+		seg_error_text(r, sg, errtxt, sizeof(errtxt));
 		jw_obj(w);
 		jw_kstr(w, "path", path);
 		jw_ki64n(w, "where", sg->err_pos >= 0, sg->err_pos);
@@ -217,31 +212,31 @@ static void write_errors(const struct segscan_scan *s, struct jw *w)
 	jw_arr_end(w);
 }
 
-int ss_out_json(const struct segscan_scan *s, FILE *f, bool ndjson)
+int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 {
 	if (ndjson) {
-		for (uint32_t i = 0; i < s->cat.n_parts; i++) {
-			ss_out_partition_json(s, &s->cat.parts[i], f);
+		for (uint32_t i = 0; i < r->n_parts; i++) {
+			ss_out_partition_json(r, &r->parts[i], f);
 			fputc('\n', f);
 		}
 		return ferror(f) ? -EIO : 0;
 	}
 	struct ss_summary sum;
-	ss_out_summarize(s, &sum);
+	ss_out_summarize(r, &sum);
 	struct jw w;
 	jw_init(&w, f);
 	jw_obj(&w);
 	jw_key(&w, "partitions");
 	jw_arr(&w);
-	for (uint32_t i = 0; i < s->cat.n_parts; i++) {
+	for (uint32_t i = 0; i < r->n_parts; i++) {
 		if (i)
 			fputc(',', f);
 		fputc('\n', f);
-		ss_out_partition_json(s, &s->cat.parts[i], f);
+		ss_out_partition_json(r, &r->parts[i], f);
 	}
 	fputc('\n', f);
 	/* the partition objects were written by their own writer: keep ours consistent */
-	w.first[w.depth] = s->cat.n_parts == 0;
+	w.first[w.depth] = r->n_parts == 0;
 	jw_arr_end(&w);
 
 	jw_key(&w, "summary");
@@ -249,11 +244,11 @@ int ss_out_json(const struct segscan_scan *s, FILE *f, bool ndjson)
 	jw_kstr(&w, "version", SEGSCAN_VERSION);
 	jw_key(&w, "log_dirs");
 	jw_arr(&w);
-	for (uint32_t i = 0; i < s->cat.n_logdirs; i++)
-		jw_str(&w, s->cat.logdirs[i].path);
+	for (uint32_t i = 0; i < r->n_logdirs; i++)
+		jw_str(&w, r->logdirs[i].path);
 	jw_arr_end(&w);
-	jw_ki64(&w, "partitions", s->cat.n_parts);
-	jw_ki64(&w, "segments", s->cat.n_segs);
+	jw_ki64(&w, "partitions", r->n_parts);
+	jw_ki64(&w, "segments", r->n_segs);
 	jw_ki64(&w, "size_bytes", sum.size_bytes);
 	jw_ki64(&w, "tiered_partitions", sum.tiered);
 	jw_ki64(&w, "remote_segments", sum.remote_segments);
@@ -262,23 +257,23 @@ int ss_out_json(const struct segscan_scan *s, FILE *f, bool ndjson)
 	jw_ki64(&w, "copy_lag_bytes", sum.copy_lag_bytes);
 	jw_ki64(&w, "findings", sum.findings);
 	jw_ki64(&w, "errors", sum.errors);
-	jw_ki64(&w, "bytes_read", s->bytes_read);
-	jw_kbool(&w, "verify", s->opts.verify);
-	jw_kstr(&w, "io", s->io_used);
-	jw_ki64(&w, "threads", s->threads_used);
-	jw_kstr(&w, "remote_source", s->remote_source);
-	jw_ki64(&w, "exit_code", segscan_exit_code(s));
+	jw_ki64(&w, "bytes_read", r->run.bytes_read);
+	jw_kbool(&w, "verify", r->run.verify);
+	jw_kstr(&w, "io", r->run.io);
+	jw_ki64(&w, "threads", r->run.threads);
+	jw_kstr(&w, "remote_source", r->run.remote_source);
+	jw_ki64(&w, "exit_code", r->run.exit_code);
 	jw_key(&w, "notes");
 	jw_arr(&w);
-	for (uint32_t i = 0; i < s->cat.n_notes; i++) {
+	for (uint32_t i = 0; i < r->n_notes; i++) {
 		jw_obj(&w);
-		jw_kstr(&w, "path", s->cat.notes[i].path);
-		jw_kstr(&w, "what", s->cat.notes[i].what);
+		jw_kstr(&w, "path", r->notes[i].path);
+		jw_kstr(&w, "what", r->notes[i].what);
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
 	jw_obj_end(&w);
-	write_errors(s, &w);
+	write_errors(r, &w);
 	jw_obj_end(&w);
 	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;

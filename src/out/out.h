@@ -1,14 +1,17 @@
-/* Output writers' shared pieces: the scan summary and human-readable units. */
+/*
+ * The output writers: every report format over the results view (model/results.h) and
+ * nothing else of the scanner, so each format is testable with a view built by hand.
+ */
 #ifndef SS_OUT_H
 #define SS_OUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model.h"
+#include "model/results.h"
 
-struct segscan_scan;
-
+/* Totals over the partitions, shared by the table, json and prom writers. */
 struct ss_summary {
 	int64_t size_bytes;
 	int64_t tiered;
@@ -29,13 +32,19 @@ struct ss_prom_counters {
 	uint64_t bytes_read_total;
 	uint64_t errors_total;
 };
-int ss_out_prom_counters(const struct segscan_scan *s, FILE *f, const struct ss_prom_counters *c);
 
-void ss_out_summarize(const struct segscan_scan *s, struct ss_summary *sum);
-void ss_out_partition_json(const struct segscan_scan *s, const struct ss_part *p, FILE *f);
+/* Each returns 0 or -EIO when the stream is in error. */
+int ss_out_table(const struct ss_results *r, FILE *f);
+int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson);
+int ss_out_prom(const struct ss_results *r, FILE *f);
+int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_prom_counters *c);
+/* Pipeline statistics (--stats) as text. */
+int ss_out_stats(const struct ss_results *r, FILE *f);
+/* One partition object, as in the json and ndjson reports (no newline). */
+void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, FILE *f);
+
+void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum);
 /* "1.5 GiB", "512 B": binary units, 3 significant digits */
 const char *ss_human_bytes(int64_t b, char *buf, size_t len);
-/* "3d 4h", "12m 5s", "850ms" */
-const char *ss_human_ms(int64_t ms, char *buf, size_t len);
 
 #endif

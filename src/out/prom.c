@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "out/out.h"
-#include "scan/scan_int.h"
+#include "segscan.h"
 
 static void label_value(FILE *f, const char *s)
 {
@@ -25,12 +25,12 @@ static void label_value(FILE *f, const char *s)
 	}
 }
 
-static void labels(FILE *f, const struct segscan_scan *s, const struct ss_part *p)
+static void labels(FILE *f, const struct ss_results *r, const struct ss_part *p)
 {
 	fputs("{topic=\"", f);
 	label_value(f, p->topic);
 	fprintf(f, "\",partition=\"%d\",log_dir=\"", p->partition);
-	label_value(f, s->cat.logdirs[p->logdir].path);
+	label_value(f, ss_res_logdir_of(r, p));
 	fputs("\"}", f);
 }
 
@@ -84,18 +84,18 @@ static bool value(const struct ss_part *p, enum which w, int64_t *v)
 	return false;
 }
 
-int ss_out_prom_counters(const struct segscan_scan *s, FILE *f, const struct ss_prom_counters *c)
+int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_prom_counters *c)
 {
 	for (size_t k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
 		const struct family *fam = &families[k];
 		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", fam->name, fam->help, fam->name);
-		for (uint32_t i = 0; i < s->cat.n_parts; i++) {
-			const struct ss_part *p = &s->cat.parts[i];
+		for (uint32_t i = 0; i < r->n_parts; i++) {
+			const struct ss_part *p = &r->parts[i];
 			int64_t v;
 			if (!value(p, fam->which, &v))
 				continue;
 			fputs(fam->name, f);
-			labels(f, s, p);
+			labels(f, r, p);
 			fprintf(f, " %" PRId64 "\n", v);
 		}
 	}
@@ -113,19 +113,19 @@ int ss_out_prom_counters(const struct segscan_scan *s, FILE *f, const struct ss_
 		c->errors_total);
 	fprintf(f, "# HELP segscan_build_info segscan build information.\n"
 		   "# TYPE segscan_build_info gauge\nsegscan_build_info{version=\"%s\",io=\"%s\"} 1\n",
-		SEGSCAN_VERSION, s->io_used[0] ? s->io_used : "none");
+		SEGSCAN_VERSION, r->run.io[0] ? r->run.io : "none");
 	return ferror(f) ? -EIO : 0;
 }
 
-int ss_out_prom(const struct segscan_scan *s, FILE *f)
+int ss_out_prom(const struct ss_results *r, FILE *f)
 {
 	struct ss_summary sum;
-	ss_out_summarize(s, &sum);
+	ss_out_summarize(r, &sum);
 	struct ss_prom_counters c = {
-		.duration_seconds = s->times.total,
-		.segments_total = s->cat.n_segs,
-		.bytes_read_total = (uint64_t)s->bytes_read,
+		.duration_seconds = r->run.times.total,
+		.segments_total = r->n_segs,
+		.bytes_read_total = (uint64_t)r->run.bytes_read,
 		.errors_total = (uint64_t)sum.errors,
 	};
-	return ss_out_prom_counters(s, f, &c);
+	return ss_out_prom_counters(r, f, &c);
 }

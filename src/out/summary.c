@@ -3,14 +3,13 @@
 #include <string.h>
 
 #include "out/out.h"
-#include "scan/scan_int.h"
 
-void ss_out_summarize(const struct segscan_scan *s, struct ss_summary *sum)
+void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 {
 	memset(sum, 0, sizeof(*sum));
 	const char *prev = NULL;
-	for (uint32_t i = 0; i < s->cat.n_parts; i++) {
-		const struct ss_part *p = &s->cat.parts[i];
+	for (uint32_t i = 0; i < r->n_parts; i++) {
+		const struct ss_part *p = &r->parts[i];
 		const struct ss_eval *ev = p->eval;
 		if (!prev || strcmp(prev, p->topic) != 0)
 			sum->topics++;
@@ -35,9 +34,9 @@ void ss_out_summarize(const struct segscan_scan *s, struct ss_summary *sum)
 		sum->dangling_segments += ev->dangling_segments;
 		sum->findings += ev->n_findings;
 	}
-	sum->errors = s->cat.n_problems;
-	for (uint32_t i = 0; i < s->cat.n_segs; i++)
-		if (s->cat.segs[i].err && !(s->cat.segs[i].flags & SS_SEG_VANISHED))
+	sum->errors = r->n_problems;
+	for (uint32_t i = 0; i < r->n_segs; i++)
+		if (ss_res_seg_failed(&r->segs[i]))
 			sum->errors++;
 }
 
@@ -58,25 +57,5 @@ const char *ss_human_bytes(int64_t b, char *buf, size_t len)
 		snprintf(buf, len, "%" PRId64 " B", b);
 	else
 		snprintf(buf, len, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, u[i]);
-	return buf;
-}
-
-const char *ss_human_ms(int64_t ms, char *buf, size_t len)
-{
-	if (ms < 0) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	int64_t s = ms / 1000, m = s / 60, h = m / 60, d = h / 24;
-	if (d > 0)
-		snprintf(buf, len, "%" PRId64 "d %" PRId64 "h", d, h % 24);
-	else if (h > 0)
-		snprintf(buf, len, "%" PRId64 "h %" PRId64 "m", h, m % 60);
-	else if (m > 0)
-		snprintf(buf, len, "%" PRId64 "m %" PRId64 "s", m, s % 60);
-	else if (s > 0)
-		snprintf(buf, len, "%" PRId64 ".%01" PRId64 "s", s, (ms % 1000) / 100);
-	else
-		snprintf(buf, len, "%" PRId64 "ms", ms);
 	return buf;
 }

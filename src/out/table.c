@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "out/out.h"
-#include "scan/scan_int.h"
+#include "segscan.h"
 
 static const char *lag_text(bool null, int64_t segs, int64_t bytes, char *buf, size_t len)
 {
@@ -61,35 +61,34 @@ static void finding_codes(const struct ss_eval *ev, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-int ss_out_table(const struct segscan_scan *s, FILE *f)
+int ss_out_table(const struct ss_results *r, FILE *f)
 {
-	const struct ss_catalog *cat = &s->cat;
 	struct ss_summary sum;
 	char b1[32], b2[32], b3[48], b4[48], b5[64], b6[256];
-	ss_out_summarize(s, &sum);
+	ss_out_summarize(r, &sum);
 
 	fprintf(f, "segscan %s: %u partitions in %" PRId64 " topics, %u segments, %s local", SEGSCAN_VERSION,
-		cat->n_parts, sum.topics, cat->n_segs, ss_human_bytes(sum.size_bytes, b1, sizeof(b1)));
+		r->n_parts, sum.topics, r->n_segs, ss_human_bytes(sum.size_bytes, b1, sizeof(b1)));
 	if (sum.remote_segments)
 		fprintf(f, ", %" PRId64 " remote segments (%s)", sum.remote_segments,
 			ss_human_bytes(sum.remote_bytes, b2, sizeof(b2)));
 	fprintf(f, "\n  log dirs:");
-	for (uint32_t i = 0; i < cat->n_logdirs; i++)
-		fprintf(f, " %s", cat->logdirs[i].path);
-	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n\n", s->opts.verify ? "verify (every byte)" : "fast path (index tails)",
-		s->io_used, s->threads_used, s->times.total,
-		ss_human_bytes(s->bytes_read, b1, sizeof(b1)), s->remote_source ? "" : ", no remote metadata");
+	for (uint32_t i = 0; i < r->n_logdirs; i++)
+		fprintf(f, " %s", r->logdirs[i].path);
+	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n\n", r->run.verify ? "verify (every byte)" : "fast path (index tails)",
+		r->run.io, r->run.threads, r->run.times.total,
+		ss_human_bytes(r->run.bytes_read, b1, sizeof(b1)), r->run.remote_source ? "" : ", no remote metadata");
 
-	if (cat->n_parts) {
+	if (r->n_parts) {
 		fprintf(f, "%-32s %5s %5s %10s %-10s %-16s %-16s %-16s %-22s %s\n", "TOPIC", "PART", "SEGS", "LOCAL",
 			"ONLY-LOCAL", "REMOTE", "COPY LAG", "BROKER SAYS", "RETENTION", "FINDINGS");
 	}
-	for (uint32_t i = 0; i < cat->n_parts;) {
+	for (uint32_t i = 0; i < r->n_parts;) {
 		/* one topic: its partitions, then a total line when it has several */
 		uint32_t j = i;
 		int64_t t_size = 0, t_lag = 0, t_lagb = 0, t_remote = 0;
-		for (; j < cat->n_parts && strcmp(cat->parts[j].topic, cat->parts[i].topic) == 0; j++) {
-			const struct ss_part *p = &cat->parts[j];
+		for (; j < r->n_parts && strcmp(r->parts[j].topic, r->parts[i].topic) == 0; j++) {
+			const struct ss_part *p = &r->parts[j];
 			const struct ss_eval *ev = p->eval;
 			if (!ev)
 				continue;
@@ -127,8 +126,8 @@ int ss_out_table(const struct segscan_scan *s, FILE *f)
 
 	if (sum.findings) {
 		fprintf(f, "\nFindings (%" PRId64 "):\n", sum.findings);
-		for (uint32_t i = 0; i < cat->n_parts; i++) {
-			const struct ss_part *p = &cat->parts[i];
+		for (uint32_t i = 0; i < r->n_parts; i++) {
+			const struct ss_part *p = &r->parts[i];
 			if (!p->eval)
 				continue;
 			for (uint32_t k = 0; k < p->eval->n_findings; k++) {
@@ -141,30 +140,28 @@ int ss_out_table(const struct segscan_scan *s, FILE *f)
 	}
 	if (sum.errors) {
 		fprintf(f, "\nCould not read (%" PRId64 "):\n", sum.errors);
-		for (uint32_t i = 0; i < cat->n_problems; i++) {
-			const struct ss_problem *pr = &cat->problems[i];
+		for (uint32_t i = 0; i < r->n_problems; i++) {
+			const struct ss_problem *pr = &r->problems[i];
 			fprintf(f, "  %s: %s\n", pr->path, pr->what);
 		}
-		for (uint32_t i = 0; i < cat->n_segs; i++) {
-			const struct ss_seg *sg = &cat->segs[i];
-			if (!sg->err || (sg->flags & SS_SEG_VANISHED))
+		for (uint32_t i = 0; i < r->n_segs; i++) {
+			const struct ss_seg *sg = &r->segs[i];
+			if (!ss_res_seg_failed(sg))
 				continue;
 			char rel[320];
-			const char *ext = sg->err_file == SS_HAS_INDEX ? "index" :
-					  sg->err_file == SS_HAS_TIMEINDEX ? "timeindex" : "log";
-			ss_seg_relpath(cat, sg, ext, rel, sizeof(rel));
+			ss_res_seg_errfile(r, sg, rel, sizeof(rel));
 			if (sg->err_pos >= 0)
-				fprintf(f, "  %s/%s at byte %" PRId64 ": %s\n", cat->logdirs[cat->parts[sg->part].logdir].path,
+				fprintf(f, "  %s/%s at byte %" PRId64 ": %s\n", ss_res_logdir_of(r, &r->parts[sg->part]),
 					rel, sg->err_pos, segscan_strerror(sg->err));
 			else
-				fprintf(f, "  %s/%s: %s\n", cat->logdirs[cat->parts[sg->part].logdir].path, rel,
+				fprintf(f, "  %s/%s: %s\n", ss_res_logdir_of(r, &r->parts[sg->part]), rel,
 					segscan_strerror(sg->err));
 		}
 	}
-	if (cat->n_notes) {
-		fprintf(f, "\nNotes (%u):\n", cat->n_notes);
-		for (uint32_t i = 0; i < cat->n_notes; i++)
-			fprintf(f, "  %s: %s\n", cat->notes[i].path, cat->notes[i].what);
+	if (r->n_notes) {
+		fprintf(f, "\nNotes (%u):\n", r->n_notes);
+		for (uint32_t i = 0; i < r->n_notes; i++)
+			fprintf(f, "  %s: %s\n", r->notes[i].path, r->notes[i].what);
 	}
 	return ferror(f) ? -EIO : 0;
 }

@@ -1,7 +1,8 @@
 /*
  * The scan object behind the public segscan_scan handle, shared by the pipeline stages
  * (scan.c drives, task.c reads segments, worker.c runs threads, evaluator.c assembles
- * partitions) and by the output writers.
+ * partitions) and the public-API glue (src/lib/). The output writers never see it: they
+ * read the results view (model/results.h) that segscan_run fills in `res`.
  */
 #ifndef SS_SCAN_INT_H
 #define SS_SCAN_INT_H
@@ -15,6 +16,7 @@
 #include "discover/discover.h"
 #include "eval/eval.h"
 #include "io/engine.h"
+#include "model/results.h"
 #include "ring/ring.h"
 #include "segscan.h"
 
@@ -53,12 +55,6 @@ struct ss_opts {
 	bool         progress;       /* force progress lines */
 };
 
-struct ss_stage_times {
-	double discover, remote, scan, evaluate;
-	double total;   /* wall time of segscan_run (stages overlap: remote with discovery,
-			   evaluate with scan) */
-};
-
 struct ss_worker_stats {
 	struct ss_io_counters io;
 	uint64_t segments;
@@ -95,15 +91,10 @@ struct segscan_scan {
 	char                 io_used[16];
 	unsigned             threads_used;
 	uint64_t             remote_warnings;
-	struct ss_stage_times times;
+	struct ss_res_times  times;
 	struct ss_worker_stats totals;
 	int64_t              bytes_read;
-	struct ss_worker_info {
-		int      node;               /* NUMA node served, -1 any */
-		bool     pinned;
-		char     cpus[96];           /* cpulist it was pinned to */
-		uint64_t segments;
-	}                   *winfo;          /* per worker, for --stats */
+	struct ss_res_worker *winfo;         /* per worker, for --stats */
 	unsigned             n_winfo;
 	const struct segscan_scan *prev;     /* segscan_reuse */
 	uint32_t            *reuse_from;     /* per segment: index into prev's segments, or UINT32_MAX */
@@ -119,6 +110,9 @@ struct segscan_scan {
 	 * calls and an idle evaluator burns no CPU the workers need. */
 	atomic_uint          ev_seq;
 	atomic_uint          ev_sleeping;
+	/* what the writers and accessors read: filled by ss_scan_publish_results */
+	struct ss_results    res;
+	struct ss_res_logdir *res_logdirs;
 };
 
 /* worker side: after ss_ring_publish */
@@ -132,9 +126,8 @@ unsigned ss_default_threads(void);
 int  ss_evaluate_partition(struct segscan_scan *s, uint32_t pi);
 void *ss_evaluator_main(void *arg);
 
-/* outputs (src/out/) */
-int ss_out_json(const struct segscan_scan *s, FILE *f, bool ndjson);
-int ss_out_table(const struct segscan_scan *s, FILE *f);
-int ss_out_prom(const struct segscan_scan *s, FILE *f);
+/* scan.c: (re)fill s->res from the scan's state; at the end of every segscan_run and in
+ * segscan_scan_new (an empty view). Returns 0 or -ENOMEM. */
+int  ss_scan_publish_results(struct segscan_scan *s);
 
 #endif

@@ -1,0 +1,162 @@
+/*
+ * The public API (include/segscan.h) around the pipeline: the scan handle's life, log
+ * dirs, reuse, and the results: accessors and writers read the results view that
+ * segscan_run publishes (model/results.h), never the pipeline's state. Options are in
+ * lib/options.c, the run in scan/scan.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/config.h"
+#include "eval/remote.h"
+#include "lib/options.h"
+#include "out/out.h"
+#include "scan/scan_int.h"
+
+int segscan_scan_new(segscan_scan **out)
+{
+	segscan_scan *s = calloc(1, sizeof(*s));
+	int r;
+	if (!s)
+		return -ENOMEM;
+	/* every option's default comes from the option table */
+	if ((r = ss_opts_init(&s->opts)) || (r = ss_scan_publish_results(s))) {
+		ss_opts_release(&s->opts);
+		free(s);
+		return r;
+	}
+	pthread_mutex_init(&s->rate.mu, NULL);  /* destroyed in segscan_scan_free */
+	*out = s;
+	return 0;
+}
+
+void segscan_scan_free(segscan_scan *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->cat.n_parts; i++)
+		if (s->cat.parts[i].eval)
+			ss_eval_free(s->cat.parts[i].eval);
+	ss_catalog_free(&s->cat);
+	for (unsigned i = 0; i < s->n_rings; i++)
+		ss_ring_destroy(&s->rings[i]);
+	free(s->rings);
+	if (s->remote)
+		ss_remote_free(s->remote);
+	if (s->config)
+		ss_config_free(s->config);
+	for (uint32_t i = 0; i < s->n_logdir_paths; i++)
+		free(s->logdir_paths[i]);
+	free(s->logdir_paths);
+	ss_opts_release(&s->opts);
+	free(s->reuse_from);
+	free(s->winfo);
+	free(s->res_logdirs);
+	pthread_mutex_destroy(&s->rate.mu);
+	free(s);
+}
+
+const char *segscan_last_error(const segscan_scan *s)
+{
+	return s->err[0] ? s->err : "no error";
+}
+
+int segscan_add_logdir(segscan_scan *s, const char *path)
+{
+	char **n = realloc(s->logdir_paths, (s->n_logdir_paths + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	s->logdir_paths = n;
+	if (!(n[s->n_logdir_paths] = strdup(path)))
+		return -ENOMEM;
+	s->n_logdir_paths++;
+	return 0;
+}
+
+int segscan_reuse(segscan_scan *s, const segscan_scan *prev)
+{
+	if (prev && !prev->ran)
+		return -EINVAL;
+	s->prev = prev;
+	return 0;
+}
+
+/* ---- results ------------------------------------------------------------------------- */
+
+int segscan_exit_code(const segscan_scan *s)
+{
+	return s->res.run.exit_code;
+}
+
+size_t segscan_partition_count(const segscan_scan *s)
+{
+	return s->res.n_parts;
+}
+
+const segscan_partition *segscan_partition_at(const segscan_scan *s, size_t i)
+{
+	if (i >= s->res.n_parts)
+		return NULL;
+	/* segscan_partition is a view of ss_part (its only member) */
+	return (const segscan_partition *)&s->res.parts[i];
+}
+
+const char *segscan_partition_topic(const segscan_partition *p) { return p->p.topic; }
+int32_t segscan_partition_id(const segscan_partition *p) { return p->p.partition; }
+size_t segscan_partition_segment_count(const segscan_partition *p) { return p->p.seg_count; }
+int64_t segscan_partition_size_bytes(const segscan_partition *p) { return p->p.eval ? p->p.eval->size_bytes : 0; }
+int64_t segscan_partition_log_end_offset(const segscan_partition *p)
+{
+	return p->p.eval ? p->p.eval->log_end_offset : 0;
+}
+
+const char *segscan_partition_log_dir(const segscan_partition *p)
+{
+	/* the scan owns the log dir strings; the partition knows only its index */
+	return p->p.logdir_path;
+}
+
+int segscan_write(const segscan_scan *s, enum segscan_format fmt, FILE *out)
+{
+	switch (fmt) {
+	case SEGSCAN_FMT_TABLE: return ss_out_table(&s->res, out);
+	case SEGSCAN_FMT_JSON: return ss_out_json(&s->res, out, false);
+	case SEGSCAN_FMT_NDJSON: return ss_out_json(&s->res, out, true);
+	case SEGSCAN_FMT_PROM: return ss_out_prom(&s->res, out);
+	}
+	return -EINVAL;
+}
+
+int segscan_write_prom(const segscan_scan *s, const struct segscan_counters *c, FILE *out)
+{
+	struct ss_prom_counters pc = {
+		.duration_seconds = c->duration_seconds,
+		.segments_total = c->segments_total,
+		.bytes_read_total = c->bytes_read_total,
+		.errors_total = c->errors_total,
+	};
+	return ss_out_prom_counters(&s->res, out, &pc);
+}
+
+void segscan_get_stats(const segscan_scan *s, struct segscan_scan_stats *out)
+{
+	struct ss_summary sum;
+	ss_out_summarize(&s->res, &sum);
+	out->seconds = s->res.run.times.total;
+	out->segments = s->res.n_segs;
+	out->segments_reused = s->res.pipeline.reused;
+	out->bytes_read = (uint64_t)s->res.run.bytes_read;
+	out->errors = (uint64_t)sum.errors;
+}
+
+int segscan_write_partition_json(const segscan_scan *s, const segscan_partition *p, FILE *out)
+{
+	ss_out_partition_json(&s->res, &p->p, out);
+	return ferror(out) ? -EIO : 0;
+}
+
+int segscan_write_stats(const segscan_scan *s, FILE *f)
+{
+	return ss_out_stats(&s->res, f);
+}

@@ -1,0 +1,320 @@
+/*
+ * The scan option table and segscan_set(): see lib/options.h. The rows are in the order
+ * of the --help text; getopt_long resolves an abbreviated option to the first row it
+ * prefixes, so a new row that shares a prefix with an old one goes after it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/remote.h"
+#include "lib/options.h"
+#include "scan/scan_int.h"
+#include "sched/topology.h"
+
+#define F(field) offsetof(struct ss_opts, field)
+
+const struct ss_optdef ss_optdefs[] = {
+	{ .name = "verify", .type = SS_OPT_BOOL, .def = "false", .off = F(verify),
+	  .err = "expected true or false",
+	  .help = "read every byte: CRC-32C of every v2 batch (CRC-32 for v0/v1),\n"
+		  "framing and offset checks, exact batch and record counts\n"
+		  "(default: the fast path reads only index tails and log tails)" },
+	{ .name = "remote-state", .type = SS_OPT_STRING, .values = "FILE", .off = F(remote_state),
+	  .err = "expected a file name or '-'",
+	  .help = "remote-tier metadata events as NDJSON, applied in order ('-' for\n"
+		  "stdin); an illegal transition or malformed line exits 2" },
+	{ .name = "remote-metadata", .type = SS_OPT_SWITCH, .values = "auto|off", .def = "auto",
+	  .off = F(remote_metadata), .err = "expected auto or off",
+	  .help = "decode __remote_log_metadata-N partitions found in the scanned log\n"
+		  "dirs (default auto)" },
+	{ .name = "seed", .type = SS_OPT_SEED, .values = "TOPIC-PARTITION=OFFSET",
+	  .err = "expected TOPIC-PARTITION=OFFSET (e.g. orders-3=1200)",
+	  .help = "set highestOffsetInRemoteStorage of one partition by hand\n"
+		  "(repeatable); overrides every other source" },
+	{ .name = "topic-config", .type = SS_OPT_STRING, .values = "FILE", .off = F(topic_config),
+	  .err = "expected a file name",
+	  .help = "per-topic configs: '<topic|*> key=value ...' lines (retention.ms,\n"
+		  "retention.bytes, local.retention.ms, local.retention.bytes,\n"
+		  "remote.storage.enable, segment.bytes)" },
+	{ .name = "server-properties", .type = SS_OPT_STRING, .values = "FILE", .off = F(server_properties),
+	  .err = "expected a file name",
+	  .help = "a broker's server.properties: log.dirs (when no LOGDIR is given)\n"
+		  "and the broker-wide retention defaults" },
+	{ .name = "now", .type = SS_OPT_INT, .values = "EPOCH_MS", .lo = 0, .hi = INT64_MAX / 2,
+	  .off = F(now_ms), .has_off = SS_OPT_HAS(has_now), .err = "expected milliseconds since the epoch",
+	  .help = "the clock for time retention and dangling detection (default: now)" },
+	{ .name = "dangling-after", .type = SS_OPT_INT, .values = "MS", .lo = 0, .hi = INT64_MAX / 2,
+	  .def = "3600000", .off = F(dangling_after_ms), .err = "expected milliseconds (>= 0)",
+	  .help = "a remote segment stuck in a STARTED state this long is dangling\n"
+		  "(default 3600000)" },
+	{ .name = "threads", .type = SS_OPT_INT, .values = "N", .lo = 1, .hi = 1024, .narrow = true,
+	  .off = F(threads), .err = "expected a thread count from 1 to 1024",
+	  .help = "worker threads (default: CPUs in the affinity mask)" },
+	{ .name = "io", .type = SS_OPT_CHOICE, .values = "uring|mmap|pread", .def = "uring", .off = F(io),
+	  .err = "expected uring, mmap or pread",
+	  .help = "I/O backend (default uring; falls back to pread with one warning\n"
+		  "where io_uring is unavailable, e.g. under Docker's seccomp profile)" },
+	{ .name = "queue-depth", .type = SS_OPT_INT, .values = "N", .lo = 8, .hi = 32768, .narrow = true,
+	  .def = "128", .off = F(queue_depth), .err = "expected a queue depth from 8 to 32768",
+	  .help = "io_uring submissions in flight per worker (default 128)" },
+	{ .name = "numa", .type = SS_OPT_SWITCH, .values = "auto|off", .def = "auto", .off = F(numa),
+	  .err = "expected auto or off",
+	  .help = "pin workers to the NUMA node of each log dir's block device\n"
+		  "(default auto)" },
+	{ .name = "stats", .type = SS_OPT_BOOL, .def = "false", .off = F(stats),
+	  .err = "expected true or false",
+	  .help = "pipeline statistics on stderr: per-stage time, bytes read,\n"
+		  "syscalls and submissions, ring stalls" },
+	{ .name = "progress", .type = SS_OPT_BOOL, .def = "false", .off = F(progress),
+	  .err = "expected true or false",
+	  .help = "progress lines on stderr even when it is not a terminal" },
+	{ .name = "max-read-rate", .type = SS_OPT_RATE, .values = "BYTES_PER_S", .off = F(max_read_rate),
+	  .err = "expected bytes per second (suffixes k, M, G; 0 = unlimited)",
+	  .help = "cap the read rate over all workers (suffixes k, M, G)" },
+	{ .name = "io-priority", .type = SS_OPT_SWITCH, .values = "idle|normal", .def = "normal",
+	  .off = F(io_idle), .err = "expected idle or normal",
+	  .help = "I/O scheduling class of the workers (default normal; serve: idle)" },
+	{ .name = "evict", .type = SS_OPT_BOOL, .def = "false", .off = F(evict),
+	  .err = "expected true or false",
+	  .help = "drop from the page cache exactly the pages this scan brought in\n"
+		  "(checked with mincore before reading), leaving hot pages alone" },
+	{ .name = "avoid-cpus", .type = SS_OPT_CPULIST, .values = "LIST", .off = F(avoid_cpus),
+	  .has_off = SS_OPT_HAS(has_avoid), .err = "expected a CPU list such as 0-3,8",
+	  .help = "never run workers on these CPUs (e.g. the broker's: 0-3)" },
+	{ .name = "quiet", .type = SS_OPT_BOOL, .short_name = 'q', .def = "false", .off = F(quiet),
+	  .err = "expected true or false",
+	  .help = "no progress lines" },
+	{ .name = "numa-topology", .type = SS_OPT_STRING, .values = "DIR", .off = F(numa_root),
+	  .err = "expected a directory",
+	  .help = "read the NUMA topology from DIR instead of /sys (testing)" },
+};
+
+const size_t ss_n_optdefs = sizeof(ss_optdefs) / sizeof(ss_optdefs[0]);
+
+const struct ss_optdef *ss_optdef_find(const char *name)
+{
+	for (size_t i = 0; i < ss_n_optdefs; i++)
+		if (!strcmp(ss_optdefs[i].name, name))
+			return &ss_optdefs[i];
+	return NULL;
+}
+
+/* Strict decimal parse: the whole string, within [lo, hi]. */
+static int parse_i64(const char *v, int64_t lo, int64_t hi, int64_t *out)
+{
+	char *end;
+	if (!v || !*v)
+		return -EINVAL;
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	if (errno || *end || x < lo || x > hi)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+/* "1048576", "10M", "512k", "1G" (decimal multiples: a rate, not a file size) */
+static int parse_rate(const char *v, int64_t *out)
+{
+	char *end;
+	if (!v || !*v)
+		return -EINVAL;
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	if (errno || x < 0 || end == v)
+		return -EINVAL;
+	int64_t mul = 1;
+	if (*end == 'k' || *end == 'K')
+		mul = 1000;
+	else if (*end == 'M')
+		mul = 1000000;
+	else if (*end == 'G')
+		mul = 1000000000;
+	if (mul > 1)
+		end++;
+	if (*end || x > INT64_MAX / mul)
+		return -EINVAL;
+	*out = x * mul;
+	return 0;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	if (!v || !strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "on")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(v, "false") || !strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "off")) {
+		*out = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Index of v among the '|'-separated words of `words`, or -1. */
+static int word_index(const char *words, const char *v)
+{
+	size_t n = strlen(v);
+	int i = 0;
+	for (const char *w = words;; i++) {
+		const char *bar = strchr(w, '|');
+		size_t len = bar ? (size_t)(bar - w) : strlen(w);
+		if (n && len == n && !memcmp(w, v, n))
+			return i;
+		if (!bar)
+			return -1;
+		w = bar + 1;
+	}
+}
+
+static int set_str(char **dst, const char *v)
+{
+	char *n = strdup(v);
+	if (!n)
+		return -ENOMEM;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+static int add_seed(struct ss_opts *o, const char *v)
+{
+	struct ss_seed sd;
+	if (!v || ss_seed_parse(v, &sd.topic, &sd.partition, &sd.offset))
+		return -EINVAL;
+	struct ss_seed *n = realloc(o->seeds, (o->n_seeds + 1) * sizeof(*n));
+	if (!n) {
+		free(sd.topic);
+		return -ENOMEM;
+	}
+	o->seeds = n;
+	o->seeds[o->n_seeds++] = sd;
+	return 0;
+}
+
+int ss_opt_apply(struct ss_opts *o, const struct ss_optdef *d, const char *v)
+{
+	char *field = (char *)o + d->off;
+	int64_t x;
+	bool given = true;
+	switch (d->type) {
+	case SS_OPT_BOOL:
+		return parse_bool(v, (bool *)field);
+	case SS_OPT_INT:
+		if (parse_i64(v, d->lo, d->hi, &x))
+			return -EINVAL;
+		if (d->narrow)
+			*(unsigned *)field = (unsigned)x;
+		else
+			*(int64_t *)field = x;
+		break;
+	case SS_OPT_RATE:
+		if (parse_rate(v, &x))
+			return -EINVAL;
+		*(int64_t *)field = x;
+		break;
+	case SS_OPT_CHOICE:
+		if (!v || word_index(d->values, v) < 0)
+			return -EINVAL;
+		return set_str((char **)field, v);
+	case SS_OPT_SWITCH: {
+		int i = v ? word_index(d->values, v) : -1;
+		if (i < 0)
+			return -EINVAL;
+		*(bool *)field = i == 0;
+		break;
+	}
+	case SS_OPT_STRING:
+		if (!v || !*v)
+			return -EINVAL;
+		return set_str((char **)field, v);
+	case SS_OPT_CPULIST:
+		if (!v || ss_cpulist_parse(v, (cpu_set_t *)field) != 0)
+			return -EINVAL;
+		given = CPU_COUNT((cpu_set_t *)field) > 0;
+		break;
+	case SS_OPT_SEED:
+		return add_seed(o, v);
+	}
+	if (d->has_off)
+		*(bool *)((char *)o + d->has_off - 1) = given;
+	return 0;
+}
+
+int ss_opts_init(struct ss_opts *o)
+{
+	for (size_t i = 0; i < ss_n_optdefs; i++) {
+		const struct ss_optdef *d = &ss_optdefs[i];
+		int r;
+		if (d->def && (r = ss_opt_apply(o, d, d->def)))
+			return r;
+	}
+	return 0;
+}
+
+void ss_opts_release(struct ss_opts *o)
+{
+	for (size_t i = 0; i < ss_n_optdefs; i++) {
+		const struct ss_optdef *d = &ss_optdefs[i];
+		if (d->type == SS_OPT_CHOICE || d->type == SS_OPT_STRING) {
+			char **p = (char **)((char *)o + d->off);
+			free(*p);
+			*p = NULL;
+		}
+	}
+	for (uint32_t i = 0; i < o->n_seeds; i++)
+		free(o->seeds[i].topic);
+	free(o->seeds);
+	o->seeds = NULL;
+	o->n_seeds = 0;
+}
+
+#define HELP_COL 25
+
+void ss_opts_write_help(FILE *f)
+{
+	for (size_t i = 0; i < ss_n_optdefs; i++) {
+		const struct ss_optdef *d = &ss_optdefs[i];
+		char head[96];
+		int n;
+		if (d->short_name)
+			n = snprintf(head, sizeof(head), "  -%c, --%s", d->short_name, d->name);
+		else
+			n = snprintf(head, sizeof(head), "      --%s", d->name);
+		if (ss_optdef_has_arg(d))
+			n += snprintf(head + n, sizeof(head) - (size_t)n, "=%s", d->values);
+		/* the description starts on the option's line when two spaces still fit */
+		if (n + 2 <= HELP_COL)
+			fprintf(f, "%-*s", HELP_COL, head);
+		else
+			fprintf(f, "%s\n%*s", head, HELP_COL, "");
+		for (const char *p = d->help;;) {
+			const char *nl = strchr(p, '\n');
+			if (!nl) {
+				fprintf(f, "%s\n", p);
+				break;
+			}
+			fprintf(f, "%.*s\n%*s", (int)(nl - p), p, HELP_COL, "");
+			p = nl + 1;
+		}
+	}
+}
+
+/* ---- the public entry point ------------------------------------------------------------ */
+
+int segscan_set(segscan_scan *s, const char *name, const char *v)
+{
+	s->err[0] = 0;
+	const struct ss_optdef *d = ss_optdef_find(name);
+	if (!d) {
+		snprintf(s->err, sizeof(s->err), "unknown option");
+		return -EINVAL;
+	}
+	int r = ss_opt_apply(&s->opts, d, v);
+	if (r == -EINVAL)
+		snprintf(s->err, sizeof(s->err), "%s", d->err);
+	return r;
+}

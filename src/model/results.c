@@ -1,0 +1,30 @@
+/* Helpers over the results view: see model/results.h. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "model/results.h"
+
+int ss_res_seg_errfile(const struct ss_results *r, const struct ss_seg *sg, char *buf, size_t len)
+{
+	const char *ext = sg->err_file == SS_HAS_INDEX ? "index" :
+			  sg->err_file == SS_HAS_TIMEINDEX ? "timeindex" : "log";
+	/* the same name discovery found (ss_seg_relpath): Kafka's 20-digit base offset */
+	int n = snprintf(buf, len, "%s/%020lld.%s", r->parts[sg->part].dir, (long long)sg->base_offset, ext);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return n;
+}
+
+int ss_results_exit_code(const struct ss_results *r)
+{
+	for (uint32_t i = 0; i < r->n_logdirs; i++)
+		if (r->logdirs[i].err)
+			return 3;
+	for (uint32_t i = 0; i < r->n_problems; i++)
+		if (r->problems[i].data_loss)
+			return 1;
+	for (uint32_t i = 0; i < r->n_segs; i++)
+		if (ss_res_seg_failed(&r->segs[i]) || r->segs[i].crc_errors)
+			return 1;
+	return 0;
+}

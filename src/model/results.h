@@ -1,0 +1,114 @@
+/*
+ * The results of one scan as the outputs (src/out/) and the public API's accessors read
+ * them: a read-only view that the scan fills when segscan_run() returns. Writers take
+ * `const struct ss_results *` and nothing of the scanner, so a test can build a view by
+ * hand and check each format byte for byte.
+ *
+ * The arrays point into the scan's own storage and live as long as the scan. Partitions
+ * are sorted by (topic bytewise, partition numerically, log dir); each partition's
+ * segments are contiguous in `segs` (ss_part.seg_first, seg_count) in base-offset order;
+ * ss_part.eval is the partition's evaluation, NULL when it was not evaluated.
+ *
+ * Growth goes here, not into the writers' arguments: per partition (ss_part, ss_eval)
+ * its effective config with each value's source, its assignment, its own errors[];
+ * per segment (ss_seg) preallocated bytes and remote-state-unknown; in the summary a
+ * `broker` object (see the comment in struct ss_results).
+ */
+#ifndef SS_MODEL_RESULTS_H
+#define SS_MODEL_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eval/eval.h"   /* struct ss_eval: a partition's evaluation (ss_part.eval) */
+#include "model.h"
+
+struct ss_res_logdir {
+	const char *path;       /* as given (or from log.dirs) */
+	int         err;        /* 0, or why the log dir is missing or unreadable (exit 3) */
+	int         node;       /* NUMA node of its block device, -1 unknown */
+};
+
+/* Wall time of each stage in seconds. Stages overlap: remote state with discovery,
+ * evaluation with the scan; total is the wall time of segscan_run. */
+struct ss_res_times {
+	double discover, remote, scan, evaluate;
+	double total;
+};
+
+/* One worker thread, for --stats. */
+struct ss_res_worker {
+	int      node;          /* NUMA node served, -1 any */
+	bool     pinned;
+	char     cpus[96];      /* cpulist it was pinned to */
+	uint64_t segments;
+};
+
+/* How the scan ran: the summary facts every format prints. */
+struct ss_res_run {
+	bool        verify;          /* --verify: every byte read */
+	const char *io;              /* engine used ("uring", "mmap", "pread"; "" before a run) */
+	bool        io_fell_back;    /* the requested engine was unavailable */
+	unsigned    threads;         /* worker threads */
+	unsigned    queue_depth;
+	int64_t     bytes_read;      /* from segment and index files */
+	const char *remote_source;   /* "remote-state" | "metadata-topic" | NULL: no remote metadata */
+	uint64_t    remote_warnings; /* remote events dropped or warned about */
+	int         exit_code;       /* the contract's: 0, 1, 2 or 3 */
+	struct ss_res_times times;
+};
+
+/* The pipeline's own counters (--stats). */
+struct ss_res_pipeline {
+	uint64_t syscalls, submissions;
+	uint64_t tasks_peak;         /* segments in flight in one worker, at most */
+	uint64_t ring_stalls;        /* a full ring made a worker wait for the evaluator */
+	bool     reuse;              /* an incremental rescan (segscan_reuse) */
+	uint64_t reused;             /* closed segments taken from the previous scan */
+	bool     evict;              /* --evict */
+	uint64_t evicted_bytes;
+	const struct ss_res_worker *workers;
+	unsigned n_workers;
+};
+
+struct ss_results {
+	const struct ss_res_logdir *logdirs;
+	uint32_t                    n_logdirs;
+	const struct ss_part       *parts;
+	uint32_t                    n_parts;
+	const struct ss_seg        *segs;
+	uint32_t                    n_segs;
+	const struct ss_note       *notes;     /* non-live dirs, leftover and unknown files */
+	uint32_t                    n_notes;
+	const struct ss_problem    *problems;  /* places that could not be read; segments with
+						  ss_seg.err (not VANISHED) are errors too */
+	uint32_t                    n_problems;
+	struct ss_res_run           run;
+	struct ss_res_pipeline      pipeline;
+	/* next: const struct ss_res_broker *broker; the summary's broker object (cluster
+	 * context: version, controller, where the metadata came from), NULL when unknown */
+};
+
+/* The log dir a partition lives in. */
+static inline const char *ss_res_logdir_of(const struct ss_results *r, const struct ss_part *p)
+{
+	return r->logdirs[p->logdir].path;
+}
+
+/* Does this segment carry an error the report lists? (A vanished segment is not one.) */
+static inline bool ss_res_seg_failed(const struct ss_seg *sg)
+{
+	return sg->err && !(sg->flags & SS_SEG_VANISHED);
+}
+
+/* "<dir>/<20-digit base>.<ext>" of the file a segment's error refers to ("log",
+ * "index" or "timeindex" per ss_seg.err_file), relative to its log dir. */
+int ss_res_seg_errfile(const struct ss_results *r, const struct ss_seg *sg, char *buf, size_t len);
+
+/* The contract's exit code from what the scan found: 3 a log dir is missing or
+ * unreadable, 1 data unreadable or failing verification, else 0. (2, a usage error, is
+ * the scan's to say: it is in run.exit_code.) */
+int ss_results_exit_code(const struct ss_results *r);
+
+#endif
