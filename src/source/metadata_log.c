@@ -161,8 +161,11 @@ static int walk_file(int dirfd, const char *name, struct walk *w, batch_fn fn)
 				zero &= z[i] == 0;
 			if (zero)
 				break;
-			ss_cimage_warn(w->img, w->file, pos, "%s: the replay stops here",
-				       rc == 0 ? "torn batch header" : segscan_strerror(rc));
+			if (rc == 0)
+				ss_cimage_warn(w->img, w->file, pos, "torn tail: %lld byte(s), less than a batch header",
+					       (long long)rem);
+			else
+				ss_cimage_warn(w->img, w->file, pos, "%s: the replay stops here", segscan_strerror(rc));
 			goto out;
 		}
 		if (h.size > rem) {
@@ -535,11 +538,11 @@ int ss_mlog_replay(const char *path, struct ss_cimage **img_out, struct ss_mlog_
 			}
 			break;
 		}
-		ss_cimage_warn(img, NULL, 0, "%s: snapshot not used (incomplete); trying an older one", fpath);
 		if ((rc = ss_cimage_take_warnings(img, t))) {
 			ss_cimage_free(t);
 			goto fail;
 		}
+		ss_cimage_warn(img, NULL, 0, "%s: snapshot not used (incomplete); trying an older one", fpath);
 		ss_cimage_free(t);
 		info->snapshots_rejected++;
 		info->complete = false;
