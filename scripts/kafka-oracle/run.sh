@@ -4,10 +4,13 @@
 # files it writes plus Kafka's own reading of them (DumpLogSegments, RemoteLogMetadataSerde, JMX,
 # Admin API). See docs/conformance.md.
 #
-# usage: bash scripts/kafka-oracle/run.sh [--update-fixtures] [--cases a,b,...] [--timeout-ms N]
+# usage: bash scripts/kafka-oracle/run.sh [--update-fixtures] [--cases a,b,...] [--prefix-cases a,b,...]
+#                                         [--timeout-ms N]
 #
 #   --update-fixtures  replace tests/fixtures/kafka/<case>/ with the fresh captures
 #   --cases LIST       only these cases (default: all); applies to the main Kafka version
+#   --prefix-cases LIST  only these cases on KAFKA_PREFIX_VERSION (captured as <case>-<version>,
+#                      no live copies); with --prefix-cases alone the main version is skipped
 #   --timeout-ms N     bound on every single wait inside the oracle (default 60000)
 #
 # Environment:
@@ -15,7 +18,7 @@
 #   KAFKA_PREFIX_VERSION  an older release without the KAFKA-20977/KAFKA-20732 fixes, run for the
 #                       cases in PREFIX_CASES and captured as <case>-<version> (default 4.3.1;
 #                       empty to skip)
-#   PREFIX_CASES        default tiered,retention-cap
+#   PREFIX_CASES        default tiered,retention-cap,cluster-meta
 #   ORACLE_TOTAL_TIMEOUT  seconds for one whole oracle run (default 1500)
 #
 # Everything built or downloaded goes to build/kafka-oracle/ and ~/.m2; nothing is committed
@@ -28,21 +31,29 @@ OUT="$ROOT/build/kafka-oracle"
 FIX="$ROOT/tests/fixtures/kafka"
 KAFKA_VERSION="${KAFKA_VERSION:-4.4.0}"
 KAFKA_PREFIX_VERSION="${KAFKA_PREFIX_VERSION-4.3.1}"
-PREFIX_CASES="${PREFIX_CASES:-tiered,retention-cap}"
+PREFIX_CASES="${PREFIX_CASES:-tiered,retention-cap,cluster-meta}"
 TOTAL_TIMEOUT="${ORACLE_TOTAL_TIMEOUT:-1500}"
-MAX_FIXTURE_BYTES=$((6 * 1024 * 1024))
+# Apparent size (what a checkout takes on disk). Most of it is zeros: every copy of a KRaft
+# metadata log in Kafka's default layout carries its active segment's 10 MiB .index and
+# ~10 MiB .timeindex, preallocated and never trimmed, even after a clean shutdown (four such
+# copies: cluster-meta, cluster-meta-live, cluster-meta-4.3.1, multi-broker's logdir-1). Git
+# stores each as a ~10 KiB blob. Everything else is about 5 MiB.
+MAX_FIXTURE_BYTES=$((96 * 1024 * 1024))
 
 update=0
 cases=""
+prefix_cases=""
 timeout_ms=60000
 while [ $# -gt 0 ]; do
     case "$1" in
         --update-fixtures) update=1 ;;
         --cases) cases="${2:?--cases needs a list}"; shift ;;
         --cases=*) cases="${1#--cases=}" ;;
+        --prefix-cases) prefix_cases="${2:?--prefix-cases needs a list}"; shift ;;
+        --prefix-cases=*) prefix_cases="${1#--prefix-cases=}" ;;
         --timeout-ms) timeout_ms="${2:?--timeout-ms needs a value}"; shift ;;
         --timeout-ms=*) timeout_ms="${1#--timeout-ms=}" ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
         *) echo "kafka-oracle: unknown argument: $1 (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -81,7 +92,7 @@ run_oracle() { # $1 = Kafka version, $2 = cases ("" = all), $3 = name suffix
     local cp="$d/target/classes:$d/lib/*"
     local args=(--out "$OUT/out" --timeout-ms "$timeout_ms")
     [ -n "$2" ] && args+=(--cases "$2")
-    [ -n "$3" ] && args+=(--name-suffix "$3")
+    [ -n "$3" ] && args+=(--name-suffix "$3" --no-live)
     echo "kafka-oracle: running Kafka $v cases: ${2:-all}"
     # SIGTERM first (the oracle's shutdown hook then kills its broker JVM), SIGKILL 30 s later.
     timeout --kill-after=30 "$TOTAL_TIMEOUT" java -Xmx512m -cp "$cp" \
@@ -99,9 +110,15 @@ build "$KAFKA_VERSION"
 
 rm -rf "$OUT/out"
 mkdir -p "$OUT/out"
-run_oracle "$KAFKA_VERSION" "$cases" ""
-if [ -n "$KAFKA_PREFIX_VERSION" ] && [ -z "$cases" ]; then
-    run_oracle "$KAFKA_PREFIX_VERSION" "$PREFIX_CASES" "-$KAFKA_PREFIX_VERSION"
+if [ -n "$cases" ] || [ -z "$prefix_cases" ]; then
+    run_oracle "$KAFKA_VERSION" "$cases" ""
+fi
+if [ -n "$KAFKA_PREFIX_VERSION" ]; then
+    if [ -n "$prefix_cases" ]; then
+        run_oracle "$KAFKA_PREFIX_VERSION" "$prefix_cases" "-$KAFKA_PREFIX_VERSION"
+    elif [ -z "$cases" ]; then
+        run_oracle "$KAFKA_PREFIX_VERSION" "$PREFIX_CASES" "-$KAFKA_PREFIX_VERSION"
+    fi
 fi
 echo "kafka-oracle: captures in $OUT/out/cases/"
 
@@ -124,11 +141,18 @@ if [ "$update" = 1 ]; then
         dst="$FIX/$name"
         rm -rf "$dst"
         mkdir -p "$dst"
-        for f in case.json dump.json remote-metadata.json remote-state.ndjson jmx.json admin.json \
-                 topic-config.txt manifest.json; do
-            cp -p "$src/$f" "$dst/$f"
+        # Single-node cases have dump.json/jmx.json/logdir/, cluster cases dump-N.json/jmx-N.json/
+        # logdir-N/; cluster-context cases add cluster.json, cluster-metadata.json, server*.properties.
+        for f in case.json remote-metadata.json remote-state.ndjson admin.json topic-config.txt manifest.json \
+                 dump.json jmx.json cluster.json cluster-metadata.json server.properties; do
+            [ -e "$src/$f" ] && cp -p "$src/$f" "$dst/$f"
         done
-        cp -a "$src/logdir" "$dst/logdir"
+        for f in "$src"/dump-*.json "$src"/jmx-*.json "$src"/server-*.properties; do
+            [ -e "$f" ] && cp -p "$f" "$dst/"
+        done
+        for d in "$src"/logdir "$src"/logdir-*; do
+            [ -d "$d" ] && cp -a "$d" "$dst/"
+        done
         # The remote store only where a case tiers data: local copies may be gone (tiered).
         if [ -d "$src/remote" ] && [ -n "$(find "$src/remote" -type f -print -quit)" ]; then
             cp -a "$src/remote" "$dst/remote"

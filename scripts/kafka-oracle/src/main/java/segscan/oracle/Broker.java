@@ -56,23 +56,58 @@ public final class Broker implements AutoCloseable {
     final int controllerPort;
     final int jmxPort;
     final Map<String, String> config = new TreeMap<>();
+    final Options opts;
+    final int nodeId;
     private volatile Process proc;
     private int starts;
 
+    /**
+     * How a node differs from the original single combined node. The defaults reproduce it
+     * exactly, so the cases written before these options existed keep their broker_config.
+     */
+    static final class Options {
+        int nodeId = NODE_ID;
+        /** "broker,controller" or "broker". */
+        String roles = "broker,controller";
+        /** controller.quorum.voters; null: this node alone (it must then be a controller). */
+        String voters;
+        /** null: a fresh random cluster id. Every node of one cluster shares it. */
+        String clusterId;
+        /** false: metadata.log.dir unset, so __cluster_metadata-0 lands in log.dirs (Kafka's default layout). */
+        boolean separateMetadataDir = true;
+        /** The RSM store; null: work/remote. Nodes of one cluster share one store, as with a real object store. */
+        Path remoteDir;
+        /** -Xmx of the node's JVM. */
+        String heap = "1g";
+        /** Extra server.properties lines (static broker configs), applied last. */
+        final Map<String, String> extra = new TreeMap<>();
+    }
+
     Broker(Path work, long timeoutMs) throws IOException {
+        this(work, timeoutMs, new Options());
+    }
+
+    Broker(Path work, long timeoutMs, Options o) throws IOException {
         this.work = work;
+        this.opts = o;
+        this.nodeId = o.nodeId;
         this.logDir = work.resolve("logdir");
-        this.remoteDir = work.resolve("remote");
+        this.remoteDir = o.remoteDir != null ? o.remoteDir : work.resolve("remote");
         this.metaDir = work.resolve("metadata");
         this.props = work.resolve("server.properties");
         this.timeoutMs = timeoutMs;
-        this.clusterId = Uuid.randomUuid().toString();
+        this.clusterId = o.clusterId != null ? o.clusterId : Uuid.randomUuid().toString();
         this.port = freePort();
-        this.controllerPort = freePort();
+        this.controllerPort = o.roles.contains("controller") ? freePort() : -1;
         this.jmxPort = freePort();
         Files.createDirectories(logDir);
         Files.createDirectories(remoteDir);
         writeConfig();
+    }
+
+    /** This node's entry in controller.quorum.voters (controllers only). */
+    String voter() {
+        return nodeId + "@127.0.0.1:" + controllerPort;
     }
 
     static int freePort() throws IOException {
@@ -87,10 +122,11 @@ public final class Broker implements AutoCloseable {
 
     private void writeConfig() throws IOException {
         Map<String, String> c = config;
-        c.put("process.roles", "broker,controller");
-        c.put("node.id", Integer.toString(NODE_ID));
-        c.put("controller.quorum.voters", NODE_ID + "@127.0.0.1:" + controllerPort);
-        c.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        c.put("process.roles", opts.roles);
+        c.put("node.id", Integer.toString(nodeId));
+        c.put("controller.quorum.voters", opts.voters != null ? opts.voters : voter());
+        c.put("listeners", "PLAINTEXT://127.0.0.1:" + port
+                + (controllerPort > 0 ? ",CONTROLLER://127.0.0.1:" + controllerPort : ""));
         c.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
         c.put("controller.listener.names", "CONTROLLER");
         c.put("inter.broker.listener.name", "PLAINTEXT");
@@ -99,7 +135,7 @@ public final class Broker implements AutoCloseable {
         // The KRaft metadata log keeps its active segment's 10 MiB preallocated indexes even after
         // a clean shutdown (its config ignores log.index.size.max.bytes); in its own dir it stays
         // out of the captured data log dir, as on brokers with a dedicated metadata.log.dir.
-        c.put("metadata.log.dir", metaDir.toAbsolutePath().toString());
+        if (opts.separateMetadataDir) c.put("metadata.log.dir", metaDir.toAbsolutePath().toString());
         c.put("num.partitions", "1");
         c.put("default.replication.factor", "1");
         c.put("auto.create.topics.enable", "false");
@@ -124,6 +160,7 @@ public final class Broker implements AutoCloseable {
         c.put("rlmm.config.remote.log.metadata.topic.replication.factor", "1");
         c.put("rlmm.config.remote.log.metadata.topic.num.partitions", Integer.toString(RLMM_PARTITIONS));
         c.put("remote.log.manager.task.interval.ms", Long.toString(TASK_INTERVAL_MS));
+        c.putAll(opts.extra);
         StringBuilder sb = new StringBuilder("# written by segscan kafka-oracle\n");
         for (Map.Entry<String, String> e : c.entrySet()) sb.append(e.getKey()).append('=').append(e.getValue()).append('\n');
         Files.write(props, sb.toString().getBytes(StandardCharsets.UTF_8));
@@ -146,7 +183,7 @@ public final class Broker implements AutoCloseable {
     private List<String> javaCmd(String mainClass) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx1g");
+        cmd.add("-Xmx" + opts.heap);
         cmd.add("-Xms128m");
         cmd.add("-XX:+UseG1GC");
         cmd.add("-Djava.awt.headless=true");
@@ -179,7 +216,8 @@ public final class Broker implements AutoCloseable {
         }
     }
 
-    void start() throws Exception {
+    /** Starts the node's JVM without waiting for it: cluster members wait for each other. */
+    void launch() throws Exception {
         if (proc != null && proc.isAlive()) throw new IllegalStateException("already running");
         List<String> cmd = javaCmd("kafka.Kafka");
         cmd.add(1, "-Dcom.sun.management.jmxremote.port=" + jmxPort);
@@ -196,8 +234,20 @@ public final class Broker implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("broker.out").toFile()));
         proc = pb.start();
         starts++;
-        Oracle.log("broker started (pid " + proc.pid() + ", start #" + starts + ", port " + port + ")");
+        Oracle.log("node " + nodeId + " started (pid " + proc.pid() + ", start #" + starts + ", port " + port + ")");
+    }
+
+    void start() throws Exception {
+        launch();
         waitReady();
+    }
+
+    /** Fails fast when the node's JVM is gone (a bad config stops it within seconds). */
+    void checkAlive() throws IOException {
+        if (proc != null && !proc.isAlive()) {
+            throw new IOException("node " + nodeId + " exited with " + proc.exitValue() + "; see "
+                    + work.resolve("broker.out") + " and " + work.resolve("server.log"));
+        }
     }
 
     int starts() {
@@ -214,7 +264,7 @@ public final class Broker implements AutoCloseable {
     }
 
     /** Up, answering, and the remote-log metadata topic created and led (tiered topics need it). */
-    private void waitReady() throws Exception {
+    void waitReady() throws Exception {
         long deadline = System.currentTimeMillis() + timeoutMs;
         Exception last = null;
         try (Admin a = admin()) {
@@ -243,7 +293,8 @@ public final class Broker implements AutoCloseable {
         Map<String, TopicDescription> d = a.describeTopics(topics).allTopicNames().get(5, TimeUnit.SECONDS);
         for (TopicDescription td : d.values()) {
             for (TopicPartitionInfo pi : td.partitions()) {
-                if (pi.leader() == null || pi.leader().id() != NODE_ID) return false;
+                // One node: led by it. Several: led by some live broker (placement is the controller's).
+                if (pi.leader() == null || pi.leader().isEmpty()) return false;
             }
         }
         return true;
@@ -277,6 +328,45 @@ public final class Broker implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * server.properties as written, with the absolute paths that differ per run replaced by
+     * placeholders: {@code log.dirs=LOGDIR} (tests substitute the fixture's logdir path),
+     * {@code metadata.log.dir=METADATADIR}, {@code rsm.config.dir=REMOTEDIR}.
+     */
+    String fixtureProperties() throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (String l : Files.readAllLines(props, StandardCharsets.UTF_8)) {
+            if (l.startsWith("log.dirs=")) l = "log.dirs=LOGDIR";
+            else if (l.startsWith("metadata.log.dir=")) l = "metadata.log.dir=METADATADIR";
+            else if (l.startsWith("rsm.config." + LocalDirRsm.DIR_CONFIG + "=")) l = "rsm.config." + LocalDirRsm.DIR_CONFIG + "=REMOTEDIR";
+            sb.append(l).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /**
+     * The running broker's own release, from its AppInfoParser MBean
+     * ({@code kafka.server:type=app-info,id=<node>}: Version, CommitId, StartTimeMs), i.e. what the
+     * broker JVM loaded, not what this harness was built against.
+     */
+    Map<String, Object> appInfo() throws Exception {
+        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi");
+        Map<String, Object> out = new LinkedHashMap<>();
+        try (JMXConnector c = JMXConnectorFactory.connect(url, Map.of())) {
+            MBeanServerConnection s = c.getMBeanServerConnection();
+            ObjectName n = new ObjectName("kafka.server:type=app-info,id=" + nodeId);
+            out.put("object_name", n.getCanonicalName());
+            for (String a : new String[] {"Version", "CommitId", "StartTimeMs"}) {
+                try {
+                    out.put(a, s.getAttribute(n, a));
+                } catch (Exception e) {
+                    out.put(a, null);
+                }
+            }
+        }
+        return out;
     }
 
     /**

@@ -158,6 +158,7 @@ public final class Capture {
             if (!l.isEmpty()) d.err.add(l.replace(abs, "logdir/"));
         }
         d.out.replaceAll(l -> l.replace(abs, "logdir/"));
+        if (d.exception != null) d.exception = d.exception.replace(abs, "logdir/");
         return d;
     }
 
@@ -429,6 +430,259 @@ public final class Capture {
                 "partitions", parts);
     }
 
+    // ---------------------------------------------------------------- KRaft metadata log
+
+    private static final Pattern META_RECORD = Pattern.compile(
+            "\\| offset: (-?\\d+) (\\w+): (-?\\d+) keySize: (-?\\d+) valueSize: (-?\\d+)"
+                    + "(?: sequence: (-?\\d+) headerKeys: \\[([^\\]]*)\\])?(.*)");
+    private static final Pattern CONTROL_JSON = Pattern.compile(" (\\w+):? (\\{.*\\})");
+    private static final Pattern CONTROL_TYPE = Pattern.compile(" controlType: (\\w+)\\((-?\\d+)\\)");
+    private static final Pattern SNAPSHOT_ID = Pattern.compile("Snapshot end offset: (-?\\d+), epoch: (-?\\d+)");
+    /**
+     * Kafka's payload JSON for a metadata record, built key by key in this order
+     * (DumpLogSegments' ClusterMetadataLogMessageParser: type, version, data) and printed
+     * compact; "data" is taken verbatim. No JSON library: Kafka's Jackson is runtime-only here.
+     */
+    private static final Pattern META_PAYLOAD = Pattern.compile(
+            "\\{\"type\":\"(\\w+)\",\"version\":(-?\\d+),\"data\":(\\{.*\\})\\}");
+
+    /**
+     * cluster-metadata.json: DumpLogSegments --cluster-metadata-decoder (in this JVM, one run per
+     * file, as dump.json) over every .log segment and every .checkpoint snapshot of a
+     * __cluster_metadata-0 directory, its output parsed line by line. A metadata record's
+     * payload is Kafka's JSON ({"type","version","data"}, MetadataJsonConverters); "data" is kept
+     * verbatim as Kafka printed it. Control records (LeaderChange, SnapshotHeader/Footer,
+     * KRaftVersion, KRaftVoters) keep their type and, where Kafka prints one, their JSON.
+     */
+    static Map<String, Object> clusterMetadata(Path dir) throws IOException {
+        List<Path> files;
+        try (Stream<Path> st = Files.list(dir)) {
+            files = st.filter(f -> {
+                String n = f.getFileName().toString();
+                return n.endsWith(".log") || n.endsWith(".checkpoint");
+            }).sorted((a, b) -> {
+                // Segments first (by base offset), then snapshots (by end offset): both names are
+                // zero-padded, so a name sort within each kind is an offset sort.
+                boolean sa = a.getFileName().toString().endsWith(".checkpoint");
+                boolean sb = b.getFileName().toString().endsWith(".checkpoint");
+                if (sa != sb) return sa ? 1 : -1;
+                return a.getFileName().toString().compareTo(b.getFileName().toString());
+            }).collect(Collectors.toList());
+        }
+        List<Object> out = new ArrayList<>();
+        for (Path f : files) out.add(clusterMetadataFile(f));
+        return Json.obj("tool", DumpLogSegments.class.getName(),
+                "invocation", "one in-process DumpLogSegments.main(--files F --cluster-metadata-decoder) per file",
+                "dir", dir.getFileName().toString(),
+                "files", out);
+    }
+
+    static Map<String, Object> clusterMetadataFile(Path f) throws IOException {
+        Dump d = dump(f, "--cluster-metadata-decoder");
+        boolean snap = f.getFileName().toString().endsWith(".checkpoint");
+        List<Object> batches = new ArrayList<>();
+        List<Object> records = new ArrayList<>();
+        List<Object> controls = new ArrayList<>();
+        List<String> other = new ArrayList<>();
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("file", f.getFileName().toString());
+        r.put("kind", snap ? "snapshot" : "segment");
+        r.put("file_size", Files.size(f));
+        boolean inControl = false;
+        for (String l : d.out) {
+            if (l.startsWith("Dumping ")) continue;
+            if (l.startsWith("Log starting offset: ")) {
+                r.put("log_starting_offset", Long.valueOf(l.substring("Log starting offset: ".length()).trim()));
+                continue;
+            }
+            Matcher sm = SNAPSHOT_ID.matcher(l);
+            if (sm.matches()) {
+                r.put("snapshot_end_offset", Long.valueOf(sm.group(1)));
+                r.put("snapshot_epoch", Long.valueOf(sm.group(2)));
+                continue;
+            }
+            if (l.startsWith("baseOffset: ")) {
+                Map<String, Object> b = batch(kv(l));
+                inControl = Boolean.TRUE.equals(b.get("is_control"));
+                batches.add(b);
+                continue;
+            }
+            Matcher m = META_RECORD.matcher(l);
+            if (m.matches()) {
+                long off = Long.parseLong(m.group(1));
+                String rest = m.group(8);
+                if (inControl) {
+                    Map<String, Object> c = new LinkedHashMap<>();
+                    c.put("offset", off);
+                    Matcher cj = CONTROL_JSON.matcher(rest);
+                    Matcher ct = CONTROL_TYPE.matcher(rest);
+                    if (cj.matches()) {
+                        c.put("type", cj.group(1));
+                        c.put("data", new Json.Raw(cj.group(2)));
+                    } else if (ct.matches()) {
+                        c.put("type", ct.group(1));
+                        c.put("type_id", Long.valueOf(ct.group(2)));
+                    } else {
+                        c.put("type", null);
+                        c.put("text", rest.trim());
+                    }
+                    c.put("value_size", Long.valueOf(m.group(5)));
+                    controls.add(c);
+                } else {
+                    Map<String, Object> rec = new LinkedHashMap<>();
+                    rec.put("offset", off);
+                    String payload = rest.startsWith(" payload: ") ? rest.substring(" payload: ".length()) : null;
+                    Matcher pm = payload == null ? null : META_PAYLOAD.matcher(payload);
+                    if (pm != null && pm.matches()) {
+                        rec.put("type", pm.group(1));
+                        rec.put("version", Long.valueOf(pm.group(2)));
+                        rec.put("data", new Json.Raw(pm.group(3)));
+                    } else {
+                        rec.put("type", null);
+                        rec.put("error", payload == null ? rest.trim() : payload);
+                    }
+                    rec.put("value_size", Long.valueOf(m.group(5)));
+                    records.add(rec);
+                }
+                continue;
+            }
+            other.add(l);
+        }
+        if (!other.isEmpty()) r.put("other_output", other);
+        if (!d.err.isEmpty()) r.put("stderr", d.err);
+        if (d.exception != null) r.put("exception", d.exception);
+        r.put("batches", batches);
+        r.put("records", records);
+        r.put("control_records", controls);
+        return r;
+    }
+
+    // ------------------------------------------------------------------ cluster view (Admin)
+
+    static String placeholders(String v, Map<String, String> paths) {
+        if (v == null) return null;
+        for (Map.Entry<String, String> e : paths.entrySet()) v = v.replace(e.getKey(), e.getValue());
+        return v;
+    }
+
+    /** One DescribeConfigs answer as {name: {value, source, read_only, sensitive, synonyms}}. */
+    static Map<String, Object> configMap(Config cfg, Map<String, String> paths) {
+        Map<String, Object> m = new TreeMap<>();
+        for (ConfigEntry ce : cfg.entries()) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("value", ce.isSensitive() ? null : placeholders(ce.value(), paths));
+            e.put("source", ce.source().name());
+            e.put("read_only", ce.isReadOnly());
+            e.put("sensitive", ce.isSensitive());
+            List<Object> syn = new ArrayList<>();
+            for (ConfigEntry.ConfigSynonym s : ce.synonyms()) {
+                syn.add(Json.obj("name", s.name(), "value", ce.isSensitive() ? null : placeholders(s.value(), paths),
+                        "source", s.source().name()));
+            }
+            e.put("synonyms", syn);
+            m.put(ce.name(), e);
+        }
+        return m;
+    }
+
+    /**
+     * cluster.json: the cluster as the Admin API describes it at capture time: DescribeCluster,
+     * DescribeTopics (every topic, internal ones included), DescribeConfigs with synonyms (every
+     * topic, every broker, and the cluster-wide default resource BROKER ""), DescribeFeatures,
+     * and each broker's own release (its app-info MBean).
+     */
+    static Map<String, Object> clusterView(Admin a, List<Broker> brokers) throws Exception {
+        Map<String, Object> out = new LinkedHashMap<>();
+        // Absolute paths differ per run: the same placeholders as server.properties.
+        Map<String, String> paths = new LinkedHashMap<>();
+        for (Broker b : brokers) {
+            String sfx = brokers.size() > 1 ? "-" + b.nodeId : "";
+            paths.put(b.logDir.toAbsolutePath().toString(), "LOGDIR" + sfx);
+            paths.put(b.metaDir.toAbsolutePath().toString(), "METADATADIR" + sfx);
+            paths.put(b.remoteDir.toAbsolutePath().toString(), "REMOTEDIR");
+        }
+        org.apache.kafka.clients.admin.DescribeClusterResult dc = a.describeCluster();
+        out.put("cluster_id", dc.clusterId().get(30, TimeUnit.SECONDS));
+        org.apache.kafka.common.Node ctl = dc.controller().get(30, TimeUnit.SECONDS);
+        List<Object> nodes = new ArrayList<>();
+        List<org.apache.kafka.common.Node> ns = new ArrayList<>(dc.nodes().get(30, TimeUnit.SECONDS));
+        ns.sort((x, y) -> Integer.compare(x.id(), y.id()));
+        for (org.apache.kafka.common.Node n : ns) nodes.add(Json.obj("id", n.id(), "rack", n.rack()));
+        if (brokers.size() == 1) out.put("node_id", brokers.get(0).nodeId);
+        out.put("node_ids", nodes.stream().map(o -> ((Map<?, ?>) o).get("id")).collect(Collectors.toList()));
+        Map<String, Object> bv = new TreeMap<>();
+        for (Broker b : brokers) {
+            Map<String, Object> ai = b.appInfo();
+            bv.put(Integer.toString(b.nodeId), Json.obj("version", ai.get("Version"), "commit_id", ai.get("CommitId"),
+                    "start_time_ms", ai.get("StartTimeMs"), "source", "JMX " + ai.get("object_name")));
+        }
+        if (brokers.size() == 1) out.put("broker_version", ((Map<?, ?>) bv.values().iterator().next()).get("version"));
+        out.put("broker_versions", bv);
+        out.put("describe_cluster", Json.obj("controller_id", ctl == null ? null : ctl.id(),
+                "note", "controller_id: the node an Admin client is told to send controller requests to",
+                "nodes", nodes));
+
+        Set<String> names = new TreeSet<>(a.listTopics(new ListTopicsOptions().listInternal(true)).names()
+                .get(30, TimeUnit.SECONDS));
+        Map<String, TopicDescription> desc = a.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+        Map<String, Object> topics = new TreeMap<>();
+        for (String t : names) {
+            TopicDescription td = desc.get(t);
+            List<Object> parts = new ArrayList<>();
+            for (TopicPartitionInfo pi : td.partitions()) {
+                parts.add(Json.obj("partition", pi.partition(),
+                        "leader", pi.leader() == null || pi.leader().isEmpty() ? null : pi.leader().id(),
+                        "replicas", pi.replicas().stream().map(org.apache.kafka.common.Node::id).collect(Collectors.toList()),
+                        "isr", pi.isr().stream().map(org.apache.kafka.common.Node::id).collect(Collectors.toList())));
+            }
+            topics.put(t, Json.obj("topic_id", td.topicId().toString(), "internal", td.isInternal(),
+                    "partitions", parts));
+        }
+        out.put("describe_topics", topics);
+
+        org.apache.kafka.clients.admin.DescribeConfigsOptions syn =
+                new org.apache.kafka.clients.admin.DescribeConfigsOptions().includeSynonyms(true);
+        List<ConfigResource> res = new ArrayList<>();
+        for (String t : names) res.add(new ConfigResource(ConfigResource.Type.TOPIC, t));
+        for (Broker b : brokers) res.add(new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(b.nodeId)));
+        Map<ConfigResource, Config> cfg = a.describeConfigs(res, syn).all().get(30, TimeUnit.SECONDS);
+        Map<String, Object> tc = new TreeMap<>();
+        Map<String, Object> bc = new TreeMap<>();
+        for (Map.Entry<ConfigResource, Config> e : cfg.entrySet()) {
+            if (e.getKey().type() == ConfigResource.Type.TOPIC) tc.put(e.getKey().name(), configMap(e.getValue(), paths));
+            else bc.put(e.getKey().name(), configMap(e.getValue(), paths));
+        }
+        Map<String, Object> dcfg = new LinkedHashMap<>();
+        dcfg.put("topics", tc);
+        dcfg.put("brokers", bc);
+        ConfigResource def = new ConfigResource(ConfigResource.Type.BROKER, "");
+        try {
+            Config d = a.describeConfigs(List.of(def), syn).all().get(30, TimeUnit.SECONDS).get(def);
+            dcfg.put("broker_default", configMap(d, paths));
+        } catch (Exception e) {
+            dcfg.put("broker_default", null);
+            dcfg.put("broker_default_error", e.toString());
+        }
+        out.put("describe_configs", dcfg);
+
+        org.apache.kafka.clients.admin.FeatureMetadata fm = a.describeFeatures().featureMetadata()
+                .get(30, TimeUnit.SECONDS);
+        Map<String, Object> fin = new TreeMap<>();
+        for (Map.Entry<String, org.apache.kafka.clients.admin.FinalizedVersionRange> e : fm.finalizedFeatures().entrySet()) {
+            fin.put(e.getKey(), Json.obj("min_version_level", e.getValue().minVersionLevel(),
+                    "max_version_level", e.getValue().maxVersionLevel()));
+        }
+        Map<String, Object> sup = new TreeMap<>();
+        for (Map.Entry<String, org.apache.kafka.clients.admin.SupportedVersionRange> e : fm.supportedFeatures().entrySet()) {
+            sup.put(e.getKey(), Json.obj("min_version", e.getValue().minVersion(), "max_version", e.getValue().maxVersion()));
+        }
+        out.put("features", Json.obj("finalized_features_epoch", fm.finalizedFeaturesEpoch().isPresent()
+                        ? fm.finalizedFeaturesEpoch().get() : null,
+                "finalized", fin, "supported", sup,
+                "note", "supported: of the node that answered DescribeFeatures (any broker)"));
+        return out;
+    }
+
     // ------------------------------------------------------------------- remote log metadata
 
     static final Pattern RLMM_DIR = Pattern.compile("__remote_log_metadata-(\\d+)");
@@ -569,6 +823,16 @@ public final class Capture {
      * DescribeLogDirs' per-partition size; and every topic's effective configs.
      */
     static Map<String, Object> adminView(Admin a, Map<String, Map<String, String>> configsOut) throws Exception {
+        return adminView(a, configsOut, List.of(Broker.NODE_ID));
+    }
+
+    /**
+     * Several brokers: DescribeLogDirs of each; {@code log_dir_size_bytes}/{@code log_dir_offset_lag}
+     * are the leader's replica's, and {@code replica_log_dirs} lists every replica's
+     * ({"broker id": {size_bytes, offset_lag}}). One broker: exactly the single-node fields.
+     */
+    static Map<String, Object> adminView(Admin a, Map<String, Map<String, String>> configsOut, List<Integer> brokerIds)
+            throws Exception {
         Set<String> names = new TreeSet<>(a.listTopics(new ListTopicsOptions().listInternal(true)).names()
                 .get(30, TimeUnit.SECONDS));
         Map<String, TopicDescription> desc = a.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
@@ -599,14 +863,26 @@ public final class Capture {
                 }
             }
         }
-        Map<Integer, Map<String, LogDirDescription>> dirs = a.describeLogDirs(List.of(Broker.NODE_ID))
+        Map<Integer, Map<String, LogDirDescription>> dirs = a.describeLogDirs(brokerIds)
                 .allDescriptions().get(30, TimeUnit.SECONDS);
-        for (LogDirDescription ld : dirs.getOrDefault(Broker.NODE_ID, Map.of()).values()) {
-            for (Map.Entry<TopicPartition, ReplicaInfo> r : ld.replicaInfos().entrySet()) {
-                Map<String, Object> m = per.get(r.getKey());
-                if (m != null) {
-                    m.put("log_dir_size_bytes", r.getValue().size());
-                    m.put("log_dir_offset_lag", r.getValue().offsetLag());
+        boolean multi = brokerIds.size() > 1;
+        for (int id : brokerIds) {
+            for (LogDirDescription ld : dirs.getOrDefault(id, Map.of()).values()) {
+                for (Map.Entry<TopicPartition, ReplicaInfo> r : ld.replicaInfos().entrySet()) {
+                    Map<String, Object> m = per.get(r.getKey());
+                    if (m == null) continue;
+                    TopicPartitionInfo pi = desc.get(r.getKey().topic()).partitions().get(r.getKey().partition());
+                    if (!multi || (pi.leader() != null && pi.leader().id() == id)) {
+                        m.put("log_dir_size_bytes", r.getValue().size());
+                        m.put("log_dir_offset_lag", r.getValue().offsetLag());
+                    }
+                    if (multi) {
+                        @SuppressWarnings("unchecked")
+                        Map<String, Object> rl = (Map<String, Object>) m.computeIfAbsent("replica_log_dirs",
+                                k -> new TreeMap<String, Object>());
+                        rl.put(Integer.toString(id), Json.obj("size_bytes", r.getValue().size(),
+                                "offset_lag", r.getValue().offsetLag()));
+                    }
                 }
             }
         }

@@ -21,6 +21,15 @@ public final class Json {
     private Json() {
     }
 
+    /** A JSON text written verbatim (Kafka's own JSON of a metadata record, kept as it printed it). */
+    public static final class Raw {
+        final String text;
+
+        public Raw(String text) {
+            this.text = text;
+        }
+    }
+
     /** A LinkedHashMap builder: {@code obj("a", 1, "b", 2)}. */
     public static Map<String, Object> obj(Object... kv) {
         if (kv.length % 2 != 0) throw new IllegalArgumentException("odd key/value list");
@@ -115,6 +124,8 @@ public final class Json {
             sb.append("null");
         } else if (v instanceof Boolean) {
             sb.append(v.toString());
+        } else if (v instanceof Raw) {
+            sb.append(((Raw) v).text);
         } else if (v instanceof Double || v instanceof Float) {
             double d = ((Number) v).doubleValue();
             if (Double.isNaN(d) || Double.isInfinite(d)) sb.append("null");

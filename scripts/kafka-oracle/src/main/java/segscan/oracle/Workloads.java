@@ -58,6 +58,15 @@ public final class Workloads {
         final List<String> shows;
         final boolean live;
         final List<Object> workloadDoc = new ArrayList<>();
+        /** Nodes of the cluster: 1 = the single combined node; more = {@link Cluster}. */
+        int nodes = 1;
+        /** Also capture cluster.json, cluster-metadata.json and server.properties. */
+        boolean clusterContext;
+
+        /** The node's layout and static configs; the default is the original single node. */
+        Broker.Options options() {
+            return new Broker.Options();
+        }
 
         Case(String description, boolean live, String... shows) {
             this.description = description;
@@ -74,9 +83,22 @@ public final class Workloads {
         final long timeoutMs;
         final long t0;
         final List<Object> timeline = Collections.synchronizedList(new ArrayList<>());
+        /** The cluster of a several-node case (b is its node 1), else null. */
+        final Cluster cl;
+        /** case.json "placement" of a several-node case. */
+        final Map<String, Object> placement = new LinkedHashMap<>();
+
+        Ctx(Cluster cl, long timeoutMs) {
+            this(cl.node(1), timeoutMs, cl);
+        }
 
         Ctx(Broker b, long timeoutMs) {
+            this(b, timeoutMs, null);
+        }
+
+        private Ctx(Broker b, long timeoutMs, Cluster cl) {
             this.b = b;
+            this.cl = cl;
             this.timeoutMs = timeoutMs;
             long now = System.currentTimeMillis();
             this.t0 = (now / 1000) * 1000 - 3 * 60 * MIN;
@@ -99,6 +121,46 @@ public final class Workloads {
                         .get(timeoutMs, TimeUnit.MILLISECONDS);
                 waitUntil("leader for every partition of " + name, () -> Broker.allLed(a, java.util.Set.of(name)));
             }
+        }
+
+        /** A topic with an explicit replica assignment (partition p -> assignment.get(p)). */
+        void createTopicAssigned(Case c, String name, List<List<Integer>> assignment, Map<String, String> cfg,
+                                 String what) throws Exception {
+            c.workloadDoc.add(Json.obj("topic", name, "partitions", assignment.size(), "replica_assignment", assignment,
+                    "configs", new java.util.TreeMap<>(cfg), "what", what));
+            event("create topic", Json.obj("topic", name, "partitions", assignment.size(), "replica_assignment",
+                    assignment));
+            Map<Integer, List<Integer>> asg = new LinkedHashMap<>();
+            for (int p = 0; p < assignment.size(); p++) asg.put(p, assignment.get(p));
+            try (Admin a = b.admin()) {
+                a.createTopics(List.of(new NewTopic(name, asg).configs(cfg))).all().get(timeoutMs, TimeUnit.MILLISECONDS);
+                waitUntil("leader for every partition of " + name, () -> Broker.allLed(a, java.util.Set.of(name)));
+            }
+        }
+
+        void deleteTopic(String topic) throws Exception {
+            try (Admin a = b.admin()) {
+                a.deleteTopics(List.of(topic)).all().get(timeoutMs, TimeUnit.MILLISECONDS);
+            }
+            event("delete topic", Json.obj("topic", topic));
+        }
+
+        /** incrementalAlterConfigs SET on BROKER resource name ("1": one broker; "": the cluster-wide default). */
+        void alterBroker(String broker, Map<String, String> cfg) throws Exception {
+            List<AlterConfigOp> ops = new ArrayList<>();
+            for (Map.Entry<String, String> e : cfg.entrySet()) {
+                ops.add(new AlterConfigOp(new ConfigEntry(e.getKey(), e.getValue()), AlterConfigOp.OpType.SET));
+            }
+            try (Admin a = b.admin()) {
+                a.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.BROKER, broker), ops)).all()
+                        .get(timeoutMs, TimeUnit.MILLISECONDS);
+            }
+            event("alter broker config", Json.obj("broker", broker, "configs", new java.util.TreeMap<>(cfg)));
+        }
+
+        /** Local segments of a partition in node id's log dir. */
+        List<Long> localSegments(int node, String topic, int p) throws IOException {
+            return segmentFiles(cl.node(node).logDir.resolve(topic + "-" + p), ".log");
         }
 
         void alter(String topic, Map<String, String> cfg) throws Exception {
@@ -557,5 +619,322 @@ public final class Workloads {
                 });
             }
         });
+
+        ALL.put("cluster-meta", clusterMeta());
+        ALL.put("multi-broker", multiBroker());
+    }
+
+    // ------------------------------------------------------------------ cluster context
+
+    /** Static server.properties values of cluster-meta that differ from Kafka's defaults on purpose. */
+    static final Map<String, String> CLUSTER_META_STATIC = cfg(
+            // Effective retention.ms of every topic without its own (STATIC_BROKER_CONFIG, synonym
+            // log.retention.hours; Kafka's default is 168).
+            "log.retention.hours", "72",
+            // Effective segment.bytes of every topic without its own (STATIC_BROKER_CONFIG;
+            // Kafka's default is 1 GiB). log.retention.hours alone would not show that source:
+            // DescribeConfigs reports the retention.ms it yields as DEFAULT_CONFIG.
+            "log.segment.bytes", "536870912",
+            // Snapshots within seconds instead of an hour (KRaftConfigs: atLeast(0)); the NoOp
+            // records the active controller writes every metadata.max.idle.interval.ms (500 ms)
+            // always give a snapshot something new. Segments roll every 6 s, so the metadata
+            // log has several .log segments as well.
+            "metadata.log.max.snapshot.interval.ms", "10000",
+            "metadata.log.segment.ms", "6000");
+
+    static Case clusterMeta() {
+        return new Case("Kafka's default layout (metadata.log.dir unset: __cluster_metadata-0 inside the log dir) "
+                + "with metadata snapshots every 10 s and metadata segments rolled every 20 s; topics whose "
+                + "effective configs come from every source (topic config set at creation and after it, a "
+                + "dynamic per-broker config, a dynamic cluster-wide default, a static server.properties value, "
+                + "Kafka's default); a compacted topic after cleaning; tiered topics (the single-record shape); "
+                + "a tiered topic created and deleted; a preallocated topic. A second copy "
+                + "(cluster-meta-live) is taken while the broker runs.", true,
+                "__cluster_metadata-0 in the log dir: <offset>-<epoch>.checkpoint snapshots, several .log "
+                        + "segments, records after the newest snapshot; decoded by DumpLogSegments "
+                        + "--cluster-metadata-decoder in cluster-metadata.json",
+                "DescribeConfigs value and source for DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, "
+                        + "DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG (cluster.json)",
+                "a cleaned compacted segment whose first batch is above its file-name offset",
+                "tiered topic whose local retention is the cluster-wide default; KAFKA-20977 single-record shape",
+                "a deleted topic: RemoveTopicRecord in the metadata log, its remote partition deleted",
+                "cluster-meta-live: a preallocated (preallocate=true, segment.bytes=1 MiB) active segment with a "
+                        + "zero tail, and the metadata log's active segment while the broker runs") {
+            {
+                clusterContext = true;
+            }
+
+            @Override
+            Broker.Options options() {
+                Broker.Options o = new Broker.Options();
+                o.separateMetadataDir = false;
+                o.extra.putAll(CLUSTER_META_STATIC);
+                return o;
+            }
+
+            @Override
+            void run(Ctx c) throws Exception {
+                // Dynamic broker configs first, so every topic is created under them.
+                // Per-broker beats the cluster-wide default for the same key (retention.bytes).
+                c.alterBroker("", cfg("log.retention.bytes", "2147483648", "log.local.retention.ms", "3600000"));
+                c.alterBroker("1", cfg("log.retention.bytes", "1073741824"));
+                workloadDoc.add(Json.obj("static_broker_configs", new java.util.TreeMap<>(CLUSTER_META_STATIC),
+                        "dynamic_cluster_default", cfg("log.retention.bytes", "2147483648",
+                                "log.local.retention.ms", "3600000"),
+                        "dynamic_broker_1", cfg("log.retention.bytes", "1073741824"),
+                        "expected_effective", Json.obj(
+                                "defaults", "retention.ms 259200000 STATIC_BROKER_CONFIG (log.retention.hours); "
+                                        + "retention.bytes 1073741824 DYNAMIC_BROKER_CONFIG; local.retention.ms "
+                                        + "3600000 DYNAMIC_DEFAULT_BROKER_CONFIG; segment.bytes 536870912 STATIC_BROKER_CONFIG",
+                                "dyn-config", "retention.ms and retention.bytes DYNAMIC_TOPIC_CONFIG, set after "
+                                        + "creation (ConfigRecords in a later batch than the TopicRecord)",
+                                "create-config", "retention.ms, retention.bytes, segment.ms DYNAMIC_TOPIC_CONFIG, "
+                                        + "given at creation (ConfigRecords in the TopicRecord's batch)")));
+
+                c.createTopic(this, "defaults", 1, cfg(), "no topic configs: every value from the broker");
+                c.createTopic(this, "create-config", 1, cfg("retention.ms", "43200000", "retention.bytes", "5000000",
+                        "segment.ms", "60000"), "configs given at creation; 3 segments of 2 batches x 5 records");
+                c.createTopic(this, "dyn-config", 1, cfg(), "created without configs, then retention.ms=86400000 "
+                        + "and retention.bytes=1048576 set by incrementalAlterConfigs; 2 batches");
+                c.alter("dyn-config", cfg("retention.ms", "86400000", "retention.bytes", "1048576"));
+                try (KafkaProducer<byte[], byte[]> p = c.producer(pcfg())) {
+                    long base = c.t0 + 100 * MIN;
+                    c.batch(p, "defaults", 0, 5, base, Ctx.keys("d-", 5), 30, false);
+                    for (int s = 0; s < 3; s++) {
+                        for (int bi = 0; bi < 2; bi++) {
+                            c.batch(p, "create-config", 0, 5, base + s * ROLL + bi * 1000, Ctx.keys("cc-", 5), 30, false);
+                        }
+                    }
+                    c.batch(p, "dyn-config", 0, 5, base, Ctx.keys("dc-", 5), 30, false);
+                    c.batch(p, "dyn-config", 0, 5, base + 1000, Ctx.keys("dc-", 5), 30, false);
+                }
+
+                // Preallocated: segment files created at segment.bytes (1 MiB, Kafka's minimum)
+                // and trimmed when rolled or closed, so only the live copy shows the zero tail.
+                c.createTopic(this, "prealloc", 1, cfg("preallocate", "true", "segment.bytes", "1048576",
+                        "segment.ms", "60000"), "preallocate=true, segment.bytes=1 MiB; 2 segments of 3 batches x 5 "
+                        + "records (1 closed, trimmed at roll; the active one preallocated to 1 MiB while running)");
+                try (KafkaProducer<byte[], byte[]> p = c.producer(pcfg())) {
+                    for (int s = 0; s < 2; s++) {
+                        for (int bi = 0; bi < 3; bi++) {
+                            c.batch(p, "prealloc", 0, 5, c.t0 + 110 * MIN + s * ROLL + bi * 1000,
+                                    Ctx.keys("pa-", 5), 60, false);
+                        }
+                    }
+                }
+
+                c.createTopic(this, "compacted", 1, cfg("cleanup.policy", "compact", "min.cleanable.dirty.ratio",
+                        "0.01", "segment.ms", "60000", "min.compaction.lag.ms", "0"),
+                        "as the compacted case: k0..k9 v1 | k0..k9 v2 | k0..k2 v3 + tombstone k3 | k8 v4 (active); "
+                                + "then the cleaner runs");
+                try (KafkaProducer<byte[], byte[]> p = c.producer(pcfg())) {
+                    long base = c.t0 + 90 * MIN;
+                    c.batch(p, "compacted", 0, 10, base, Ctx.keys("k", 10), 40, false);
+                    c.batch(p, "compacted", 0, 5, base + ROLL, Ctx.keys("k", 5), 41, false);
+                    c.batch(p, "compacted", 0, 5, base + ROLL + 1000,
+                            new String[] {"k5", "k6", "k7", "k8", "k9"}, 41, false);
+                    c.batch(p, "compacted", 0, 3, base + 2 * ROLL, Ctx.keys("k", 3), 42, false);
+                    c.batch(p, "compacted", 0, 1, base + 2 * ROLL + 1000, new String[] {"k3"}, -1, false);
+                    c.batch(p, "compacted", 0, 1, base + 3 * ROLL, new String[] {"k8"}, 43, false);
+                }
+
+                c.createTopic(this, "tiered", 1, cfg("segment.ms", "60000", "remote.storage.enable", "true"),
+                        "9 segments of 2 batches x 5 records: 4 ~3 h old (deleted locally after upload by the "
+                                + "cluster-wide default log.local.retention.ms=1h), 4 ~20 min old (uploaded, kept), "
+                                + "1 active; retention.ms from log.retention.hours (72 h)");
+                try (KafkaProducer<byte[], byte[]> p = c.producer(pcfg())) {
+                    long now = System.currentTimeMillis();
+                    for (int s = 0; s < 9; s++) {
+                        long base = s < 4 ? c.t0 + s * ROLL : now - 20 * MIN + (s - 4) * ROLL;
+                        for (int bi = 0; bi < 2; bi++) {
+                            c.batch(p, "tiered", 0, 5, base + bi * 1000, Ctx.keys("t" + s + "-", 5), 200, false);
+                        }
+                    }
+                }
+                c.createTopic(this, "single-record", 1, cfg("segment.ms", "60000", "retention.ms", "-1",
+                        "remote.storage.enable", "true", "local.retention.ms", "-2"),
+                        "6 records, one per segment (KAFKA-20977 shape); 5 closed single-offset segments copied");
+                try (KafkaProducer<byte[], byte[]> p = c.producer(pcfg())) {
+                    for (int s = 0; s < 6; s++) {
+                        c.batch(p, "single-record", 0, 1, c.t0 + 120 * MIN + s * ROLL, Ctx.keys("s" + s + "-", 1),
+                                64, false);
+                    }
+                }
+                c.createTopic(this, "deleted-topic", 1, cfg("segment.ms", "60000", "retention.ms", "-1",
+                        "remote.storage.enable", "true", "local.retention.ms", "-2"),
+                        "tiered, 2 segments (1 copied), then deleted: RemoveTopicRecord, remote partition deleted");
+                try (KafkaProducer<byte[], byte[]> p = c.producer(pcfg())) {
+                    for (int s = 0; s < 2; s++) {
+                        c.batch(p, "deleted-topic", 0, 3, c.t0 + 130 * MIN + s * ROLL, Ctx.keys("x-", 3), 50, false);
+                    }
+                }
+                c.waitUntil("deleted-topic-0 copied up to 2", () -> c.latestTiered("deleted-topic", 0) == 2);
+                c.deleteTopic("deleted-topic");
+
+                List<Long> tl = c.localSegments("tiered", 0);
+                long tWant = tl.get(tl.size() - 1) - 1;
+                c.waitUntil("tiered-0 copied up to " + tWant, () -> c.latestTiered("tiered", 0) == tWant);
+                c.waitUntil("single-record-0 copied up to 4", () -> c.latestTiered("single-record", 0) == 4);
+                c.waitUntil("tiered-0 old segments deleted locally (5 local segments left)",
+                        () -> c.localSegments("tiered", 0).size() == 5);
+                c.waitUntil("deleted-topic's remote files deleted", () -> c.remoteSegments("deleted-topic", 0).isEmpty());
+                waitCleaned(c, "compacted");
+                // Two snapshots (10 s apart) besides the bootstrap one (0-0, written by format),
+                // and, as the NoOps keep coming, records after the newest.
+                Path md = c.b.logDir.resolve("__cluster_metadata-0");
+                c.waitUntil("two metadata snapshots besides the bootstrap one", () -> {
+                    try (Stream<Path> st = Files.list(md)) {
+                        return st.filter(q -> q.getFileName().toString().endsWith(".checkpoint")).count() >= 3;
+                    }
+                });
+            }
+        };
+    }
+
+    /** Waits until the cleaner has cleaned up to the active segment of topic-0 and left no temporary files. */
+    static void waitCleaned(Ctx c, String topic) throws Exception {
+        List<Long> segs = c.localSegments(topic, 0);
+        long active = segs.get(segs.size() - 1);
+        Path ckpt = c.b.logDir.resolve("cleaner-offset-checkpoint");
+        c.waitUntil("cleaner-offset-checkpoint reaches " + active + " for " + topic + "-0", () -> {
+            if (!Files.exists(ckpt)) return false;
+            for (String l : Files.readAllLines(ckpt)) {
+                String[] f = l.trim().split("\\s+");
+                if (f.length == 3 && f[0].equals(topic) && f[1].equals("0") && Long.parseLong(f[2]) >= active) {
+                    return true;
+                }
+            }
+            return false;
+        });
+        Path dir = c.b.logDir.resolve(topic + "-0");
+        c.waitUntil("no .deleted/.cleaned/.swap files left in " + topic + "-0", () -> {
+            try (Stream<Path> s = Files.list(dir)) {
+                return s.noneMatch(q -> {
+                    String n = q.getFileName().toString();
+                    return n.endsWith(".deleted") || n.endsWith(".cleaned") || n.endsWith(".swap");
+                });
+            }
+        });
+    }
+
+    static Case multiBroker() {
+        return new Case("A 3-node KRaft cluster on loopback: node 1 combined controller+broker, nodes 2 and 3 "
+                + "brokers only; metadata.log.dir unset on all (each logdir-N holds its own __cluster_metadata-0). "
+                + "__remote_log_metadata has 5 partitions, RF 1, spread over the brokers; tiered topics with RF 1 "
+                + "and RF 2 placed so that node 1 hosts tiered partitions whose remote log metadata partition is on "
+                + "another node, and others whose metadata partition it holds.", false,
+                "one broker's log dir lacking the remote metadata of some of its tiered partitions "
+                        + "(case.json placement: metadata_partition and the node holding it)",
+                "__remote_log_metadata partitions on several brokers; remote-metadata.json over all of them",
+                "RF 2 tiered partitions: the leader copies, the follower keeps local segments only",
+                "brokers-only nodes' copy of the metadata log") {
+            {
+                nodes = 3;
+                clusterContext = true;
+            }
+
+            @Override
+            void run(Ctx c) throws Exception {
+                Map<String, String> tcfg = cfg("segment.ms", "60000", "retention.ms", "-1",
+                        "remote.storage.enable", "true", "local.retention.ms", "-2");
+                c.createTopicAssigned(this, "mt-a", List.of(List.of(1), List.of(1), List.of(1), List.of(1),
+                        List.of(2), List.of(3)), tcfg, "tiered RF 1; partitions 0-3 on node 1, 4 on node 2, 5 on node 3; "
+                                + "3 segments of 2 batches x 5 records each, 2 copied");
+                c.createTopicAssigned(this, "mt-b", List.of(List.of(1, 2), List.of(2, 3), List.of(3, 1)), tcfg,
+                        "tiered RF 2 (preferred leader first); 3 segments per partition, 2 copied by the leader");
+                List<String> topics = new ArrayList<>(List.of("mt-a", "mt-b"));
+                // The metadata partition of a user partition hashes its topic id, which is random:
+                // add topics on node 1 until node 1 has both kinds (bounded).
+                for (int extra = 0; !placementHasBothKinds(c, topics); extra++) {
+                    if (extra == 4) throw new IOException("node 1 never got both kinds of tiered partitions: "
+                            + "__remote_log_metadata placement " + c.placement.get("metadata_partitions"));
+                    String t = "mt-c" + extra;
+                    c.createTopicAssigned(this, t, List.of(List.of(1), List.of(1), List.of(1)), tcfg,
+                            "tiered RF 1, all 3 partitions on node 1 (added because node 1 lacked one kind)");
+                    topics.add(t);
+                }
+                try (KafkaProducer<byte[], byte[]> p = c.producer(pcfg("acks", "all"))) {
+                    for (String t : topics) {
+                        int np = t.equals("mt-a") ? 6 : 3;
+                        for (int part = 0; part < np; part++) {
+                            for (int s = 0; s < 3; s++) {
+                                for (int bi = 0; bi < 2; bi++) {
+                                    c.batch(p, t, part, 5, c.t0 + 60 * MIN + s * ROLL + bi * 1000,
+                                            Ctx.keys(t + "-" + part + "-", 5), 80, false);
+                                }
+                            }
+                        }
+                    }
+                }
+                for (String t : topics) {
+                    int np = t.equals("mt-a") ? 6 : 3;
+                    for (int part = 0; part < np; part++) {
+                        final int fp = part;
+                        c.waitUntil(t + "-" + part + " copied up to 19", () -> c.latestTiered(t, fp) == 19);
+                    }
+                }
+                placementHasBothKinds(c, topics);
+            }
+        };
+    }
+
+    /**
+     * Fills ctx.placement (case.json) from Kafka's own partitioner
+     * (RemoteLogMetadataTopicPartitioner: murmur2 of the TopicIdPartition, mod the partition count)
+     * and DescribeTopics; true when node 1 hosts a tiered partition whose metadata partition is on
+     * another node and one whose metadata partition it holds.
+     */
+    static boolean placementHasBothKinds(Ctx c, List<String> topics) throws Exception {
+        org.apache.kafka.server.log.remote.metadata.storage.RemoteLogMetadataTopicPartitioner part =
+                new org.apache.kafka.server.log.remote.metadata.storage.RemoteLogMetadataTopicPartitioner(
+                        Broker.RLMM_PARTITIONS);
+        List<String> all = new ArrayList<>(topics);
+        all.add("__remote_log_metadata");
+        Map<String, org.apache.kafka.clients.admin.TopicDescription> d;
+        try (Admin a = c.cl.admin()) {
+            d = a.describeTopics(all).allTopicNames().get(c.timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        Map<Integer, Integer> mdLeader = new java.util.TreeMap<>();
+        List<Object> mdParts = new ArrayList<>();
+        for (org.apache.kafka.common.TopicPartitionInfo pi : d.get("__remote_log_metadata").partitions()) {
+            mdLeader.put(pi.partition(), pi.leader().id());
+            mdParts.add(Json.obj("partition", pi.partition(), "leader", pi.leader().id(),
+                    "replicas", pi.replicas().stream().map(org.apache.kafka.common.Node::id).collect(Collectors.toList())));
+        }
+        List<Object> parts = new ArrayList<>();
+        Map<String, Map<String, List<String>>> perNode = new java.util.TreeMap<>();
+        for (int id : c.cl.ids()) {
+            Map<String, List<String>> m = new LinkedHashMap<>();
+            m.put("tiered_partitions", new ArrayList<>());
+            m.put("metadata_here", new ArrayList<>());
+            m.put("metadata_elsewhere", new ArrayList<>());
+            perNode.put(Integer.toString(id), m);
+        }
+        for (String t : topics) {
+            org.apache.kafka.clients.admin.TopicDescription td = d.get(t);
+            for (org.apache.kafka.common.TopicPartitionInfo pi : td.partitions()) {
+                int mp = part.metadataPartition(new org.apache.kafka.common.TopicIdPartition(td.topicId(),
+                        new TopicPartition(t, pi.partition())));
+                int holder = mdLeader.get(mp);
+                List<Integer> reps = pi.replicas().stream().map(org.apache.kafka.common.Node::id)
+                        .collect(Collectors.toList());
+                String tp = t + "-" + pi.partition();
+                for (int r : reps) {
+                    Map<String, List<String>> m = perNode.get(Integer.toString(r));
+                    m.get("tiered_partitions").add(tp);
+                    m.get(r == holder ? "metadata_here" : "metadata_elsewhere").add(tp);
+                }
+                parts.add(Json.obj("topic", t, "partition", pi.partition(), "topic_id", td.topicId().toString(),
+                        "leader", pi.leader() == null ? null : pi.leader().id(), "replicas", reps,
+                        "metadata_partition", mp, "metadata_partition_node", holder));
+            }
+        }
+        c.placement.put("partitioner", "org.apache.kafka.server.log.remote.metadata.storage."
+                + "RemoteLogMetadataTopicPartitioner(" + Broker.RLMM_PARTITIONS + ").metadataPartition(TopicIdPartition)");
+        c.placement.put("metadata_partitions", mdParts);
+        c.placement.put("partitions", parts);
+        c.placement.put("per_node", perNode);
+        Map<String, List<String>> n1 = perNode.get("1");
+        return !n1.get("metadata_here").isEmpty() && !n1.get("metadata_elsewhere").isEmpty();
     }
 }

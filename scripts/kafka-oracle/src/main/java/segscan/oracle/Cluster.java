@@ -1,0 +1,145 @@
+package segscan.oracle;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A KRaft cluster of several nodes on loopback, one child JVM per node: node 1 is a combined
+ * controller+broker (the only voter, so the quorum is up as soon as it is), nodes 2..n are
+ * brokers only. Every node has tiered storage on and all of them share one RSM directory
+ * ({@code work/remote}), as brokers of a real cluster share one object store; each node has
+ * its own {@code work/node-<id>/logdir} with its KRaft metadata log inside (metadata.log.dir
+ * unset: Kafka's default layout), so one broker's log dir alone carries the cluster's metadata.
+ *
+ * <p>Reusable: {@link #start} formats and starts everything and returns once every node is
+ * registered and {@code __remote_log_metadata} exists with every partition led; {@link #close}
+ * kills what is left. The multi-broker case and the live-cluster tests both use it.
+ */
+public final class Cluster implements AutoCloseable {
+    final Path work;
+    final Path remoteDir;
+    final String clusterId;
+    final List<Broker> nodes = new ArrayList<>();
+    final long timeoutMs;
+
+    private Cluster(Path work, long timeoutMs) {
+        this.work = work;
+        this.remoteDir = work.resolve("remote");
+        this.clusterId = Uuid.randomUuid().toString();
+        this.timeoutMs = timeoutMs;
+    }
+
+    /**
+     * Formats and starts an n-node cluster under work. extra = static broker configs for every
+     * node (applied after the harness's own). The brokers-only nodes are launched first so they
+     * are registering when the controller comes up: then the first __remote_log_metadata
+     * creation (by whichever node's RLMM gets there first) sees every broker unfenced and the
+     * controller stripes its partitions over all of them rather than putting them all on node 1.
+     */
+    static Cluster start(Path work, long timeoutMs, int n, Map<String, String> extra) throws Exception {
+        Cluster c = new Cluster(work, timeoutMs);
+        try {
+            Files.createDirectories(c.remoteDir);
+            Broker.Options o1 = c.options(1, "broker,controller", null, extra);
+            Broker ctl = new Broker(work.resolve("node-1"), timeoutMs, o1);
+            c.nodes.add(ctl);
+            for (int id = 2; id <= n; id++) {
+                c.nodes.add(new Broker(work.resolve("node-" + id), timeoutMs,
+                        c.options(id, "broker", ctl.voter(), extra)));
+            }
+            for (Broker b : c.nodes) b.format();
+            for (int i = c.nodes.size() - 1; i >= 0; i--) c.nodes.get(i).launch();
+            c.waitRegistered();
+            for (Broker b : c.nodes) b.waitReady();
+            return c;
+        } catch (Exception e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private Broker.Options options(int id, String roles, String voters, Map<String, String> extra) {
+        Broker.Options o = new Broker.Options();
+        o.nodeId = id;
+        o.roles = roles;
+        o.voters = voters;
+        o.clusterId = clusterId;
+        o.separateMetadataDir = false;
+        o.remoteDir = remoteDir;
+        o.heap = "640m";
+        o.extra.putAll(extra);
+        return o;
+    }
+
+    Broker node(int id) {
+        for (Broker b : nodes) if (b.nodeId == id) return b;
+        throw new IllegalArgumentException("no node " + id);
+    }
+
+    List<Integer> ids() {
+        List<Integer> ids = new ArrayList<>();
+        for (Broker b : nodes) ids.add(b.nodeId);
+        return ids;
+    }
+
+    String bootstrap() {
+        List<String> s = new ArrayList<>();
+        for (Broker b : nodes) s.add(b.bootstrap());
+        return String.join(",", s);
+    }
+
+    Admin admin() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, "segscan-oracle-admin");
+        return Admin.create(p);
+    }
+
+    private void waitRegistered() throws Exception {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        Exception last = null;
+        try (Admin a = admin()) {
+            while (System.currentTimeMillis() < deadline) {
+                for (Broker b : nodes) b.checkAlive();
+                try {
+                    Collection<org.apache.kafka.common.Node> ns = a.describeCluster().nodes().get(5, TimeUnit.SECONDS);
+                    if (ns.size() == nodes.size()) {
+                        Set<String> names = a.listTopics(new ListTopicsOptions().listInternal(true)).names()
+                                .get(5, TimeUnit.SECONDS);
+                        if (names.contains("__remote_log_metadata") && Broker.allLed(a, names)) return;
+                    }
+                } catch (Exception e) {
+                    last = e;
+                }
+                Thread.sleep(250);
+            }
+        }
+        throw new IOException("cluster of " + nodes.size() + " not up within " + timeoutMs + " ms (last error: "
+                + last + "); see " + work + "/node-*/server.log");
+    }
+
+    /** SIGTERM every node, brokers first, the controller last (it must see the others' controlled shutdown). */
+    void stop() throws Exception {
+        for (int i = nodes.size() - 1; i >= 0; i--) nodes.get(i).stop();
+    }
+
+    @Override
+    public void close() {
+        for (Broker b : nodes) b.close();
+    }
+}
