@@ -23,7 +23,7 @@ LIBS=(-lz -lsnappy -llz4 -lzstd -ljansson)
 # module that does not compile yet (others' work in progress) cannot break the rest.
 rm -f "$out/libfuzzsrc.a" "$out"/obj/*.o
 objs=()
-for src in src/fmt/*.c src/common/*.c src/eval/*.c; do
+for src in src/fmt/*.c src/common/*.c src/eval/*.c src/source/*.c; do
   [ -f "$src" ] || continue
   obj="$out/obj/$(echo "${src%.c}" | tr / _).o"
   if "$CC" "${CFLAGS[@]}" -c "$src" -o "$obj" 2>"$obj.log"; then
