@@ -12,11 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "eval/config.h"
 #include "segscan.h"
+#include "source/local_files.h"
+#include "testutil.h"
 
 static struct ss_config *topics(const char *text, int want)
 {
@@ -246,26 +249,55 @@ static void test_server_errors(void **state)
 	ss_config_free(c);
 }
 
+/* The local-files source: a regular file, a pipe (as the shell's <(...) gives), and the
+ * messages for a file that cannot be opened or read. */
 static void test_files(void **state)
 {
 	(void)state;
+	char *dir = tu_mkdtemp("config");
+	char tp[512], sp[512];
+	snprintf(tp, sizeof(tp), "%s/topics.conf", dir);
+	snprintf(sp, sizeof(sp), "%s/server.properties", dir);
 	const char *text = "t retention.ms=5\n";
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	assert_int_equal(tu_write_file(tp, text, strlen(text)), 0);
 	struct ss_config *c;
-	char err[256];
+	char err[512];
 	assert_int_equal(ss_config_new(&c), 0);
-	assert_int_equal(ss_config_load_topics(c, f, "x", err, sizeof(err)), 0);
-	fclose(f);
-	const char *sp = "log.retention.ms=9\n";
-	f = fmemopen((void *)sp, strlen(sp), "r");
-	assert_int_equal(ss_config_load_server(c, f, "y", err, sizeof(err)), 0);
-	fclose(f);
+	assert_int_equal(ss_source_topic_config(c, tp, err, sizeof(err)), 0);
+	/* server.properties through a pipe, read to its end */
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	const char *props = "log.retention.ms=9\n";
+	assert_int_equal(write(pfd[1], props, strlen(props)), (ssize_t)strlen(props));
+	close(pfd[1]);
+	char pp[64];
+	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", pfd[0]);
+	assert_int_equal(ss_source_server_properties(c, pp, err, sizeof(err)), 0);
+	close(pfd[0]);
 	struct ss_topic_cfg t;
 	ss_config_resolve(c, "t", &t);
 	assert_int_equal(t.retention_ms, 5);
 	ss_config_resolve(c, "u", &t);
 	assert_int_equal(t.retention_ms, 9);
+	/* a parse error names the file and line */
+	assert_int_equal(tu_write_file(sp, "log.retention.ms=x\n", 19), 0);
+	assert_int_equal(ss_source_server_properties(c, sp, err, sizeof(err)), SEGSCAN_ECONFIG);
+	assert_non_null(strstr(err, "server.properties:1:"));
 	ss_config_free(c);
+
+	assert_int_equal(ss_config_new(&c), 0);
+	snprintf(tp, sizeof(tp), "%s/missing.conf", dir);
+	assert_int_equal(ss_source_topic_config(c, tp, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "--topic-config "));
+	assert_non_null(strstr(err, "cannot open"));
+	assert_int_equal(ss_source_topic_config(c, dir, err, sizeof(err)), -EISDIR);
+	assert_non_null(strstr(err, "cannot read"));
+	ss_config_free(c);
+	snprintf(tp, sizeof(tp), "%s/topics.conf", dir);
+	unlink(tp);
+	unlink(sp);
+	rmdir(dir);
+	free(dir);
 }
 
 int main(void)

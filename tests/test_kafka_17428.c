@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "eval/ndjson.h"
+#include "fmt/ndjson.h"
 #include "eval_fixture.h"
 
 #define NOW  1700000000000LL
@@ -122,7 +122,7 @@ static void test_from_ndjson(void **state)
 		 "\"broker_id\":1,\"event_timestamp_ms\":%lld,\"state\":\"COPY_SEGMENT_STARTED\"}\n",
 		 NOW - 1000, NOW - 999, NOW - 2 * HOUR);
 	char err[256];
-	assert_int_equal(ss_ndjson_read_buf(f.remote, text, strlen(text), "s.ndjson", err, sizeof(err)), 0);
+	assert_int_equal(ss_ndjson_parse(text, strlen(text), "s.ndjson", ss_remote_apply_fn, f.remote, err, sizeof(err)), 0);
 	struct ss_eval *ev = fx_eval(&f);
 	assert_int_equal(ev->dangling_segments, 2);
 	assert_int_equal(ev->dangling_bytes, 333);

@@ -23,7 +23,7 @@
 
 #include "eval/remote.h"
 #include "fmt/names.h"
-#include "scan/metadata_topic.h"
+#include "source/remote_topic.h"
 #include "segscan.h"
 #include "testutil.h"
 
@@ -95,10 +95,10 @@ static void test_replay(void **state)
 	snprintf(d0, sizeof(d0), "%s/__remote_log_metadata-0", root);
 	const char *dirs[] = { d38, d0 };
 	struct ss_remote *r;
-	struct ss_mt_stats st;
+	struct ss_remote_topic_stats st;
 	struct warns w = { 0 };
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
-	assert_int_equal(ss_metadata_topic_replay(r, dirs, 2, 50, on_warn, &w, &st), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 2, 50, on_warn, &w, &st), 0);
 
 	assert_int_equal(st.partitions, 2);
 	assert_int_equal(st.num_partitions, 50);
@@ -134,7 +134,7 @@ static void test_replay(void **state)
 	/* without a configured count, partitions {0, 38} are not all of them: no placement check */
 	struct warns w2 = { 0 };
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
-	assert_int_equal(ss_metadata_topic_replay(r, dirs, 2, 0, on_warn, &w2, &st), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 2, 0, on_warn, &w2, &st), 0);
 	assert_int_equal(st.num_partitions, 0);
 	assert_int_equal(st.misplaced, 0);
 	assert_int_equal(st.applied, 4);
@@ -153,10 +153,10 @@ static void test_missing_and_odd_dirs(void **state)
 	snprintf(odd, sizeof(odd), "%s/not-a-partition-x", root);
 	const char *dirs[] = { missing, odd };
 	struct ss_remote *r;
-	struct ss_mt_stats st;
+	struct ss_remote_topic_stats st;
 	struct warns w = { 0 };
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
-	assert_int_equal(ss_metadata_topic_replay(r, dirs, 2, 0, on_warn, &w, &st), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 2, 0, on_warn, &w, &st), 0);
 	assert_int_equal(w.n, 2);
 	assert_int_equal(st.partitions, 1);
 	assert_int_equal(st.num_partitions, 0);   /* {3} is not 0..0 */
@@ -184,10 +184,10 @@ static void test_tails(void **state)
 	assert_int_equal(tu_write_file(path, buf, len + 200), 0);
 	const char *dirs[] = { dir };
 	struct ss_remote *r;
-	struct ss_mt_stats st;
+	struct ss_remote_topic_stats st;
 	struct warns w = { 0 };
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
-	assert_int_equal(ss_metadata_topic_replay(r, dirs, 1, 0, on_warn, &w, &st), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 1, 0, on_warn, &w, &st), 0);
 	assert_int_equal(st.num_partitions, 1);   /* {0} is all of 0..0 */
 	assert_int_equal(st.misplaced, 0);        /* of one partition, everything belongs in 0 */
 	assert_int_equal(st.applied, 1);
@@ -199,7 +199,7 @@ static void test_tails(void **state)
 	assert_int_equal(tu_write_file(path, buf, len + 200), 0);
 	memset(&w, 0, sizeof(w));
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
-	assert_int_equal(ss_metadata_topic_replay(r, dirs, 1, 0, on_warn, &w, &st), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 1, 0, on_warn, &w, &st), 0);
 	assert_int_equal(st.applied, 1);
 	assert_int_equal(st.corrupt, 1);
 	ss_remote_free(r);

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "eval/remote.h"
-#include "eval/rlmm.h"
+#include "fmt/rlmm.h"
 #include "fmt/names.h"
 #include "segscan.h"
 

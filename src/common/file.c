@@ -16,30 +16,18 @@ int ss_open_ro(int dirfd, const char *path, int extra_flags)
 	return fd < 0 ? -errno : fd;
 }
 
-int ss_read_file(int dirfd, const char *path, size_t max, char **out, size_t *len)
+int ss_read_fd(int fd, size_t hint, size_t max, char **out, size_t *len)
 {
-	struct stat st;
 	char *buf = NULL;
 	size_t n = 0, cap;
-	int r, fd = ss_open_ro(dirfd, path, 0);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = -EINVAL;
-		goto fail;
-	}
+	int r;
+
 	/* The size is a hint: the file may grow or shrink while it is read. */
-	cap = st.st_size > 0 && (uint64_t)st.st_size < max ? (size_t)st.st_size + 1 : 4096;
+	cap = hint > 0 && hint < max ? hint + 1 : 4096;
 	if (cap > max + 1)
 		cap = max + 1;
-	if (!(buf = malloc(cap + 1))) {
-		r = -ENOMEM;
-		goto fail;
-	}
+	if (!(buf = malloc(cap + 1)))
+		return -ENOMEM;
 	for (;;) {
 		if (n == cap) {
 			if (cap > max) {
@@ -70,13 +58,27 @@ int ss_read_file(int dirfd, const char *path, size_t max, char **out, size_t *le
 		r = -EFBIG;
 		goto fail;
 	}
-	close(fd);
 	buf[n] = 0;
 	*out = buf;
 	*len = n;
 	return 0;
 fail:
 	free(buf);
+	return r;
+}
+
+int ss_read_file(int dirfd, const char *path, size_t max, char **out, size_t *len)
+{
+	struct stat st;
+	int r, fd = ss_open_ro(dirfd, path, 0);   /* closed below */
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else
+		r = ss_read_fd(fd, st.st_size > 0 ? (size_t)st.st_size : 0, max, out, len);
 	close(fd);
 	return r;
 }

@@ -9,6 +9,9 @@
  * ss_read_file: the whole regular file, NUL-terminated (the NUL is not counted in *len),
  *   at most `max` bytes: -EFBIG beyond, -EINVAL (with no read) for anything that is not a
  *   regular file, -ENOENT when it does not exist. *out is malloc'd, freed by the caller.
+ * ss_read_fd: the rest of an open descriptor (a pipe, stdin, a file) up to end of file,
+ *   the same way: NUL-terminated, at most `max` bytes (-EFBIG beyond); `hint` is the
+ *   expected size (0 = unknown). The caller keeps and closes fd.
  */
 #ifndef SS_COMMON_FILE_H
 #define SS_COMMON_FILE_H
@@ -18,5 +21,6 @@
 
 int ss_open_ro(int dirfd, const char *path, int extra_flags);
 int ss_read_file(int dirfd, const char *path, size_t max, char **out, size_t *len);
+int ss_read_fd(int fd, size_t hint, size_t max, char **out, size_t *len);
 
 #endif

@@ -77,43 +77,6 @@ static void *arena_alloc(struct ss_remote *r, size_t n)
 	return p;
 }
 
-/* ---- names ---- */
-static const char *const seg_state_names[SS_RSEG_NSTATES] = {
-	"COPY_SEGMENT_STARTED", "COPY_SEGMENT_FINISHED", "DELETE_SEGMENT_STARTED",
-	"DELETE_SEGMENT_FINISHED", "DANGLING",
-};
-static const char *const part_state_names[3] = {
-	"DELETE_PARTITION_MARKED", "DELETE_PARTITION_STARTED", "DELETE_PARTITION_FINISHED",
-};
-
-const char *ss_rseg_state_name(int state)
-{
-	return state >= 0 && state < SS_RSEG_NSTATES ? seg_state_names[state] : "?";
-}
-
-static int parse_name(const char *const *names, int n, const char *s, size_t len)
-{
-	for (int i = 0; i < n; i++)
-		if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
-			return i;
-	return -1;
-}
-
-int ss_rseg_state_parse(const char *s, size_t len)
-{
-	return parse_name(seg_state_names, SS_RSEG_NSTATES, s, len);
-}
-
-const char *ss_rpart_state_name(int state)
-{
-	return state >= 0 && state < 3 ? part_state_names[state] : "?";
-}
-
-int ss_rpart_state_parse(const char *s, size_t len)
-{
-	return parse_name(part_state_names, 3, s, len);
-}
-
 bool ss_rseg_transition_ok(int src, int dst)
 {
 	if (dst < 0 || dst >= SS_RSEG_NSTATES)
@@ -135,21 +98,6 @@ bool ss_rseg_transition_ok(int src, int dst)
 	default:
 		return false;
 	}
-}
-
-bool ss_topic_name_ok(const char *s, size_t len)
-{
-	if (!s || len == 0 || len > 249)
-		return false;
-	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-'))
-			return false;
-	}
-	return true;
 }
 
 /* ---- hashing ---- */
@@ -922,6 +870,11 @@ static int apply_partition_delete(struct ss_remote *r, const struct ss_remote_ev
 			p->has_topic_id = false;   /* a recreated topic gets a new id */
 	}
 	return 0;
+}
+
+int ss_remote_apply_fn(void *store, const struct ss_remote_event *ev, char *msg, size_t msglen)
+{
+	return ss_remote_apply(store, ev, msg, msglen);
 }
 
 int ss_remote_apply(struct ss_remote *r, const struct ss_remote_event *ev, char *msg, size_t msglen)

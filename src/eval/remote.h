@@ -24,63 +24,10 @@
 #include <stdint.h>
 
 #include "fmt/names.h"
-
-/* RemoteLogSegmentState byte ids, plus DANGLING (4) as proposed with KAFKA-17428. */
-enum ss_rseg_state {
-	SS_RSEG_COPY_STARTED    = 0,
-	SS_RSEG_COPY_FINISHED   = 1,
-	SS_RSEG_DELETE_STARTED  = 2,
-	SS_RSEG_DELETE_FINISHED = 3,
-	SS_RSEG_DANGLING        = 4,
-};
-#define SS_RSEG_NSTATES 5
-
-/* RemotePartitionDeleteState byte ids; SS_RPART_NONE when no delete event was seen. */
-enum ss_rpart_state {
-	SS_RPART_NONE             = -1,
-	SS_RPART_DELETE_MARKED    = 0,
-	SS_RPART_DELETE_STARTED   = 1,
-	SS_RPART_DELETE_FINISHED  = 2,
-};
-
-const char *ss_rseg_state_name(int state);           /* "COPY_SEGMENT_STARTED"...; "?" */
-int         ss_rseg_state_parse(const char *s, size_t len);   /* state or -1 */
-const char *ss_rpart_state_name(int state);          /* "DELETE_PARTITION_MARKED"... */
-int         ss_rpart_state_parse(const char *s, size_t len);
+#include "fmt/remote_event.h"
 
 /* Is src -> dst a legal segment transition (the contract's list; src < 0 = new segment)? */
 bool ss_rseg_transition_ok(int src, int dst);
-
-enum ss_rev_type {
-	SS_REV_SEGMENT = 0,           /* RemoteLogSegmentMetadataRecord (add)       */
-	SS_REV_UPDATE = 1,            /* RemoteLogSegmentMetadataUpdateRecord        */
-	SS_REV_PARTITION_DELETE = 2,  /* RemotePartitionDeleteMetadataRecord        */
-	SS_REV_SNAPSHOT = 3,          /* RemoteLogSegmentMetadataSnapshotRecord: carries no
-				       * partition; Kafka refuses it, so does the replay */
-};
-
-/*
- * One event as both readers produce it. Strings are not NUL-terminated and need only
- * live for the duration of ss_remote_apply(). Fields a type does not carry are ignored.
- */
-struct ss_remote_event {
-	enum ss_rev_type type;
-	const char *topic;        size_t topic_len;
-	int32_t     partition;
-	bool        has_topic_id;
-	uint8_t     topic_id[16];
-	const char *segment_id;   size_t segment_id_len;  /* text: as given, or base64url */
-	bool        has_id_bytes;                          /* from the metadata topic */
-	uint8_t     id_bytes[16];
-	int64_t     start_offset, end_offset;              /* segment */
-	int64_t     size_bytes;                            /* segment */
-	int64_t     max_timestamp_ms;                      /* segment */
-	const struct ss_epoch_entry *epochs;               /* segment: epoch -> start offset */
-	uint32_t    n_epochs;
-	int32_t     broker_id;
-	int64_t     event_timestamp_ms;
-	int         state;        /* ss_rseg_state, or ss_rpart_state for PARTITION_DELETE */
-};
 
 /* Per (segment, epoch) flags. */
 #define SS_REPOCH_UNREF 0x01   /* in the epoch's unreferenced set (fixed index) */
@@ -167,6 +114,9 @@ enum ss_remote_mode ss_remote_mode(const struct ss_remote *r);
  * msg may be NULL.
  */
 int ss_remote_apply(struct ss_remote *r, const struct ss_remote_event *ev, char *msg, size_t msglen);
+/* The same as an ss_remote_event_fn (fmt/remote_event.h), arg being the store: what
+ * the parsers' callers hand them. */
+int ss_remote_apply_fn(void *store, const struct ss_remote_event *ev, char *msg, size_t msglen);
 
 struct ss_remote_counts {
 	uint64_t events;          /* given to ss_remote_apply */
@@ -227,8 +177,5 @@ int ss_remote_replay_synthetic(struct ss_remote *r, uint64_t n_events, uint32_t 
 /* Splits at the first '=' and then at the last '-' before it. *topic is malloc'd.
  * OFFSET may be -1 (nothing in remote storage). -EINVAL when malformed. */
 int ss_seed_parse(const char *arg, char **topic, int32_t *partition, int64_t *offset);
-
-/* Kafka topic name rules (Topic.validate): 1..249 chars of [a-zA-Z0-9._-], not "." or "..". */
-bool ss_topic_name_ok(const char *s, size_t len);
 
 #endif

@@ -109,6 +109,21 @@ int ss_dirname_parse(const char *name, struct ss_dirname *out)
 	return 0;
 }
 
+bool ss_topic_name_ok(const char *s, size_t len)
+{
+	if (!s || len == 0 || len > 249)
+		return false;
+	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
 /* ---- file classification ----------------------------------------------------------- */
 
 /* The base offset prefix: ASCII digits up to the first '.', as Long.parseLong reads it

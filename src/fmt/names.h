@@ -21,6 +21,9 @@ struct ss_dirname {
 /* 0, or SEGSCAN_EDIRNAME when `name` is not a partition directory name. */
 int ss_dirname_parse(const char *name, struct ss_dirname *out);
 
+/* ---- topic names: Kafka topic name rules (Topic.validate): 1..249 chars of [a-zA-Z0-9._-], not "." or "..". */
+bool ss_topic_name_ok(const char *s, size_t len);
+
 /* ---- files inside a partition directory (§1.7) ---- */
 enum ss_file_kind {
 	SS_FILE_UNKNOWN = 0,

@@ -33,8 +33,10 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "fmt/config.h"
 #include "service/log.h"
 #include "service/serve.h"
+#include "source/local_files.h"
 
 static struct timespec ts_of(double t)
 {
@@ -94,41 +96,18 @@ static int check_one(const char *cand, const char *cand_tmp, const char *logdir,
 	return r;
 }
 
-/* log.dirs (or log.dir) of a server.properties, comma separated, for the check only. */
+/* The log dirs of a server.properties, as the scan reads them (log.dirs, else log.dir:
+ * the same parser, fmt/config.h, through the same source). */
 static int check_properties(const char *props, const char *cand, const char *cand_tmp, char *err, size_t errlen)
 {
-	FILE *f = fopen(props, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	int r = 0;
-	if (!f) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", props, strerror(-r));
+	struct ss_config *c;
+	int r = ss_config_new(&c);   /* freed below */
+	if (r)
 		return r;
-	}
-	while (!r && getline(&line, &cap, f) > 0) {
-		char *k = line + strspn(line, " \t");
-		size_t kl = strcspn(k, "=: \t\r\n");
-		bool dirs = kl == 8 && !strncmp(k, "log.dirs", 8);
-		bool dir = kl == 7 && !strncmp(k, "log.dir", 7);
-		if (!dirs && !dir)
-			continue;
-		char *v = k + kl;
-		v += strspn(v, " \t");
-		if (*v == '=' || *v == ':')
-			v++;
-		v[strcspn(v, "\r\n")] = 0;
-		for (char *save = NULL, *tok = strtok_r(v, ",", &save); tok && !r; tok = strtok_r(NULL, ",", &save)) {
-			tok += strspn(tok, " \t");
-			size_t tl = strlen(tok);
-			while (tl && (tok[tl - 1] == ' ' || tok[tl - 1] == '\t'))
-				tok[--tl] = 0;
-			if (tl)
-				r = check_one(cand, cand_tmp, tok, err, errlen);
-		}
-	}
-	free(line);
-	fclose(f);
+	r = ss_source_server_properties(c, props, err, errlen);
+	for (uint32_t i = 0; !r && i < c->n_log_dirs; i++)
+		r = check_one(cand, cand_tmp, c->log_dirs[i], err, errlen);
+	ss_config_free(c);
 	return r;
 }
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "eval/eval.h"
-#include "eval/ndjson.h"
 #include "eval/remote.h"
+#include "fmt/ndjson.h"
 
 static void check(const struct ss_eval *ev)
 {
@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512];
 	if (ss_remote_new(SS_REMOTE_STRICT, "remote-state", &r))
 		abort();
-	(void)ss_ndjson_read_buf(r, buf, size, "fuzz.ndjson", err, sizeof(err));
+	(void)ss_ndjson_parse(buf, size, "fuzz.ndjson", ss_remote_apply_fn, r, err, sizeof(err));
 
 	for (uint32_t i = 0; i < ss_remote_part_count(r) && i < 8; i++) {
 		const struct ss_remote_part *p = ss_remote_part_at(r, i);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "eval/remote.h"
-#include "eval/rlmm.h"
+#include "fmt/rlmm.h"
 #include "fmt/names.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

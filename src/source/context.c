@@ -1,4 +1,4 @@
-/* Loading configs and remote state before the scan: see load.h. */
+/* Filling a scan's context from its sources: see context.h. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "eval/config.h"
-#include "eval/ndjson.h"
 #include "eval/remote.h"
 #include "fmt/names.h"
-#include "scan/load.h"
-#include "scan/metadata_topic.h"
 #include "scan/scan_int.h"
+#include "source/context.h"
+#include "source/local_files.h"
+#include "source/remote_topic.h"
 
 static int usage(struct segscan_scan *s, int err, const char *fmt, ...)
 {
@@ -23,51 +23,18 @@ static int usage(struct segscan_scan *s, int err, const char *fmt, ...)
 	return err;
 }
 
-/* "-" is stdin. The message goes to err: the remote-state file is opened on a thread
- * that must not write the scan's own error buffer. */
-static int open_input(const char *what, const char *path, FILE **f, char *err, size_t errlen)
-{
-	if (strcmp(path, "-") == 0) {
-		*f = stdin;
-		return 0;
-	}
-	*f = fopen(path, "re");
-	if (!*f) {
-		int r = -errno;
-		snprintf(err, errlen, "%s %s: cannot open: %s", what, path, strerror(-r));
-		return r;
-	}
-	return 0;
-}
-
 int ss_load_configs(struct segscan_scan *s)
 {
-	FILE *f = NULL;
 	int r;
 	if ((r = ss_config_new(&s->config)))
 		return r;
-	if (s->opts.topic_config) {
-		if ((r = open_input("--topic-config", s->opts.topic_config, &f, s->err, sizeof(s->err)))) {
-			s->usage_error = true;
-			return r;
-		}
-		r = ss_config_load_topics(s->config, f, s->opts.topic_config, s->err, sizeof(s->err));
-		if (f != stdin)
-			fclose(f);
-		if (r) {
-			s->usage_error = true;
-			return r;
-		}
+	if (s->opts.topic_config &&
+	    (r = ss_source_topic_config(s->config, s->opts.topic_config, s->err, sizeof(s->err)))) {
+		s->usage_error = true;
+		return r;
 	}
 	if (s->opts.server_properties) {
-		if ((r = open_input("--server-properties", s->opts.server_properties, &f, s->err, sizeof(s->err)))) {
-			s->usage_error = true;
-			return r;
-		}
-		r = ss_config_load_server(s->config, f, s->opts.server_properties, s->err, sizeof(s->err));
-		if (f != stdin)
-			fclose(f);
-		if (r) {
+		if ((r = ss_source_server_properties(s->config, s->opts.server_properties, s->err, sizeof(s->err)))) {
 			s->usage_error = true;
 			return r;
 		}
@@ -107,27 +74,16 @@ static int check_topic_ids(struct segscan_scan *s)
 
 int ss_load_remote_file(struct segscan_scan *s, char *err, size_t errlen)
 {
-	FILE *f = NULL;
 	int r;
 	if (!s->opts.remote_state)
 		return 0;
-	if ((r = open_input("--remote-state", s->opts.remote_state, &f, err, errlen))) {
+	if ((r = ss_remote_new(SS_REMOTE_STRICT, SS_SOURCE_REMOTE_STATE, &s->remote)))
+		return r;
+	if ((r = ss_source_remote_state(s->remote, s->opts.remote_state, err, errlen))) {
 		s->usage_error = true;
 		return r;
 	}
-	if ((r = ss_remote_new(SS_REMOTE_STRICT, "remote-state", &s->remote))) {
-		if (f != stdin)
-			fclose(f);
-		return r;
-	}
-	r = ss_ndjson_read(s->remote, f, s->opts.remote_state, err, errlen);
-	if (f != stdin)
-		fclose(f);
-	if (r) {
-		s->usage_error = true;
-		return r;
-	}
-	s->remote_source = "remote-state";
+	s->remote_source = SS_SOURCE_REMOTE_STATE;
 	return 0;
 }
 
@@ -140,13 +96,13 @@ int ss_load_remote(struct segscan_scan *s)
 		return check_topic_ids(s);
 	}
 	if (s->opts.remote_metadata && s->cat.n_rlmm_dirs > 0) {
-		if ((r = ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &s->remote)))
+		if ((r = ss_remote_new(SS_REMOTE_KAFKA, SS_SOURCE_METADATA_TOPIC, &s->remote)))
 			return r;
-		r = ss_metadata_topic_load(s->remote, (const char *const *)s->cat.rlmm_dirs, s->cat.n_rlmm_dirs,
+		r = ss_remote_topic_load(s->remote, (const char *const *)s->cat.rlmm_dirs, s->cat.n_rlmm_dirs,
 					   &s->cat, &s->remote_warnings);
 		if (r)
 			return r;
-		s->remote_source = "metadata-topic";
+		s->remote_source = SS_SOURCE_METADATA_TOPIC;
 	}
 	return 0;
 }

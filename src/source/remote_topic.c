@@ -1,5 +1,5 @@
 /*
- * __remote_log_metadata loader. See metadata_topic.h.
+ * __remote_log_metadata source: the directory walk and the file reads. See remote_topic.h.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,9 +13,12 @@
 
 #include "discover/discover.h"
 #include "eval/remote.h"
-#include "eval/rlmm.h"
+#include "common/darray.h"
+#include "common/file.h"
 #include "fmt/batch.h"
-#include "scan/metadata_topic.h"
+#include "fmt/names.h"
+#include "fmt/rlmm.h"
+#include "source/remote_topic.h"
 #include "segscan.h"
 
 #define MT_BUF_INIT  (1u << 20)
@@ -28,9 +31,9 @@ struct mt_dir {
 
 struct mt_ctx {
 	struct ss_remote   *r;
-	ss_mt_warn_fn       warn;
+	ss_remote_topic_warn_fn       warn;
 	void               *warn_arg;
-	struct ss_mt_stats *st;
+	struct ss_remote_topic_stats *st;
 	int32_t             nparts;    /* 0: no placement check */
 	int32_t             mpart;
 	const char         *path;      /* current segment file */
@@ -102,14 +105,6 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 		     c->mpart, (long long)rec->offset, msg);
 }
 
-static int open_ro(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
-	if (fd < 0 && errno == EPERM)   /* O_NOATIME needs ownership or CAP_FOWNER */
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd;
-}
-
 /* Fill buf[have..cap) from file position pos+have; sets *eof when the file ends. */
 static int fill(int fd, uint8_t *buf, size_t cap, size_t *have, int64_t pos, bool *eof)
 {
@@ -139,12 +134,12 @@ static bool all_zero(const uint8_t *p, size_t n)
 
 static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, size_t *capp)
 {
-	int fd = open_ro(path);
+	int fd = ss_open_ro(AT_FDCWD, path, 0);
 	int e = 0;
 
 	c->path = path;
 	if (fd < 0) {
-		e = -errno;
+		e = fd;
 		if (e == -ENOENT)
 			return 0;   /* deleted by retention while we listed the dir */
 		c->st->corrupt++;
@@ -256,27 +251,23 @@ static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, size
 	return e;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+/* One segment file of a metadata partition: its base offset and name. */
+struct mt_seg {
+	int64_t base;
+	char   *name;
+};
 
-/* "00000000000000012345.log" */
-static bool is_log_name(const char *n)
+static int cmp_seg(const void *a, const void *b)
 {
-	if (strlen(n) != 24 || strcmp(n + 20, ".log") != 0)
-		return false;
-	for (int i = 0; i < 20; i++)
-		if (n[i] < '0' || n[i] > '9')
-			return false;
-	return true;
+	const struct mt_seg *x = a, *y = b;
+	return x->base < y->base ? -1 : x->base > y->base;
 }
 
 static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, size_t *cap)
 {
 	DIR *d = opendir(dir);
-	char **names = NULL;
-	size_t n = 0, capn = 0;
+	struct mt_seg *segs = NULL;
+	uint32_t n = 0, capn = 0;
 	int e = 0;
 
 	c->path = dir;
@@ -287,30 +278,26 @@ static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, size
 	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		if (!is_log_name(de->d_name))
+		int64_t base;
+		enum ss_file_kind inner;
+		/* the .log segments, named as discovery names them (fmt/names.h) */
+		if (ss_file_classify(de->d_name, &base, &inner) != SS_FILE_LOG)
 			continue;
-		if (n == capn) {
-			size_t nc = capn ? capn * 2 : 16;
-			void *nn = realloc(names, nc * sizeof(*names));
-			if (!nn) {
-				e = -ENOMEM;
-				goto out;
-			}
-			names = nn;
-			capn = nc;
-		}
-		if (!(names[n] = strdup(de->d_name))) {
+		struct mt_seg *sg;
+		if ((e = SS_DA_PUSH(&segs, &n, &capn, &sg)) < 0)
+			goto out;
+		sg->base = base;
+		if (!(sg->name = strdup(de->d_name))) {
 			e = -ENOMEM;
 			goto out;
 		}
-		n++;
 	}
-	/* equal-width names: string order is base-offset order */
+	/* base-offset order: the order the broker appended them */
 	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n && !e; i++) {
+		qsort(segs, n, sizeof(*segs), cmp_seg);
+	for (uint32_t i = 0; i < n && !e; i++) {
 		char *path;
-		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+		if (asprintf(&path, "%s/%s", dir, segs[i].name) < 0) {
 			e = -ENOMEM;
 			break;
 		}
@@ -318,9 +305,9 @@ static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, size
 		free(path);
 	}
 out:
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	for (uint32_t i = 0; i < n; i++)
+		free(segs[i].name);
+	free(segs);
 	closedir(d);
 	return e;
 }
@@ -358,10 +345,10 @@ static int cmp_dir(const void *a, const void *b)
 	return x->mpart < y->mpart ? -1 : x->mpart > y->mpart;
 }
 
-int ss_metadata_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
-			     ss_mt_warn_fn warn, void *warn_arg, struct ss_mt_stats *st_out)
+int ss_remote_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
+			     ss_remote_topic_warn_fn warn, void *warn_arg, struct ss_remote_topic_stats *st_out)
 {
-	struct ss_mt_stats st;
+	struct ss_remote_topic_stats st;
 	struct mt_ctx c = { .r = r, .warn = warn, .warn_arg = warn_arg, .st = &st, .mpart = -1 };
 	struct mt_dir *ds = NULL;
 	uint8_t *buf = NULL;
@@ -431,21 +418,21 @@ static int cat_warn_fn(void *arg, const char *path, int32_t mpart, int64_t offse
 {
 	struct cat_warn *w = arg;
 	w->n++;
-	if (!w->cat || w->n > SS_MT_MAX_PROBLEMS)
+	if (!w->cat || w->n > SS_REMOTE_TOPIC_MAX_PROBLEMS)
 		return 0;
 	return ss_catalog_problem(w->cat, path, err, file_pos, false, "%s", msg);
 }
 
-int ss_metadata_topic_load(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, struct ss_catalog *cat,
+int ss_remote_topic_load(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, struct ss_catalog *cat,
 			   uint64_t *n_warnings)
 {
 	struct cat_warn w = { .cat = cat };
-	struct ss_mt_stats st;
-	int e = ss_metadata_topic_replay(r, dirs, n_dirs, 0, cat_warn_fn, &w, &st);
-	if (!e && cat && w.n > SS_MT_MAX_PROBLEMS)
+	struct ss_remote_topic_stats st;
+	int e = ss_remote_topic_replay(r, dirs, n_dirs, 0, cat_warn_fn, &w, &st);
+	if (!e && cat && w.n > SS_REMOTE_TOPIC_MAX_PROBLEMS)
 		e = ss_catalog_problem(cat, n_dirs ? dirs[0] : "__remote_log_metadata", SEGSCAN_ESCHEMA, -1, false,
 				       "%llu more __remote_log_metadata warnings not listed",
-				       (unsigned long long)(w.n - SS_MT_MAX_PROBLEMS));
+				       (unsigned long long)(w.n - SS_REMOTE_TOPIC_MAX_PROBLEMS));
 	if (n_warnings)
 		*n_warnings = w.n;
 	return e;

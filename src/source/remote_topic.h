@@ -1,16 +1,16 @@
 /*
- * Loading the remote state from the log dirs' own __remote_log_metadata-N partitions
+ * Context source: the remote state from the log dirs' own __remote_log_metadata-N partitions
  * (kafka-log-format.md §6): every .log segment of each partition in base-offset order,
- * every record decoded (eval/rlmm.h) and replayed in offset order into a KAFKA-mode
+ * every batch and record decoded by the pure parsers (fmt/batch.h, fmt/rlmm.h) and replayed in offset order into a KAFKA-mode
  * store (eval/remote.h), as the broker's ConsumerTask does.
  *
- * Read-only: files are opened O_RDONLY|O_NOATIME (plain O_RDONLY where O_NOATIME is not
- * permitted) and read with pread. A corrupt batch, an undecodable record, a record in
+ * Read-only: files are opened with ss_open_ro (O_NOATIME where permitted) and read with
+ * pread. A corrupt batch, an undecodable record, a record in
  * the wrong metadata partition or an event the state machine drops is a warning naming
  * the metadata partition and offset; the replay goes on.
  */
-#ifndef SS_SCAN_METADATA_TOPIC_H
-#define SS_SCAN_METADATA_TOPIC_H
+#ifndef SS_SOURCE_REMOTE_TOPIC_H
+#define SS_SOURCE_REMOTE_TOPIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@
 struct ss_remote;
 struct ss_catalog;
 
-struct ss_mt_stats {
+struct ss_remote_topic_stats {
 	uint32_t partitions;      /* metadata partition dirs read */
 	uint32_t num_partitions;  /* numPartitions used for placement checks, 0 = not checked */
 	uint64_t segments, batches, records;
@@ -32,7 +32,7 @@ struct ss_mt_stats {
 
 /* A warning: path of the segment file, its metadata partition, the record offset
  * (-1 when about a file position), the file position (-1 when unknown), the text. */
-typedef int (*ss_mt_warn_fn)(void *arg, const char *path, int32_t mpart, int64_t offset, int64_t file_pos,
+typedef int (*ss_remote_topic_warn_fn)(void *arg, const char *path, int32_t mpart, int64_t offset, int64_t file_pos,
 			     int err, const char *msg);
 
 /*
@@ -43,15 +43,15 @@ typedef int (*ss_mt_warn_fn)(void *arg, const char *path, int32_t mpart, int64_t
  * Returns 0, or -ENOMEM (or the warn callback's negative return). I/O problems on one
  * file are warnings.
  */
-int ss_metadata_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
-			     ss_mt_warn_fn warn, void *warn_arg, struct ss_mt_stats *st);
+int ss_remote_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
+			     ss_remote_topic_warn_fn warn, void *warn_arg, struct ss_remote_topic_stats *st);
 
 /*
  * The scan's entry point: warnings become catalog problems (not data loss; the first
- * SS_MT_MAX_PROBLEMS of them, then one summary), *n_warnings counts them all.
+ * SS_REMOTE_TOPIC_MAX_PROBLEMS of them, then one summary), *n_warnings counts them all.
  */
-#define SS_MT_MAX_PROBLEMS 1000
-int ss_metadata_topic_load(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, struct ss_catalog *cat,
+#define SS_REMOTE_TOPIC_MAX_PROBLEMS 1000
+int ss_remote_topic_load(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, struct ss_catalog *cat,
 			   uint64_t *n_warnings);
 
 #endif

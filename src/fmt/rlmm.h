@@ -5,17 +5,17 @@
  * Record (2) and ...SnapshotRecord (3), versions 0 and 1. Pure: no I/O.
  *
  * The decoded record carries a struct ss_remote_event in the same representation the
- * NDJSON reader produces, so both go through ss_remote_apply(). The topic name in it
+ * NDJSON reader produces, so both feed the same replay (eval/remote.h). The topic name in it
  * points into the input buffer.
  */
-#ifndef SS_EVAL_RLMM_H
-#define SS_EVAL_RLMM_H
+#ifndef SS_FMT_RLMM_H
+#define SS_FMT_RLMM_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eval/remote.h"
+#include "fmt/remote_event.h"
 
 #define SS_RLMM_SEGMENT          0
 #define SS_RLMM_SEGMENT_UPDATE   1

@@ -1,6 +1,6 @@
 /*
- * --remote-state reader: one json_loadb per line, fields per the contract, into the same
- * struct ss_remote_event the metadata-topic decoder produces.
+ * --remote-state parser: one json_loadb per line, fields per the contract, into the same
+ * struct ss_remote_event the metadata-topic decoder produces. Pure: bytes in, events out.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,17 +11,19 @@
 
 #include <jansson.h>
 
-#include "eval/ndjson.h"
+#include "common/darray.h"
+#include "fmt/ndjson.h"
 #include "segscan.h"
 
 struct ndj {
-	struct ss_remote      *r;
+	ss_remote_event_fn     fn;
+	void                  *arg;
 	const char            *fname;
 	unsigned long          line;
 	char                  *err;
 	size_t                 errlen;
 	struct ss_epoch_entry *epochs;
-	size_t                 cap_epochs;
+	uint32_t               cap_epochs;
 };
 
 static int fail(struct ndj *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -94,13 +96,8 @@ static int get_epochs(struct ndj *c, json_t *o, struct ss_remote_event *ev)
 	if (!json_is_object(v))
 		return fail(c, SEGSCAN_EJSON, "field \"leader_epochs\" must be an object of epoch -> start offset");
 	size_t n = json_object_size(v);
-	if (n > c->cap_epochs) {
-		void *ne = realloc(c->epochs, n * sizeof(*c->epochs));
-		if (!ne)
-			return fail(c, -ENOMEM, "out of memory");
-		c->epochs = ne;
-		c->cap_epochs = n;
-	}
+	if (SS_DA_RESERVE(&c->epochs, &c->cap_epochs, n) < 0)
+		return fail(c, -ENOMEM, "out of memory");
 	size_t i = 0;
 	const char *key;
 	json_t *val;
@@ -209,7 +206,8 @@ static int do_line(struct ndj *c, const char *line, size_t len)
 	}
 
 	char msg[512];
-	e = ss_remote_apply(c->r, &ev, msg, sizeof(msg));
+	msg[0] = '\0';
+	e = c->fn(c->arg, &ev, msg, sizeof(msg));
 	if (e > 0)
 		e = 0;   /* cannot happen in STRICT mode; a KAFKA store just counted it */
 	else if (e < 0)
@@ -219,10 +217,10 @@ out:
 	return e;
 }
 
-int ss_ndjson_read_buf(struct ss_remote *r, const char *buf, size_t len, const char *fname, char *err,
-		       size_t errlen)
+int ss_ndjson_parse(const char *buf, size_t len, const char *fname, ss_remote_event_fn fn, void *arg, char *err,
+		    size_t errlen)
 {
-	struct ndj c = { .r = r, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
+	struct ndj c = { .fn = fn, .arg = arg, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
 	int e = 0;
 	size_t pos = 0;
 
@@ -236,31 +234,6 @@ int ss_ndjson_read_buf(struct ss_remote *r, const char *buf, size_t len, const c
 			break;
 		pos = end + 1;
 	}
-	free(c.epochs);
-	return e;
-}
-
-int ss_ndjson_read(struct ss_remote *r, FILE *f, const char *fname, char *err, size_t errlen)
-{
-	struct ndj c = { .r = r, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int e = 0;
-
-	if (err && errlen)
-		err[0] = '\0';
-	errno = 0;
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		c.line++;
-		if ((e = do_line(&c, line, (size_t)n)))
-			break;
-	}
-	if (!e && ferror(f)) {
-		c.line++;
-		e = fail(&c, -EIO, "read error: %s", strerror(errno ? errno : EIO));
-	}
-	free(line);
 	free(c.epochs);
 	return e;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval/rlmm.h"
+#include "fmt/rlmm.h"
 #include "segscan.h"
 
 struct rd {

@@ -1,0 +1,716 @@
+/*
+ * --topic-config and --server-properties parsers. See config.h.
+ *
+ * Values are parsed the way Kafka's ConfigDef parses them (trimmed; Long.parseLong /
+ * Integer.parseInt, so an optional sign; booleans "true"/"false" in any case) and
+ * checked against the same validators (retention.ms >= -1, local.* >= -2,
+ * segment.bytes >= 14, cleanup.policy in {delete, compact}).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fmt/config.h"
+#include "fmt/names.h"
+#include "segscan.h"
+
+int ss_config_new(struct ss_config **out)
+{
+	struct ss_config *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	*out = c;
+	return 0;
+}
+
+void ss_config_free(struct ss_config *c)
+{
+	if (!c)
+		return;
+	for (uint32_t i = 0; i < c->n_topics; i++)
+		free(c->topics[i].topic);
+	free(c->topics);
+	for (uint32_t i = 0; i < c->n_log_dirs; i++)
+		free(c->log_dirs[i]);
+	free(c->log_dirs);
+	for (uint32_t i = 0; i < c->n_warnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
+	free(c);
+}
+
+/* ---- helpers ---- */
+struct cctx {
+	struct ss_config *c;
+	const char       *fname;
+	unsigned          line;
+	char             *err;
+	size_t            errlen;
+};
+
+static int cfail(struct cctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int cfail(struct cctx *x, const char *fmt, ...)
+{
+	if (x->err && x->errlen) {
+		char what[512];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof(what), fmt, ap);
+		va_end(ap);
+		snprintf(x->err, x->errlen, "%s:%u: %s", x->fname, x->line, what);
+	}
+	return SEGSCAN_ECONFIG;
+}
+
+static int cwarn(struct cctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int cwarn(struct cctx *x, const char *fmt, ...)
+{
+	struct ss_config *c = x->c;
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	char *w;
+	if (asprintf(&w, "%s:%u: %s", x->fname, x->line, what) < 0)
+		return -ENOMEM;
+	void *nw = realloc(c->warnings, (size_t)(c->n_warnings + 1) * sizeof(*c->warnings));
+	if (!nw) {
+		free(w);
+		return -ENOMEM;
+	}
+	c->warnings = nw;
+	c->warnings[c->n_warnings++] = w;
+	return 0;
+}
+
+static bool is_ws(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\f' || ch == '\r' || ch == '\n' || ch == '\v';
+}
+
+/* Long.parseLong / Integer.parseInt of a trimmed string. */
+static bool parse_long(const char *s, size_t len, int64_t min, int64_t max, int64_t *out)
+{
+	while (len && is_ws(*s)) {
+		s++;
+		len--;
+	}
+	while (len && is_ws(s[len - 1]))
+		len--;
+	if (!len)
+		return false;
+	bool neg = false;
+	size_t i = 0;
+	if (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-';
+		i = 1;
+	}
+	if (i == len)
+		return false;
+	uint64_t v = 0;
+	for (; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+		if (v > (uint64_t)INT64_MAX + 1)
+			return false;
+	}
+	int64_t r;
+	if (neg)
+		r = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+	else if (v > (uint64_t)INT64_MAX)
+		return false;
+	else
+		r = (int64_t)v;
+	if (r < min || r > max)
+		return false;
+	*out = r;
+	return true;
+}
+
+static bool parse_bool(const char *s, size_t len, bool *out)
+{
+	while (len && is_ws(*s)) {
+		s++;
+		len--;
+	}
+	while (len && is_ws(s[len - 1]))
+		len--;
+	if (len == 4 && strncasecmp(s, "true", 4) == 0) {
+		*out = true;
+		return true;
+	}
+	if (len == 5 && strncasecmp(s, "false", 5) == 0) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+/* cleanup.policy: a comma-separated list of delete / compact. */
+static bool parse_policy(const char *s, size_t len, bool *compact)
+{
+	bool any = false, comp = false;
+	size_t i = 0;
+	while (i <= len) {
+		size_t j = i;
+		while (j < len && s[j] != ',')
+			j++;
+		size_t a = i, b = j;
+		while (a < b && is_ws(s[a]))
+			a++;
+		while (b > a && is_ws(s[b - 1]))
+			b--;
+		if (b - a == 7 && memcmp(s + a, "compact", 7) == 0)
+			comp = true;
+		else if (!(b - a == 6 && memcmp(s + a, "delete", 6) == 0))
+			return false;
+		any = true;
+		i = j + 1;
+	}
+	if (!any)
+		return false;
+	*compact = comp;
+	return true;
+}
+
+/* Kafka config names: dotted lowercase words ("segment.ms", "min.insync.replicas"). */
+static bool dotted_lower(const char *k, size_t len)
+{
+	bool dot = false, prev_dot = true;
+	for (size_t i = 0; i < len; i++) {
+		char ch = k[i];
+		if (ch == '.') {
+			if (prev_dot)
+				return false;
+			dot = prev_dot = true;
+		} else if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) {
+			prev_dot = false;
+		} else {
+			return false;
+		}
+	}
+	return dot && !prev_dot;
+}
+
+enum vkind { VK_LONG, VK_INT, VK_BOOL, VK_POLICY };
+struct keydef {
+	const char *name;
+	enum vkind  kind;
+	int64_t     min;
+	uint32_t    bit;
+};
+
+static const struct keydef topic_keys[] = {
+	{ "retention.ms", VK_LONG, -1, SS_CFG_RETENTION_MS },
+	{ "retention.bytes", VK_LONG, INT64_MIN, SS_CFG_RETENTION_BYTES },
+	{ "local.retention.ms", VK_LONG, -2, SS_CFG_LOCAL_RETENTION_MS },
+	{ "local.retention.bytes", VK_LONG, -2, SS_CFG_LOCAL_RETENTION_BYTES },
+	{ "segment.bytes", VK_INT, 14, SS_CFG_SEGMENT_BYTES },
+	{ "remote.storage.enable", VK_BOOL, 0, SS_CFG_REMOTE_STORAGE },
+	{ "remote.log.copy.disable", VK_BOOL, 0, SS_CFG_REMOTE_COPY_DISABLE },
+	{ "cleanup.policy", VK_POLICY, 0, SS_CFG_CLEANUP_POLICY },
+};
+
+/* Parse `val` as key `d` into v. false when the value does not parse or validate. */
+static bool set_value(const struct keydef *d, const char *val, size_t vlen, struct ss_cfg_vals *v)
+{
+	int64_t n = 0;
+	bool b = false;
+	switch (d->kind) {
+	case VK_LONG:
+		if (!parse_long(val, vlen, d->min, INT64_MAX, &n))
+			return false;
+		break;
+	case VK_INT:
+		if (!parse_long(val, vlen, d->min, INT32_MAX, &n))
+			return false;
+		break;
+	case VK_BOOL:
+		if (!parse_bool(val, vlen, &b))
+			return false;
+		break;
+	case VK_POLICY:
+		if (!parse_policy(val, vlen, &b))
+			return false;
+		break;
+	}
+	switch (d->bit) {
+	case SS_CFG_RETENTION_MS: v->retention_ms = n; break;
+	case SS_CFG_RETENTION_BYTES: v->retention_bytes = n; break;
+	case SS_CFG_LOCAL_RETENTION_MS: v->local_retention_ms = n; break;
+	case SS_CFG_LOCAL_RETENTION_BYTES: v->local_retention_bytes = n; break;
+	case SS_CFG_SEGMENT_BYTES: v->segment_bytes = n; break;
+	case SS_CFG_REMOTE_STORAGE: v->remote_storage = b; break;
+	case SS_CFG_REMOTE_COPY_DISABLE: v->remote_copy_disable = b; break;
+	case SS_CFG_CLEANUP_POLICY: v->compact = b; break;
+	default: return false;
+	}
+	v->set |= d->bit;
+	return true;
+}
+
+static const char *kind_text(enum vkind k, int64_t min)
+{
+	switch (k) {
+	case VK_LONG: return min == -1 ? "an integer >= -1" : min == -2 ? "an integer >= -2" : "an integer";
+	case VK_INT: return "an integer from 14 to 2147483647";
+	case VK_BOOL: return "true or false";
+	case VK_POLICY: return "delete, compact or delete,compact";
+	}
+	return "?";
+}
+
+/* ---- --topic-config ---- */
+int ss_cfg_vals_merge(struct ss_cfg_vals *dst, const struct ss_cfg_vals *src)
+{
+	if (src->set & SS_CFG_RETENTION_MS) dst->retention_ms = src->retention_ms;
+	if (src->set & SS_CFG_RETENTION_BYTES) dst->retention_bytes = src->retention_bytes;
+	if (src->set & SS_CFG_LOCAL_RETENTION_MS) dst->local_retention_ms = src->local_retention_ms;
+	if (src->set & SS_CFG_LOCAL_RETENTION_BYTES) dst->local_retention_bytes = src->local_retention_bytes;
+	if (src->set & SS_CFG_SEGMENT_BYTES) dst->segment_bytes = src->segment_bytes;
+	if (src->set & SS_CFG_REMOTE_STORAGE) dst->remote_storage = src->remote_storage;
+	if (src->set & SS_CFG_REMOTE_COPY_DISABLE) dst->remote_copy_disable = src->remote_copy_disable;
+	if (src->set & SS_CFG_CLEANUP_POLICY) dst->compact = src->compact;
+	dst->set |= src->set;
+	return 0;
+}
+
+struct ss_config_topic *ss_config_find(const struct ss_config *c, const char *t, size_t len)
+{
+	uint32_t lo = 0, hi = c->n_topics;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const char *m = c->topics[mid].topic;
+		size_t ml = strlen(m);
+		int r = memcmp(m, t, ml < len ? ml : len);
+		if (r == 0)
+			r = ml < len ? -1 : ml > len ? 1 : 0;
+		if (r == 0)
+			return &c->topics[mid];
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int topic_get(struct ss_config *c, const char *t, size_t len, unsigned line, struct ss_cfg_vals **out)
+{
+	struct ss_config_topic *e = ss_config_find(c, t, len);
+	if (e) {
+		*out = &e->v;
+		return 0;
+	}
+	if (c->n_topics == c->cap_topics) {
+		uint32_t nc = c->cap_topics ? c->cap_topics * 2 : 16;
+		void *n = realloc(c->topics, (size_t)nc * sizeof(*c->topics));
+		if (!n)
+			return -ENOMEM;
+		c->topics = n;
+		c->cap_topics = nc;
+	}
+	char *name = strndup(t, len);
+	if (!name)
+		return -ENOMEM;
+	/* keep sorted: insertion position by binary search */
+	uint32_t lo = 0, hi = c->n_topics;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (strcmp(c->topics[mid].topic, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&c->topics[lo + 1], &c->topics[lo], (size_t)(c->n_topics - lo) * sizeof(*c->topics));
+	memset(&c->topics[lo], 0, sizeof(c->topics[lo]));
+	c->topics[lo].topic = name;
+	c->topics[lo].line = line;
+	c->n_topics++;
+	*out = &c->topics[lo].v;
+	return 0;
+}
+
+static int topic_line(struct cctx *x, const char *s, size_t len)
+{
+	/* '#' starts a comment: it cannot occur in a topic name, a key or a value we read */
+	const char *hash = memchr(s, '#', len);
+	if (hash)
+		len = (size_t)(hash - s);
+	size_t i = 0;
+	while (i < len && is_ws(s[i]))
+		i++;
+	if (i == len)
+		return 0;
+	size_t t0 = i;
+	while (i < len && !is_ws(s[i]))
+		i++;
+	const char *topic = s + t0;
+	size_t tlen = i - t0;
+	bool star = tlen == 1 && topic[0] == '*';
+	if (!star && !ss_topic_name_ok(topic, tlen))
+		return cfail(x, "\"%.*s\" is not a topic name or '*'", (int)(tlen > 80 ? 80 : tlen), topic);
+
+	struct ss_cfg_vals line_vals;
+	memset(&line_vals, 0, sizeof(line_vals));
+	int e;
+	for (;;) {
+		while (i < len && is_ws(s[i]))
+			i++;
+		if (i == len)
+			break;
+		size_t k0 = i;
+		while (i < len && !is_ws(s[i]))
+			i++;
+		const char *tok = s + k0;
+		size_t tl = i - k0;
+		const char *eq = memchr(tok, '=', tl);
+		int shown = (int)(tl > 80 ? 80 : tl);
+		if (!eq || eq == tok || eq + 1 == tok + tl)
+			return cfail(x, "malformed token \"%.*s\" (expected key=value)", shown, tok);
+		size_t kl = (size_t)(eq - tok);
+		const char *val = eq + 1;
+		size_t vl = tl - kl - 1;
+		const struct keydef *d = NULL;
+		for (size_t k = 0; k < sizeof(topic_keys) / sizeof(topic_keys[0]); k++)
+			if (strlen(topic_keys[k].name) == kl && memcmp(topic_keys[k].name, tok, kl) == 0)
+				d = &topic_keys[k];
+		if (!d) {
+			if (!dotted_lower(tok, kl))
+				return cfail(x, "\"%.*s\" is not a topic config name", (int)kl, tok);
+			if ((e = cwarn(x, "ignoring topic config %.*s (segscan does not use it)", (int)kl, tok)))
+				return e;
+			continue;
+		}
+		if (!set_value(d, val, vl, &line_vals))
+			return cfail(x, "%s=%.*s: the value must be %s", d->name, (int)(vl > 80 ? 80 : vl), val,
+				     kind_text(d->kind, d->min));
+	}
+	struct ss_cfg_vals *dst;
+	if (star) {
+		dst = &x->c->deflt;
+	} else if ((e = topic_get(x->c, topic, tlen, x->line, &dst))) {
+		return e;
+	}
+	return ss_cfg_vals_merge(dst, &line_vals);
+}
+
+int ss_config_load_topics_buf(struct ss_config *c, const char *buf, size_t len, const char *fname, char *err,
+			      size_t errlen)
+{
+	struct cctx x = { .c = c, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
+	size_t pos = 0;
+	int e = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - buf) : len;
+		x.line++;
+		if (memchr(buf + pos, '\0', end - pos))
+			return cfail(&x, "NUL byte in the line");
+		if ((e = topic_line(&x, buf + pos, end - pos)))
+			return e;
+		pos = end + 1;
+	}
+	return 0;
+}
+
+/* ---- server.properties (java.util.Properties.load) ---- */
+struct prop {
+	const char *key;
+	char       *val;
+	unsigned    line;
+};
+
+static const char *const prop_keys[] = {
+	"log.dirs", "log.dir", "log.retention.ms", "log.retention.minutes", "log.retention.hours",
+	"log.retention.bytes", "log.local.retention.ms", "log.local.retention.bytes", "log.segment.bytes",
+	"remote.log.storage.system.enable", "log.cleanup.policy",
+};
+#define N_PROP_KEYS (sizeof(prop_keys) / sizeof(prop_keys[0]))
+
+static int hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* Properties.loadConvert: \uXXXX (to UTF-8), \t \n \r \f, \x -> x. */
+static int unescape(const char *s, size_t len, char **out)
+{
+	char *o = malloc(len * 3 + 1);   /* a 6-char \uXXXX becomes at most 3 bytes */
+	if (!o)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+		if (ch != '\\' || i + 1 == len) {
+			o[n++] = ch;
+			continue;
+		}
+		ch = s[++i];
+		if (ch == 'u') {
+			unsigned cp = 0;
+			for (int k = 1; k <= 4; k++) {
+				int h = i + (size_t)k < len ? hexval(s[i + (size_t)k]) : -1;
+				if (h < 0) {
+					free(o);
+					return SEGSCAN_ECONFIG;
+				}
+				cp = cp << 4 | (unsigned)h;
+			}
+			i += 4;
+			if (cp < 0x80) {
+				o[n++] = (char)cp;
+			} else if (cp < 0x800) {
+				o[n++] = (char)(0xc0 | cp >> 6);
+				o[n++] = (char)(0x80 | (cp & 0x3f));
+			} else {
+				o[n++] = (char)(0xe0 | cp >> 12);
+				o[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+				o[n++] = (char)(0x80 | (cp & 0x3f));
+			}
+		} else {
+			o[n++] = ch == 't' ? '\t' : ch == 'n' ? '\n' : ch == 'r' ? '\r' : ch == 'f' ? '\f' : ch;
+		}
+	}
+	o[n] = '\0';
+	*out = o;
+	return 0;
+}
+
+/* One logical line (continuations already joined, leading whitespace skipped). */
+static int prop_line(struct cctx *x, const char *s, size_t len, struct prop *props)
+{
+	size_t i = 0;
+	/* the key ends at the first unescaped '=', ':' or whitespace */
+	while (i < len) {
+		if (s[i] == '\\') {
+			i += 2;
+			continue;
+		}
+		if (s[i] == '=' || s[i] == ':' || s[i] == ' ' || s[i] == '\t' || s[i] == '\f')
+			break;
+		i++;
+	}
+	if (i > len)
+		i = len;
+	size_t klen = i;
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\f'))
+		i++;
+	if (i < len && (s[i] == '=' || s[i] == ':'))
+		i++;
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\f'))
+		i++;
+	char *key, *val;
+	int e = unescape(s, klen, &key);
+	if (e)
+		return e == SEGSCAN_ECONFIG ? cfail(x, "malformed \\uxxxx escape in a key") : e;
+	size_t k;
+	for (k = 0; k < N_PROP_KEYS; k++)
+		if (strcmp(key, prop_keys[k]) == 0)
+			break;
+	free(key);
+	if (k == N_PROP_KEYS) {
+		/* Java rejects a bad escape anywhere, even in values nobody reads */
+		if ((e = unescape(s + i, len - i, &val)))
+			return e == SEGSCAN_ECONFIG ? cfail(x, "malformed \\uxxxx escape in a value") : e;
+		free(val);
+		return 0;
+	}
+	if ((e = unescape(s + i, len - i, &val)))
+		return e == SEGSCAN_ECONFIG ? cfail(x, "malformed \\uxxxx escape in the value of %s", prop_keys[k]) : e;
+	free(props[k].val);   /* the last occurrence wins, as in Properties */
+	props[k].key = prop_keys[k];
+	props[k].val = val;
+	props[k].line = x->line;
+	return 0;
+}
+
+static int split_dirs(struct ss_config *c, const char *v)
+{
+	const char *p = v;
+	while (*p) {
+		const char *q = strchr(p, ',');
+		size_t l = q ? (size_t)(q - p) : strlen(p);
+		const char *a = p, *b = p + l;
+		while (a < b && is_ws(*a))
+			a++;
+		while (b > a && is_ws(b[-1]))
+			b--;
+		if (b > a) {
+			void *nd = realloc(c->log_dirs, (size_t)(c->n_log_dirs + 1) * sizeof(*c->log_dirs));
+			if (!nd)
+				return -ENOMEM;
+			c->log_dirs = nd;
+			if (!(c->log_dirs[c->n_log_dirs] = strndup(a, (size_t)(b - a))))
+				return -ENOMEM;
+			c->n_log_dirs++;
+		}
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static int server_apply(struct cctx *x, struct prop *props)
+{
+	struct ss_config *c = x->c;
+	struct ss_cfg_vals v;
+	int64_t n;
+	bool b;
+	int e;
+
+	memset(&v, 0, sizeof(v));
+#define PROP(i) (&props[i])
+	/* KafkaConfig.logRetentionTimeMillis: ms, else minutes, else hours (168) */
+	struct prop *ms = PROP(2), *mins = PROP(3), *hours = PROP(4);
+	if (ms->val) {
+		x->line = ms->line;
+		if (!parse_long(ms->val, strlen(ms->val), INT64_MIN, INT64_MAX, &n))
+			return cfail(x, "log.retention.ms=%.80s: not an integer", ms->val);
+		v.retention_ms = n < 0 ? -1 : n;
+		v.set |= SS_CFG_RETENTION_MS;
+	} else if (mins->val) {
+		x->line = mins->line;
+		if (!parse_long(mins->val, strlen(mins->val), INT32_MIN, INT32_MAX, &n))
+			return cfail(x, "log.retention.minutes=%.80s: not an integer", mins->val);
+		n *= 60000;
+		v.retention_ms = n < 0 ? -1 : n;
+		v.set |= SS_CFG_RETENTION_MS;
+	} else if (hours->val) {
+		x->line = hours->line;
+		if (!parse_long(hours->val, strlen(hours->val), INT32_MIN, INT32_MAX, &n))
+			return cfail(x, "log.retention.hours=%.80s: not an integer", hours->val);
+		n *= 3600000;
+		v.retention_ms = n < 0 ? -1 : n;
+		v.set |= SS_CFG_RETENTION_MS;
+	}
+	static const struct { int idx; struct keydef d; } simple[] = {
+		{ 5, { "log.retention.bytes", VK_LONG, INT64_MIN, SS_CFG_RETENTION_BYTES } },
+		{ 6, { "log.local.retention.ms", VK_LONG, -2, SS_CFG_LOCAL_RETENTION_MS } },
+		{ 7, { "log.local.retention.bytes", VK_LONG, -2, SS_CFG_LOCAL_RETENTION_BYTES } },
+		{ 8, { "log.segment.bytes", VK_INT, 14, SS_CFG_SEGMENT_BYTES } },
+		{ 10, { "log.cleanup.policy", VK_POLICY, 0, SS_CFG_CLEANUP_POLICY } },
+	};
+	for (size_t i = 0; i < sizeof(simple) / sizeof(simple[0]); i++) {
+		struct prop *p = PROP(simple[i].idx);
+		if (!p->val)
+			continue;
+		x->line = p->line;
+		if (!set_value(&simple[i].d, p->val, strlen(p->val), &v))
+			return cfail(x, "%s=%.80s: the value must be %s", simple[i].d.name, p->val,
+				     kind_text(simple[i].d.kind, simple[i].d.min));
+	}
+	bool sys = false;   /* RemoteLogManagerConfig default */
+	if (PROP(9)->val) {
+		x->line = PROP(9)->line;
+		if (!parse_bool(PROP(9)->val, strlen(PROP(9)->val), &b))
+			return cfail(x, "remote.log.storage.system.enable=%.80s: the value must be true or false",
+				     PROP(9)->val);
+		sys = b;
+	}
+	/* log.dirs wins over log.dir (KafkaConfig.logDirs) */
+	struct prop *dirs = PROP(0)->val ? PROP(0) : PROP(1)->val ? PROP(1) : NULL;
+	if (dirs && (e = split_dirs(c, dirs->val)))
+		return e;
+#undef PROP
+	c->server = v;
+	c->has_server = true;
+	c->remote_system_enable = sys;
+	return 0;
+}
+
+int ss_config_load_server_buf(struct ss_config *c, const char *buf, size_t len, const char *fname, char *err,
+			      size_t errlen)
+{
+	struct cctx x = { .c = c, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
+	struct prop props[N_PROP_KEYS];
+	char *logical = NULL;
+	size_t cap = 0;
+	size_t pos = 0;
+	unsigned lineno = 0;
+	int e = 0;
+
+	memset(props, 0, sizeof(props));
+	if (err && errlen)
+		err[0] = '\0';
+	while (pos < len) {
+		/* one natural line: \n, \r or \r\n ends it */
+		size_t end = pos;
+		while (end < len && buf[end] != '\n' && buf[end] != '\r')
+			end++;
+		size_t next = end < len ? end + 1 : end;
+		if (end < len && buf[end] == '\r' && next < len && buf[next] == '\n')
+			next++;
+		lineno++;
+		size_t a = pos;
+		while (a < end && (buf[a] == ' ' || buf[a] == '\t' || buf[a] == '\f'))
+			a++;
+		if (a == end || buf[a] == '#' || buf[a] == '!') {
+			pos = next;
+			continue;   /* blank or comment: a trailing backslash does not continue it */
+		}
+		x.line = lineno;
+		size_t n = 0;
+		for (;;) {
+			size_t seg = end - a;
+			if (n + seg + 1 > cap) {
+				size_t nc = (n + seg + 1) * 2;
+				char *nl = realloc(logical, nc);
+				if (!nl) {
+					e = -ENOMEM;
+					goto out;
+				}
+				logical = nl;
+				cap = nc;
+			}
+			memcpy(logical + n, buf + a, seg);
+			n += seg;
+			/* an odd number of trailing backslashes continues the line */
+			size_t bs = 0;
+			while (bs < n && logical[n - 1 - bs] == '\\')
+				bs++;
+			if (!(bs & 1))
+				break;
+			n--;   /* drop the continuation backslash */
+			pos = next;
+			if (pos >= len)
+				break;
+			end = pos;
+			while (end < len && buf[end] != '\n' && buf[end] != '\r')
+				end++;
+			next = end < len ? end + 1 : end;
+			if (end < len && buf[end] == '\r' && next < len && buf[next] == '\n')
+				next++;
+			lineno++;
+			a = pos;
+			while (a < end && (buf[a] == ' ' || buf[a] == '\t' || buf[a] == '\f'))
+				a++;
+		}
+		if ((e = prop_line(&x, logical, n, props)))
+			goto out;
+		pos = next;
+	}
+	e = server_apply(&x, props);
+out:
+	for (size_t i = 0; i < N_PROP_KEYS; i++)
+		free(props[i].val);
+	free(logical);
+	return e;
+}

@@ -1,0 +1,79 @@
+/* Local input files: see local_files.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/file.h"
+#include "eval/remote.h"
+#include "fmt/config.h"
+#include "fmt/ndjson.h"
+#include "source/local_files.h"
+
+int ss_source_read_input(const char *what, const char *path, size_t max, char **buf, size_t *len, char *err,
+			 size_t errlen)
+{
+	struct stat st;
+	size_t hint = 0;
+	int r, fd = 0;   /* "-": stdin, not ours to close */
+
+	if (strcmp(path, "-") != 0) {
+		/* A plain blocking open, as fopen does: a FIFO or /dev/fd/N from the shell waits for
+		 * its writer. These are the user's own files, never inside a log dir. */
+		fd = open(path, O_RDONLY | O_CLOEXEC);   /* closed below */
+		if (fd < 0) {
+			r = -errno;
+			snprintf(err, errlen, "%s %s: cannot open: %s", what, path, strerror(-r));
+			return r;
+		}
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		hint = (size_t)st.st_size;
+	r = ss_read_fd(fd, hint, max, buf, len);
+	if (r < 0)
+		snprintf(err, errlen, "%s %s: cannot read: %s", what, path, strerror(-r));
+	if (fd != 0)
+		close(fd);
+	return r;
+}
+
+typedef int (*config_parser)(struct ss_config *c, const char *buf, size_t len, const char *fname, char *err,
+			     size_t errlen);
+
+static int config_file(struct ss_config *c, const char *what, const char *path, config_parser parse, char *err,
+		       size_t errlen)
+{
+	char *buf;
+	size_t len;
+	int r = ss_source_read_input(what, path, SS_SOURCE_CONFIG_MAX, &buf, &len, err, errlen);
+	if (r < 0)
+		return r;
+	r = parse(c, buf, len, path, err, errlen);
+	free(buf);
+	return r;
+}
+
+int ss_source_topic_config(struct ss_config *c, const char *path, char *err, size_t errlen)
+{
+	return config_file(c, "--topic-config", path, ss_config_load_topics_buf, err, errlen);
+}
+
+int ss_source_server_properties(struct ss_config *c, const char *path, char *err, size_t errlen)
+{
+	return config_file(c, "--server-properties", path, ss_config_load_server_buf, err, errlen);
+}
+
+int ss_source_remote_state(struct ss_remote *r, const char *path, char *err, size_t errlen)
+{
+	char *buf;
+	size_t len;
+	int e = ss_source_read_input("--remote-state", path, SS_SOURCE_STATE_MAX, &buf, &len, err, errlen);
+	if (e < 0)
+		return e;
+	e = ss_ndjson_parse(buf, len, path, ss_remote_apply_fn, r, err, errlen);
+	free(buf);
+	return e;
+}
