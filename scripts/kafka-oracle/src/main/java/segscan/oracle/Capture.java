@@ -471,6 +471,11 @@ public final class Capture {
         }
         List<Object> out = new ArrayList<>();
         for (Path f : files) out.add(clusterMetadataFile(f));
+        // Kafka before 4.4 (4.3.1 here) formats the bootstrap records into
+        // <log dir>/bootstrap.checkpoint (BootstrapDirectory), a snapshot-format file outside
+        // the partition dir; 4.4.0 writes 00000000000000000000-0000000000.checkpoint instead.
+        Path boot = dir.getParent().resolve("bootstrap.checkpoint");
+        if (Files.isRegularFile(boot)) out.add(clusterMetadataFile(boot));
         return Json.obj("tool", DumpLogSegments.class.getName(),
                 "invocation", "one in-process DumpLogSegments.main(--files F --cluster-metadata-decoder) per file",
                 "dir", dir.getFileName().toString(),
@@ -480,17 +485,19 @@ public final class Capture {
     static Map<String, Object> clusterMetadataFile(Path f) throws IOException {
         Dump d = dump(f, "--cluster-metadata-decoder");
         boolean snap = f.getFileName().toString().endsWith(".checkpoint");
+        boolean boot = f.getFileName().toString().equals("bootstrap.checkpoint");
         List<Object> batches = new ArrayList<>();
         List<Object> records = new ArrayList<>();
         List<Object> controls = new ArrayList<>();
         List<String> other = new ArrayList<>();
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("file", f.getFileName().toString());
-        r.put("kind", snap ? "snapshot" : "segment");
+        r.put("kind", boot ? "bootstrap" : snap ? "snapshot" : "segment");
+        if (boot) r.put("location", "the log dir itself (not __cluster_metadata-0)");
         r.put("file_size", Files.size(f));
         boolean inControl = false;
         for (String l : d.out) {
-            if (l.startsWith("Dumping ")) continue;
+            if (l.startsWith("Dumping ") || l.equals("KRaft bootstrap snapshot")) continue;
             if (l.startsWith("Log starting offset: ")) {
                 r.put("log_starting_offset", Long.valueOf(l.substring("Log starting offset: ".length()).trim()));
                 continue;

@@ -644,12 +644,12 @@ public final class Workloads {
 
     static Case clusterMeta() {
         return new Case("Kafka's default layout (metadata.log.dir unset: __cluster_metadata-0 inside the log dir) "
-                + "with metadata snapshots every 10 s and metadata segments rolled every 20 s; topics whose "
+                + "with metadata snapshots every 10 s and metadata segments rolled every 6 s; topics whose "
                 + "effective configs come from every source (topic config set at creation and after it, a "
                 + "dynamic per-broker config, a dynamic cluster-wide default, a static server.properties value, "
                 + "Kafka's default); a compacted topic after cleaning; tiered topics (the single-record shape); "
                 + "a tiered topic created and deleted; a preallocated topic. A second copy "
-                + "(cluster-meta-live) is taken while the broker runs.", true,
+                + "(cluster-meta-live, main release only) is taken while the broker runs.", true,
                 "__cluster_metadata-0 in the log dir: <offset>-<epoch>.checkpoint snapshots, several .log "
                         + "segments, records after the newest snapshot; decoded by DumpLogSegments "
                         + "--cluster-metadata-decoder in cluster-metadata.json",
