@@ -2,7 +2,7 @@
  * Remote-tier state: a replay of remote log metadata events (the --remote-state NDJSON
  * file or the decoded __remote_log_metadata topic) into one store of user partitions,
  * each with its remote segments and the per-leader-epoch index Kafka keeps
- * (RemoteLogMetadataCache / RemoteLogLeaderEpochState, kafka-log-format.md §5.4, §5.5).
+ * (RemoteLogMetadataCache / RemoteLogLeaderEpochState, docs/kafka-format.md §5.4, §5.5).
  *
  * Both sources produce struct ss_remote_event and go through ss_remote_apply(), so
  * there is one state machine and one index.

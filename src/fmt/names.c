@@ -1,5 +1,5 @@
 /*
- * Names and small text files of a log dir (kafka-log-format.md §1), parsed the way the
+ * Names and small text files of a log dir (docs/kafka-format.md §1), parsed the way the
  * broker's Java code parses them, so that segscan accepts and rejects what Kafka does.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 /*
  * Names and small text files of a Kafka log dir: partition directory names, segment file
  * names, checkpoint files, partition.metadata, Kafka Uuids. Pure functions over bytes.
- * kafka-log-format.md §1.
+ * docs/kafka-format.md §1.
  */
 #ifndef SS_FMT_NAMES_H
 #define SS_FMT_NAMES_H

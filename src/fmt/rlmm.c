@@ -1,6 +1,6 @@
 /*
- * __remote_log_metadata value decoder. Layout in kafka-log-format.md §6.2-6.4; what a
- * version 1 record adds (tagged fields only) in §6.4 [later trunk].
+ * __remote_log_metadata value decoder. Layout in docs/kafka-format.md §6.2-6.4; what a
+ * version 1 record adds (tagged fields only) in §6.4 (later releases).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -259,7 +259,7 @@ void ss_rlmm_rec_free(struct ss_rlmm_rec *r)
 }
 
 /* The fields RemoteLogSegmentMetadataRecord and its snapshot record share after the
- * segment id, in schema order (kafka-log-format.md §6.4). */
+ * segment id, in schema order (docs/kafka-format.md §6.4). */
 static void rd_segment_body(struct rd *r, struct ss_rlmm_rec *o)
 {
 	o->ev.start_offset = rd_i64(r);

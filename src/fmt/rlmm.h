@@ -1,5 +1,5 @@
 /*
- * __remote_log_metadata record values (kafka-log-format.md §6): the BytesApiMessageSerde
+ * __remote_log_metadata record values (docs/kafka-format.md §6): the BytesApiMessageSerde
  * frame (uvarint frame version 1, apiKey, version) and the flexible-version bodies of
  * RemoteLogSegmentMetadataRecord (0), ...UpdateRecord (1), RemotePartitionDeleteMetadata-
  * Record (2) and ...SnapshotRecord (3), versions 0 and 1. Pure: no I/O.

@@ -1,6 +1,6 @@
 /*
  * Context source: the remote state from the log dirs' own __remote_log_metadata-N partitions
- * (kafka-log-format.md §6): every .log segment of each partition in base-offset order,
+ * (docs/kafka-format.md §6): every .log segment of each partition in base-offset order,
  * every batch and record decoded by the pure parsers (fmt/batch.h, fmt/rlmm.h) and replayed in offset order into a KAFKA-mode
  * store (eval/remote.h), as the broker's ConsumerTask does.
  *
