@@ -1,6 +1,6 @@
 /*
- * The --remote-state file: NDJSON, one remote metadata event per line
- * (docs/contract.md "Remote state file"), parsed into struct ss_remote_event and handed to a callback in
+ * The --remote-state file: NDJSON, one remote metadata event per line (docs/contract.md
+ * "Remote state file"), parsed into struct ss_remote_event and handed to a callback in
  * file order; the caller's callback applies them (eval/remote.h: ss_remote_apply_fn into
  * a STRICT-mode store). Pure: no I/O (src/source/local_files.c reads the file). Every
  * problem is an error naming FILE:LINE, never a silent skip.
