@@ -1,9 +1,9 @@
 /*
  * Remote state replay: the segment state machine (contract's legal transitions incl.
- * DANGLING), STRICT vs KAFKA modes, the per-epoch index (kafka-log-format.md §5.5), the
+ * DANGLING), STRICT vs KAFKA modes, the per-epoch index (docs/kafka-format.md §5.5), the
  * --remote-state NDJSON reader and its FILE:LINE errors, --seed parsing.
  *
- * Expected transitions are written out by hand from interface.md "Remote state file",
+ * Expected transitions are written out by hand from docs/contract.md "Remote state file",
  * not derived from the code under test.
  */
 #include <errno.h>

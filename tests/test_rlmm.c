@@ -1,6 +1,6 @@
 /*
  * __remote_log_metadata decoding. Every byte vector below is written by hand from the
- * schemas in kafka-log-format.md §6.2-6.4 (annotated field by field); murmur2 vectors
+ * schemas in docs/kafka-format.md §6.2-6.4 (annotated field by field); murmur2 vectors
  * come from kafka-python (kafka.partitioner.default.murmur2) and Kafka's UtilsTest;
  * metadataPartition vectors from §6.1; Uuid text from Python's base64.urlsafe_b64encode.
  */

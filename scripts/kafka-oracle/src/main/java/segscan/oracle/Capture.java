@@ -54,7 +54,7 @@ public final class Capture {
     private Capture() {
     }
 
-    /** The keys of segscan's --topic-config format (spec/interface.md), in that order. */
+    /** The keys of segscan's --topic-config format (docs/contract.md, Topic config file), in that order. */
     static final String[] TOPIC_CONFIG_KEYS = {"retention.ms", "retention.bytes", "local.retention.ms",
         "local.retention.bytes", "remote.storage.enable", "segment.bytes"};
     /** Extra topic configs recorded in case.json because they shape the files. */
@@ -737,7 +737,7 @@ public final class Capture {
         return events;
     }
 
-    /** One event in the segscan --remote-state NDJSON shape (spec/interface.md), plus topic_id. */
+    /** One event in the segscan --remote-state NDJSON shape (docs/contract.md, Remote state file), plus topic_id. */
     static Map<String, Object> event(RemoteLogMetadata md) {
         TopicIdPartition tip = md.topicIdPartition();
         Map<String, Object> ev = new LinkedHashMap<>();
