@@ -1,10 +1,9 @@
 /* Streaming JSON writer: see jw.h. */
 #include <inttypes.h>
-#include <math.h>
 
 #include "out/jw.h"
 
-void jw_init(struct jw *w, FILE *f)
+void ss_jw_init(struct ss_jw *w, FILE *f)
 {
 	w->f = f;
 	w->depth = 0;
@@ -12,7 +11,7 @@ void jw_init(struct jw *w, FILE *f)
 	w->after_key = false;
 }
 
-static void sep(struct jw *w)
+static void sep(struct ss_jw *w)
 {
 	if (w->after_key) {
 		w->after_key = false;
@@ -23,7 +22,7 @@ static void sep(struct jw *w)
 	w->first[w->depth] = false;
 }
 
-static void open_(struct jw *w, char c)
+static void open_(struct ss_jw *w, char c)
 {
 	sep(w);
 	fputc(c, w->f);
@@ -32,24 +31,24 @@ static void open_(struct jw *w, char c)
 	w->first[w->depth] = true;
 }
 
-void jw_obj(struct jw *w) { open_(w, '{'); }
-void jw_arr(struct jw *w) { open_(w, '['); }
+void ss_jw_obj(struct ss_jw *w) { open_(w, '{'); }
+void ss_jw_arr(struct ss_jw *w) { open_(w, '['); }
 
-void jw_obj_end(struct jw *w)
+void ss_jw_obj_end(struct ss_jw *w)
 {
 	if (w->depth > 0)
 		w->depth--;
 	fputc('}', w->f);
 }
 
-void jw_arr_end(struct jw *w)
+void ss_jw_arr_end(struct ss_jw *w)
 {
 	if (w->depth > 0)
 		w->depth--;
 	fputc(']', w->f);
 }
 
-void jw_escape(FILE *f, const char *s)
+void ss_jw_escape(FILE *f, const char *s)
 {
 	/* runs of plain bytes go out in one write */
 	const unsigned char *run = (const unsigned char *)s;
@@ -75,7 +74,7 @@ void jw_escape(FILE *f, const char *s)
 	}
 }
 
-void jw_key(struct jw *w, const char *k)
+void ss_jw_key(struct ss_jw *w, const char *k)
 {
 	/* keys are our own ASCII literals: no escaping needed */
 	sep(w);
@@ -85,15 +84,15 @@ void jw_key(struct jw *w, const char *k)
 	w->after_key = true;
 }
 
-void jw_str(struct jw *w, const char *s)
+void ss_jw_str(struct ss_jw *w, const char *s)
 {
 	sep(w);
 	fputc('"', w->f);
-	jw_escape(w->f, s);
+	ss_jw_escape(w->f, s);
 	fputc('"', w->f);
 }
 
-void jw_i64(struct jw *w, int64_t v)
+void ss_jw_i64(struct ss_jw *w, int64_t v)
 {
 	/* reports hold millions of integers: format by hand, no printf parsing */
 	char buf[24], *p = buf + sizeof(buf);
@@ -108,22 +107,13 @@ void jw_i64(struct jw *w, int64_t v)
 	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), w->f);
 }
 
-void jw_f64(struct jw *w, double v)
-{
-	sep(w);
-	if (isfinite(v))
-		fprintf(w->f, "%.6g", v);
-	else
-		fputs("null", w->f);
-}
-
-void jw_bool(struct jw *w, bool v)
+void ss_jw_bool(struct ss_jw *w, bool v)
 {
 	sep(w);
 	fputs(v ? "true" : "false", w->f);
 }
 
-void jw_null(struct jw *w)
+void ss_jw_null(struct ss_jw *w)
 {
 	sep(w);
 	fputs("null", w->f);

@@ -11,33 +11,32 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct jw {
+struct ss_jw {
 	FILE    *f;
 	int      depth;
 	bool     first[64];   /* nothing written yet at this depth */
 	bool     after_key;
 };
 
-void jw_init(struct jw *w, FILE *f);
-void jw_obj(struct jw *w);
-void jw_obj_end(struct jw *w);
-void jw_arr(struct jw *w);
-void jw_arr_end(struct jw *w);
-void jw_key(struct jw *w, const char *k);
-void jw_str(struct jw *w, const char *s);
-void jw_i64(struct jw *w, int64_t v);
-void jw_f64(struct jw *w, double v);
-void jw_bool(struct jw *w, bool v);
-void jw_null(struct jw *w);
+void ss_jw_init(struct ss_jw *w, FILE *f);
+void ss_jw_obj(struct ss_jw *w);
+void ss_jw_obj_end(struct ss_jw *w);
+void ss_jw_arr(struct ss_jw *w);
+void ss_jw_arr_end(struct ss_jw *w);
+void ss_jw_key(struct ss_jw *w, const char *k);
+void ss_jw_str(struct ss_jw *w, const char *s);
+void ss_jw_i64(struct ss_jw *w, int64_t v);
+void ss_jw_bool(struct ss_jw *w, bool v);
+void ss_jw_null(struct ss_jw *w);
 /* key + value shorthands */
-static inline void jw_kstr(struct jw *w, const char *k, const char *s) { jw_key(w, k); if (s) jw_str(w, s); else jw_null(w); }
-static inline void jw_ki64(struct jw *w, const char *k, int64_t v) { jw_key(w, k); jw_i64(w, v); }
-static inline void jw_kbool(struct jw *w, const char *k, bool v) { jw_key(w, k); jw_bool(w, v); }
-static inline void jw_knull(struct jw *w, const char *k) { jw_key(w, k); jw_null(w); }
+static inline void ss_jw_kstr(struct ss_jw *w, const char *k, const char *s) { ss_jw_key(w, k); if (s) ss_jw_str(w, s); else ss_jw_null(w); }
+static inline void ss_jw_ki64(struct ss_jw *w, const char *k, int64_t v) { ss_jw_key(w, k); ss_jw_i64(w, v); }
+static inline void ss_jw_kbool(struct ss_jw *w, const char *k, bool v) { ss_jw_key(w, k); ss_jw_bool(w, v); }
+static inline void ss_jw_knull(struct ss_jw *w, const char *k) { ss_jw_key(w, k); ss_jw_null(w); }
 /* v if has, else null */
-static inline void jw_ki64n(struct jw *w, const char *k, bool has, int64_t v) { jw_key(w, k); if (has) jw_i64(w, v); else jw_null(w); }
+static inline void ss_jw_ki64n(struct ss_jw *w, const char *k, bool has, int64_t v) { ss_jw_key(w, k); if (has) ss_jw_i64(w, v); else ss_jw_null(w); }
 
 /* Escape s as a JSON string body into f (no quotes). */
-void jw_escape(FILE *f, const char *s);
+void ss_jw_escape(FILE *f, const char *s);
 
 #endif

@@ -1,0 +1,663 @@
+/*
+ * Every report format (src/out/) straight from a results view built by hand: no scan, no
+ * files. The view holds a tiered partition with remote state and findings that name
+ * segment ids, a tiered partition nobody seeded, a non-tiered one, one with a read error
+ * and a vanished segment, and one that was never evaluated; two log dirs, one with a
+ * path that needs escaping. The checks are the contract's: field presence and null
+ * handling (json, ndjson), series omitted where the value is null and label escaping
+ * (prom), columns and sections (table), and the --stats lines.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/jw.h"
+#include "out/out.h"
+#include "segscan.h"
+
+#define WEIRD_DIR "/data/we\"ird\\dir\nx"
+
+static struct ss_res_logdir logdirs[] = {
+	{ "/data/a", 0, 0 },
+	{ WEIRD_DIR, 0, -1 },
+};
+
+static struct ss_seg segs[] = {
+	/* orders-0: a closed segment (in remote storage) and the active one */
+	{ .base_offset = 0, .part = 0, .flags = SS_SEG_HAS_LAST, .last_offset = 99, .end_offset = 99,
+	  .size_bytes = 1000, .valid_bytes = 1000, .max_timestamp_ms = 1700000000000, .batches = -1,
+	  .records = -1, .err_pos = -1 },
+	{ .base_offset = 100, .part = 0, .flags = SS_SEG_ACTIVE | SS_SEG_HAS_LAST | SS_SEG_ONLY_LOCAL,
+	  .last_offset = 149, .end_offset = 149, .size_bytes = 500, .valid_bytes = 480, .truncated_bytes = 20,
+	  .max_timestamp_ms = 1700000001000, .batches = 3, .records = 50, .err_pos = -1 },
+	/* orders-1: an empty active segment, no offsets yet */
+	{ .base_offset = 0, .part = 1, .flags = SS_SEG_ACTIVE, .end_offset = -1, .size_bytes = 0,
+	  .max_timestamp_ms = -1, .batches = -1, .records = -1, .err_pos = -1 },
+	/* plain-0 */
+	{ .base_offset = 0, .part = 2, .flags = SS_SEG_ACTIVE | SS_SEG_HAS_LAST | SS_SEG_ONLY_LOCAL,
+	  .last_offset = 9, .end_offset = 9, .size_bytes = 100, .valid_bytes = 100, .max_timestamp_ms = 5,
+	  .batches = 1, .records = 10, .crc_errors = 0, .err_pos = -1 },
+	/* zbroken-0: its index could not be read; a later segment vanished (not an error) */
+	{ .base_offset = 0, .part = 3, .flags = SS_SEG_HAS_LAST | SS_SEG_READ_ERROR | SS_SEG_INDEX_BAD,
+	  .last_offset = 4, .end_offset = 4, .size_bytes = 70, .valid_bytes = 70, .max_timestamp_ms = 1,
+	  .batches = -1, .records = -1, .err = -EIO, .err_file = SS_HAS_INDEX, .err_pos = 24 },
+	{ .base_offset = 5, .part = 3, .flags = SS_SEG_ACTIVE | SS_SEG_VANISHED, .end_offset = 4,
+	  .max_timestamp_ms = -1, .batches = -1, .records = -1, .err = -ENOENT, .err_pos = -1 },
+	/* zz-noeval-0 */
+	{ .base_offset = 0, .part = 4, .flags = SS_SEG_ACTIVE, .size_bytes = 10, .max_timestamp_ms = -1,
+	  .batches = -1, .records = -1, .err_pos = -1 },
+};
+
+static char *ids_dangling[] = { "AAAAAAAAAAAAAAAAAAAAAA", "BBBBBBBBBBBBBBBBBBBBBB" };
+static char *ids_delete[] = { "CCCCCCCCCCCCCCCCCCCCCC" };
+static char msg_dangling[] = "2 remote segments stuck in COPY_SEGMENT_STARTED";
+static char msg_lag[] = "the broker reports 1 segment of copy lag";
+static char msg_dup[] = "a second dangling finding";
+static char note_seed[] = "highest_offset derived from the remote state";
+
+static struct ss_finding findings0[] = {
+	{ .code = "REMOTE_DANGLING", .ref = "KAFKA-17428", .message = msg_dangling, .has_amount = true,
+	  .segments = 2, .bytes = 300, .segment_ids = ids_dangling, .n_ids = 2 },
+	{ .code = "COPY_LAG_MISREPORTED", .ref = "", .message = msg_lag },
+	{ .code = "REMOTE_DANGLING", .ref = NULL, .message = msg_dup },
+};
+static char *notes0[] = { note_seed };
+
+static struct ss_eval ev_tiered = {
+	.log_start_offset = 0, .log_end_offset = 150, .size_bytes = 1500, .remote_storage = 1, .tiered = true,
+	.seeded = true, .highest_offset = 99, .source = "remote-state", .remote_segments = 1,
+	.remote_bytes = 1000, .dangling_segments = 2, .dangling_bytes = 300,
+	.only_local_segments = 1, .only_local_bytes = 500,
+	.copy_lag_segments = 0, .copy_lag_bytes = 0,
+	.broker_copy_lag_segments = 1, .broker_copy_lag_bytes = 1000,
+	.size = { .evaluated = true, .limit = 1000, .total_bytes = 2500, .n_delete = 1, .delete_bytes = 1000,
+		  .has_new_log_start = true, .new_log_start_offset = 100, .delete_is_remote = true,
+		  .delete_ids = ids_delete },
+	.time = { .evaluated = false, .reason = "retention.ms is -1", .limit = -1 },
+	.local = { .evaluated = true, .limit = -1 },
+	.findings = findings0, .n_findings = 3,
+	.tiered_reason = "remote.storage.enable=true", .notes = notes0, .n_notes = 1,
+};
+
+static struct ss_eval ev_unseeded = {
+	.log_start_offset = 0, .log_end_offset = 0, .size_bytes = 0, .remote_storage = 1, .tiered = true,
+	.only_local_null = true, .copy_lag_null = true,
+	.size = { .evaluated = false, .reason = NULL, .limit = -1 },
+	.time = { .evaluated = false, .reason = "not seeded", .limit = 604800000 },
+	.local = { .evaluated = false, .reason = "not seeded", .limit = -1 },
+	.tiered_reason = "remote.storage.enable=true",
+};
+
+static int64_t del_plain[] = { 0 };
+static struct ss_eval ev_plain = {
+	.log_start_offset = 0, .log_end_offset = 10, .size_bytes = 100, .remote_storage = -1,
+	.only_local_segments = 1, .only_local_bytes = 100, .copy_lag_null = true, .broker_copy_lag_null = true,
+	.size = { .evaluated = true, .limit = -1, .total_bytes = 100 },
+	.time = { .evaluated = true, .limit = 1000, .n_delete = 1, .delete_bytes = 100, .delete_offsets = del_plain },
+	.local = { .evaluated = false, .reason = "not tiered", .limit = -1 },
+	.tiered_reason = "remote.storage.enable not configured and no remote metadata for the partition",
+};
+
+static struct ss_eval ev_broken = {
+	.log_start_offset = 0, .log_end_offset = 5, .size_bytes = 70, .remote_storage = 0,
+	.only_local_segments = 1, .only_local_bytes = 70, .copy_lag_null = true, .broker_copy_lag_null = true,
+	.size = { .evaluated = true, .limit = 50, .total_bytes = 70 },
+	.time = { .evaluated = true, .limit = -1 },
+	.local = { .evaluated = false, .reason = "not tiered", .limit = -1 },
+	.tiered_reason = "remote.storage.enable=false",
+};
+
+static struct ss_part parts[] = {
+	{ .topic = "orders", .dir = "orders-0", .logdir = 0, .logdir_path = "/data/a", .partition = 0,
+	  .seg_first = 0, .seg_count = 2, .has_topic_id = true,
+	  .topic_id = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 }, .eval = &ev_tiered },
+	{ .topic = "orders", .dir = "orders-1", .logdir = 1, .logdir_path = WEIRD_DIR, .partition = 1,
+	  .seg_first = 2, .seg_count = 1, .eval = &ev_unseeded },
+	{ .topic = "plain", .dir = "plain-0", .logdir = 0, .logdir_path = "/data/a", .partition = 0,
+	  .seg_first = 3, .seg_count = 1, .eval = &ev_plain },
+	{ .topic = "zbroken", .dir = "zbroken-0", .logdir = 0, .logdir_path = "/data/a", .partition = 0,
+	  .seg_first = 4, .seg_count = 2, .eval = &ev_broken },
+	{ .topic = "zz-noeval", .dir = "zz-noeval-0", .logdir = 0, .logdir_path = "/data/a", .partition = 0,
+	  .seg_first = 6, .seg_count = 1, .eval = NULL },
+};
+
+static struct ss_note notes[] = { { "old-0.delete", "deleted" } };
+static struct ss_problem problems[] = {
+	{ "/data/a/zbroken-0/leader-epoch-checkpoint", "line 2: not a number", SEGSCAN_ECHECKPOINT, 2, false },
+};
+static struct ss_res_worker workers[] = {
+	{ .node = 0, .pinned = true, .cpus = "0-3", .segments = 5 },
+	{ .node = -1, .pinned = false, .segments = 2 },
+};
+
+static struct ss_results view(void)
+{
+	return (struct ss_results){
+		.logdirs = logdirs, .n_logdirs = 2,
+		.parts = parts, .n_parts = 5,
+		.segs = segs, .n_segs = 7,
+		.notes = notes, .n_notes = 1,
+		.problems = problems, .n_problems = 1,
+		.run = { .verify = false, .io = "pread", .threads = 2, .queue_depth = 64, .bytes_read = 12345,
+			 .remote_source = "remote-state", .remote_warnings = 3, .exit_code = 1,
+			 .times = { .discover = 0.010, .remote = 0.020, .scan = 0.100, .evaluate = 0.005, .total = 0.125 } },
+		.pipeline = { .syscalls = 40, .submissions = 70, .tasks_peak = 4, .ring_stalls = 1,
+			      .workers = workers, .n_workers = 2 },
+	};
+}
+
+/* Run a writer into a string. */
+#define CAPTURE(buf, call)                                                 \
+	do {                                                               \
+		size_t len_ = 0;                                           \
+		FILE *f = open_memstream(&(buf), &len_);                   \
+		assert_non_null(f);                                        \
+		assert_int_equal((call), 0);                               \
+		fclose(f);                                                 \
+	} while (0)
+
+static json_t *load(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &e);
+	if (!j)
+		fail_msg("invalid JSON at %d: %s\n%s", e.position, e.text, text);
+	return j;
+}
+
+static json_t *at(json_t *o, const char *path)
+{
+	/* "a.b.0.c": object keys and array indexes */
+	char buf[256], *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
+		if (!o)
+			return NULL;
+		if (json_is_array(o))
+			o = json_array_get(o, strtoul(k, NULL, 10));
+		else
+			o = json_object_get(o, k);
+	}
+	return o;
+}
+
+static void expect_int(json_t *o, const char *path, json_int_t v)
+{
+	json_t *x = at(o, path);
+	if (!json_is_integer(x) || json_integer_value(x) != v)
+		fail_msg("%s: want %lld", path, (long long)v);
+}
+
+static void expect_str(json_t *o, const char *path, const char *v)
+{
+	json_t *x = at(o, path);
+	if (!json_is_string(x) || strcmp(json_string_value(x), v))
+		fail_msg("%s: want \"%s\", got %s", path, v, x ? (json_is_string(x) ? json_string_value(x) : "non-string") : "absent");
+}
+
+static void expect_null(json_t *o, const char *path)
+{
+	json_t *x = at(o, path);
+	if (!json_is_null(x))
+		fail_msg("%s: want null, got %s", path, x ? "a value" : "absent");
+}
+
+static void expect_bool(json_t *o, const char *path, bool v)
+{
+	json_t *x = at(o, path);
+	if (!json_is_boolean(x) || json_is_true(x) != v)
+		fail_msg("%s: want %s", path, v ? "true" : "false");
+}
+
+static void expect_absent(json_t *o, const char *path)
+{
+	if (at(o, path))
+		fail_msg("%s: want absent", path);
+}
+
+static void test_json_partitions(void **state)
+{
+	struct ss_results r = view();
+	char *out = NULL;
+	CAPTURE(out, ss_out_json(&r, f, false));
+	json_t *j = load(out);
+	json_t *ps = json_object_get(j, "partitions");
+	assert_int_equal(json_array_size(ps), 5);
+	/* the view's order, which is the catalog's sort */
+	static const char *order[] = { "orders", "orders", "plain", "zbroken", "zz-noeval" };
+	for (int i = 0; i < 5; i++)
+		expect_str(json_array_get(ps, i), "topic", order[i]);
+
+	/* tiered, seeded from the remote state */
+	json_t *p = json_array_get(ps, 0);
+	expect_int(p, "partition", 0);
+	expect_str(p, "log_dir", "/data/a");
+	expect_str(p, "dir", "orders-0");
+	expect_str(p, "topic_id", "AQIDBAUGBwgJCgsMDQ4PEA");
+	expect_bool(p, "remote_storage", true);
+	expect_int(p, "log_end_offset", 150);
+	expect_int(p, "size_bytes", 1500);
+	expect_int(p, "segments.0.last_offset", 99);
+	expect_int(p, "segments.0.end_offset", 99);
+	expect_bool(p, "segments.0.active", false);
+	expect_bool(p, "segments.0.only_local", false);
+	expect_null(p, "segments.0.batches");
+	expect_bool(p, "segments.1.active", true);
+	expect_bool(p, "segments.1.only_local", true);
+	expect_int(p, "segments.1.truncated_bytes", 20);
+	expect_int(p, "segments.1.records", 50);
+	expect_absent(p, "segments.1.error");
+	expect_absent(p, "segments.1.vanished");
+	expect_bool(p, "remote.seeded", true);
+	expect_int(p, "remote.highest_offset", 99);
+	expect_str(p, "remote.source", "remote-state");
+	expect_int(p, "remote.dangling_segments", 2);
+	expect_int(p, "only_local.segments", 1);
+	expect_int(p, "only_local.size_bytes", 500);
+	expect_int(p, "copy_lag.segments", 0);
+	expect_int(p, "broker_copy_lag.segments", 1);
+	expect_bool(p, "retention.size.evaluated", true);
+	expect_null(p, "retention.size.reason");
+	expect_int(p, "retention.size.limit_bytes", 1000);
+	expect_int(p, "retention.size.total_bytes", 2500);
+	expect_str(p, "retention.size.delete_segments.0", "CCCCCCCCCCCCCCCCCCCCCC");
+	expect_int(p, "retention.size.new_log_start_offset", 100);
+	expect_bool(p, "retention.time.evaluated", false);
+	expect_str(p, "retention.time.reason", "retention.ms is -1");
+	expect_null(p, "retention.time.limit_ms");
+	expect_absent(p, "retention.local.limit_ms");  /* local retention has no limit fields */
+	expect_absent(p, "retention.local.new_log_start_offset");
+	expect_str(p, "notes.0", note_seed);
+	assert_int_equal(json_array_size(at(p, "findings")), 3);
+	expect_str(p, "findings.0.code", "REMOTE_DANGLING");
+	expect_str(p, "findings.0.ref", "KAFKA-17428");
+	expect_int(p, "findings.0.segments", 2);
+	expect_int(p, "findings.0.bytes", 300);
+	expect_str(p, "findings.0.segment_ids.0", "AAAAAAAAAAAAAAAAAAAAAA");
+	expect_str(p, "findings.0.segment_ids.1", "BBBBBBBBBBBBBBBBBBBBBB");
+	expect_str(p, "findings.1.ref", "");
+	expect_absent(p, "findings.1.segments");    /* no amount: no amount fields */
+	expect_absent(p, "findings.1.segment_ids"); /* no ids: no array */
+	expect_str(p, "findings.2.ref", "");        /* a NULL ref is written as "" */
+
+	/* tiered, nobody seeded it: the contract's nulls */
+	p = json_array_get(ps, 1);
+	expect_str(p, "log_dir", WEIRD_DIR);        /* escaped in the text, intact when parsed */
+	expect_null(p, "topic_id");
+	expect_null(p, "segments.0.last_offset");
+	expect_null(p, "segments.0.end_offset");    /* an empty active segment */
+	expect_null(p, "segments.0.only_local");
+	expect_null(p, "segments.0.max_timestamp_ms");
+	expect_bool(p, "remote.seeded", false);
+	expect_null(p, "remote.highest_offset");
+	expect_null(p, "remote.source");
+	expect_null(p, "only_local");
+	expect_null(p, "copy_lag");
+	expect_int(p, "broker_copy_lag.segments", 0);
+	expect_str(p, "retention.size.reason", "not evaluated");
+	expect_null(p, "retention.size.total_bytes");
+	expect_int(p, "retention.time.limit_ms", 604800000);
+
+	/* not tiered, nobody said whether it is */
+	p = json_array_get(ps, 2);
+	expect_null(p, "remote_storage");
+	expect_null(p, "broker_copy_lag");
+	expect_null(p, "copy_lag");
+	expect_int(p, "only_local.segments", 1);
+	expect_int(p, "retention.time.delete_segments.0", 0);  /* local base offsets, as numbers */
+	expect_null(p, "retention.size.limit_bytes");
+
+	/* a read error, a vanished segment */
+	p = json_array_get(ps, 3);
+	expect_bool(p, "remote_storage", false);
+	expect_str(p, "segments.0.error", "zbroken-0/00000000000000000000.index at byte 24: Input/output error");
+	expect_bool(p, "segments.1.vanished", true);
+	expect_absent(p, "segments.1.error");
+
+	/* never evaluated: the offsets are 0 and there is no evaluation at all */
+	p = json_array_get(ps, 4);
+	expect_int(p, "log_end_offset", 0);
+	expect_int(p, "size_bytes", 0);
+	expect_null(p, "remote_storage");
+	expect_absent(p, "remote");
+	expect_absent(p, "findings");
+	expect_bool(p, "segments.0.only_local", false);
+	json_decref(j);
+	free(out);
+}
+
+static void test_json_summary_and_errors(void **state)
+{
+	struct ss_results r = view();
+	char *out = NULL;
+	CAPTURE(out, ss_out_json(&r, f, false));
+	json_t *j = load(out);
+	expect_str(j, "summary.version", SEGSCAN_VERSION);
+	expect_str(j, "summary.log_dirs.0", "/data/a");
+	expect_str(j, "summary.log_dirs.1", WEIRD_DIR);
+	expect_int(j, "summary.partitions", 5);
+	expect_int(j, "summary.segments", 7);
+	expect_int(j, "summary.size_bytes", 1500 + 0 + 100 + 70);
+	expect_int(j, "summary.tiered_partitions", 2);
+	expect_int(j, "summary.remote_segments", 1);
+	expect_int(j, "summary.remote_bytes", 1000);
+	expect_int(j, "summary.copy_lag_segments", 0);  /* null lags count nowhere */
+	expect_int(j, "summary.findings", 3);
+	expect_int(j, "summary.errors", 2);             /* one problem, one segment; vanished is none */
+	expect_int(j, "summary.bytes_read", 12345);
+	expect_bool(j, "summary.verify", false);
+	expect_str(j, "summary.io", "pread");
+	expect_int(j, "summary.threads", 2);
+	expect_str(j, "summary.remote_source", "remote-state");
+	expect_int(j, "summary.exit_code", 1);
+	expect_str(j, "summary.notes.0.path", "old-0.delete");
+	expect_str(j, "summary.notes.0.what", "deleted");
+	json_t *errs = json_object_get(j, "errors");
+	assert_int_equal(json_array_size(errs), 2);
+	expect_str(errs, "0.path", "/data/a/zbroken-0/leader-epoch-checkpoint");
+	expect_int(errs, "0.where", 2);
+	expect_str(errs, "0.error", segscan_strerror(SEGSCAN_ECHECKPOINT));
+	expect_str(errs, "0.message", "line 2: not a number");
+	expect_str(errs, "1.path", "/data/a/zbroken-0/00000000000000000000.index");
+	expect_int(errs, "1.where", 24);
+	expect_str(errs, "1.error", "Input/output error");
+	json_decref(j);
+	free(out);
+
+	/* no remote metadata, nothing found: nulls and empty arrays, still valid JSON */
+	r.run.remote_source = NULL;
+	r.n_parts = r.n_segs = r.n_notes = r.n_problems = 0;
+	CAPTURE(out, ss_out_json(&r, f, false));
+	j = load(out);
+	assert_int_equal(json_array_size(json_object_get(j, "partitions")), 0);
+	assert_int_equal(json_array_size(json_object_get(j, "errors")), 0);
+	expect_null(j, "summary.remote_source");
+	expect_int(j, "summary.errors", 0);
+	json_decref(j);
+	free(out);
+}
+
+/* ndjson: one line per partition, each the very object the json report holds. */
+static void test_ndjson(void **state)
+{
+	struct ss_results r = view();
+	char *nd = NULL, *js = NULL;
+	CAPTURE(nd, ss_out_json(&r, f, true));
+	CAPTURE(js, ss_out_json(&r, f, false));
+	json_t *all = load(js), *ps = json_object_get(all, "partitions");
+	size_t n = 0;
+	for (char *line = nd, *nl; *line; line = nl + 1, n++) {
+		nl = strchr(line, '\n');
+		assert_non_null(nl);
+		*nl = 0;
+		json_t *o = load(line);
+		assert_true(json_equal(o, json_array_get(ps, n)));
+		json_decref(o);
+	}
+	assert_int_equal(n, 5);
+	json_decref(all);
+	free(nd);
+	free(js);
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void test_prom(void **state)
+{
+	struct ss_results r = view();
+	char *out = NULL;
+	CAPTURE(out, ss_out_prom(&r, f));
+	/* HELP and TYPE once per family */
+	assert_int_equal(count(out, "# HELP segscan_log_size_bytes "), 1);
+	assert_int_equal(count(out, "# TYPE segscan_log_size_bytes gauge\n"), 1);
+	assert_int_equal(count(out, "# TYPE segscan_scan_segments_total counter\n"), 1);
+	assert_non_null(strstr(out, "\nsegscan_log_size_bytes{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\"} 1500\n"));
+	assert_non_null(strstr(out, "\nsegscan_log_segments{topic=\"zbroken\",partition=\"0\",log_dir=\"/data/a\"} 2\n"));
+	/* label values escape backslash, quote and newline */
+	assert_non_null(strstr(out, "\nsegscan_log_size_bytes{topic=\"orders\",partition=\"1\",log_dir=\"/data/we\\\"ird\\\\dir\\nx\"} 0\n"));
+	/* null values are omitted, never exported as 0 */
+	assert_non_null(strstr(out, "\nsegscan_remote_copy_lag_segments{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\"} 0\n"));
+	assert_int_equal(count(out, "\nsegscan_remote_copy_lag_segments{"), 1);   /* orders-1 unseeded; others not tiered */
+	assert_int_equal(count(out, "\nsegscan_remote_copy_lag_bytes{"), 1);
+	assert_int_equal(count(out, "\nsegscan_only_local_segments{"), 3);        /* not orders-1, not zz-noeval */
+	assert_null(strstr(out, "segscan_only_local_bytes{topic=\"orders\",partition=\"1\""));
+	assert_int_equal(count(out, "\nsegscan_broker_reported_copy_lag_segments{"), 2); /* the tiered two */
+	assert_non_null(strstr(out, "\nsegscan_broker_reported_copy_lag_segments{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\"} 1\n"));
+	assert_int_equal(count(out, "\nsegscan_remote_dangling_segments{"), 2);
+	assert_non_null(strstr(out, "\nsegscan_remote_dangling_segments{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\"} 2\n"));
+	/* excess over retention.bytes; none without a limit or an evaluation */
+	assert_non_null(strstr(out, "\nsegscan_retention_size_excess_bytes{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\"} 1500\n"));
+	assert_non_null(strstr(out, "\nsegscan_retention_size_excess_bytes{topic=\"zbroken\",partition=\"0\",log_dir=\"/data/a\"} 20\n"));
+	assert_int_equal(count(out, "\nsegscan_retention_size_excess_bytes{"), 2);
+	/* a partition without an evaluation has no series at all */
+	assert_null(strstr(out, "zz-noeval"));
+	/* the scanner's own series */
+	assert_non_null(strstr(out, "\nsegscan_scan_duration_seconds 0.125000\n"));
+	assert_non_null(strstr(out, "\nsegscan_scan_segments_total 7\n"));
+	assert_non_null(strstr(out, "\nsegscan_scan_bytes_read_total 12345\n"));
+	assert_non_null(strstr(out, "\nsegscan_scan_errors_total 2\n"));
+	assert_non_null(strstr(out, "\nsegscan_build_info{version=\"" SEGSCAN_VERSION "\",io=\"pread\"} 1\n"));
+	/* every line is a comment or a sample, and the text ends with a newline */
+	assert_int_equal(out[strlen(out) - 1], '\n');
+	free(out);
+
+	/* serve's cumulative counters replace the scan's; no engine yet says "none" */
+	struct ss_prom_counters c = { 1.5, 700, 99, 4 };
+	r.run.io = "";
+	CAPTURE(out, ss_out_prom_counters(&r, f, &c));
+	assert_non_null(strstr(out, "\nsegscan_scan_duration_seconds 1.500000\n"));
+	assert_non_null(strstr(out, "\nsegscan_scan_segments_total 700\n"));
+	assert_non_null(strstr(out, "\nsegscan_scan_errors_total 4\n"));
+	assert_non_null(strstr(out, "io=\"none\"} 1\n"));
+	free(out);
+}
+
+/* The line of the table that starts with `start`, as a new string (NULL if none). */
+static char *line_of(const char *text, const char *start)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (!strncmp(p, start, strlen(start))) {
+			size_t n = strcspn(p, "\n");
+			return strndup(p, n);
+		}
+	}
+	return NULL;
+}
+
+/* The column of the header whose title is `title`: the value in `row` there. */
+static void expect_column(const char *header, const char *row, const char *title, const char *want)
+{
+	const char *h = strstr(header, title);
+	assert_non_null(h);
+	size_t col = (size_t)(h - header);
+	if (strlen(row) < col || strncmp(row + col, want, strlen(want)) || row[col - 1] != ' ')
+		fail_msg("column %s of \"%s\": want \"%s\"", title, row, want);
+}
+
+static void test_table(void **state)
+{
+	struct ss_results r = view();
+	char *out = NULL;
+	CAPTURE(out, ss_out_table(&r, f));
+	char *first = line_of(out, "segscan ");
+	assert_non_null(first);
+	assert_string_equal(first, "segscan " SEGSCAN_VERSION ": 5 partitions in 4 topics, 7 segments, 1.63 KiB local, "
+				   "1 remote segments (1000 B)");
+	free(first);
+	assert_non_null(strstr(out, "\n  log dirs: /data/a " WEIRD_DIR "\n"));
+	assert_non_null(strstr(out, "\n  scan: fast path (index tails), io=pread, 2 threads, 0.125 s, 12.1 KiB read\n\n"));
+
+	char *hdr = line_of(out, "TOPIC");
+	assert_non_null(hdr);
+	char *o0 = line_of(out, "orders  "), *pl = line_of(out, "plain "), *br = line_of(out, "zbroken ");
+	assert_non_null(o0);
+	assert_non_null(pl);
+	assert_non_null(br);
+	/* orders-1 follows orders-0 with an empty topic cell, then the topic total */
+	const char *o1 = strstr(out, o0) + strlen(o0) + 1;
+	assert_true(!strncmp(o1, "                                     1 ", 39));
+	char *o1l = strndup(o1, strcspn(o1, "\n"));
+	char *tot = line_of(out, "  (topic total)");
+	assert_non_null(tot);
+	assert_ptr_equal(strstr(out, tot), o1 + strlen(o1l) + 1);
+
+	expect_column(hdr, o0, "REMOTE", "1 seg/1000 B ");
+	expect_column(hdr, o0, "COPY LAG", "0 ");
+	expect_column(hdr, o0, "BROKER SAYS", "1 seg/1000 B ");
+	expect_column(hdr, o0, "RETENTION", "remote: 1 seg/1000 B ");
+	/* each code once, in order of first appearance */
+	expect_column(hdr, o0, "FINDINGS", "REMOTE_DANGLING,COPY_LAG_MISREPORTED");
+	assert_int_equal(o0[strlen(o0) - 1], 'D');
+	expect_column(hdr, o1l, "ONLY-LOCAL", "unknown ");
+	expect_column(hdr, o1l, "COPY LAG", "- ");
+	expect_column(hdr, o1l, "RETENTION", "not evaluated ");
+	expect_column(hdr, o1l, "FINDINGS", "-");
+	expect_column(hdr, pl, "REMOTE", "- ");
+	expect_column(hdr, pl, "BROKER SAYS", "- ");
+	expect_column(hdr, pl, "RETENTION", "1 seg/100 B ");  /* not tiered: no "remote: " */
+	expect_column(hdr, br, "RETENTION", "nothing due ");
+	/* a partition without an evaluation has no row */
+	assert_null(strstr(out, "\nzz-noeval"));
+
+	assert_non_null(strstr(out, "\nFindings (3):\n"
+				    "  orders-0  REMOTE_DANGLING (KAFKA-17428): 2 remote segments stuck in COPY_SEGMENT_STARTED\n"
+				    "  orders-0  COPY_LAG_MISREPORTED: the broker reports 1 segment of copy lag\n"
+				    "  orders-0  REMOTE_DANGLING: a second dangling finding\n"));
+	assert_non_null(strstr(out, "\nCould not read (2):\n"
+				    "  /data/a/zbroken-0/leader-epoch-checkpoint: line 2: not a number\n"
+				    "  /data/a/zbroken-0/00000000000000000000.index at byte 24: Input/output error\n"));
+	assert_non_null(strstr(out, "\nNotes (1):\n  old-0.delete: deleted\n"));
+	free(hdr);
+	free(o0);
+	free(o1l);
+	free(pl);
+	free(br);
+	free(tot);
+	free(out);
+
+	/* nothing scanned: the summary lines only, no header, no sections */
+	r.n_parts = r.n_segs = r.n_notes = r.n_problems = 0;
+	r.run.remote_source = NULL;
+	r.run.verify = true;
+	CAPTURE(out, ss_out_table(&r, f));
+	assert_null(strstr(out, "TOPIC"));
+	assert_null(strstr(out, "Findings"));
+	assert_null(strstr(out, "Could not read"));
+	assert_non_null(strstr(out, "scan: verify (every byte), io=pread"));
+	assert_non_null(strstr(out, " read, no remote metadata\n"));
+	free(out);
+}
+
+static void test_stats(void **state)
+{
+	struct ss_results r = view();
+	char *out = NULL;
+	CAPTURE(out, ss_out_stats(&r, f));
+	assert_true(!strncmp(out, "segscan stats:\n", 15));
+	assert_non_null(strstr(out, "\n  discover          0.010 s  2 log dirs, 5 partitions, 7 segments\n"));
+	assert_non_null(strstr(out, "source remote-state, 3 events dropped or warned"));
+	assert_non_null(strstr(out, "io=pread, 2 workers, queue depth 64, peak 4 segments in flight per worker\n"));
+	assert_non_null(strstr(out, "\n    worker 0   node 0   pinned to cpus 0-3                  5 segments\n"));
+	assert_non_null(strstr(out, "\n    worker 1   node any not pinned                     2 segments\n"));
+	assert_non_null(strstr(out, "\n    log dir /data/a on NUMA node 0\n"));
+	assert_non_null(strstr(out, "\n  total             0.125 s  56 segments/s\n"));
+	assert_non_null(strstr(out, "\n  bytes read    12345 (1763.6 per segment, 0.1 MB/s)\n"));
+	assert_non_null(strstr(out, "\n  syscalls      40 for 70 submissions (5.71 per segment)\n"));
+	assert_non_null(strstr(out, "\n  ring stalls   1 "));
+	assert_null(strstr(out, "reused"));
+	assert_null(strstr(out, "evicted"));
+	free(out);
+	r.pipeline.reuse = r.pipeline.evict = true;
+	r.pipeline.reused = 6;
+	r.pipeline.evicted_bytes = 8192;
+	r.run.io_fell_back = true;
+	CAPTURE(out, ss_out_stats(&r, f));
+	assert_non_null(strstr(out, "io=pread (fallback),"));
+	assert_non_null(strstr(out, "\n  reused        6 unchanged closed segments from the previous scan\n"));
+	assert_non_null(strstr(out, "\n  evicted       8192 bytes of page cache this scan brought in\n"));
+	free(out);
+}
+
+static void test_exit_code_of_view(void **state)
+{
+	struct ss_results r = view();
+	assert_int_equal(ss_results_exit_code(&r), 1);     /* the index read error */
+	r.n_segs = 4;                                       /* without zbroken's segments */
+	assert_int_equal(ss_results_exit_code(&r), 0);     /* the problem is not data loss */
+	problems[0].data_loss = true;
+	assert_int_equal(ss_results_exit_code(&r), 1);
+	problems[0].data_loss = false;
+	logdirs[1].err = -EACCES;
+	assert_int_equal(ss_results_exit_code(&r), 3);
+	logdirs[1].err = 0;
+	segs[3].crc_errors = 1;
+	assert_int_equal(ss_results_exit_code(&r), 1);
+	segs[3].crc_errors = 0;
+}
+
+static void test_human_bytes(void **state)
+{
+	char b[32];
+	assert_string_equal(ss_human_bytes(0, b, sizeof(b)), "0 B");
+	assert_string_equal(ss_human_bytes(1023, b, sizeof(b)), "1023 B");
+	assert_string_equal(ss_human_bytes(1024, b, sizeof(b)), "1.00 KiB");
+	assert_string_equal(ss_human_bytes(1670, b, sizeof(b)), "1.63 KiB");
+	assert_string_equal(ss_human_bytes(15 * 1024 * 1024 + 512 * 1024, b, sizeof(b)), "15.5 MiB");
+	assert_string_equal(ss_human_bytes(300LL << 30, b, sizeof(b)), "300 GiB");
+	assert_string_equal(ss_human_bytes(-1, b, sizeof(b)), "-");
+}
+
+static void test_json_writer(void **state)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct ss_jw w;
+	ss_jw_init(&w, f);
+	ss_jw_obj(&w);
+	ss_jw_kstr(&w, "s", "q\"b\\n\n\t\x01\xc3\xa9");
+	ss_jw_kstr(&w, "nul", NULL);
+	ss_jw_ki64(&w, "min", INT64_MIN);
+	ss_jw_ki64n(&w, "no", false, 5);
+	ss_jw_key(&w, "a");
+	ss_jw_arr(&w);
+	ss_jw_i64(&w, 0);
+	ss_jw_bool(&w, true);
+	ss_jw_arr(&w);
+	ss_jw_arr_end(&w);
+	ss_jw_arr_end(&w);
+	ss_jw_obj_end(&w);
+	fclose(f);
+	assert_string_equal(out, "{\"s\":\"q\\\"b\\\\n\\n\\t\\u0001\xc3\xa9\",\"nul\":null,\"min\":-9223372036854775808,"
+				 "\"no\":null,\"a\":[0,true,[]]}");
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_partitions),
+		cmocka_unit_test(test_json_summary_and_errors),
+		cmocka_unit_test(test_ndjson),
+		cmocka_unit_test(test_prom),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_exit_code_of_view),
+		cmocka_unit_test(test_human_bytes),
+		cmocka_unit_test(test_json_writer),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
