@@ -489,8 +489,10 @@ int ss_mlog_replay(const char *path, struct ss_cimage **img_out, struct ss_mlog_
 			s->base = strtoll(n, NULL, 10);
 		}
 	}
-	qsort(snaps, n_snaps, sizeof *snaps, cmp_snap_desc);
-	qsort(segs, n_segs, sizeof *segs, cmp_seg);
+	if (n_snaps) /* qsort's array must not be NULL, even when empty */
+		qsort(snaps, n_snaps, sizeof *snaps, cmp_snap_desc);
+	if (n_segs)
+		qsort(segs, n_segs, sizeof *segs, cmp_seg);
 	info->snapshots_found = n_snaps;
 	info->segments = n_segs;
 	if (n_segs)
