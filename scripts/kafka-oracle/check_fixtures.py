@@ -37,9 +37,74 @@ def replay(events):
     return segs
 
 
+def gauges_of(jmx, into=None):
+    """(domain, type, name, topic, partition) -> attributes. into: a cluster's sum over its nodes
+    (the per-topic remote gauges count only the partitions each node leads)."""
+    g = {} if into is None else into
+    for m in jmx["mbeans"]:
+        k = (m["domain"], m["type"], m["name"], m["topic"], m["partition"])
+        if into is not None and k in g and "Value" in g[k] and "Value" in m["attributes"]:
+            g[k] = {"Value": g[k]["Value"] + m["attributes"]["Value"]}
+        else:
+            g[k] = dict(m["attributes"])
+    return g
+
+
+def check_cluster_case(d, case, cj):
+    """A several-node case: every node's log dir against its dump and JMX, the remote metadata of
+    all nodes against the summed gauges, the placement in case.json against the files and
+    DescribeTopics, and node 1's metadata log against cluster.json."""
+    admin = load(d, "admin.json")
+    rm = load(d, "remote-metadata.json")
+    cl = load(d, "cluster.json")
+    adm = {(p["topic"], p["partition"]): p for p in admin["partitions"]}
+    ids = cj["node_ids"]
+    summed = {}
+    for n in ids:
+        jmx = load(d, f"jmx-{n}.json")
+        check_dump(case, d, f"logdir-{n}", load(d, f"dump-{n}.json"), adm, gauges_of(jmx), False, node=n)
+        gauges_of(jmx, summed)
+    check_remote(case, rm, summed, False)
+    check_ndjson(case, d, rm)
+    check_cluster_context(case, d, "logdir-1", cj, node_ids=tuple(ids))
+
+    pl = cj["placement"]
+    md_leader = {p["partition"]: p["leader"] for p in cl["describe_topics"]["__remote_log_metadata"]["partitions"]}
+    for mp in pl["metadata_partitions"]:
+        check(md_leader.get(mp["partition"]) == mp["leader"], case,
+              f"__remote_log_metadata-{mp['partition']}: placement leader {mp['leader']} != DescribeTopics")
+        for n in ids:
+            has = os.path.isdir(os.path.join(d, f"logdir-{n}", f"__remote_log_metadata-{mp['partition']}"))
+            check(has == (n in mp["replicas"]), case,
+                  f"logdir-{n}: __remote_log_metadata-{mp['partition']} present={has}, replicas {mp['replicas']}")
+    for p in pl["partitions"]:
+        tp = f"{p['topic']}-{p['partition']}"
+        evs = [e for e in rm["events"] if e["topic"] == p["topic"] and e["partition"] == p["partition"]]
+        check(len(evs) > 0, case, f"{tp}: no remote metadata events")
+        check(all(e["metadata_partition"] == p["metadata_partition"] for e in evs), case,
+              f"{tp}: events outside metadata partition {p['metadata_partition']}")
+        check(all(e["metadata_broker"] == p["metadata_partition_node"] for e in evs), case,
+              f"{tp}: events not read from node {p['metadata_partition_node']}")
+        check(md_leader.get(p["metadata_partition"]) == p["metadata_partition_node"], case,
+              f"{tp}: metadata partition node disagrees with DescribeTopics")
+        td = cl["describe_topics"][p["topic"]]
+        check(td["topic_id"] == p["topic_id"], case, f"{tp}: topic id != DescribeTopics")
+        pi = td["partitions"][p["partition"]]
+        check(pi["replicas"] == p["replicas"] and pi["leader"] == p["leader"], case, f"{tp}: replicas/leader")
+        for n in ids:
+            here = os.path.isdir(os.path.join(d, f"logdir-{n}", tp))
+            check(here == (n in p["replicas"]), case, f"logdir-{n}: {tp} present={here}, replicas {p['replicas']}")
+    n1 = pl["per_node"]["1"]
+    check(n1["metadata_here"] and n1["metadata_elsewhere"], case,
+          "node 1 does not host both kinds of tiered partitions")
+
+
 def check_case(d):
     case = os.path.basename(os.path.normpath(d))
     cj = load(d, "case.json")
+    if "nodes" in cj:
+        check_cluster_case(d, case, cj)
+        return
     dump = load(d, "dump.json")
     admin = load(d, "admin.json")
     jmx = load(d, "jmx.json")

@@ -834,6 +834,14 @@ public final class Workloads {
             }
 
             @Override
+            Broker.Options options() {
+                Broker.Options o = new Broker.Options();
+                // A snapshot within the run, so logdir-1's metadata log is snapshot + log.
+                o.extra.put("metadata.log.max.snapshot.interval.ms", "10000");
+                return o;
+            }
+
+            @Override
             void run(Ctx c) throws Exception {
                 Map<String, String> tcfg = cfg("segment.ms", "60000", "retention.ms", "-1",
                         "remote.storage.enable", "true", "local.retention.ms", "-2");
@@ -874,6 +882,12 @@ public final class Workloads {
                     }
                 }
                 placementHasBothKinds(c, topics);
+                Path md = c.b.logDir.resolve("__cluster_metadata-0");
+                c.waitUntil("a metadata snapshot on node 1 besides the bootstrap one", () -> {
+                    try (Stream<Path> st = Files.list(md)) {
+                        return st.filter(q -> q.getFileName().toString().endsWith(".checkpoint")).count() >= 2;
+                    }
+                });
             }
         };
     }
