@@ -46,4 +46,34 @@ int64_t ss_offset_index_last(const uint8_t *buf, size_t len, int64_t first_slot,
 /* Same for a time index (a slot is used unless it is (0, 0)). */
 int64_t ss_time_index_last(const uint8_t *buf, size_t len, int64_t first_slot, struct ss_time_entry *entry);
 
+/*
+ * The last written slot of a whole index file, read a window at a time (the caller does
+ * the reads: this is a pure state machine). The last window is looked at first, since a
+ * closed (trimmed) index ends with its last entry; if it holds no entry, the file is
+ * preallocated and a binary search over whole windows finds the last window whose first
+ * slot is used (written slots form a prefix, zeros follow), which holds the last entry.
+ *
+ *   ss_index_tail_init(&t, SS_OFFSET_ENTRY, file_size, 4096);
+ *   while (!t.done) { ss_index_tail_window(&t, &off, &len); read len bytes at off;
+ *                     ss_index_tail_feed(&t, buf, got); }
+ *   t.best >= 0: t.offset (or t.time) is the last written entry, slot t.best.
+ */
+struct ss_index_tail {
+	int64_t esz;          /* SS_OFFSET_ENTRY or SS_TIME_ENTRY */
+	int64_t nslots;       /* whole slots in the file */
+	int64_t win;          /* slots per window */
+	int64_t lo, hi;       /* window search range [lo, hi) */
+	int64_t probe;        /* the window to read next */
+	int64_t best;         /* last used slot found, -1 none */
+	struct ss_offset_entry offset;  /* slot `best` of an offset index */
+	struct ss_time_entry   time;    /* slot `best` of a time index */
+	bool    done;
+};
+
+void ss_index_tail_init(struct ss_index_tail *t, int64_t esz, int64_t file_size, size_t window_bytes);
+/* The byte range of the window to read next (only while !t->done). */
+void ss_index_tail_window(const struct ss_index_tail *t, int64_t *off, size_t *len);
+/* The got bytes read from that window (short if the file shrank). */
+void ss_index_tail_feed(struct ss_index_tail *t, const uint8_t *buf, int64_t got);
+
 #endif

@@ -180,81 +180,6 @@ static void seg_error(struct ss_task *t, int err, uint32_t file, int64_t pos)
 	s->err_pos = pos;
 }
 
-/* ---- index tail search -------------------------------------------------------------- */
-
-static void tf_init(struct ss_tailfind *tf, int64_t esz, int64_t file_size)
-{
-	memset(tf, 0, sizeof(*tf));
-	tf->esz = esz;
-	tf->nslots = file_size > 0 ? file_size / esz : 0;
-	tf->win = SS_TASK_PROBE / esz;
-	tf->best = -1;
-	if (tf->nslots == 0) {
-		tf->done = true;
-		return;
-	}
-	/* First look at the last window: a trimmed (closed) index ends with its last entry. */
-	int64_t nwin = (tf->nslots + tf->win - 1) / tf->win;
-	tf->probe = nwin - 1;
-	tf->lo = 0;
-	tf->hi = nwin - 1;
-}
-
-static bool slot_used(const struct ss_tailfind *tf, const uint8_t *p)
-{
-	if (tf->esz == SS_OFFSET_ENTRY)
-		return ss_offset_slot_used(ss_offset_entry_at(p));
-	struct ss_time_entry e;
-	uint64_t ts = 0;
-	for (int i = 0; i < 8; i++)
-		ts = ts << 8 | p[i];
-	e.ts = (int64_t)ts;
-	e.rel = (int32_t)((uint32_t)p[8] << 24 | (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11]);
-	return ss_time_slot_used(e);
-}
-
-static void tf_window(const struct ss_tailfind *tf, int64_t *off, size_t *len)
-{
-	int64_t first = tf->probe * tf->win;
-	int64_t n = tf->nslots - first < tf->win ? tf->nslots - first : tf->win;
-	*off = first * tf->esz;
-	*len = (size_t)(n * tf->esz);
-}
-
-/* Consume the bytes of window tf->probe (got bytes; short if the file shrank). */
-static void tf_feed(struct ss_tailfind *tf, const uint8_t *buf, int64_t got)
-{
-	int64_t n = got / tf->esz, first = tf->probe * tf->win, last_used = -1;
-	for (int64_t i = n - 1; i >= 0; i--)
-		if (slot_used(tf, buf + i * tf->esz)) {
-			last_used = i;
-			break;
-		}
-	bool first_used = n > 0 && slot_used(tf, buf);
-	bool tail_probe = tf->probe == tf->hi; /* the initial look at the last window */
-	if (last_used >= 0 && (tail_probe || first_used)) {
-		tf->best = first + last_used;
-		memcpy(tf->ent, buf + last_used * tf->esz, (size_t)tf->esz);
-	}
-	if (tail_probe) {
-		if (last_used >= 0) {
-			tf->done = true;
-			return;
-		}
-	} else if (first_used) {
-		tf->lo = tf->probe + 1;
-	} else {
-		tf->hi = tf->probe;
-	}
-	/* Binary search over whole windows: the largest window whose first slot is used
-	 * holds the last written entry (written slots form a prefix, zeros follow). */
-	if (tf->lo >= tf->hi) {
-		tf->done = true;
-		return;
-	}
-	tf->probe = tf->lo + (tf->hi - tf->lo) / 2;
-}
-
 /* ---- phases ------------------------------------------------------------------------- */
 
 static int start_walk(struct ss_task *t, int64_t from, bool from_index);
@@ -333,12 +258,12 @@ static int submit_tail_reads(struct ss_task *t)
 	int64_t off;
 	size_t len;
 	if (!t->tf_idx.done) {
-		tf_window(&t->tf_idx, &off, &len);
+		ss_index_tail_window(&t->tf_idx, &off, &len);
 		if ((r = sub_read(t, 0, t->fd_idx, t->ibuf, len, off)))
 			return r;
 	}
 	if (!t->tf_tim.done) {
-		tf_window(&t->tf_tim, &off, &len);
+		ss_index_tail_window(&t->tf_tim, &off, &len);
 		if ((r = sub_read(t, 1, t->fd_tim, t->tbuf, len, off)))
 			return r;
 	}
@@ -351,16 +276,12 @@ static int tails_done(struct ss_task *t)
 {
 	struct ss_seg *s = seg_of(t);
 	int r;
-	if (t->tf_tim.best >= 0) {
-		uint64_t ts = 0;
-		for (int i = 0; i < 8; i++)
-			ts = ts << 8 | t->tf_tim.ent[i];
-		t->tim_max = (int64_t)ts;
-	}
+	if (t->tf_tim.best >= 0)
+		t->tim_max = t->tf_tim.time.ts;
 	int64_t from = 0;
 	bool from_index = false;
 	if (t->tf_idx.best >= 0) {
-		struct ss_offset_entry e = ss_offset_entry_at(t->tf_idx.ent);
+		struct ss_offset_entry e = t->tf_idx.offset;
 		if (e.pos > 0 && e.pos < s->size_bytes && e.rel >= 0) {
 			from = e.pos;
 			from_index = true;
@@ -581,8 +502,8 @@ static int advance(struct ss_task *t, bool *finished)
 		t->tim_size = tim_ok ? rq[3].st.size : 0;
 		if (!idx_ok)
 			s->flags |= SS_SEG_INDEX_BAD;
-		tf_init(&t->tf_idx, SS_OFFSET_ENTRY, idx_ok ? t->idx_size : 0);
-		tf_init(&t->tf_tim, SS_TIME_ENTRY, tim_ok ? t->tim_size : 0);
+		ss_index_tail_init(&t->tf_idx, SS_OFFSET_ENTRY, idx_ok ? t->idx_size : 0, SS_TASK_PROBE);
+		ss_index_tail_init(&t->tf_tim, SS_TIME_ENTRY, tim_ok ? t->tim_size : 0, SS_TASK_PROBE);
 		t->phase = PH_TAIL;
 		if (t->tf_idx.done && t->tf_tim.done)
 			return tails_done(t);
@@ -598,7 +519,7 @@ static int advance(struct ss_task *t, bool *finished)
 				s->flags |= SS_SEG_INDEX_BAD;
 			} else {
 				s->bytes_read += rq[0].res;
-				tf_feed(&t->tf_idx, t->ibuf, rq[0].res);
+				ss_index_tail_feed(&t->tf_idx, t->ibuf, rq[0].res);
 			}
 		}
 		if (!t->tf_tim.done) {
@@ -608,7 +529,7 @@ static int advance(struct ss_task *t, bool *finished)
 				t->tf_tim.done = true;
 			} else {
 				s->bytes_read += rq[1].res;
-				tf_feed(&t->tf_tim, t->tbuf, rq[1].res);
+				ss_index_tail_feed(&t->tf_tim, t->tbuf, rq[1].res);
 			}
 		}
 		if (t->tf_idx.done && t->tf_tim.done)

@@ -43,18 +43,6 @@ struct ss_task_env {
 	uint64_t                evicted_bytes;
 };
 
-/* Finds the last written slot of an index file by reading windows of it. */
-struct ss_tailfind {
-	int64_t  esz;        /* entry size: 8 or 12 */
-	int64_t  nslots;     /* slots worth searching */
-	int64_t  win;        /* slots per window */
-	int64_t  lo, hi;     /* window search range [lo, hi) while searching */
-	int64_t  best;       /* last used slot found, -1 none */
-	int64_t  probe;      /* window being read */
-	uint8_t  ent[12];    /* the best slot's bytes */
-	bool     done;
-};
-
 struct ss_task {
 	struct ss_task_env *env;       /* the worker's: shared by its tasks, counters included */
 	uint32_t          seg_idx;
@@ -62,7 +50,7 @@ struct ss_task {
 	int               pending;
 	int               fd_log, fd_idx, fd_tim;
 	int64_t           idx_size, tim_size;
-	struct ss_tailfind tf_idx, tf_tim;
+	struct ss_index_tail tf_idx, tf_tim;  /* fmt/index.h: the window search */
 	int64_t           tim_max;      /* last time index entry's timestamp, -1 none */
 	int64_t           idx_target;   /* base + rel of the index entry walked from, -1 none */
 	int64_t           walk_from;
