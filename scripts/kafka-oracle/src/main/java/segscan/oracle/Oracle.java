@@ -27,6 +27,9 @@ import org.apache.kafka.clients.admin.Admin;
  * Output per case: DIR/cases/CASE/{logdir/, remote/, dump.json, remote-metadata.json,
  * remote-state.ndjson, jmx.json, admin.json, topic-config.txt, manifest.json, case.json} and the
  * broker's own files under DIR/work/CASE/. A live copy goes to DIR/cases/CASE-live/.
+ * Cluster-context cases (Case.clusterContext) add cluster.json, cluster-metadata.json and
+ * server.properties; several-node cases (Case.nodes > 1, {@link #runClusterCase}) write
+ * logdir-N/, dump-N.json, jmx-N.json and server-N.properties per node instead of the single ones.
  */
 public final class Oracle {
     private Oracle() {
