@@ -680,6 +680,41 @@ static void test_source_no_history(void **state)
 	free(root);
 }
 
+/* A preallocated (zero-filled) tail after the last batch is the end of the data, not damage. */
+static void test_source_zero_tail(void **state)
+{
+	char *root = tu_mkdtemp("mlog");
+	char *dir;
+	assert_true(asprintf(&dir, "%s/%s", root, SS_MLOG_DIRNAME) > 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	struct fbuf seg = { 0 };
+	struct kw v[2];
+	kw_topic(&v[0], "z", IDA);
+	kw_partition(&v[1], IDA, 0, (const int32_t[]){ 1 }, 1, 1, 0, 0);
+	batch(&seg, 0, 1, v, 2, -1);
+	write_at(dir, "00000000000000000000.log", &seg, seg.n);
+	/* a sparse 64 MiB file, as a preallocated segment looks */
+	char *path;
+	assert_true(asprintf(&path, "%s/00000000000000000000.log", dir) > 0);
+	assert_int_equal(truncate(path, 64 << 20), 0);
+	free(path);
+	struct ss_cimage *img;
+	struct ss_mlog_info info;
+	assert_int_equal(ss_mlog_replay(dir, &img, &info), 0);
+	assert_int_equal(ss_cimage_warning_count(img), 0);
+	assert_true(info.complete);
+	assert_false(info.history_incomplete);
+	assert_int_equal(info.last_offset, 1);
+	assert_non_null(ss_cimage_partition(img, "z", 0));
+	/* the zero tail is probed, not read to its end */
+	assert_true(info.bytes_read <= (2 << 20));
+	ss_cimage_free(img);
+	ss_mlog_info_free(&info);
+	free(seg.p);
+	free(dir);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -695,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_many_topics),
 		cmocka_unit_test(test_source_snapshot_then_log),
 		cmocka_unit_test(test_source_no_history),
+		cmocka_unit_test(test_source_zero_tail),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
