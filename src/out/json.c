@@ -1,5 +1,5 @@
 /*
- * json and ndjson reports. Field names are the contract's (interface.md, Output); every
+ * json and ndjson reports. Field names are the contract's (docs/contract.md, Output); every
  * partition object is written by one function so both formats stay identical.
  */
 #include <errno.h>
