@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "scan/task.h"
@@ -23,6 +22,9 @@ enum {
 };
 
 #define NO_REUSE UINT32_MAX
+
+/* --evict tracks every page of a verify chunk, as it did of the fast path's reads */
+_Static_assert(SS_TASK_VCHUNK <= SS_EVICT_SPAN_BYTES, "evict span shorter than a verify read");
 
 static struct ss_seg *seg_of(struct ss_task *t)
 {
@@ -62,57 +64,6 @@ static int sub_stat(struct ss_task *t, int slot, const char *path)
 	return submit(t, slot);
 }
 
-/*
- * --evict: note which pages of [off, off+len) are not in the page cache before we read
- * them (mincore needs a mapping; mapping without touching reads nothing), so that
- * afterwards we drop exactly those and leave the broker's hot pages alone.
- */
-static void cold_check(struct ss_task *t, int slot, int fd, int64_t off, size_t len)
-{
-	t->cold_pages[slot] = 0;
-	if (!t->env->evict || len == 0)
-		return;
-	const int64_t pg = 4096;
-	int64_t aoff = off & ~(pg - 1);
-	size_t alen = (size_t)((off + (int64_t)len - aoff + pg - 1) & ~(pg - 1));
-	size_t npages = alen / (size_t)pg;
-	if (npages > sizeof(t->cold[0])) {
-		/* past what we track: leave the tail alone rather than guess */
-		npages = sizeof(t->cold[0]);
-		alen = npages * (size_t)pg;
-	}
-	void *m = mmap(NULL, alen, PROT_READ, MAP_SHARED, fd, aoff);
-	if (m == MAP_FAILED)
-		return;
-	unsigned char vec[sizeof(t->cold[0])];
-	if (mincore(m, alen, vec) == 0) {
-		for (size_t i = 0; i < npages; i++)
-			t->cold[slot][i] = !(vec[i] & 1);
-		t->cold_off[slot] = aoff;
-		t->cold_pages[slot] = (uint32_t)npages;
-	}
-	munmap(m, alen);
-}
-
-static void cold_evict(struct ss_task *t, int slot, int fd)
-{
-	uint32_t n = t->cold_pages[slot];
-	for (uint32_t i = 0; i < n;) {
-		if (!t->cold[slot][i]) {
-			i++;
-			continue;
-		}
-		uint32_t j = i;
-		while (j < n && t->cold[slot][j])
-			j++;
-		if (posix_fadvise(fd, t->cold_off[slot] + (int64_t)i * 4096, (int64_t)(j - i) * 4096,
-				  POSIX_FADV_DONTNEED) == 0)
-			t->env->evicted_bytes += (uint64_t)(j - i) * 4096;
-		i = j;
-	}
-	t->cold_pages[slot] = 0;
-}
-
 static int sub_fstat(struct ss_task *t, int slot, int fd)
 {
 	struct ss_io_req *r = &t->req[slot];
@@ -125,7 +76,9 @@ static int sub_fstat(struct ss_task *t, int slot, int fd)
 static int sub_read(struct ss_task *t, int slot, int fd, void *buf, size_t len, int64_t off)
 {
 	struct ss_io_req *r = &t->req[slot];
-	cold_check(t, slot, fd, off, len);
+	t->cold[slot].n = 0;
+	if (t->env->evict)
+		ss_evict_note(&t->cold[slot], fd, off, len);
 	memset(r, 0, sizeof(*r));
 	r->op = SS_IO_READ;
 	r->fd = fd;
@@ -424,8 +377,8 @@ static int advance(struct ss_task *t, bool *finished)
 			return 0;
 		}
 		t->fd_log = (int)rq[0].res;
-		if (t->env->evict) /* no readahead: it would cache pages we never account for */
-			posix_fadvise(t->fd_log, 0, 0, POSIX_FADV_RANDOM);
+		if (t->env->evict)
+			ss_evict_no_readahead(t->fd_log);
 		t->phase = PH_STAT;
 		return sub_fstat(t, 1, t->fd_log);
 
@@ -480,13 +433,13 @@ static int advance(struct ss_task *t, bool *finished)
 		rq[2].res = rq[3].res = -EBADF;
 		if (t->fd_idx >= 0) {
 			if (t->env->evict)
-				posix_fadvise(t->fd_idx, 0, 0, POSIX_FADV_RANDOM);
+				ss_evict_no_readahead(t->fd_idx);
 			if ((r = sub_fstat(t, 2, t->fd_idx)))
 				return r;
 		}
 		if (t->fd_tim >= 0) {
 			if (t->env->evict)
-				posix_fadvise(t->fd_tim, 0, 0, POSIX_FADV_RANDOM);
+				ss_evict_no_readahead(t->fd_tim);
 			if ((r = sub_fstat(t, 3, t->fd_tim)))
 				return r;
 		}
@@ -569,7 +522,7 @@ int ss_task_complete(struct ss_task *t, struct ss_io_req *req, bool *finished)
 	/* results are read from t->req[] by slot; only eviction needs the request now,
 	 * while its fd is still open */
 	if (req->op == SS_IO_READ && t->env->evict)
-		cold_evict(t, (int)(req - t->req), req->fd);
+		t->env->evicted_bytes += ss_evict_drop(&t->cold[req - t->req], req->fd);
 	*finished = false;
 	if (--t->pending > 0)
 		return 0;

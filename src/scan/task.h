@@ -23,6 +23,7 @@
 #include "fmt/batch.h"
 #include "fmt/index.h"
 #include "io/engine.h"
+#include "io/evict.h"
 
 #define SS_TASK_SMALL      (64 * 1024)   /* read such a log whole instead of its indexes */
 #define SS_TASK_CHUNK      (64 * 1024)   /* fast-path read size */
@@ -60,10 +61,8 @@ struct ss_task {
 	uint8_t          *ibuf, *tbuf;  /* SS_TASK_PROBE each */
 	struct ss_io_req  req[SS_TASK_MAX_REQS];
 	/* --evict: per request slot, the pages of its read that were not resident before
-	 * it (1 = we bring it in, so we drop it after) */
-	uint8_t           cold[SS_TASK_MAX_REQS][SS_TASK_VCHUNK / 4096 + 2];
-	int64_t           cold_off[SS_TASK_MAX_REQS];
-	uint32_t          cold_pages[SS_TASK_MAX_REQS];
+	 * it (io/evict.h: we bring those in, so we drop them after) */
+	struct ss_evict_span cold[SS_TASK_MAX_REQS];
 	char              path_log[320], path_idx[320], path_tim[320];
 };
 
