@@ -30,6 +30,7 @@
 
 #include <jansson.h>
 
+#include "fmt/names.h"
 #include "testutil.h"
 #include "scanutil.h"
 #include "service/log.h"
@@ -411,10 +412,10 @@ static void test_topic_names_and_url_decoding(void **state)
 	const char *ok[] = { "a", "orders.v2", "__consumer_offsets", "click-stream", "A_b-9.z", max };
 	const char *bad[] = { "", ".", "..", "a b", "a/b", "a%b", "t\xc3\xa4", "a:b", over };
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		assert_true(ss_topic_name_valid(ok[i], strlen(ok[i])));
+		assert_true(ss_topic_name_ok(ok[i], strlen(ok[i])));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_false(ss_topic_name_valid(bad[i], strlen(bad[i])));
-	assert_true(ss_topic_name_valid("...", 3)); /* only "." and ".." are reserved */
+		assert_false(ss_topic_name_ok(bad[i], strlen(bad[i])));
+	assert_true(ss_topic_name_ok("...", 3)); /* only "." and ".." are reserved */
 
 	char out[64];
 	assert_int_equal(ss_url_decode("orders%2Ev2", 11, out, sizeof(out)), 9);

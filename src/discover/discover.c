@@ -11,29 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/darray.h"
+#include "common/file.h"
 #include "discover/discover.h"
 #include "fmt/names.h"
 #include "segscan.h"
 
 #define SMALL_FILE_MAX (4u << 20) /* checkpoint files: 4 MiB holds ~100k partitions */
-
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	uint32_t ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > UINT32_MAX / 2)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	void *n = realloc(*arr, (size_t)ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
 
 /* While partition directories are listed on several threads, every append to the
  * catalog takes cat->mu (NULL otherwise). */
@@ -67,7 +51,7 @@ int ss_catalog_problem(struct ss_catalog *cat, const char *path, int err, int64_
 static int problem_locked(struct ss_catalog *cat, const char *path, int err, int64_t where, bool data_loss,
 			  const char *fmt, va_list ap)
 {
-	int r = grow((void **)&cat->problems, &cat->cap_problems, cat->n_problems + 1,
+	int r = ss_da_reserve((void **)&cat->problems, &cat->cap_problems, cat->n_problems + 1,
 		     sizeof(*cat->problems));
 	if (r)
 		return r;
@@ -97,7 +81,7 @@ static int add_note(struct ss_catalog *cat, const char *logdir, const char *rel1
 		return -ENOMEM;
 	}
 	cat_lock(cat);
-	int r = grow((void **)&cat->notes, &cat->cap_notes, cat->n_notes + 1, sizeof(*cat->notes));
+	int r = ss_da_reserve((void **)&cat->notes, &cat->cap_notes, cat->n_notes + 1, sizeof(*cat->notes));
 	if (!r) {
 		cat->notes[cat->n_notes].path = path;
 		cat->notes[cat->n_notes].what = w;
@@ -111,60 +95,11 @@ static int add_note(struct ss_catalog *cat, const char *logdir, const char *rel1
 	return r;
 }
 
-static int open_ro(int dirfd, const char *name, int extra)
-{
-	/* O_NOATIME keeps the scan from dirtying inodes; it needs ownership (or
-	 * CAP_FOWNER), so fall back without it rather than fail. */
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOATIME | extra);
-	if (fd < 0 && errno == EPERM)
-		fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | extra);
-	return fd < 0 ? -errno : fd;
-}
-
-/* Read a small text file whole. -ENOENT if it does not exist; -EFBIG past the cap. */
+/* A small text file whole (checkpoints, partition.metadata). -ENOENT if it does not
+ * exist; -EFBIG past the cap; -EINVAL if it is not a regular file. */
 static int read_small(int dirfd, const char *name, char **out, size_t *len)
 {
-	int fd = open_ro(dirfd, name, 0), r;
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	if (fd < 0)
-		return fd;
-	for (;;) {
-		if (n + 4096 > cap) {
-			if (cap >= SMALL_FILE_MAX) {
-				r = -EFBIG;
-				goto fail;
-			}
-			cap = cap ? cap * 2 : 8192;
-			char *nb = realloc(buf, cap + 1);
-			if (!nb) {
-				r = -ENOMEM;
-				goto fail;
-			}
-			buf = nb;
-		}
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			goto fail;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	if (!buf && !(buf = malloc(1)))
-		return -ENOMEM;
-	buf[n] = 0;
-	*out = buf;
-	*len = n;
-	return 0;
-fail:
-	free(buf);
-	close(fd);
-	return r;
+	return ss_read_file(dirfd, name, SMALL_FILE_MAX, out, len);
 }
 
 /* One file of a partition dir that belongs to a segment. */
@@ -257,14 +192,15 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 	struct ss_logdir *ld = &cat->logdirs[li];
 	struct segfile *files = NULL;
 	struct ss_seg *segs = NULL;
-	size_t nf = 0, capf = 0, ns = 0;
+	uint32_t nf = 0, capf = 0;
+	size_t ns = 0;
 	DIR *d = NULL;
 	struct ss_part part, *p = &part;
 	char where[4096];
 	int r, dfd;
 
 	snprintf(where, sizeof(where), "%s/%s", ld->path, name);
-	dfd = open_ro(ld->fd, name, O_DIRECTORY);
+	dfd = ss_open_ro(ld->fd, name, O_DIRECTORY);
 	if (dfd < 0) {
 		/* Kafka deletes and renames partition dirs while we look: vanished is fine. */
 		if (dfd == -ENOENT)
@@ -305,18 +241,11 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 		case SS_FILE_INDEX:
 		case SS_FILE_TIMEINDEX:
 		case SS_FILE_TXNINDEX:
-			if (nf == capf) {
-				capf = capf ? capf * 2 : 64;
-				struct segfile *nfp = realloc(files, capf * sizeof(*files));
-				if (!nfp) {
-					r = -ENOMEM;
-					goto out;
-				}
-				files = nfp;
-			}
-			files[nf].offset = off;
-			files[nf].kind = k;
-			nf++;
+			struct segfile *sf;
+			if ((r = SS_DA_PUSH(&files, &nf, &capf, &sf)) < 0)
+				goto out;
+			sf->offset = off;
+			sf->kind = k;
 			break;
 		case SS_FILE_SNAPSHOT:
 			p->snapshot_files++;
@@ -402,9 +331,9 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 		goto out;
 	}
 	cat_lock(cat);
-	if ((r = grow((void **)&cat->parts, &cat->cap_parts, cat->n_parts + 1, sizeof(*cat->parts))) ||
-	    (r = grow((void **)&cat->segs, &cat->cap_segs, cat->n_segs + (uint32_t)ns, sizeof(*cat->segs))) ||
-	    (rlmm && (r = grow((void **)&cat->rlmm_dirs, &cat->cap_rlmm, cat->n_rlmm_dirs + 1, sizeof(char *))))) {
+	if ((r = ss_da_reserve((void **)&cat->parts, &cat->cap_parts, cat->n_parts + 1, sizeof(*cat->parts))) ||
+	    (r = ss_da_reserve((void **)&cat->segs, &cat->cap_segs, cat->n_segs + (uint32_t)ns, sizeof(*cat->segs))) ||
+	    (rlmm && (r = ss_da_reserve((void **)&cat->rlmm_dirs, &cat->cap_rlmm, cat->n_rlmm_dirs + 1, sizeof(char *))))) {
 		cat_unlock(cat);
 		free(rlmm);
 		goto out;
@@ -500,7 +429,7 @@ static int walk_logdir(struct ss_catalog *cat, uint32_t li, struct pjobs *jobs)
 					     dn.kind == SS_DIR_DELETE ? "partition scheduled for deletion (-delete), not counted" :
 					     dn.kind == SS_DIR_FUTURE ? "future replica being moved here (-future), not counted" :
 									"stray replica (-stray), not counted");
-			else if (!(r = grow((void **)&jobs->v, &jobs->cap, jobs->n + 1, sizeof(*jobs->v)))) {
+			else if (!(r = ss_da_reserve((void **)&jobs->v, &jobs->cap, jobs->n + 1, sizeof(*jobs->v)))) {
 				struct pjob *j = &jobs->v[jobs->n];
 				if (!(j->name = strdup(n))) {
 					r = -ENOMEM;
@@ -647,7 +576,7 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 		ld->fd = -1;
 		if (!(ld->path = strdup(paths[i])))
 			return -ENOMEM;
-		int fd = open_ro(AT_FDCWD, paths[i], O_DIRECTORY);
+		int fd = ss_open_ro(AT_FDCWD, paths[i], O_DIRECTORY);
 		if (fd < 0) {
 			ld->err = fd;
 			if ((r = ss_catalog_problem(cat, paths[i], fd, -1, false, "log dir is missing or unreadable: %s",

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/darray.h"
 #include "eval/eval_int.h"
 
 /* ---- findings and notes ---- */
@@ -54,11 +55,10 @@ int ss_eval_add_finding(struct ss_eval *ev, const char *code, const char *ref, b
 			f.n_ids++;
 		}
 	}
-	void *nf = realloc(ev->findings, (size_t)(ev->n_findings + 1) * sizeof(*ev->findings));
-	if (!nf)
+	struct ss_finding *slot;
+	if (SS_DA_PUSH(&ev->findings, &ev->n_findings, &ev->cap_findings, &slot) < 0)
 		goto fail;
-	ev->findings = nf;
-	ev->findings[ev->n_findings++] = f;
+	*slot = f;
 	return 0;
 fail:
 	for (uint32_t i = 0; i < f.n_ids; i++)
@@ -77,13 +77,12 @@ int ss_eval_add_note(struct ss_eval *ev, const char *fmt, ...)
 	va_end(ap);
 	if (r < 0)
 		return -ENOMEM;
-	void *nn = realloc(ev->notes, (size_t)(ev->n_notes + 1) * sizeof(*ev->notes));
-	if (!nn) {
+	char **slot;
+	if (SS_DA_PUSH(&ev->notes, &ev->n_notes, &ev->cap_notes, &slot) < 0) {
 		free(m);
 		return -ENOMEM;
 	}
-	ev->notes = nn;
-	ev->notes[ev->n_notes++] = m;
+	*slot = m;
 	return 0;
 }
 

@@ -96,7 +96,7 @@ struct ss_eval {
 	struct ss_retention size, time, local;
 
 	struct ss_finding *findings;
-	uint32_t           n_findings;
+	uint32_t           n_findings, cap_findings;   /* common/darray.h */
 
 	/* additions (not in the contract's field list; writers may print them as extras) */
 	const char *tiered_reason;      /* static: why the partition is (not) evaluated as tiered */
@@ -106,7 +106,7 @@ struct ss_eval {
 	char      **notes;              /* owned: facts an operator should know that are not
 					   findings (how highest_offset was derived, a remote
 					   partition deletion in progress, ...) */
-	uint32_t    n_notes;
+	uint32_t    n_notes, cap_notes;
 };
 
 /*

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/darray.h"
 #include "eval/remote.h"
 #include "segscan.h"
 
@@ -231,14 +232,8 @@ static int part_create(struct ss_remote *r, const char *topic, size_t len, int32
 		return -ENOMEM;
 	if ((e = map_grow(&r->part_hash, &r->part_slot, &r->part_mask, r->part_used)))
 		return e;
-	if (r->n_parts == r->cap_parts) {
-		uint32_t nc = r->cap_parts ? r->cap_parts * 2 : 16;
-		void *np = realloc(r->parts, (size_t)nc * sizeof(*r->parts));
-		if (!np)
-			return -ENOMEM;
-		r->parts = np;
-		r->cap_parts = nc;
-	}
+	if ((e = SS_DA_RESERVE(&r->parts, &r->cap_parts, (uint64_t)r->n_parts + 1)) < 0)
+		return e;
 	struct ss_remote_part *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -336,16 +331,24 @@ void ss_remote_get_counts(const struct ss_remote *r, struct ss_remote_counts *ou
 }
 
 /* ---- epoch index ---- */
+/* Index of the first of arr[0..n) (ascending .epoch) whose epoch is >= ep: one binary
+ * search for the partition's epoch states and a segment's epochs alike. */
+#define EPOCH_LOWER_BOUND(arr, n, ep)                                  \
+	__extension__({                                                \
+		uint32_t lo_ = 0, hi_ = (n);                           \
+		while (lo_ < hi_) {                                    \
+			uint32_t mid_ = lo_ + (hi_ - lo_) / 2;         \
+			if ((arr)[mid_].epoch < (ep))                  \
+				lo_ = mid_ + 1;                        \
+			else                                           \
+				hi_ = mid_;                            \
+		}                                                      \
+		lo_;                                                   \
+	})
+
 static struct ss_repoch *epoch_find(const struct ss_remote_part *p, int32_t epoch, uint32_t *pos)
 {
-	uint32_t lo = 0, hi = p->n_epochs;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->epochs[mid].epoch < epoch)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo = EPOCH_LOWER_BOUND(p->epochs, p->n_epochs, epoch);
 	if (pos)
 		*pos = lo;
 	return lo < p->n_epochs && p->epochs[lo].epoch == epoch ? &p->epochs[lo] : NULL;
@@ -359,14 +362,8 @@ static int epoch_get(struct ss_remote_part *p, int32_t epoch, struct ss_repoch *
 		*out = e;
 		return 0;
 	}
-	if (p->n_epochs == p->cap_epochs) {
-		uint32_t nc = p->cap_epochs ? p->cap_epochs * 2 : 4;
-		void *ne = realloc(p->epochs, (size_t)nc * sizeof(*p->epochs));
-		if (!ne)
-			return -ENOMEM;
-		p->epochs = ne;
-		p->cap_epochs = nc;
-	}
+	if (SS_DA_RESERVE(&p->epochs, &p->cap_epochs, (uint64_t)p->n_epochs + 1) < 0)
+		return -ENOMEM;
 	memmove(&p->epochs[pos + 1], &p->epochs[pos], (size_t)(p->n_epochs - pos) * sizeof(*p->epochs));
 	p->n_epochs++;
 	e = &p->epochs[pos];
@@ -378,14 +375,7 @@ static int epoch_get(struct ss_remote_part *p, int32_t epoch, struct ss_repoch *
 
 static struct ss_rseg_epoch *seg_epoch(const struct ss_rseg *s, int32_t epoch)
 {
-	uint32_t lo = 0, hi = s->n_epochs;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (s->epochs[mid].epoch < epoch)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo = EPOCH_LOWER_BOUND(s->epochs, s->n_epochs, epoch);
 	return lo < s->n_epochs && s->epochs[lo].epoch == epoch ? &s->epochs[lo] : NULL;
 }
 
@@ -456,14 +446,8 @@ static int epoch_copy_finished(struct ss_remote *r, struct ss_repoch *E, uint32_
 			E->o2i[pos].seg = si;
 		}
 	} else {
-		if (E->n_o2i == E->cap_o2i) {
-			uint32_t nc = E->cap_o2i ? E->cap_o2i * 2 : 4;
-			void *n = realloc(E->o2i, (size_t)nc * sizeof(*E->o2i));
-			if (!n)
-				return -ENOMEM;
-			E->o2i = n;
-			E->cap_o2i = nc;
-		}
+		if (SS_DA_RESERVE(&E->o2i, &E->cap_o2i, (uint64_t)E->n_o2i + 1) < 0)
+			return -ENOMEM;
 		memmove(&E->o2i[pos + 1], &E->o2i[pos], (size_t)(E->n_o2i - pos) * sizeof(*E->o2i));
 		E->o2i[pos].off = start_off;
 		E->o2i[pos].seg = si;
@@ -681,14 +665,8 @@ static int seg_alloc(struct ss_remote *r, uint32_t *out)
 	if (r->n_segs == UINT32_MAX - 1)
 		return -ENOMEM;
 	if ((r->n_segs & (SEG_CHUNK - 1)) == 0 && (r->n_segs >> SEG_CHUNK_BITS) == r->n_chunks) {
-		if (r->n_chunks == r->cap_chunks) {
-			uint32_t nc = r->cap_chunks ? r->cap_chunks * 2 : 16;
-			void *n = realloc(r->chunks, (size_t)nc * sizeof(*r->chunks));
-			if (!n)
-				return -ENOMEM;
-			r->chunks = n;
-			r->cap_chunks = nc;
-		}
+		if (SS_DA_RESERVE(&r->chunks, &r->cap_chunks, (uint64_t)r->n_chunks + 1) < 0)
+			return -ENOMEM;
 		if (!(r->chunks[r->n_chunks] = malloc(SEG_CHUNK * sizeof(struct ss_rseg))))
 			return -ENOMEM;
 		r->n_chunks++;
@@ -701,15 +679,7 @@ static int seg_alloc(struct ss_remote *r, uint32_t *out)
 /* Room for one more segment index, so adding it later cannot fail. */
 static int part_reserve_seg(struct ss_remote_part *p)
 {
-	if (p->n_segs == p->cap_segs) {
-		uint32_t nc = p->cap_segs ? p->cap_segs * 2 : 8;
-		void *n = realloc(p->segs, (size_t)nc * sizeof(*p->segs));
-		if (!n)
-			return -ENOMEM;
-		p->segs = n;
-		p->cap_segs = nc;
-	}
-	return 0;
+	return SS_DA_RESERVE(&p->segs, &p->cap_segs, (uint64_t)p->n_segs + 1);
 }
 
 static void seg_fill(struct ss_rseg *s, const struct ss_remote_event *ev)

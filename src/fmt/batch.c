@@ -11,6 +11,7 @@
 
 #include <zlib.h>
 
+#include "common/endian.h"
 #include "fmt/batch.h"
 #include "fmt/codec.h"
 #include "fmt/crc32c.h"
@@ -29,33 +30,13 @@
 /* Bytes past the zero-tail start the walker asks for per read while checking it. */
 #define SS_WALK_ZERO_CHUNK ((int64_t)1 << 20)
 
-static inline uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline int16_t rd16s(const uint8_t *p)
-{
-	return (int16_t)(uint16_t)((uint16_t)p[0] << 8 | p[1]);
-}
-
-static inline int32_t rd32s(const uint8_t *p)
-{
-	return (int32_t)rd32(p);
-}
-
-static inline int64_t rd64s(const uint8_t *p)
-{
-	return (int64_t)((uint64_t)rd32(p) << 32 | rd32(p + 4));
-}
-
 /* ---- header ---------------------------------------------------------------------- */
 
 int ss_batch_header(const uint8_t *buf, size_t avail, struct ss_batch_hdr *h)
 {
 	if (avail < SS_HEADER_TO_MAGIC)
 		return 0;
-	int32_t size = rd32s(buf + 8);
+	int32_t size = ss_be32s(buf + 8);
 	/* FileLogInputStream rejects size < RECORD_OVERHEAD_V0 before looking at the magic. */
 	if (size < SS_LEGACY_MIN_V0)
 		return SEGSCAN_ECORRUPT;
@@ -82,37 +63,37 @@ int ss_batch_header(const uint8_t *buf, size_t avail, struct ss_batch_hdr *h)
 		return 0;
 
 	memset(h, 0, sizeof *h);
-	h->file_offset = rd64s(buf);
+	h->file_offset = ss_be64s(buf);
 	h->size = (int64_t)size + SS_LOG_OVERHEAD;
 	h->magic = (uint8_t)magic;
 	if (magic == 2) {
-		int32_t last_delta = rd32s(buf + 23);
+		int32_t last_delta = ss_be32s(buf + 23);
 		h->base_offset = h->file_offset;
 		/* A negative delta, or one that overflows the base, is never written by Kafka
 		 * and would make every later offset comparison meaningless. */
 		if (last_delta < 0 || h->base_offset > INT64_MAX - last_delta)
 			return SEGSCAN_ECORRUPT;
 		h->last_offset = h->base_offset + last_delta;
-		h->leader_epoch = rd32s(buf + 12);
-		h->crc = rd32(buf + 17);
+		h->leader_epoch = ss_be32s(buf + 12);
+		h->crc = ss_be32(buf + 17);
 		h->attributes = buf[22]; /* the low byte of the int16 at 21 */
-		h->base_timestamp = rd64s(buf + 27);
-		h->max_timestamp = rd64s(buf + 35);
-		h->producer_id = rd64s(buf + 43);
-		h->producer_epoch = rd16s(buf + 51);
-		h->base_sequence = rd32s(buf + 53);
-		h->records_count = rd32s(buf + 57);
+		h->base_timestamp = ss_be64s(buf + 27);
+		h->max_timestamp = ss_be64s(buf + 35);
+		h->producer_id = ss_be64s(buf + 43);
+		h->producer_epoch = ss_be16s(buf + 51);
+		h->base_sequence = ss_be32s(buf + 53);
+		h->records_count = ss_be32s(buf + 57);
 		if (h->records_count < 0)
 			return SEGSCAN_ECORRUPT;
 		h->has_base = true;
 	} else {
 		h->base_offset = h->file_offset;
 		h->last_offset = h->file_offset;
-		h->crc = rd32(buf + 12);
+		h->crc = ss_be32(buf + 12);
 		h->attributes = buf[17];
 		h->leader_epoch = -1;
 		h->base_timestamp = -1;
-		h->max_timestamp = magic == 1 ? rd64s(buf + 18) : -1;
+		h->max_timestamp = magic == 1 ? ss_be64s(buf + 18) : -1;
 		h->producer_id = -1;
 		h->producer_epoch = -1;
 		h->base_sequence = -1;
@@ -135,7 +116,7 @@ int ss_batch_verify(const uint8_t *buf, const struct ss_batch_hdr *h)
 		if (h->size < SS_V2_HEADER_SIZE)
 			return SEGSCAN_ECORRUPT;
 		uint32_t c = ss_crc32c(0, buf + 21, (size_t)h->size - 21);
-		return c == rd32(buf + 17) ? 0 : SEGSCAN_ECRC;
+		return c == ss_be32(buf + 17) ? 0 : SEGSCAN_ECRC;
 	}
 	if (h->magic > 1)
 		return SEGSCAN_EMAGIC;
@@ -143,7 +124,7 @@ int ss_batch_verify(const uint8_t *buf, const struct ss_batch_hdr *h)
 		return SEGSCAN_ECORRUPT;
 	/* zlib's crc32 takes a uInt length; an entry is < 2 GiB (int32 size), so it fits. */
 	uLong c = crc32(0L, buf + 16, (uInt)(h->size - 16));
-	return (uint32_t)c == rd32(buf + 12) ? 0 : SEGSCAN_ECRC;
+	return (uint32_t)c == ss_be32(buf + 12) ? 0 : SEGSCAN_ECRC;
 }
 
 /* ---- legacy compressed wrappers ---------------------------------------------------- */
@@ -157,7 +138,7 @@ static int legacy_value(const uint8_t *e, int64_t size, uint8_t magic, const uin
 	int64_t p = SS_LOG_OVERHEAD + (magic ? 14 : 6); /* key length, inside the message */
 	if (p + 4 > size)
 		return SEGSCAN_ECORRUPT;
-	int32_t klen = rd32s(e + p);
+	int32_t klen = ss_be32s(e + p);
 	p += 4;
 	if (klen > 0) {
 		if (klen > size - p)
@@ -166,7 +147,7 @@ static int legacy_value(const uint8_t *e, int64_t size, uint8_t magic, const uin
 	}
 	if (p + 4 > size)
 		return SEGSCAN_ECORRUPT;
-	int32_t v = rd32s(e + p);
+	int32_t v = ss_be32s(e + p);
 	p += 4;
 	if (v > 0 && v > size - p)
 		return SEGSCAN_ECORRUPT;
@@ -215,8 +196,8 @@ int64_t ss_batch_count_records(const uint8_t *buf, const struct ss_batch_hdr *h,
 			ret = SEGSCAN_ECORRUPT; /* a partial inner entry */
 			goto out;
 		}
-		int64_t off = rd64s(plain + p);
-		int32_t size = rd32s(plain + p + 8);
+		int64_t off = ss_be64s(plain + p);
+		int32_t size = ss_be32s(plain + p + 8);
 		uint8_t magic = plain[p + 16];
 		uint8_t attr = plain[p + 17];
 		if (size < SS_LEGACY_MIN_V0 || (uint64_t)size > plen - p - SS_LOG_OVERHEAD ||
@@ -554,7 +535,7 @@ int ss_walk_feed(struct ss_walk *w, int64_t at, const uint8_t *buf, size_t len)
 		if (have < SS_HEADER_TO_MAGIC)
 			return walk_want(w, w->pos, remaining < SS_MAX_HEADER_SIZE ? remaining : SS_MAX_HEADER_SIZE);
 		const uint8_t *e = buf + (w->pos - at);
-		int32_t size = rd32s(e + 8);
+		int32_t size = ss_be32s(e + 8);
 		if (size < SS_LEGACY_MIN_V0) {
 			/* Corrupt, unless the rest of the file is zeros (preallocated or crashed). */
 			w->zero_tail = true;

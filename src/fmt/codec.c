@@ -14,6 +14,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "common/endian.h"
 #include "fmt/codec.h"
 #include "segscan.h"
 
@@ -37,22 +38,6 @@ static int obuf_init(struct obuf *o, size_t max_out, size_t hint)
 	return o->p ? 0 : -ENOMEM;
 }
 
-/* Make room for at least one more byte; SEGSCAN_ECODEC once the cap is reached. */
-static int obuf_grow(struct obuf *o)
-{
-	if (o->len < o->cap)
-		return 0;
-	if (o->cap >= o->limit)
-		return SEGSCAN_ECODEC;
-	size_t ncap = o->cap > o->limit / 2 ? o->limit : o->cap * 2;
-	uint8_t *np = realloc(o->p, ncap);
-	if (!np)
-		return -ENOMEM;
-	o->p = np;
-	o->cap = ncap;
-	return 0;
-}
-
 /* Reserve exactly n more bytes (for codecs that know a block's size up front). */
 static int obuf_reserve(struct obuf *o, size_t n)
 {
@@ -73,6 +58,12 @@ static int obuf_reserve(struct obuf *o, size_t n)
 	return 0;
 }
 
+/* Room for at least one more byte; SEGSCAN_ECODEC once the cap is reached. */
+static inline int obuf_grow(struct obuf *o)
+{
+	return o->len < o->cap ? 0 : obuf_reserve(o, 1);
+}
+
 /* The caller must see exactly max_out allowed: a result that used the spare byte is a bomb. */
 static int obuf_finish(struct obuf *o, uint8_t **out, size_t *out_len, int rc)
 {
@@ -86,19 +77,6 @@ static int obuf_finish(struct obuf *o, uint8_t **out, size_t *out_len, int rc)
 	*out = o->p;
 	*out_len = o->len;
 	return 0;
-}
-
-static inline uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
 }
 
 /* ---- gzip ------------------------------------------------------------------------- */
@@ -219,8 +197,8 @@ static int snappy_compress_x(const uint8_t *src, size_t len, uint8_t **out, size
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf, xerial_magic, 8);
-	put_be32(buf + 8, 1);  /* version */
-	put_be32(buf + 12, 1); /* minimum compatible version */
+	ss_put_be32(buf + 8, 1);  /* version */
+	ss_put_be32(buf + 12, 1); /* minimum compatible version */
 	size_t w = XERIAL_HEADER;
 	for (size_t off = 0; off < len; off += XERIAL_BLOCK) {
 		size_t n = len - off < XERIAL_BLOCK ? len - off : XERIAL_BLOCK;
@@ -229,7 +207,7 @@ static int snappy_compress_x(const uint8_t *src, size_t len, uint8_t **out, size
 			free(buf);
 			return SEGSCAN_ECODEC;
 		}
-		put_be32(buf + w, (uint32_t)clen);
+		ss_put_be32(buf + w, (uint32_t)clen);
 		w += 4 + clen;
 	}
 	*out = buf;
@@ -267,7 +245,7 @@ static int snappy_decompress_x(const uint8_t *src, size_t len, struct obuf *o)
 		}
 		if (len - pos < 4)
 			return SEGSCAN_ECODEC;
-		uint32_t clen = be32(src + pos);
+		uint32_t clen = ss_be32(src + pos);
 		pos += 4;
 		if (clen > INT32_MAX || clen > len - pos)
 			return SEGSCAN_ECODEC;

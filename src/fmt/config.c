@@ -13,7 +13,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/ascii.h"
+#include "common/darray.h"
 #include "fmt/config.h"
+#include "fmt/lines.h"
 #include "fmt/names.h"
 #include "segscan.h"
 
@@ -54,14 +57,10 @@ struct cctx {
 static int cfail(struct cctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int cfail(struct cctx *x, const char *fmt, ...)
 {
-	if (x->err && x->errlen) {
-		char what[512];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(what, sizeof(what), fmt, ap);
-		va_end(ap);
-		snprintf(x->err, x->errlen, "%s:%u: %s", x->fname, x->line, what);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	ss_line_verror(x->err, x->errlen, x->fname, x->line, fmt, ap);
+	va_end(ap);
 	return SEGSCAN_ECONFIG;
 }
 
@@ -77,13 +76,12 @@ static int cwarn(struct cctx *x, const char *fmt, ...)
 	char *w;
 	if (asprintf(&w, "%s:%u: %s", x->fname, x->line, what) < 0)
 		return -ENOMEM;
-	void *nw = realloc(c->warnings, (size_t)(c->n_warnings + 1) * sizeof(*c->warnings));
-	if (!nw) {
+	char **slot;
+	if (SS_DA_PUSH(&c->warnings, &c->n_warnings, &c->cap_warnings, &slot) < 0) {
 		free(w);
 		return -ENOMEM;
 	}
-	c->warnings = nw;
-	c->warnings[c->n_warnings++] = w;
+	*slot = w;
 	return 0;
 }
 
@@ -309,14 +307,8 @@ static int topic_get(struct ss_config *c, const char *t, size_t len, unsigned li
 		*out = &e->v;
 		return 0;
 	}
-	if (c->n_topics == c->cap_topics) {
-		uint32_t nc = c->cap_topics ? c->cap_topics * 2 : 16;
-		void *n = realloc(c->topics, (size_t)nc * sizeof(*c->topics));
-		if (!n)
-			return -ENOMEM;
-		c->topics = n;
-		c->cap_topics = nc;
-	}
+	if (SS_DA_RESERVE(&c->topics, &c->cap_topics, (uint64_t)c->n_topics + 1) < 0)
+		return -ENOMEM;
 	char *name = strndup(t, len);
 	if (!name)
 		return -ENOMEM;
@@ -406,20 +398,19 @@ int ss_config_load_topics_buf(struct ss_config *c, const char *buf, size_t len, 
 			      size_t errlen)
 {
 	struct cctx x = { .c = c, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
-	size_t pos = 0;
+	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_LF);
+	const char *s;
+	size_t n;
 	int e = 0;
 
 	if (err && errlen)
 		err[0] = '\0';
-	while (pos < len) {
-		const char *nl = memchr(buf + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - buf) : len;
-		x.line++;
-		if (memchr(buf + pos, '\0', end - pos))
+	while (ss_lines_next(&l, &s, &n)) {
+		x.line = l.no;
+		if (memchr(s, '\0', n))
 			return cfail(&x, "NUL byte in the line");
-		if ((e = topic_line(&x, buf + pos, end - pos)))
+		if ((e = topic_line(&x, s, n)))
 			return e;
-		pos = end + 1;
 	}
 	return 0;
 }
@@ -438,17 +429,6 @@ static const char *const prop_keys[] = {
 };
 #define N_PROP_KEYS (sizeof(prop_keys) / sizeof(prop_keys[0]))
 
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* Properties.loadConvert: \uXXXX (to UTF-8), \t \n \r \f, \x -> x. */
 static int unescape(const char *s, size_t len, char **out)
 {
@@ -466,7 +446,7 @@ static int unescape(const char *s, size_t len, char **out)
 		if (ch == 'u') {
 			unsigned cp = 0;
 			for (int k = 1; k <= 4; k++) {
-				int h = i + (size_t)k < len ? hexval(s[i + (size_t)k]) : -1;
+				int h = i + (size_t)k < len ? ss_hexval(s[i + (size_t)k]) : -1;
 				if (h < 0) {
 					free(o);
 					return SEGSCAN_ECONFIG;
@@ -553,13 +533,14 @@ static int split_dirs(struct ss_config *c, const char *v)
 		while (b > a && is_ws(b[-1]))
 			b--;
 		if (b > a) {
-			void *nd = realloc(c->log_dirs, (size_t)(c->n_log_dirs + 1) * sizeof(*c->log_dirs));
-			if (!nd)
+			char *d = strndup(a, (size_t)(b - a)), **slot;
+			if (!d)
 				return -ENOMEM;
-			c->log_dirs = nd;
-			if (!(c->log_dirs[c->n_log_dirs] = strndup(a, (size_t)(b - a))))
+			if (SS_DA_PUSH(&c->log_dirs, &c->n_log_dirs, &c->cap_log_dirs, &slot) < 0) {
+				free(d);
 				return -ENOMEM;
-			c->n_log_dirs++;
+			}
+			*slot = d;
 		}
 		p += l;
 		if (*p == ',')
@@ -578,28 +559,24 @@ static int server_apply(struct cctx *x, struct prop *props)
 
 	memset(&v, 0, sizeof(v));
 #define PROP(i) (&props[i])
-	/* KafkaConfig.logRetentionTimeMillis: ms, else minutes, else hours (168) */
-	struct prop *ms = PROP(2), *mins = PROP(3), *hours = PROP(4);
-	if (ms->val) {
-		x->line = ms->line;
-		if (!parse_long(ms->val, strlen(ms->val), INT64_MIN, INT64_MAX, &n))
-			return cfail(x, "log.retention.ms=%.80s: not an integer", ms->val);
+	/* KafkaConfig.logRetentionTimeMillis: ms, else minutes, else hours (168); the first
+	 * one present decides */
+	static const struct { int idx; const char *name; int64_t min, max, unit; } rt[] = {
+		{ 2, "log.retention.ms", INT64_MIN, INT64_MAX, 1 },
+		{ 3, "log.retention.minutes", INT32_MIN, INT32_MAX, 60000 },
+		{ 4, "log.retention.hours", INT32_MIN, INT32_MAX, 3600000 },
+	};
+	for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]); i++) {
+		struct prop *p = PROP(rt[i].idx);
+		if (!p->val)
+			continue;
+		x->line = p->line;
+		if (!parse_long(p->val, strlen(p->val), rt[i].min, rt[i].max, &n))
+			return cfail(x, "%s=%.80s: not an integer", rt[i].name, p->val);
+		n *= rt[i].unit;
 		v.retention_ms = n < 0 ? -1 : n;
 		v.set |= SS_CFG_RETENTION_MS;
-	} else if (mins->val) {
-		x->line = mins->line;
-		if (!parse_long(mins->val, strlen(mins->val), INT32_MIN, INT32_MAX, &n))
-			return cfail(x, "log.retention.minutes=%.80s: not an integer", mins->val);
-		n *= 60000;
-		v.retention_ms = n < 0 ? -1 : n;
-		v.set |= SS_CFG_RETENTION_MS;
-	} else if (hours->val) {
-		x->line = hours->line;
-		if (!parse_long(hours->val, strlen(hours->val), INT32_MIN, INT32_MAX, &n))
-			return cfail(x, "log.retention.hours=%.80s: not an integer", hours->val);
-		n *= 3600000;
-		v.retention_ms = n < 0 ? -1 : n;
-		v.set |= SS_CFG_RETENTION_MS;
+		break;
 	}
 	static const struct { int idx; struct keydef d; } simple[] = {
 		{ 5, { "log.retention.bytes", VK_LONG, INT64_MIN, SS_CFG_RETENTION_BYTES } },
@@ -641,46 +618,31 @@ int ss_config_load_server_buf(struct ss_config *c, const char *buf, size_t len, 
 {
 	struct cctx x = { .c = c, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
 	struct prop props[N_PROP_KEYS];
+	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_JAVA);   /* natural lines: \n, \r, \r\n */
 	char *logical = NULL;
-	size_t cap = 0;
-	size_t pos = 0;
-	unsigned lineno = 0;
+	uint32_t cap = 0;
+	const char *s;
+	size_t sl;
 	int e = 0;
 
 	memset(props, 0, sizeof(props));
 	if (err && errlen)
 		err[0] = '\0';
-	while (pos < len) {
-		/* one natural line: \n, \r or \r\n ends it */
-		size_t end = pos;
-		while (end < len && buf[end] != '\n' && buf[end] != '\r')
-			end++;
-		size_t next = end < len ? end + 1 : end;
-		if (end < len && buf[end] == '\r' && next < len && buf[next] == '\n')
-			next++;
-		lineno++;
-		size_t a = pos;
-		while (a < end && (buf[a] == ' ' || buf[a] == '\t' || buf[a] == '\f'))
+	while (ss_lines_next(&l, &s, &sl)) {
+		const char *a = s, *end = s + sl;
+		while (a < end && (*a == ' ' || *a == '\t' || *a == '\f'))
 			a++;
-		if (a == end || buf[a] == '#' || buf[a] == '!') {
-			pos = next;
+		if (a == end || *a == '#' || *a == '!')
 			continue;   /* blank or comment: a trailing backslash does not continue it */
-		}
-		x.line = lineno;
+		x.line = l.no;
 		size_t n = 0;
 		for (;;) {
-			size_t seg = end - a;
-			if (n + seg + 1 > cap) {
-				size_t nc = (n + seg + 1) * 2;
-				char *nl = realloc(logical, nc);
-				if (!nl) {
-					e = -ENOMEM;
-					goto out;
-				}
-				logical = nl;
-				cap = nc;
+			size_t seg = (size_t)(end - a);
+			if (SS_DA_RESERVE(&logical, &cap, (uint64_t)n + seg + 1) < 0) {
+				e = -ENOMEM;
+				goto out;
 			}
-			memcpy(logical + n, buf + a, seg);
+			memcpy(logical + n, a, seg);
 			n += seg;
 			/* an odd number of trailing backslashes continues the line */
 			size_t bs = 0;
@@ -689,23 +651,15 @@ int ss_config_load_server_buf(struct ss_config *c, const char *buf, size_t len, 
 			if (!(bs & 1))
 				break;
 			n--;   /* drop the continuation backslash */
-			pos = next;
-			if (pos >= len)
+			if (!ss_lines_next(&l, &s, &sl))
 				break;
-			end = pos;
-			while (end < len && buf[end] != '\n' && buf[end] != '\r')
-				end++;
-			next = end < len ? end + 1 : end;
-			if (end < len && buf[end] == '\r' && next < len && buf[next] == '\n')
-				next++;
-			lineno++;
-			a = pos;
-			while (a < end && (buf[a] == ' ' || buf[a] == '\t' || buf[a] == '\f'))
+			a = s;
+			end = s + sl;
+			while (a < end && (*a == ' ' || *a == '\t' || *a == '\f'))
 				a++;
 		}
 		if ((e = prop_line(&x, logical, n, props)))
 			goto out;
-		pos = next;
 	}
 	e = server_apply(&x, props);
 out:

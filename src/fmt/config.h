@@ -49,9 +49,9 @@ struct ss_config {
 	struct ss_cfg_vals      server;      /* broker-wide defaults from server.properties */
 	bool                    remote_system_enable; /* valid with has_server (Kafka default false) */
 	char                  **log_dirs;    /* log.dirs, else log.dir, split at ',' */
-	uint32_t                n_log_dirs;
+	uint32_t                n_log_dirs, cap_log_dirs;
 	char                  **warnings;    /* "FILE:LINE: ..." for ignored keys */
-	uint32_t                n_warnings;
+	uint32_t                n_warnings, cap_warnings;
 };
 
 int  ss_config_new(struct ss_config **out);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fmt/lines.h"
 #include "fmt/names.h"
 #include "segscan.h"
 
@@ -198,30 +199,6 @@ enum ss_file_kind ss_file_classify(const char *name, int64_t *offset, enum ss_fi
 
 /* ---- checkpoint files ---------------------------------------------------------------- */
 
-/* BufferedReader.readLine over buf[0..len): lines end at \n, \r or \r\n. */
-struct lines {
-	const char *p, *end;
-	int no;
-};
-
-static bool next_line(struct lines *l, const char **s, size_t *n)
-{
-	if (l->p >= l->end)
-		return false;
-	const char *b = l->p;
-	while (l->p < l->end && *l->p != '\n' && *l->p != '\r')
-		l->p++;
-	*s = b;
-	*n = (size_t)(l->p - b);
-	if (l->p < l->end) {
-		if (*l->p == '\r' && l->p + 1 < l->end && l->p[1] == '\n')
-			l->p++;
-		l->p++;
-	}
-	l->no++;
-	return true;
-}
-
 /*
  * String.split("\\s+") into at most max tokens: a leading separator yields an empty first
  * token, trailing separators yield nothing. Returns the token count (max + 1 if more).
@@ -257,7 +234,7 @@ typedef int (*entry_fn)(void *ctx, const char *s, size_t n);
 
 static int ckpt_read(const char *buf, size_t len, int version, entry_fn fn, void *ctx, int *err_line)
 {
-	struct lines l = { buf, buf ? buf + len : buf, 0 };
+	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_JAVA);   /* BufferedReader.readLine */
 	const char *s;
 	size_t n;
 	int64_t v, count;
@@ -265,16 +242,16 @@ static int ckpt_read(const char *buf, size_t len, int version, entry_fn fn, void
 	if (!err_line)
 		err_line = &dummy;
 	*err_line = 0;
-	if (!next_line(&l, &s, &n))
+	if (!ss_lines_next(&l, &s, &n))
 		return 0; /* an empty file has no entries */
 	if (!parse_java_int(s, n, INT32_MIN, INT32_MAX, &v) || v != version)
 		goto bad;
-	if (!next_line(&l, &s, &n))
+	if (!ss_lines_next(&l, &s, &n))
 		return 0;
 	if (!parse_java_int(s, n, INT32_MIN, INT32_MAX, &count))
 		goto bad;
 	int64_t found = 0;
-	while (next_line(&l, &s, &n)) {
+	while (ss_lines_next(&l, &s, &n)) {
 		if (fn(ctx, s, n) < 0)
 			goto bad;
 		found++;
@@ -388,7 +365,7 @@ static bool split_colon(const char *s, size_t n, const char **v, size_t *vn)
 
 int ss_partition_metadata_parse(const char *buf, size_t len, uint8_t topic_id[16], int *err_line)
 {
-	struct lines l = { buf, buf ? buf + len : buf, 0 };
+	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_JAVA);   /* BufferedReader.readLine */
 	const char *s, *v;
 	size_t n, vn;
 	int64_t version;
@@ -398,11 +375,11 @@ int ss_partition_metadata_parse(const char *buf, size_t len, uint8_t topic_id[16
 		err_line = &dummy;
 	*err_line = 0;
 	int line = 1;
-	if (!next_line(&l, &s, &n) || !split_colon(s, n, &v, &vn) ||
+	if (!ss_lines_next(&l, &s, &n) || !split_colon(s, n, &v, &vn) ||
 	    !parse_java_int(v, vn, INT32_MIN, INT32_MAX, &version) || version < 0)
 		goto bad;
 	line = 2;
-	if (!next_line(&l, &s, &n) || !split_colon(s, n, &v, &vn) || ss_uuid_parse(v, vn, id) != 0)
+	if (!ss_lines_next(&l, &s, &n) || !split_colon(s, n, &v, &vn) || ss_uuid_parse(v, vn, id) != 0)
 		goto bad;
 	static const uint8_t zero[16];
 	if (memcmp(id, zero, 16) == 0)

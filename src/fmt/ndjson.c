@@ -11,7 +11,9 @@
 
 #include <jansson.h>
 
+#include "common/ascii.h"
 #include "common/darray.h"
+#include "fmt/lines.h"
 #include "fmt/ndjson.h"
 #include "segscan.h"
 
@@ -29,14 +31,10 @@ struct ndj {
 static int fail(struct ndj *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(struct ndj *c, int code, const char *fmt, ...)
 {
-	if (c->err && c->errlen) {
-		char what[512];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(what, sizeof(what), fmt, ap);
-		va_end(ap);
-		snprintf(c->err, c->errlen, "%s:%lu: %s", c->fname, c->line, what);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	ss_line_verror(c->err, c->errlen, c->fname, c->line, fmt, ap);
+	va_end(ap);
 	return code;
 }
 
@@ -74,18 +72,7 @@ static int get_int(struct ndj *c, json_t *o, const char *key, int64_t min, int64
 /* Epoch keys are decimal strings ("0", "15"), as JSON objects only have string keys. */
 static bool parse_epoch_key(const char *k, int32_t *out)
 {
-	int64_t v = 0;
-	if (!*k)
-		return false;
-	for (const char *c = k; *c; c++) {
-		if (*c < '0' || *c > '9')
-			return false;
-		v = v * 10 + (*c - '0');
-		if (v > INT32_MAX)
-			return false;
-	}
-	*out = (int32_t)v;
-	return true;
+	return ss_dec_u31(k, strlen(k), out);
 }
 
 static int get_epochs(struct ndj *c, json_t *o, struct ss_remote_event *ev)
@@ -221,18 +208,17 @@ int ss_ndjson_parse(const char *buf, size_t len, const char *fname, ss_remote_ev
 		    size_t errlen)
 {
 	struct ndj c = { .fn = fn, .arg = arg, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
+	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_LF);
+	const char *s;
+	size_t n;
 	int e = 0;
-	size_t pos = 0;
 
 	if (err && errlen)
 		err[0] = '\0';
-	while (pos < len) {
-		const char *nl = memchr(buf + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - buf) : len;
-		c.line++;
-		if ((e = do_line(&c, buf + pos, end - pos)))
+	while (ss_lines_next(&l, &s, &n)) {
+		c.line = l.no;
+		if ((e = do_line(&c, s, n)))
 			break;
-		pos = end + 1;
 	}
 	free(c.epochs);
 	return e;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/endian.h"
 #include "fmt/rlmm.h"
 #include "segscan.h"
 
@@ -59,9 +60,7 @@ static uint64_t rd_be(struct rd *r, size_t k)
 {
 	if (!rd_need(r, k))
 		return 0;
-	uint64_t v = 0;
-	for (size_t i = 0; i < k; i++)
-		v = v << 8 | r->p[i];
+	uint64_t v = k == 1 ? r->p[0] : k == 2 ? ss_be16(r->p) : k == 4 ? ss_be32(r->p) : ss_be64(r->p);
 	r->p += k;
 	r->n -= k;
 	return v;
@@ -392,11 +391,7 @@ static uint32_t long_hash(uint64_t v)
 
 int32_t ss_rlmm_metadata_partition(const uint8_t topic_id[16], int32_t partition, int32_t num_partitions)
 {
-	uint64_t msb = 0, lsb = 0;
-	for (int i = 0; i < 8; i++) {
-		msb = msb << 8 | topic_id[i];
-		lsb = lsb << 8 | topic_id[8 + i];
-	}
+	uint64_t msb = ss_be64(topic_id), lsb = ss_be64(topic_id + 8);   /* Uuid's two longs */
 	/* Objects.hash(lsb, msb, partition): int arithmetic, wrapping */
 	uint32_t h = 1;
 	h = 31 * h + long_hash(lsb);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "segscan.h"
+#include "common/darray.h"
 #include "fmt/codec.h"
 #include "fmt/crc32c.h"
 #include "gen/encode.h"
@@ -49,17 +50,7 @@ static int enc_reserve(struct ss_enc *e, size_t need)
 {
 	if (need > ENC_MAX_BATCH)
 		return -EINVAL;
-	if (need <= e->cap)
-		return 0;
-	size_t cap = e->cap ? e->cap : 4096;
-	while (cap < need)
-		cap *= 2;
-	uint8_t *nb = realloc(e->buf, cap);
-	if (!nb)
-		return -ENOMEM;
-	e->buf = nb;
-	e->cap = cap;
-	return 0;
+	return SS_DA_RESERVE(&e->buf, &e->cap, need);
 }
 
 void ss_enc_begin(struct ss_enc *e, const struct ss_enc_batch *b)
@@ -172,21 +163,21 @@ int ss_enc_finish(struct ss_enc *e, const uint8_t **out, size_t *out_len)
 
 	uint8_t *h = e->buf;
 	uint16_t attrs = (uint16_t)((e->b.attributes & ~SS_ATTR_CODEC_MASK) | ((unsigned)e->b.codec & SS_ATTR_CODEC_MASK));
-	ss_enc_be64(h + 0, (uint64_t)e->b.base_offset);
-	ss_enc_be32(h + 8, (uint32_t)(e->len - SS_LOG_OVERHEAD));
-	ss_enc_be32(h + 12, (uint32_t)e->b.leader_epoch);
+	ss_put_be64(h + 0, (uint64_t)e->b.base_offset);
+	ss_put_be32(h + 8, (uint32_t)(e->len - SS_LOG_OVERHEAD));
+	ss_put_be32(h + 12, (uint32_t)e->b.leader_epoch);
 	h[16] = 2;
-	ss_enc_be16(h + 21, attrs);
-	ss_enc_be32(h + 23, (uint32_t)e->max_delta);
-	ss_enc_be64(h + 27, (uint64_t)e->first_ts);
-	ss_enc_be64(h + 35, (uint64_t)e->max_ts);
-	ss_enc_be64(h + 43, (uint64_t)e->b.producer_id);
-	ss_enc_be16(h + 51, (uint16_t)e->b.producer_epoch);
-	ss_enc_be32(h + 53, (uint32_t)e->b.base_sequence);
-	ss_enc_be32(h + 57, (uint32_t)e->count);
+	ss_put_be16(h + 21, attrs);
+	ss_put_be32(h + 23, (uint32_t)e->max_delta);
+	ss_put_be64(h + 27, (uint64_t)e->first_ts);
+	ss_put_be64(h + 35, (uint64_t)e->max_ts);
+	ss_put_be64(h + 43, (uint64_t)e->b.producer_id);
+	ss_put_be16(h + 51, (uint16_t)e->b.producer_epoch);
+	ss_put_be32(h + 53, (uint32_t)e->b.base_sequence);
+	ss_put_be32(h + 57, (uint32_t)e->count);
 	/* the CRC starts at the attributes, so brokers may rewrite base offset and leader
 	 * epoch without recomputing it (§2.3) */
-	ss_enc_be32(h + 17, ss_crc32c(0, h + 21, e->len - 21));
+	ss_put_be32(h + 17, ss_crc32c(0, h + 21, e->len - 21));
 
 	*out = e->buf;
 	*out_len = e->len;

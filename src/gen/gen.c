@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "segscan.h"
+#include "common/darray.h"
 #include "fmt/codec.h"
 #include "fmt/crc32c.h"
 #include "fmt/index.h"
@@ -103,8 +104,8 @@ static void gen_uuid(struct rng *r, uint8_t id[16], char txt[23])
 		uint64_t msb = rng_next(r), lsb = rng_next(r);
 		msb = (msb & ~0xF000ull) | 0x4000ull;
 		lsb = (lsb & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull;
-		ss_enc_be64(id, msb);
-		ss_enc_be64(id + 8, lsb);
+		ss_put_be64(id, msb);
+		ss_put_be64(id + 8, lsb);
 		ss_uuid_format(id, txt);
 		if (txt[0] != '-')
 			return;
@@ -268,13 +269,15 @@ struct gen {
 	size_t           loglen;
 	int              logfd;
 	uint8_t         *idx, *tidx;
-	size_t           idxlen, idxcap, tidxlen, tidxcap;
+	size_t           idxlen, tidxlen;
+	uint32_t         idxcap, tidxcap;   /* common/darray.h capacities */
 	struct ss_epoch_entry *epochs;
-	size_t           nep, epcap;
+	size_t           nep;
+	uint32_t         epcap;
 	struct ss_epoch_entry *range;  /* scratch for epochEntriesInRange */
-	size_t           rangecap;
+	uint32_t         rangecap;
 	struct gen_seg  *segs;
-	size_t           segcap;
+	uint32_t         segcap;
 	FILE            *remote;
 	int64_t          tail_gap;
 	bool             has_del, has_dang, has_delrec;
@@ -329,24 +332,6 @@ static int put_file(struct gen *g, int dirfd, const char *name, const void *buf,
 	if (err)
 		return gfail(g, err, "cannot write %s/%s%s%s", g->o->outdir, sub, sep, name);
 	g->st.files++;
-	return 0;
-}
-
-/* Grows the array *pp (any element type: pp is the address of a T *) to hold need. */
-static int grow(void *pp, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *p;
-	memcpy(&p, pp, sizeof(p));
-	void *np = realloc(p, c * elem);
-	if (!np)
-		return -ENOMEM;
-	memcpy(pp, &np, sizeof(np));
-	*cap = c;
 	return 0;
 }
 
@@ -436,8 +421,8 @@ static int flush_log(struct gen *g, const char *name)
 static void put_time_entry(struct gen *g, struct gen_seg *sg)
 {
 	uint8_t *e = g->tidx + g->tidxlen;
-	ss_enc_be64(e, (uint64_t)sg->max_ts);
-	ss_enc_be32(e + 8, (uint32_t)(sg->max_ts_off - sg->base));
+	ss_put_be64(e, (uint64_t)sg->max_ts);
+	ss_put_be32(e + 8, (uint32_t)(sg->max_ts_off - sg->base));
 	g->tidxlen += SS_TIME_ENTRY;
 	sg->tidx_last_ts = sg->max_ts;
 }
@@ -457,11 +442,11 @@ static int commit_batch(struct gen *g, struct pstate *ps, struct gen_seg *sg, st
 		/* LogSegment.append: the index check uses the bytes appended BEFORE this batch,
 		 * and the entry points at this batch (its last offset, its position) */
 		if (sg->since_index > INDEX_INTERVAL_BYTES) {
-			if ((err = grow(&g->idx, &g->idxcap, g->idxlen + SS_OFFSET_ENTRY, 1)) ||
-			    (err = grow(&g->tidx, &g->tidxcap, g->tidxlen + SS_TIME_ENTRY, 1)))
+			if ((err = SS_DA_RESERVE(&g->idx, &g->idxcap, g->idxlen + SS_OFFSET_ENTRY)) ||
+			    (err = SS_DA_RESERVE(&g->tidx, &g->tidxcap, g->tidxlen + SS_TIME_ENTRY)))
 				return gfail(g, err, "out of memory");
-			ss_enc_be32(g->idx + g->idxlen, (uint32_t)(b->last - sg->base));
-			ss_enc_be32(g->idx + g->idxlen + 4, (uint32_t)sg->size);
+			ss_put_be32(g->idx + g->idxlen, (uint32_t)(b->last - sg->base));
+			ss_put_be32(g->idx + g->idxlen + 4, (uint32_t)sg->size);
 			g->idxlen += SS_OFFSET_ENTRY;
 			/* TimeIndex.maybeAppend: only a strictly larger timestamp is recorded */
 			if (sg->max_ts > sg->tidx_last_ts)
@@ -488,7 +473,7 @@ static int commit_batch(struct gen *g, struct pstate *ps, struct gen_seg *sg, st
 
 	/* LeaderEpochFileCache.assign: a new entry when a batch carries a newer epoch */
 	if (g->nep == 0 || b->epoch > g->epochs[g->nep - 1].epoch) {
-		if ((err = grow(&g->epochs, &g->epcap, g->nep + 1, sizeof(*g->epochs))))
+		if ((err = SS_DA_RESERVE(&g->epochs, &g->epcap, g->nep + 1)))
 			return gfail(g, err, "out of memory");
 		g->epochs[g->nep].epoch = b->epoch;
 		g->epochs[g->nep].start_offset = b->base;
@@ -521,21 +506,21 @@ static int write_snapshot(struct gen *g, int dirfd, const struct pstate *ps, int
 	uint8_t buf[10 + SNAPSHOT_ENTRY_SIZE];
 	size_t n = 10;
 	int32_t count = ps->has_last ? 1 : 0;
-	ss_enc_be16(buf, 1);
-	ss_enc_be32(buf + 6, (uint32_t)count);
+	ss_put_be16(buf, 1);
+	ss_put_be32(buf + 6, (uint32_t)count);
 	if (count) {
 		uint8_t *e = buf + 10;
-		ss_enc_be64(e, (uint64_t)ps->tp->producer_id);
-		ss_enc_be16(e + 8, 0);                          /* producer epoch */
-		ss_enc_be32(e + 10, (uint32_t)ps->last_seq);
-		ss_enc_be64(e + 14, (uint64_t)ps->last_off);
-		ss_enc_be32(e + 22, (uint32_t)ps->last_delta);
-		ss_enc_be64(e + 26, (uint64_t)ps->last_ts);
-		ss_enc_be32(e + 34, (uint32_t)-1);              /* coordinatorEpoch: none */
-		ss_enc_be64(e + 38, (uint64_t)-1);              /* currentTxnFirstOffset: none */
+		ss_put_be64(e, (uint64_t)ps->tp->producer_id);
+		ss_put_be16(e + 8, 0);                          /* producer epoch */
+		ss_put_be32(e + 10, (uint32_t)ps->last_seq);
+		ss_put_be64(e + 14, (uint64_t)ps->last_off);
+		ss_put_be32(e + 22, (uint32_t)ps->last_delta);
+		ss_put_be64(e + 26, (uint64_t)ps->last_ts);
+		ss_put_be32(e + 34, (uint32_t)-1);              /* coordinatorEpoch: none */
+		ss_put_be64(e + 38, (uint64_t)-1);              /* currentTxnFirstOffset: none */
 		n += SNAPSHOT_ENTRY_SIZE;
 	}
-	ss_enc_be32(buf + 2, ss_crc32c(0, buf + 6, n - 6));
+	ss_put_be32(buf + 2, ss_crc32c(0, buf + 6, n - 6));
 	char name[40];
 	snprintf(name, sizeof(name), "%020" PRId64 ".snapshot", offset);
 	return put_file(g, dirfd, name, buf, n, 0);
@@ -653,9 +638,9 @@ static int write_epoch_checkpoint(struct gen *g, int dirfd, int64_t log_start)
 	while (i + 1 < g->nep && g->epochs[i + 1].start_offset <= log_start)
 		i++;
 	char *buf = NULL;
-	size_t cap = 0;
+	uint32_t cap = 0;
 	size_t need = 32 + (g->nep - i) * 40;
-	if (grow(&buf, &cap, need, 1))
+	if (SS_DA_RESERVE(&buf, &cap, need))
 		return gfail(g, -ENOMEM, "out of memory");
 	int n = snprintf(buf, cap, "0\n%zu\n", g->nep - i);
 	for (; i < g->nep; i++, k++) {
@@ -699,7 +684,7 @@ static int finish_segment(struct gen *g, int dirfd, struct gen_seg *sg, bool act
 		return err;
 	if (!active && sg->size > 0 && sg->max_ts > sg->tidx_last_ts) {
 		/* onBecomeInactiveSegment: the final (maxTimestamp, offset) entry */
-		if ((err = grow(&g->tidx, &g->tidxcap, g->tidxlen + SS_TIME_ENTRY, 1)))
+		if ((err = SS_DA_RESERVE(&g->tidx, &g->tidxcap, g->tidxlen + SS_TIME_ENTRY)))
 			return gfail(g, err, "out of memory");
 		put_time_entry(g, sg);
 	}
@@ -736,7 +721,7 @@ static int gen_partition(struct gen *g, uint32_t t, uint32_t p)
 	uint32_t V = pre + N;
 	uint32_t active_batches = o->active_batches >= 0 ? (uint32_t)o->active_batches : 1 + (uint32_t)rnd(r, 4);
 
-	if ((err = grow(&g->segs, &g->segcap, V, sizeof(*g->segs))))
+	if ((err = SS_DA_RESERVE(&g->segs, &g->segcap, V)))
 		return gfail(g, err, "out of memory");
 
 	/* Plan time and leader changes from the size of a typical batch. */
@@ -841,7 +826,7 @@ static int gen_partition(struct gen *g, uint32_t t, uint32_t p)
 	if (tiered && g->remote) {
 		bool dangling = (mix(mix(mix(o->seed, TAG_DANG), t), p) & 3) == 0 ||
 				(g->has_dang && t == g->dang_t && p == g->dang_p);
-		if ((err = grow(&g->range, &g->rangecap, g->nep + 1, sizeof(*g->range)))) {
+		if ((err = SS_DA_RESERVE(&g->range, &g->rangecap, g->nep + 1))) {
 			err = gfail(g, err, "out of memory");
 			goto out;
 		}

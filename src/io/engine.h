@@ -111,7 +111,7 @@ int ss_io_create(const char *name, unsigned depth, const struct ss_io_ops **ops,
 int ss_io_check_req(const struct ss_io_req *req);
 
 /*
- * pread.c: what the synchronous engines (pread, mmap) share. The completion queue
+ * engine.c: what the synchronous engines (pread, mmap) share. The completion queue
  * holds requests that finished inside submit() until reap() hands them back.
  */
 struct ss_io_syncq {
@@ -134,5 +134,32 @@ static inline void ss_io_syncq_push(struct ss_io_syncq *q, struct ss_io_req *r)
 int ss_io_sync_open(int dirfd, const char *path, bool *noatime_eperm, struct ss_io_counters *c);
 int ss_io_sync_stat(const struct ss_io_req *req, struct ss_io_stat *st, struct ss_io_counters *c);
 int ss_io_sync_close(int fd, struct ss_io_counters *c);
+
+/*
+ * The synchronous engines' core, as fio's sync engines share theirs: an engine's struct
+ * begins with struct ss_io_sync, and its ops use the ss_io_sync_* functions below for
+ * everything but create/destroy. Only READ (and what to do before a CLOSE) differ.
+ */
+struct ss_io_sync;
+typedef int64_t (*ss_io_sync_read_fn)(struct ss_io_sync *s, struct ss_io_req *req);  /* READ's res */
+typedef void    (*ss_io_sync_close_fn)(struct ss_io_sync *s, int fd);  /* before CLOSE's close() */
+struct ss_io_sync {
+	struct ss_io_syncq    done;
+	struct ss_io_counters ctr;
+	bool                  noatime_eperm;
+	ss_io_sync_read_fn    read;
+	ss_io_sync_close_fn   on_close;   /* NULL: nothing */
+};
+/* A zeroed engine of `size` bytes (>= sizeof(struct ss_io_sync), the core first) with a
+ * completion FIFO of `depth`; released by ss_io_sync_destroy. */
+int  ss_io_sync_create(size_t size, unsigned depth, ss_io_sync_read_fn read, ss_io_sync_close_fn on_close,
+		       struct ss_io_sync **out);
+/* Forgets unreaped completions (closing unreaped OPENs' fds) and frees the engine. */
+void ss_io_sync_destroy(struct ss_io_sync *s);
+int      ss_io_sync_submit(struct ss_io_engine *e, struct ss_io_req *req);
+int      ss_io_sync_flush(struct ss_io_engine *e);
+int      ss_io_sync_reap(struct ss_io_engine *e, struct ss_io_req **out, unsigned max, unsigned wait_for);
+unsigned ss_io_sync_inflight(const struct ss_io_engine *e);
+void     ss_io_sync_counters(const struct ss_io_engine *e, struct ss_io_counters *c);
 
 #endif

@@ -25,6 +25,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "common/darray.h"
 #include "io/engine.h"
 
 /* A read at least this long tells the kernel the mapping is read sequentially (more
@@ -38,11 +39,9 @@ struct ss_map {
 };
 
 struct ss_mmap {
-	struct ss_io_syncq    done;
-	struct ss_io_counters ctr;
-	bool                  noatime_eperm;
+	struct ss_io_sync     s;      /* first: the core (engine.c) casts the engine to it */
 	struct ss_map        *maps;   /* indexed by fd: fds are small and dense */
-	size_t                nmaps;
+	uint32_t              nmaps;     /* slots (the darray capacity), all initialised */
 	size_t                page;
 };
 
@@ -191,7 +190,7 @@ static size_t guarded_copy(char *dst, const char *src, size_t n, size_t page, bo
 static void map_drop(struct ss_mmap *m, struct ss_map *mp)
 {
 	if (mp->addr) {
-		m->ctr.syscalls++;
+		m->s.ctr.syscalls++;
 		munmap(mp->addr, mp->len);
 	}
 	mp->addr = NULL;
@@ -202,15 +201,11 @@ static void map_drop(struct ss_mmap *m, struct ss_map *mp)
 static struct ss_map *map_slot(struct ss_mmap *m, int fd)
 {
 	if ((size_t)fd >= m->nmaps) {
-		size_t n = m->nmaps ? m->nmaps : 64;
-		while (n <= (size_t)fd)
-			n *= 2;
-		struct ss_map *nm = realloc(m->maps, n * sizeof(*nm));
-		if (!nm)
+		/* indexed by descriptor: every slot up to the new capacity is a usable, empty map */
+		uint32_t old = m->nmaps;
+		if (SS_DA_RESERVE(&m->maps, &m->nmaps, (uint64_t)fd + 1) < 0)
 			return NULL;
-		memset(nm + m->nmaps, 0, (n - m->nmaps) * sizeof(*nm));
-		m->maps = nm;
-		m->nmaps = n;
+		memset(m->maps + old, 0, (size_t)(m->nmaps - old) * sizeof(*m->maps));
 	}
 	return &m->maps[fd];
 }
@@ -230,7 +225,7 @@ static int map_resize(struct ss_mmap *m, int fd, struct ss_map *mp, size_t size)
 	map_drop(m, mp);
 	if (size == 0)
 		return 0;
-	m->ctr.syscalls++;
+	m->s.ctr.syscalls++;
 	a = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 	if (a == MAP_FAILED)
 		return -errno;
@@ -253,7 +248,7 @@ static int64_t mm_read(struct ss_mmap *m, struct ss_io_req *req)
 	 * (remap), or the read is past its end. */
 	if (!mp || !mp->addr || (uint64_t)req->off + req->len > mp->len) {
 		/* fstat first: it validates the fd before the table grows to its number. */
-		m->ctr.syscalls++;
+		m->s.ctr.syscalls++;
 		if (fstat(req->fd, &sb) < 0)
 			return -errno;
 		/* What pread would refuse, or could read without a mapping (a pipe). */
@@ -272,7 +267,7 @@ static int64_t mm_read(struct ss_mmap *m, struct ss_io_req *req)
 		n = req->len;
 	if (n >= SS_MMAP_SEQ_MIN && !mp->seq) {
 		/* Advice only: a failure costs readahead, not correctness. */
-		m->ctr.syscalls++;
+		m->s.ctr.syscalls++;
 		madvise(mp->addr, mp->len, MADV_SEQUENTIAL);
 		mp->seq = true;
 	}
@@ -282,7 +277,7 @@ static int64_t mm_read(struct ss_mmap *m, struct ss_io_req *req)
 		 * the new end of file (the rest of its last page): ask the size, clamp, and
 		 * drop the mapping so the next read maps what is there now. */
 		map_drop(m, mp);
-		m->ctr.syscalls++;
+		m->s.ctr.syscalls++;
 		if (fstat(req->fd, &sb) < 0)
 			return -errno;
 		if (sb.st_size <= req->off)
@@ -290,15 +285,28 @@ static int64_t mm_read(struct ss_mmap *m, struct ss_io_req *req)
 		else if ((uint64_t)(sb.st_size - req->off) < got)
 			got = (size_t)(sb.st_size - req->off);
 	}
-	m->ctr.bytes_read += got;
+	m->s.ctr.bytes_read += got;
 	return (int64_t)got;
 }
 
 /* ---- ops ---------------------------------------------------------------------------- */
 
+static int64_t mm_read_req(struct ss_io_sync *s, struct ss_io_req *req)
+{
+	return mm_read((struct ss_mmap *)s, req);
+}
+
+/* A CLOSE through the engine drops the fd's mapping first (engine.h). */
+static void mm_on_close(struct ss_io_sync *s, int fd)
+{
+	struct ss_mmap *m = (struct ss_mmap *)s;
+	if (fd >= 0 && (size_t)fd < m->nmaps)
+		map_drop(m, &m->maps[fd]);
+}
+
 static int mm_create(struct ss_io_engine **out, unsigned depth)
 {
-	struct ss_mmap *m;
+	struct ss_io_sync *s;
 	long page;
 	int r;
 
@@ -311,68 +319,11 @@ static int mm_create(struct ss_io_engine **out, unsigned depth)
 	r = ss_bus_install();
 	if (r < 0)
 		return r;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	m->page = (size_t)page;
-	r = ss_io_syncq_init(&m->done, depth);
-	if (r < 0) {
-		free(m);
+	if ((r = ss_io_sync_create(sizeof(struct ss_mmap), depth, mm_read_req, mm_on_close, &s)) < 0)
 		return r;
-	}
-	*out = (struct ss_io_engine *)m;
+	((struct ss_mmap *)s)->page = (size_t)page;
+	*out = (struct ss_io_engine *)s;
 	return 0;
-}
-
-static int mm_submit(struct ss_io_engine *e, struct ss_io_req *req)
-{
-	struct ss_mmap *m = (struct ss_mmap *)e;
-	int r = ss_io_check_req(req);
-
-	if (r < 0)
-		return r;
-	if (ss_io_syncq_full(&m->done))
-		return -EBUSY;
-	switch (req->op) {
-	case SS_IO_OPEN:
-		req->res = ss_io_sync_open(req->dirfd, req->path, &m->noatime_eperm, &m->ctr);
-		break;
-	case SS_IO_STAT:
-		req->res = ss_io_sync_stat(req, &req->st, &m->ctr);
-		break;
-	case SS_IO_READ:
-		req->res = mm_read(m, req);
-		break;
-	case SS_IO_CLOSE:
-		if (req->fd >= 0 && (size_t)req->fd < m->nmaps)
-			map_drop(m, &m->maps[req->fd]);
-		req->res = ss_io_sync_close(req->fd, &m->ctr);
-		break;
-	}
-	m->ctr.submissions++;
-	ss_io_syncq_push(&m->done, req);
-	return 0;
-}
-
-static int mm_flush(struct ss_io_engine *e)
-{
-	return 0;
-}
-
-static int mm_reap(struct ss_io_engine *e, struct ss_io_req **out, unsigned max, unsigned wait_for)
-{
-	struct ss_mmap *m = (struct ss_mmap *)e;
-	return (int)ss_io_syncq_pop(&m->done, out, max);
-}
-
-static unsigned mm_inflight(const struct ss_io_engine *e)
-{
-	return ((const struct ss_mmap *)e)->done.n;
-}
-
-static void mm_counters(const struct ss_io_engine *e, struct ss_io_counters *c)
-{
-	*c = ((const struct ss_mmap *)e)->ctr;
 }
 
 static void mm_destroy(struct ss_io_engine *e)
@@ -384,18 +335,16 @@ static void mm_destroy(struct ss_io_engine *e)
 		if (m->maps[i].addr)
 			munmap(m->maps[i].addr, m->maps[i].len);
 	free(m->maps);
-	ss_io_sync_drop_done(&m->done);
-	ss_io_syncq_fini(&m->done);
-	free(m);
+	ss_io_sync_destroy(&m->s);
 }
 
 const struct ss_io_ops ss_io_mmap_ops = {
 	.name      = "mmap",
 	.create    = mm_create,
-	.submit    = mm_submit,
-	.flush     = mm_flush,
-	.reap      = mm_reap,
-	.inflight  = mm_inflight,
-	.counters  = mm_counters,
+	.submit    = ss_io_sync_submit,
+	.flush     = ss_io_sync_flush,
+	.reap      = ss_io_sync_reap,
+	.inflight  = ss_io_sync_inflight,
+	.counters  = ss_io_sync_counters,
 	.destroy   = mm_destroy,
 };

@@ -19,6 +19,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/darray.h"
+#include "common/file.h"
 #include "sched/topology.h"
 
 struct ss_node {
@@ -43,51 +45,11 @@ struct ss_topo {
 /* "no numa_node file found on this path", distinct from a found "-1" */
 #define SS_NODE_NOT_FOUND (-2)
 
-/* Whole file into a NUL-terminated malloc'd buffer. 0 or -errno. */
+/* A sysfs attribute whole, NUL-terminated, malloc'd. 0 or -errno. */
 static int read_text(const char *path, char **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap + 1);
-	int err = 0;
-	if (!buf) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		if (n == cap) {
-			if (cap >= SS_SYSFS_MAX) {
-				err = -EFBIG;
-				goto out;
-			}
-			char *nb = realloc(buf, cap * 2 + 1);
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	buf = NULL;
-out:
-	free(buf);
-	close(fd);
-	return err;
+	size_t len;
+	return ss_read_file(AT_FDCWD, path, SS_SYSFS_MAX, out, &len);
 }
 
 /* ---- cpulist ----------------------------------------------------------------------- */
@@ -248,7 +210,7 @@ static int load_nodes(struct ss_topo *t)
 	char *dirpath = NULL, *path = NULL;
 	DIR *d = NULL;
 	int err = 0;
-	unsigned cap = 0;
+	uint32_t cap = 0;
 	if (asprintf(&dirpath, "%s/devices/system/node", t->root) < 0)
 		return -ENOMEM;
 	d = opendir(dirpath);
@@ -271,16 +233,8 @@ static int load_nodes(struct ss_topo *t)
 		int id = node_dir_id(de->d_name);
 		if (id < 0)
 			continue;
-		if (t->nnodes == cap) {
-			unsigned ncap = cap ? cap * 2 : 4;
-			struct ss_node *nn = realloc(t->nodes, ncap * sizeof(*nn));
-			if (!nn) {
-				err = -ENOMEM;
-				goto out;
-			}
-			t->nodes = nn;
-			cap = ncap;
-		}
+		if ((err = SS_DA_RESERVE(&t->nodes, &cap, (uint64_t)t->nnodes + 1)) < 0)
+			goto out;
 		struct ss_node *n = &t->nodes[t->nnodes];
 		n->id = id;
 		free(path);

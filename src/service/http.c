@@ -29,7 +29,9 @@
 
 #include <microhttpd.h>
 
+#include "common/ascii.h"
 #include "common/clock.h"
+#include "fmt/names.h"
 #include "service/log.h"
 #include "service/serve.h"
 
@@ -60,32 +62,6 @@ struct ss_http {
 
 #define SS_HTTP_LOG_PER_SEC 10
 
-bool ss_topic_name_valid(const char *s, size_t len)
-{
-	if (len == 0 || len > 249)
-		return false;
-	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-		      c == '_' || c == '-'))
-			return false;
-	}
-	return true;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int ss_url_decode(const char *in, size_t len, char *out, size_t cap)
 {
 	size_t n = 0;
@@ -94,7 +70,7 @@ int ss_url_decode(const char *in, size_t len, char *out, size_t cap)
 		if (ch == '%') {
 			if (i + 2 >= len)
 				return -EINVAL;
-			int hi = hexval(in[i + 1]), lo = hexval(in[i + 2]);
+			int hi = ss_hexval(in[i + 1]), lo = ss_hexval(in[i + 2]);
 			if (hi < 0 || lo < 0)
 				return -EINVAL;
 			ch = hi << 4 | lo;
@@ -132,14 +108,9 @@ int ss_parse_listen(const char *spec, struct sockaddr_storage *sa, socklen_t *sa
 		port = c + 1;
 	}
 	/* strict decimal port: getaddrinfo would also take service names and "0" */
-	if (!*port || strlen(port) > 5)
+	int32_t pn;
+	if (strlen(port) > 5 || !ss_dec_u31(port, strlen(port), &pn))
 		return -EINVAL;
-	long pn = 0;
-	for (const char *p = port; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		pn = pn * 10 + (*p - '0');
-	}
 	if (pn < 1 || pn > 65535)
 		return -EINVAL;
 
@@ -269,20 +240,13 @@ static enum MHD_Result one_partition(struct ss_http *h, struct MHD_Connection *c
 	if (!slash || strchr(slash + 1, '/'))
 		return send_static(c, MHD_HTTP_NOT_FOUND, CT_JSON, "{\"error\":\"not found\"}\n");
 	int tl = ss_url_decode(rest, (size_t)(slash - rest), topic, sizeof(topic));
-	if (tl < 0 || !ss_topic_name_valid(topic, (size_t)tl))
+	if (tl < 0 || !ss_topic_name_ok(topic, (size_t)tl))
 		return send_static(c, MHD_HTTP_BAD_REQUEST, CT_JSON,
 				   "{\"error\":\"not a Kafka topic name (1-249 of [a-zA-Z0-9._-])\"}\n");
 	const char *num = slash + 1;
-	int64_t pn = 0;
+	int32_t pn;
 	size_t nl = strlen(num);
-	if (nl == 0 || nl > 10)
-		goto bad_partition;
-	for (const char *p = num; *p; p++) {
-		if (*p < '0' || *p > '9')
-			goto bad_partition;
-		pn = pn * 10 + (*p - '0');
-	}
-	if (pn > INT32_MAX)
+	if (nl > 10 || !ss_dec_u31(num, nl, &pn))
 		goto bad_partition;
 
 	struct ss_snapshot *s = ss_pub_acquire(h->pub);

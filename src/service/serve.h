@@ -95,8 +95,6 @@ const struct ss_part_ref *ss_snapshot_find(const struct ss_snapshot *snap, const
 
 /* ---- HTTP (http.c) --------------------------------------------------------------- */
 
-/* Kafka topic name rules (Topic.java): 1-249 of [a-zA-Z0-9._-], not "." or "..". */
-bool ss_topic_name_valid(const char *s, size_t len);
 /* Percent-decodes one path segment into out (cap bytes with the NUL). '+' is literal
  * (a path, not a form). Returns the decoded length or -EINVAL for a bad escape, an
  * encoded NUL, or output that does not fit. */

@@ -13,6 +13,7 @@
 
 #include "discover/discover.h"
 #include "eval/remote.h"
+#include "common/ascii.h"
 #include "common/darray.h"
 #include "common/file.h"
 #include "fmt/batch.h"
@@ -132,7 +133,7 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
-static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, size_t *capp)
+static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, uint32_t *capp)
 {
 	int fd = ss_open_ro(AT_FDCWD, path, 0);
 	int e = 0;
@@ -147,7 +148,8 @@ static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, size
 	}
 	c->st->segments++;
 	uint8_t *buf = *bufp;
-	size_t cap = *capp, have = 0, off = 0;
+	uint32_t cap = *capp;
+	size_t have = 0, off = 0;
 	int64_t pos = 0;   /* file position of buf[0] */
 	bool eof = false;
 	int ioe = 0;       /* a read error: a warning, then the next file */
@@ -201,18 +203,8 @@ static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, size
 			pos += (int64_t)off;
 			have -= off;
 			off = 0;
-			if ((size_t)h.size > cap) {
-				size_t nc = cap;
-				while (nc < (size_t)h.size)
-					nc *= 2;
-				uint8_t *nb = realloc(buf, nc);
-				if (!nb) {
-					e = -ENOMEM;
-					break;
-				}
-				buf = nb;
-				cap = nc;
-			}
+			if ((e = SS_DA_RESERVE(&buf, &cap, (uint64_t)h.size)) < 0)
+				break;
 			if ((ioe = fill(fd, buf, cap, &have, pos, &eof)))
 				break;
 			continue;
@@ -263,7 +255,7 @@ static int cmp_seg(const void *a, const void *b)
 	return x->base < y->base ? -1 : x->base > y->base;
 }
 
-static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, size_t *cap)
+static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, uint32_t *cap)
 {
 	DIR *d = opendir(dir);
 	struct mt_seg *segs = NULL;
@@ -326,17 +318,10 @@ static int32_t dir_partition(const char *path)
 	for (size_t i = 0; i < len; i++)
 		if (base[i] == '-')
 			dash = base + i;
-	if (!dash || dash + 1 == base + len)
+	int32_t v;
+	if (!dash || !ss_dec_u31(dash + 1, (size_t)(base + len - dash - 1), &v))
 		return -1;
-	int64_t v = 0;
-	for (const char *p = dash + 1; p < base + len; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		v = v * 10 + (*p - '0');
-		if (v > INT32_MAX)
-			return -1;
-	}
-	return (int32_t)v;
+	return v;
 }
 
 static int cmp_dir(const void *a, const void *b)
@@ -352,7 +337,7 @@ int ss_remote_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_
 	struct mt_ctx c = { .r = r, .warn = warn, .warn_arg = warn_arg, .st = &st, .mpart = -1 };
 	struct mt_dir *ds = NULL;
 	uint8_t *buf = NULL;
-	size_t cap = MT_BUF_INIT;
+	uint32_t cap = MT_BUF_INIT;
 	int e = 0;
 
 	memset(&st, 0, sizeof(st));
