@@ -60,14 +60,19 @@ int  segscan_scan_new(segscan_scan **out);
 void segscan_scan_free(segscan_scan *s);
 
 /*
- * Set a scan option by its long CLI name without dashes ("threads", "io", "verify",
- * "remote-state", "seed", "topic-config", "server-properties", "now", "dangling-after",
- * "queue-depth", "numa", "remote-metadata", "stats", "numa-topology"), and the
- * options a polite background scanner wants: "max-read-rate" (bytes/s over all
- * workers, 0 = unlimited), "io-priority" ("idle" or "normal": ioprio class of every
- * submission), "evict" ("true": drop from the page cache exactly the pages this scan
- * brought in, checked with mincore before reading), "avoid-cpus" (a cpulist the
- * workers must not run on).
+ * Set a scan option by its long CLI name without dashes; `segscan scan --help` documents
+ * each (both come from one table, src/lib/options.c, which tests/test_options.c checks
+ * this list against):
+ *   "verify", "remote-state", "remote-metadata", "seed" (repeatable), "topic-config",
+ *   "server-properties", "now", "dangling-after", "threads", "io", "queue-depth",
+ *   "numa", "stats", "progress", "quiet", "numa-topology", and the options a polite
+ *   background scanner wants: "max-read-rate" (bytes/s over all workers, 0 =
+ *   unlimited), "io-priority" ("idle" or "normal": ioprio class of every submission),
+ *   "evict" ("true": drop from the page cache exactly the pages this scan brought in,
+ *   checked with mincore before reading), "avoid-cpus" (a cpulist the workers must
+ *   not run on).
+ * Flags ("verify", "stats", "progress", "quiet", "evict") take true/false, 1/0, yes/no,
+ * on/off, or NULL for true.
  * Returns -EINVAL for an unknown name and a SEGSCAN_E* error or a negative errno for a bad value; the
  * message for the last failure is available from segscan_last_error().
  */

@@ -298,6 +298,26 @@ static void test_help_names_every_row(void **state)
 		free(help[h]);
 }
 
+/* The public header's list of option names names every row, in quotes. */
+static void test_header_names_every_row(void **state)
+{
+	size_t len;
+	char *h = tu_read_file("include/segscan.h", &len);
+	assert_non_null(h);
+	const char *from = strstr(h, "Set a scan option by its long CLI name");
+	assert_non_null(from);
+	const char *to = strstr(from, "int segscan_set(");
+	assert_non_null(to);
+	for (size_t i = 0; i < ss_n_optdefs; i++) {
+		char want[64];
+		snprintf(want, sizeof(want), "\"%s\"", ss_optdefs[i].name);
+		const char *at = strstr(from, want);
+		if (!at || at > to)
+			fail_msg("include/segscan.h does not list %s", want);
+	}
+	free(h);
+}
+
 /* The same message through the CLI, exit 2; a flag is accepted (the missing log dir
  * then exits 3). Both scan and serve take every scan option. */
 static void test_cli_reaches_every_row(void **state)
@@ -377,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_side_effects),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_help_names_every_row),
+		cmocka_unit_test(test_header_names_every_row),
 		cmocka_unit_test(test_cli_reaches_every_row),
 		cmocka_unit_test(test_cli_abbreviations),
 	};

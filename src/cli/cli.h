@@ -18,10 +18,11 @@ struct segscan_scan;
 struct option *ss_cli_longopts(const struct option *head, size_t n_head);
 /* getopt's short option string: "f:" + the table's short options + "h". */
 const char *ss_cli_shortopts(char *buf, size_t len);
-/* The table row getopt_long matched (c == 0: longopts[idx]; else a short option), or NULL. */
-const struct ss_optdef *ss_cli_optrow(const struct option *longopts, int c, int idx);
-/* "Scan options:" and one entry per option, for --help. */
-void ss_cli_scan_options_help(FILE *f);
+/* A command's --help on stdout: its usage, "Scan options:" with every option, its tail. */
+void ss_cli_help(const char *usage, const char *tail);
+/* The scan option getopt_long matched (c == 0: longopts[idx]; else a short option), or
+ * NULL after telling the user to try `segscan <cmd> --help`. */
+const struct ss_optdef *ss_cli_scan_option(const char *cmd, const struct option *longopts, int c, int idx);
 /* Applies one parsed scan option to the library; returns 0 or prints an error and
  * returns 2. `name` is the long option name. */
 int ss_cli_apply(struct segscan_scan *s, const char *name, const char *value);

@@ -70,16 +70,12 @@ int ss_cmd_scan(int argc, char **argv)
 			}
 			continue;
 		case 'h':
-			fputs(usage_scan, stdout);
-			ss_cli_scan_options_help(stdout);
-			fputs(exit_help, stdout);
+			ss_cli_help(usage_scan, exit_help);
 			rc = 0;
 			goto out;
 		}
-		if (!(d = ss_cli_optrow(longopts, c, idx))) {
-			fprintf(stderr, "Try 'segscan scan --help'.\n");
+		if (!(d = ss_cli_scan_option("scan", longopts, c, idx)))
 			goto out;
-		}
 		if (!strcmp(d->name, "stats"))
 			stats = true;
 		if (ss_cli_apply(s, d->name, ss_optdef_has_arg(d) ? optarg : NULL))

@@ -202,16 +202,12 @@ int ss_cmd_serve(int argc, char **argv)
 		case 'q':
 			continue; /* serve never prints progress lines */
 		case 'h':
-			fputs(usage_serve, stdout);
-			ss_cli_scan_options_help(stdout);
-			fputs(tail_help, stdout);
+			ss_cli_help(usage_serve, tail_help);
 			rc = 0;
 			goto out;
 		}
-		if (!(d = ss_cli_optrow(longopts, c, idx))) {
-			fputs("Try 'segscan serve --help'.\n", stderr);
+		if (!(d = ss_cli_scan_option("serve", longopts, c, idx)))
 			goto out;
-		}
 		const char *name = d->name, *val = ss_optdef_has_arg(d) ? optarg : NULL;
 		if (!strcmp(name, "remote-state") && val && !strcmp(val, "-")) {
 			fputs("segscan: serve cannot take --remote-state=-: every scan re-reads the file; give a path\n",

@@ -19,11 +19,13 @@ static const char format_help[] =
 "                         sorted by topic then partition number; json: {partitions,\n"
 "                         summary, errors}; prom: Prometheus text exposition 0.0.4\n";
 
-void ss_cli_scan_options_help(FILE *f)
+void ss_cli_help(const char *usage, const char *tail)
 {
-	fputs("Scan options:\n", f);
-	fputs(format_help, f);
-	ss_opts_write_help(f);
+	fputs(usage, stdout);
+	fputs("Scan options:\n", stdout);
+	fputs(format_help, stdout);
+	ss_opts_write_help(stdout);
+	fputs(tail, stdout);
 }
 
 struct option *ss_cli_longopts(const struct option *head, size_t n_head)
@@ -32,10 +34,9 @@ struct option *ss_cli_longopts(const struct option *head, size_t n_head)
 	struct option *o = calloc(n_head + ss_n_optdefs + 3, sizeof(*o));
 	if (!o)
 		return NULL;
-	size_t n = 0;
+	size_t n = n_head;
 	if (n_head)
 		memcpy(o, head, n_head * sizeof(*o));
-	n = n_head;
 	o[n++] = (struct option){ "format", required_argument, NULL, 'f' };
 	for (size_t i = 0; i < ss_n_optdefs; i++) {
 		const struct ss_optdef *d = &ss_optdefs[i];
@@ -63,7 +64,8 @@ const char *ss_cli_shortopts(char *buf, size_t len)
 	return buf;
 }
 
-const struct ss_optdef *ss_cli_optrow(const struct option *longopts, int c, int idx)
+/* The table row getopt_long matched (c == 0: longopts[idx]; else a short option), or NULL. */
+static const struct ss_optdef *optrow(const struct option *longopts, int c, int idx)
 {
 	if (c == 0)
 		return ss_optdef_find(longopts[idx].name);
@@ -71,6 +73,14 @@ const struct ss_optdef *ss_cli_optrow(const struct option *longopts, int c, int 
 		if (ss_optdefs[i].short_name && ss_optdefs[i].short_name == c)
 			return &ss_optdefs[i];
 	return NULL;
+}
+
+const struct ss_optdef *ss_cli_scan_option(const char *cmd, const struct option *longopts, int c, int idx)
+{
+	const struct ss_optdef *d = optrow(longopts, c, idx);
+	if (!d)
+		fprintf(stderr, "Try 'segscan %s --help'.\n", cmd);
+	return d;
 }
 
 int ss_cli_apply(segscan_scan *s, const char *name, const char *value)

@@ -42,36 +42,33 @@ static int submit(struct ss_task *t, int slot)
 	return e;
 }
 
-static int sub_open(struct ss_task *t, int slot, const char *path)
+/* An open or a statx of one of the segment's files, by path under its log dir. */
+static int sub_path(struct ss_task *t, int slot, enum ss_io_op op, const char *path)
 {
 	struct ss_io_req *r = &t->req[slot];
 	memset(r, 0, sizeof(*r));
-	r->op = SS_IO_OPEN;
+	r->op = op;
 	r->dirfd = t->env->cat->logdirs[t->env->cat->parts[seg_of(t)->part].logdir].fd;
 	r->path = path;
 	r->fd = -1;
 	return submit(t, slot);
 }
 
-static int sub_stat(struct ss_task *t, int slot, const char *path)
-{
-	struct ss_io_req *r = &t->req[slot];
-	memset(r, 0, sizeof(*r));
-	r->op = SS_IO_STAT;
-	r->dirfd = t->env->cat->logdirs[t->env->cat->parts[seg_of(t)->part].logdir].fd;
-	r->path = path;
-	r->fd = -1;
-	return submit(t, slot);
-}
+static int sub_open(struct ss_task *t, int slot, const char *path) { return sub_path(t, slot, SS_IO_OPEN, path); }
+static int sub_stat(struct ss_task *t, int slot, const char *path) { return sub_path(t, slot, SS_IO_STAT, path); }
 
-static int sub_fstat(struct ss_task *t, int slot, int fd)
+/* An fstat or a close of an open descriptor. */
+static int sub_fd(struct ss_task *t, int slot, enum ss_io_op op, int fd)
 {
 	struct ss_io_req *r = &t->req[slot];
 	memset(r, 0, sizeof(*r));
-	r->op = SS_IO_STAT;
+	r->op = op;
 	r->fd = fd;
 	return submit(t, slot);
 }
+
+static int sub_fstat(struct ss_task *t, int slot, int fd) { return sub_fd(t, slot, SS_IO_STAT, fd); }
+static int sub_close(struct ss_task *t, int slot, int fd) { return sub_fd(t, slot, SS_IO_CLOSE, fd); }
 
 static int sub_read(struct ss_task *t, int slot, int fd, void *buf, size_t len, int64_t off)
 {
@@ -85,15 +82,6 @@ static int sub_read(struct ss_task *t, int slot, int fd, void *buf, size_t len, 
 	r->buf = buf;
 	r->len = len;
 	r->off = off;
-	return submit(t, slot);
-}
-
-static int sub_close(struct ss_task *t, int slot, int fd)
-{
-	struct ss_io_req *r = &t->req[slot];
-	memset(r, 0, sizeof(*r));
-	r->op = SS_IO_CLOSE;
-	r->fd = fd;
 	return submit(t, slot);
 }
 
