@@ -1,6 +1,7 @@
 /* Per-worker arenas: with jemalloc, blocks land in the arena asked for (checked with
  * jemalloc's own "arenas.lookup", not with our bookkeeping) from any thread; without it
  * (-DSS_NO_JEMALLOC) the malloc fallback works and reports arena 0. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -36,13 +37,43 @@ static void check(const void *p, size_t n, unsigned char seed)
 			fail_msg("byte %zu of a %zu-byte block changed", i, n);
 }
 
-static void test_build_mode(void **state)
+/*
+ * ss_arena_enabled() tells what the running process really has, found without the
+ * build's #ifdef: jemalloc's mallctl is linked in exactly when arenas are enabled, and
+ * then a block from a created arena is in that arena by jemalloc's own lookup (called
+ * through the symbol, not through arena.c); without it the fallback's blocks are plain
+ * malloc blocks that free() takes.
+ */
+static void test_arena_selection(void **state)
 {
-#ifdef SS_NO_JEMALLOC
-	assert_false(ss_arena_enabled());
-#else
-	assert_true(ss_arena_enabled());
-#endif
+	typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+	mallctl_fn mc;
+	void *sym = dlsym(RTLD_DEFAULT, "mallctl");
+	memcpy(&mc, &sym, sizeof(mc));   /* object to function pointer, without the pedantic cast */
+	assert_int_equal(ss_arena_enabled(), sym != NULL);
+
+	unsigned a = 12345;
+	assert_int_equal(ss_arena_create(&a), 0);
+	void *p = ss_arena_alloc(a, 4096);
+	assert_non_null(p);
+	fill(p, 4096, 3);
+	check(p, 4096, 3);
+	if (sym) {
+		const char *ver = NULL;
+		size_t sz = sizeof(ver);
+		assert_int_equal(mc("version", &ver, &sz, NULL, 0), 0);
+		assert_non_null(ver);
+		unsigned got = 9999;
+		sz = sizeof(got);
+		assert_int_equal(mc("arenas.lookup", &got, &sz, &p, sizeof(p)), 0);
+		assert_int_equal(got, a);
+		assert_int_not_equal(a, 0);   /* a created arena, not the automatic one */
+		ss_arena_free(p);
+	} else {
+		assert_int_equal(a, 0);
+		free(p);   /* the fallback's block is malloc's: ASan checks the pairing */
+	}
+	assert_int_equal(ss_arena_destroy(a), 0);
 }
 
 static void test_alloc_lands_in_arena(void **state)
@@ -183,7 +214,7 @@ static void test_destroy(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_build_mode),
+		cmocka_unit_test(test_arena_selection),
 		cmocka_unit_test(test_alloc_lands_in_arena),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_destroy),

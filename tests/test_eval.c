@@ -53,6 +53,46 @@ static void test_offsets(void **state)
 	fx_free(&f);
 }
 
+/*
+ * A segment deleted between discovery and its read (SS_SEG_VANISHED) is not where the
+ * log starts: without a log-start checkpoint, log_start_offset is the base offset of the
+ * first segment still there, never that of the one that vanished (the evaluator's
+ * re-link of the live segments). Numbers: segments 0..99 (100 B), 100..199 (200 B),
+ * 200..249 (50 B).
+ */
+static void test_vanished_log_start(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	fx_seg(&f, 0, 99, 100, 1);
+	fx_seg(&f, 100, 199, 200, 2);
+	fx_seg(&f, 200, 249, 50, 3);
+	struct ss_eval *ev = fx_eval(&f);
+	assert_false(f.part.has_log_start);
+	assert_int_equal(ev->log_start_offset, 0);
+
+	f.segs[0].flags |= SS_SEG_VANISHED;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->log_start_offset, 100);
+	assert_int_equal(ev->size_bytes, 250);
+	assert_int_equal(ev->log_end_offset, 250);
+
+	/* the first two gone: the active segment alone is the log */
+	f.segs[1].flags |= SS_SEG_VANISHED;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->log_start_offset, 200);
+	assert_int_equal(ev->size_bytes, 50);
+	assert_int_equal(ev->log_end_offset, 250);
+
+	/* a checkpointed log start still wins over the first live segment */
+	f.part.has_log_start = true;
+	f.part.log_start_ckpt = 120;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->log_start_offset, 120);
+	fx_free(&f);
+}
+
 /* findHighestRemoteOffset across epochs. Local lineage: epoch 0@0, 2@100, 5@200, LEO 300. */
 static void test_find_highest_remote_offset(void **state)
 {
@@ -539,6 +579,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_offsets),
+		cmocka_unit_test(test_vanished_log_start),
 		cmocka_unit_test(test_find_highest_remote_offset),
 		cmocka_unit_test(test_tiered_decision),
 		cmocka_unit_test(test_only_local_and_lag),

@@ -3,23 +3,29 @@
 
 #include "segscan.h"
 
+/* Indexed by the code's offset in the range, from the enum itself. */
+#define FMT_MSG(code) [-(code) - SEGSCAN_EBASE]
 static const char *const fmt_msgs[] = {
-	[1]  = "record batch framing is corrupt",
-	[2]  = "record batch CRC mismatch",
-	[3]  = "unknown record batch magic",
-	[4]  = "index inconsistent with its log segment",
-	[5]  = "malformed checkpoint file",
-	[6]  = "not a <topic>-<partition> directory name",
-	[7]  = "malformed varint",
-	[8]  = "message does not fit its schema",
-	[9]  = "illegal remote segment state transition",
-	[10] = "malformed JSON",
-	[11] = "malformed config line or value",
-	[12] = "compression codec unsupported or stream corrupt",
-	[13] = "input ends inside a structure",
-	[14] = "update for an unknown remote segment",
-	[15] = "value contradicts another source",
+	FMT_MSG(SEGSCAN_ECORRUPT)    = "record batch framing is corrupt",
+	FMT_MSG(SEGSCAN_ECRC)        = "record batch CRC mismatch",
+	FMT_MSG(SEGSCAN_EMAGIC)      = "unknown record batch magic",
+	FMT_MSG(SEGSCAN_EINDEX)      = "index inconsistent with its log segment",
+	FMT_MSG(SEGSCAN_ECHECKPOINT) = "malformed checkpoint file",
+	FMT_MSG(SEGSCAN_EDIRNAME)    = "not a <topic>-<partition> directory name",
+	FMT_MSG(SEGSCAN_EVARINT)     = "malformed varint",
+	FMT_MSG(SEGSCAN_ESCHEMA)     = "message does not fit its schema",
+	FMT_MSG(SEGSCAN_ETRANSITION) = "illegal remote segment state transition",
+	FMT_MSG(SEGSCAN_EJSON)       = "malformed JSON",
+	FMT_MSG(SEGSCAN_ECONFIG)     = "malformed config line or value",
+	FMT_MSG(SEGSCAN_ECODEC)      = "compression codec unsupported or stream corrupt",
+	FMT_MSG(SEGSCAN_ETRUNC)      = "input ends inside a structure",
+	FMT_MSG(SEGSCAN_EUNKNOWNSEG) = "update for an unknown remote segment",
+	FMT_MSG(SEGSCAN_EMISMATCH)   = "value contradicts another source",
 };
+/* A code added to the enum without a message here (or the other way round) stops the
+ * build: the table ends exactly at SEGSCAN_ELAST. */
+_Static_assert(sizeof(fmt_msgs) / sizeof(fmt_msgs[0]) == (size_t)(-SEGSCAN_ELAST - SEGSCAN_EBASE),
+	       "one message per SEGSCAN_E* code");
 
 const char *segscan_strerror(int err)
 {

@@ -26,19 +26,20 @@
 #include "eval/eval_int.h"
 
 /* ---- findings and notes ---- */
-int ss_eval_add_finding(struct ss_eval *ev, const char *code, const char *ref, bool has_amount, int64_t segments,
-			int64_t bytes, const char *const *ids, uint32_t n_ids, const char *fmt, ...)
+int ss_eval_add_finding(struct ss_eval *ev, const struct ss_finding_spec *spec, const char *fmt, ...)
 {
+	const char *const *ids = spec->ids;
+	uint32_t n_ids = spec->n_ids;
 	struct ss_finding f;
 	va_list ap;
 	int e = -ENOMEM;
 
 	memset(&f, 0, sizeof(f));
-	f.code = code;
-	f.ref = ref ? ref : "";
-	f.has_amount = has_amount;
-	f.segments = segments;
-	f.bytes = bytes;
+	f.code = spec->code;
+	f.ref = spec->ref ? spec->ref : "";
+	f.has_amount = spec->has_amount;
+	f.segments = spec->segments;
+	f.bytes = spec->bytes;
 	va_start(ap, fmt);
 	int r = vasprintf(&f.message, fmt, ap);
 	va_end(ap);
@@ -232,7 +233,10 @@ static int eval_remote(struct ss_evctx *x)
 		human_ms(age, dur, sizeof(dur));
 		const char *id = s->id;
 		if (s->state == SS_RSEG_DANGLING)
-			e = ss_eval_add_finding(ev, "DANGLING_REMOTE_SEGMENT", "KAFKA-17428", true, 1, s->size_bytes, &id, 1,
+			e = ss_eval_add_finding(ev, &(struct ss_finding_spec){
+				.code = "DANGLING_REMOTE_SEGMENT", .ref = "KAFKA-17428", .has_amount = true,
+				.segments = 1, .bytes = s->size_bytes, .ids = &id, .n_ids = 1,
+			},
 						"remote segment %s (offsets %lld..%lld, %lld bytes) was marked DANGLING "
 						"%lld ms (%s) ago (event at %lld, broker %d): its data may still occupy "
 						"remote storage, and nothing reads it",
@@ -240,7 +244,10 @@ static int eval_remote(struct ss_evctx *x)
 						(long long)s->size_bytes, (long long)age, dur, (long long)s->event_ms,
 						s->broker_id);
 		else
-			e = ss_eval_add_finding(ev, "DANGLING_REMOTE_SEGMENT", "KAFKA-17428", true, 1, s->size_bytes, &id, 1,
+			e = ss_eval_add_finding(ev, &(struct ss_finding_spec){
+				.code = "DANGLING_REMOTE_SEGMENT", .ref = "KAFKA-17428", .has_amount = true,
+				.segments = 1, .bytes = s->size_bytes, .ids = &id, .n_ids = 1,
+			},
 						"remote segment %s (offsets %lld..%lld, %lld bytes) has been in %s for "
 						"%lld ms (%s; last event at %lld, broker %d), longer than the %lld ms "
 						"allowed: %s; its data may still occupy remote storage, and nothing "
@@ -261,7 +268,10 @@ static int eval_remote(struct ss_evctx *x)
 			continue;
 		const char *id = s->id;
 		if ((e = ss_eval_add_finding(
-			     ev, "LOST_EPOCH_SEGMENT", "KAFKA-20932", true, 1, s->size_bytes, &id, 1,
+			     ev, &(struct ss_finding_spec){
+			     	.code = "LOST_EPOCH_SEGMENT", .ref = "KAFKA-20932", .has_amount = true,
+			     	.segments = 1, .bytes = s->size_bytes, .ids = &id, .n_ids = 1,
+			     },
 			     "remote segment %s (offsets %lld..%lld, %lld bytes, leader epoch%s %d%s) was displaced from "
 			     "Kafka's leader-epoch index by a later overlapping upload with the same start offset: the "
 			     "broker no longer lists it, so its retention never deletes it and its size is not counted; "
@@ -287,14 +297,20 @@ static int eval_local_findings(struct ss_evctx *x)
 		if (s->truncated_bytes > 0) {
 			if (active && (s->flags & SS_SEG_ZERO_TAIL))
 				e = ss_eval_add_finding(
-					ev, "TRUNCATED_TAIL", "", true, 1, s->truncated_bytes, NULL, 0,
+					ev, &(struct ss_finding_spec){
+						.code = "TRUNCATED_TAIL", .has_amount = true, .segments = 1,
+						.bytes = s->truncated_bytes,
+					},
 					"%s (active segment): the last %lld bytes after byte %lld are zeros, not "
 					"batches: space preallocated by the broker (file.preallocate) or left by an "
 					"unclean shutdown; no record is lost",
 					name, (long long)s->truncated_bytes, (long long)s->valid_bytes);
 			else
 				e = ss_eval_add_finding(
-					ev, "TRUNCATED_TAIL", "", true, 1, s->truncated_bytes, NULL, 0,
+					ev, &(struct ss_finding_spec){
+						.code = "TRUNCATED_TAIL", .has_amount = true, .segments = 1,
+						.bytes = s->truncated_bytes,
+					},
 					"%s%s: the last %lld bytes after byte %lld do not form a complete batch%s; "
 					"Kafka's recovery truncates them, losing whatever they held%s",
 					name, active ? " (active segment)" : "", (long long)s->truncated_bytes,
@@ -305,30 +321,38 @@ static int eval_local_findings(struct ss_evctx *x)
 				return e;
 		}
 		if (s->crc_errors > 0 &&
-		    (e = ss_eval_add_finding(ev, "CRC_MISMATCH", "", true, 1, s->size_bytes, NULL, 0,
+		    (e = ss_eval_add_finding(ev, &(struct ss_finding_spec){
+		    	.code = "CRC_MISMATCH", .has_amount = true, .segments = 1, .bytes = s->size_bytes,
+		    },
 					     "%s: %lld batch%s fail%s CRC verification: the data on disk is corrupt "
 					     "(a consumer or a follower reading it gets a CorruptRecordException)",
 					     name, (long long)s->crc_errors, s->crc_errors == 1 ? "" : "es",
 					     s->crc_errors == 1 ? "s" : "")))
 			return e;
 		if ((s->flags & SS_SEG_INDEX_BAD) &&
-		    (e = ss_eval_add_finding(ev, "INDEX_INCONSISTENT", "", false, 0, 0, NULL, 0,
+		    (e = ss_eval_add_finding(ev, &(struct ss_finding_spec){ .code = "INDEX_INCONSISTENT" },
 					     "%s: its offset or time index is missing or does not match the log; the "
 					     "broker rebuilds it on unclean recovery (slow startup), lookups may be wrong "
 					     "until then",
 					     name)))
 			return e;
 		if ((s->flags & SS_SEG_OFFSETS_BAD) &&
-		    (e = ss_eval_add_finding(ev, "OFFSET_GAP_OR_OVERLAP", "", true, 1, s->size_bytes, NULL, 0,
+		    (e = ss_eval_add_finding(ev, &(struct ss_finding_spec){
+		    	.code = "OFFSET_GAP_OR_OVERLAP", .has_amount = true, .segments = 1,
+		    	.bytes = s->size_bytes,
+		    },
 					     "%s: offsets go backwards inside the segment", name)))
 			return e;
 		if (!active && (s->flags & SS_SEG_HAS_LAST) && s->last_offset >= x->live[k + 1]->base_offset &&
-		    (e = ss_eval_add_finding(ev, "OFFSET_GAP_OR_OVERLAP", "", true, 1, s->size_bytes, NULL, 0,
+		    (e = ss_eval_add_finding(ev, &(struct ss_finding_spec){
+		    	.code = "OFFSET_GAP_OR_OVERLAP", .has_amount = true, .segments = 1,
+		    	.bytes = s->size_bytes,
+		    },
 					     "%s: its last offset %lld overlaps the next segment, which starts at %lld",
 					     name, (long long)s->last_offset, (long long)x->live[k + 1]->base_offset)))
 			return e;
 		if ((s->flags & SS_SEG_BASE_MISMATCH) &&
-		    (e = ss_eval_add_finding(ev, "BASE_OFFSET_MISMATCH", "", false, 0, 0, NULL, 0,
+		    (e = ss_eval_add_finding(ev, &(struct ss_finding_spec){ .code = "BASE_OFFSET_MISMATCH" },
 					     "%s: the first batch starts at offset %lld, not at the base offset %lld in "
 					     "the file name",
 					     name, (long long)s->first_batch_base, (long long)s->base_offset)))
@@ -508,7 +532,10 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 			if (x.live[k]->base_offset == ev->highest_offset)
 				seg_name(x.live[k], name, sizeof(name));
 		if ((e = ss_eval_add_finding(
-			     ev, "PHANTOM_COPY_LAG", "KAFKA-20977", true, xs, xb, NULL, 0,
+			     ev, &(struct ss_finding_spec){
+			     	.code = "PHANTOM_COPY_LAG", .ref = "KAFKA-20977", .has_amount = true,
+			     	.segments = xs, .bytes = xb,
+			     },
 			     "the broker's RemoteCopyLagSegments/RemoteCopyLagBytes report %lld segment%s and %lld bytes "
 			     "more than are waiting for upload (%lld segment%s, %lld bytes): its test base_offset >= "
 			     "highest offset in remote storage (%lld) also counts %s%s, which is already in remote "

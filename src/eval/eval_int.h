@@ -19,9 +19,18 @@ struct ss_evctx {
 int ss_eval_retention(struct ss_evctx *x);
 
 /* eval.c */
-int ss_eval_add_finding(struct ss_eval *ev, const char *code, const char *ref, bool has_amount, int64_t segments,
-			int64_t bytes, const char *const *ids, uint32_t n_ids, const char *fmt, ...)
-	__attribute__((format(printf, 9, 10)));
+/* What a finding states besides its message (the fields of struct ss_finding). */
+struct ss_finding_spec {
+	const char        *code;        /* "DANGLING_REMOTE_SEGMENT", ... (static) */
+	const char        *ref;         /* "KAFKA-17428", ...; NULL = none (static) */
+	bool               has_amount;  /* segments and bytes are meaningful */
+	int64_t            segments, bytes;
+	const char *const *ids;         /* segment ids it names (copied), n_ids of them */
+	uint32_t           n_ids;
+};
+/* Append a finding: spec's fields and the printf-formatted message. 0 or -ENOMEM. */
+int ss_eval_add_finding(struct ss_eval *ev, const struct ss_finding_spec *spec, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 int ss_eval_add_note(struct ss_eval *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* x + 1 and x - 1, saturating: offsets come from files and user input */

@@ -315,11 +315,6 @@ void ss_remote_free(struct ss_remote *r)
 	free(r);
 }
 
-const char *ss_remote_source(const struct ss_remote *r)
-{
-	return r->source;
-}
-
 enum ss_remote_mode ss_remote_mode(const struct ss_remote *r)
 {
 	return r->mode;

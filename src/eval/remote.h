@@ -99,7 +99,6 @@ enum ss_remote_mode {
 
 int  ss_remote_new(enum ss_remote_mode mode, const char *source, struct ss_remote **out);
 void ss_remote_free(struct ss_remote *r);
-const char *ss_remote_source(const struct ss_remote *r);   /* as given to ss_remote_new */
 enum ss_remote_mode ss_remote_mode(const struct ss_remote *r);
 
 /*

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/endian.h"
+
 #define SS_OFFSET_ENTRY 8
 #define SS_TIME_ENTRY   12
 
@@ -23,8 +25,8 @@ struct ss_time_entry   { int64_t ts;  int32_t rel; };
 static inline struct ss_offset_entry ss_offset_entry_at(const uint8_t *p)
 {
 	struct ss_offset_entry e;
-	e.rel = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-	e.pos = (int32_t)((uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7]);
+	e.rel = ss_be32s(p);
+	e.pos = ss_be32s(p + 4);
 	return e;
 }
 
