@@ -232,11 +232,12 @@ static int eval_remote(struct ss_evctx *x)
 		char dur[48];
 		human_ms(age, dur, sizeof(dur));
 		const char *id = s->id;
+		const struct ss_finding_spec spec = {
+			.code = "DANGLING_REMOTE_SEGMENT", .ref = "KAFKA-17428", .has_amount = true,
+			.segments = 1, .bytes = s->size_bytes, .ids = &id, .n_ids = 1,
+		};
 		if (s->state == SS_RSEG_DANGLING)
-			e = ss_eval_add_finding(ev, &(struct ss_finding_spec){
-				.code = "DANGLING_REMOTE_SEGMENT", .ref = "KAFKA-17428", .has_amount = true,
-				.segments = 1, .bytes = s->size_bytes, .ids = &id, .n_ids = 1,
-			},
+			e = ss_eval_add_finding(ev, &spec,
 						"remote segment %s (offsets %lld..%lld, %lld bytes) was marked DANGLING "
 						"%lld ms (%s) ago (event at %lld, broker %d): its data may still occupy "
 						"remote storage, and nothing reads it",
@@ -244,10 +245,7 @@ static int eval_remote(struct ss_evctx *x)
 						(long long)s->size_bytes, (long long)age, dur, (long long)s->event_ms,
 						s->broker_id);
 		else
-			e = ss_eval_add_finding(ev, &(struct ss_finding_spec){
-				.code = "DANGLING_REMOTE_SEGMENT", .ref = "KAFKA-17428", .has_amount = true,
-				.segments = 1, .bytes = s->size_bytes, .ids = &id, .n_ids = 1,
-			},
+			e = ss_eval_add_finding(ev, &spec,
 						"remote segment %s (offsets %lld..%lld, %lld bytes) has been in %s for "
 						"%lld ms (%s; last event at %lld, broker %d), longer than the %lld ms "
 						"allowed: %s; its data may still occupy remote storage, and nothing "
@@ -267,11 +265,12 @@ static int eval_remote(struct ss_evctx *x)
 		if (!ss_remote_seg_lost(rp, s))
 			continue;
 		const char *id = s->id;
+		const struct ss_finding_spec spec = {
+			.code = "LOST_EPOCH_SEGMENT", .ref = "KAFKA-20932", .has_amount = true,
+			.segments = 1, .bytes = s->size_bytes, .ids = &id, .n_ids = 1,
+		};
 		if ((e = ss_eval_add_finding(
-			     ev, &(struct ss_finding_spec){
-			     	.code = "LOST_EPOCH_SEGMENT", .ref = "KAFKA-20932", .has_amount = true,
-			     	.segments = 1, .bytes = s->size_bytes, .ids = &id, .n_ids = 1,
-			     },
+			     ev, &spec,
 			     "remote segment %s (offsets %lld..%lld, %lld bytes, leader epoch%s %d%s) was displaced from "
 			     "Kafka's leader-epoch index by a later overlapping upload with the same start offset: the "
 			     "broker no longer lists it, so its retention never deletes it and its size is not counted; "
@@ -284,6 +283,10 @@ static int eval_remote(struct ss_evctx *x)
 }
 
 /* ---- local findings from the scanner's flags ---- */
+/* A finding about one segment's worth of bytes, and one with no amount. */
+#define ONE_SEGMENT(c, b) (&(struct ss_finding_spec){ .code = (c), .has_amount = true, .segments = 1, .bytes = (b) })
+#define NO_AMOUNT(c)      (&(struct ss_finding_spec){ .code = (c) })
+
 static int eval_local_findings(struct ss_evctx *x)
 {
 	struct ss_eval *ev = x->ev;
@@ -297,20 +300,14 @@ static int eval_local_findings(struct ss_evctx *x)
 		if (s->truncated_bytes > 0) {
 			if (active && (s->flags & SS_SEG_ZERO_TAIL))
 				e = ss_eval_add_finding(
-					ev, &(struct ss_finding_spec){
-						.code = "TRUNCATED_TAIL", .has_amount = true, .segments = 1,
-						.bytes = s->truncated_bytes,
-					},
+					ev, ONE_SEGMENT("TRUNCATED_TAIL", s->truncated_bytes),
 					"%s (active segment): the last %lld bytes after byte %lld are zeros, not "
 					"batches: space preallocated by the broker (file.preallocate) or left by an "
 					"unclean shutdown; no record is lost",
 					name, (long long)s->truncated_bytes, (long long)s->valid_bytes);
 			else
 				e = ss_eval_add_finding(
-					ev, &(struct ss_finding_spec){
-						.code = "TRUNCATED_TAIL", .has_amount = true, .segments = 1,
-						.bytes = s->truncated_bytes,
-					},
+					ev, ONE_SEGMENT("TRUNCATED_TAIL", s->truncated_bytes),
 					"%s%s: the last %lld bytes after byte %lld do not form a complete batch%s; "
 					"Kafka's recovery truncates them, losing whatever they held%s",
 					name, active ? " (active segment)" : "", (long long)s->truncated_bytes,
@@ -321,38 +318,30 @@ static int eval_local_findings(struct ss_evctx *x)
 				return e;
 		}
 		if (s->crc_errors > 0 &&
-		    (e = ss_eval_add_finding(ev, &(struct ss_finding_spec){
-		    	.code = "CRC_MISMATCH", .has_amount = true, .segments = 1, .bytes = s->size_bytes,
-		    },
+		    (e = ss_eval_add_finding(ev, ONE_SEGMENT("CRC_MISMATCH", s->size_bytes),
 					     "%s: %lld batch%s fail%s CRC verification: the data on disk is corrupt "
 					     "(a consumer or a follower reading it gets a CorruptRecordException)",
 					     name, (long long)s->crc_errors, s->crc_errors == 1 ? "" : "es",
 					     s->crc_errors == 1 ? "s" : "")))
 			return e;
 		if ((s->flags & SS_SEG_INDEX_BAD) &&
-		    (e = ss_eval_add_finding(ev, &(struct ss_finding_spec){ .code = "INDEX_INCONSISTENT" },
+		    (e = ss_eval_add_finding(ev, NO_AMOUNT("INDEX_INCONSISTENT"),
 					     "%s: its offset or time index is missing or does not match the log; the "
 					     "broker rebuilds it on unclean recovery (slow startup), lookups may be wrong "
 					     "until then",
 					     name)))
 			return e;
 		if ((s->flags & SS_SEG_OFFSETS_BAD) &&
-		    (e = ss_eval_add_finding(ev, &(struct ss_finding_spec){
-		    	.code = "OFFSET_GAP_OR_OVERLAP", .has_amount = true, .segments = 1,
-		    	.bytes = s->size_bytes,
-		    },
+		    (e = ss_eval_add_finding(ev, ONE_SEGMENT("OFFSET_GAP_OR_OVERLAP", s->size_bytes),
 					     "%s: offsets go backwards inside the segment", name)))
 			return e;
 		if (!active && (s->flags & SS_SEG_HAS_LAST) && s->last_offset >= x->live[k + 1]->base_offset &&
-		    (e = ss_eval_add_finding(ev, &(struct ss_finding_spec){
-		    	.code = "OFFSET_GAP_OR_OVERLAP", .has_amount = true, .segments = 1,
-		    	.bytes = s->size_bytes,
-		    },
+		    (e = ss_eval_add_finding(ev, ONE_SEGMENT("OFFSET_GAP_OR_OVERLAP", s->size_bytes),
 					     "%s: its last offset %lld overlaps the next segment, which starts at %lld",
 					     name, (long long)s->last_offset, (long long)x->live[k + 1]->base_offset)))
 			return e;
 		if ((s->flags & SS_SEG_BASE_MISMATCH) &&
-		    (e = ss_eval_add_finding(ev, &(struct ss_finding_spec){ .code = "BASE_OFFSET_MISMATCH" },
+		    (e = ss_eval_add_finding(ev, NO_AMOUNT("BASE_OFFSET_MISMATCH"),
 					     "%s: the first batch starts at offset %lld, not at the base offset %lld in "
 					     "the file name",
 					     name, (long long)s->first_batch_base, (long long)s->base_offset)))
@@ -531,11 +520,11 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		for (uint32_t k = 0; k + 1 < x.n_live; k++)
 			if (x.live[k]->base_offset == ev->highest_offset)
 				seg_name(x.live[k], name, sizeof(name));
+		const struct ss_finding_spec spec = {
+			.code = "PHANTOM_COPY_LAG", .ref = "KAFKA-20977", .has_amount = true, .segments = xs, .bytes = xb,
+		};
 		if ((e = ss_eval_add_finding(
-			     ev, &(struct ss_finding_spec){
-			     	.code = "PHANTOM_COPY_LAG", .ref = "KAFKA-20977", .has_amount = true,
-			     	.segments = xs, .bytes = xb,
-			     },
+			     ev, &spec,
 			     "the broker's RemoteCopyLagSegments/RemoteCopyLagBytes report %lld segment%s and %lld bytes "
 			     "more than are waiting for upload (%lld segment%s, %lld bytes): its test base_offset >= "
 			     "highest offset in remote storage (%lld) also counts %s%s, which is already in remote "

@@ -152,11 +152,12 @@ static int unseeded_size_finding(struct ss_evctx *x, int64_t limit)
 		if (s->end_offset > hi)
 			hi = s->end_offset;
 	}
+	const struct ss_finding_spec spec = {
+		.code = "UNSEEDED_SIZE_RETENTION", .ref = "KAFKA-20732", .has_amount = true,
+		.segments = n, .bytes = bytes, .ids = ids, .n_ids = n,
+	};
 	int e = ss_eval_add_finding(
-		ev, &(struct ss_finding_spec){
-			.code = "UNSEEDED_SIZE_RETENTION", .ref = "KAFKA-20732", .has_amount = true,
-			.segments = n, .bytes = bytes, .ids = ids, .n_ids = n,
-		},
+		ev, &spec,
 		"a broker that runs size retention before it knows its highest offset in remote storage (a new "
 		"leader, KAFKA-20732) counts all %lld local bytes as not yet uploaded on top of %lld remote bytes: "
 		"%lld > retention.bytes %lld, so it would delete %u more remote segment%s (%lld bytes, offsets "

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Record batches of a __remote_log_metadata topic for tests/test_metadata_topic.c.
+"""Record batches of a __remote_log_metadata topic for tests/test_remote_topic.c.
 
 The batches are built by kafka-python's DefaultRecordBatchBuilder (an implementation of
 the v2 batch format independent of segscan's); the record values are the hand-built RLMM

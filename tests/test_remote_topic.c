@@ -1,6 +1,7 @@
 /*
- * Loading __remote_log_metadata partitions from disk: segments in base-offset order,
- * records decoded and replayed in offset order, placement checked with
+ * The remote-topic source (source/remote_topic.h): __remote_log_metadata partitions on
+ * disk, segments in base-offset order, records decoded and replayed in offset order,
+ * placement checked with
  * metadataPartition, and every bad place a warning while the replay goes on.
  *
  * The segment files are kafka-python-built batches (tests/vectors/rlmm/make_rlmm.py)
