@@ -394,25 +394,23 @@ static int topic_line(struct cctx *x, const char *s, size_t len)
 	return ss_cfg_vals_merge(dst, &line_vals);
 }
 
+static int topic_line_at(void *arg, unsigned no, const char *s, size_t n)
+{
+	struct cctx *x = arg;
+	x->line = no;
+	if (memchr(s, '\0', n))
+		return cfail(x, "NUL byte in the line");
+	return topic_line(x, s, n);
+}
+
 int ss_config_load_topics_buf(struct ss_config *c, const char *buf, size_t len, const char *fname, char *err,
 			      size_t errlen)
 {
 	struct cctx x = { .c = c, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
-	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_LF);
-	const char *s;
-	size_t n;
-	int e = 0;
 
 	if (err && errlen)
 		err[0] = '\0';
-	while (ss_lines_next(&l, &s, &n)) {
-		x.line = l.no;
-		if (memchr(s, '\0', n))
-			return cfail(&x, "NUL byte in the line");
-		if ((e = topic_line(&x, s, n)))
-			return e;
-	}
-	return 0;
+	return ss_lines_each(buf, len, SS_LINES_LF, topic_line_at, &x);
 }
 
 /* ---- server.properties (java.util.Properties.load) ---- */

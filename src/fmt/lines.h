@@ -61,6 +61,21 @@ static inline bool ss_lines_next(struct ss_lines *l, const char **s, size_t *n)
 	return true;
 }
 
+/* Every line in order to fn (no: its 1-based number); stops at fn's first nonzero
+ * return and returns it. */
+typedef int (*ss_line_fn)(void *arg, unsigned no, const char *s, size_t n);
+static inline int ss_lines_each(const char *buf, size_t len, enum ss_lines_mode mode, ss_line_fn fn, void *arg)
+{
+	struct ss_lines l = ss_lines_init(buf, len, mode);
+	const char *s;
+	size_t n;
+	int e;
+	while (ss_lines_next(&l, &s, &n))
+		if ((e = fn(arg, l.no, s, n)))
+			return e;
+	return 0;
+}
+
 /* The line parsers' one message form, "FILE:LINE: what", into err (if given). */
 static inline void ss_line_verror(char *err, size_t errlen, const char *fname, unsigned long line, const char *fmt,
 				  va_list ap)

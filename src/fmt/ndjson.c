@@ -204,22 +204,21 @@ out:
 	return e;
 }
 
+static int line_at(void *arg, unsigned no, const char *s, size_t n)
+{
+	struct ndj *c = arg;
+	c->line = no;
+	return do_line(c, s, n);
+}
+
 int ss_ndjson_parse(const char *buf, size_t len, const char *fname, ss_remote_event_fn fn, void *arg, char *err,
 		    size_t errlen)
 {
 	struct ndj c = { .fn = fn, .arg = arg, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
-	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_LF);
-	const char *s;
-	size_t n;
-	int e = 0;
 
 	if (err && errlen)
 		err[0] = '\0';
-	while (ss_lines_next(&l, &s, &n)) {
-		c.line = l.no;
-		if ((e = do_line(&c, s, n)))
-			break;
-	}
-	free(c.epochs);
+	int e = ss_lines_each(buf, len, SS_LINES_LF, line_at, &c);
+	free(c.epochs);   /* the epoch scratch array, grown by get_epochs */
 	return e;
 }
