@@ -7,7 +7,11 @@ pkgs=(build-essential pkg-config clang
       libmicrohttpd-dev libjansson-dev
       zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
       systemtap-sdt-dev python3-kafka python3-snappy python3-lz4 python3-zstandard
-      inotify-tools curl)
+      inotify-tools curl
+      mandoc prometheus systemd libsystemd-dev)
+# mandoc: -Tlint on man/*; prometheus: promtool (check metrics, check/test rules); systemd:
+# systemd-analyze verify/security on the unit; libsystemd-dev: sd_notify for Type=notify
+# (optional at build time: the Makefile links it only when pkg-config finds it).
 # make bench also wants the measuring tools (not needed to build or test)
 if [ "${1:-}" = "--bench" ]; then
   pkgs+=(gnuplot-nox linux-perf valgrind strace time)
