@@ -64,7 +64,8 @@ void segscan_scan_free(segscan_scan *s);
  * each (both come from one table, src/lib/options.c, which tests/test_options.c checks
  * this list against):
  *   "verify", "remote-state", "remote-metadata", "seed" (repeatable), "topic-config",
- *   "server-properties", "now", "dangling-after", "threads", "io", "queue-depth",
+ *   "server-properties", "metadata-dir", "cluster-metadata", "kafka-version",
+ *   "bootstrap-server", "kafka-config", "kafka-timeout", "now", "dangling-after", "threads", "io", "queue-depth",
  *   "numa", "stats", "progress", "quiet", "numa-topology", and the options a polite
  *   background scanner wants: "max-read-rate" (bytes/s over all workers, 0 =
  *   unlimited), "io-priority" ("idle" or "normal": ioprio class of every submission),

@@ -29,7 +29,13 @@ struct sample {
 static const struct sample samples[] = {
 	{ "verify", "true", 1, NULL },
 	{ "remote-state", "events.ndjson", 0, "events.ndjson" },
-	{ "remote-metadata", "off", 0, NULL },
+	{ "remote-metadata", "cluster", 0, "cluster" },
+	{ "metadata-dir", "/var/lib/kafka/meta", 0, "/var/lib/kafka/meta" },
+	{ "cluster-metadata", "off", 0, NULL },
+	{ "kafka-version", "4.3.1", 0, "4.3.1" },
+	{ "bootstrap-server", "127.0.0.1:9092,127.0.0.1:9093", 0, "127.0.0.1:9092,127.0.0.1:9093" },
+	{ "kafka-config", "client.properties", 0, "client.properties" },
+	{ "kafka-timeout", "2500", 2500, NULL },
 	{ "seed", "orders-3=1200", 1200, NULL },
 	{ "topic-config", "topics.txt", 0, "topics.txt" },
 	{ "server-properties", "server.properties", 0, "server.properties" },
@@ -67,8 +73,15 @@ static const struct bad {
 	{ "quiet", "nope", "expected true or false" },
 	{ "evict", "TRUE", "expected true or false" },
 	{ "numa", "on", "expected auto or off" },
-	{ "remote-metadata", "autooff", "expected auto or off" },
+	{ "remote-metadata", "autooff", "expected auto, off, local or cluster" },
+	{ "cluster-metadata", "on", "expected auto or off" },
+	{ "kafka-version", "4.x", "expected a Kafka release such as 4.3.1 or 4.1" },
+	{ "kafka-version", "4", "expected a Kafka release such as 4.3.1 or 4.1" },
+	{ "kafka-timeout", "0", "expected milliseconds from 1 to 3600000" },
 	{ "numa-topology", "", "expected a directory" },
+	{ "metadata-dir", "", "expected a directory" },
+	{ "bootstrap-server", "", "expected HOST:PORT[,HOST:PORT...]" },
+	{ "kafka-config", "", "expected a file name" },
 	{ "remote-state", "", "expected a file name or '-'" },
 	{ "topic-config", "", "expected a file name" },
 	{ "server-properties", "", "expected a file name" },
@@ -134,7 +147,12 @@ static void test_defaults(void **state)
 	assert_int_equal(o->queue_depth, 128);
 	assert_int_equal(o->threads, 0);
 	assert_true(o->numa);
-	assert_true(o->remote_metadata);
+	assert_string_equal(o->remote_metadata, "auto");
+	assert_true(o->cluster_metadata);
+	assert_null(o->metadata_dir);
+	assert_null(o->kafka_version);
+	assert_null(o->bootstrap_server);
+	assert_int_equal(o->kafka_timeout_ms, 10000);
 	assert_int_equal(o->dangling_after_ms, 3600000);
 	assert_false(o->verify);
 	assert_false(o->stats);
@@ -180,6 +198,7 @@ static void test_set_reaches_every_row(void **state)
 			break;
 		case SS_OPT_CHOICE:
 		case SS_OPT_STRING:
+		case SS_OPT_KVER:
 			assert_string_equal(*(char *const *)field, sm->want_str);
 			break;
 		case SS_OPT_CPULIST:

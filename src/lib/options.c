@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/releases.h"
 #include "eval/remote.h"
 #include "lib/options.h"
 #include "scan/scan_int.h"
@@ -26,10 +27,12 @@ const struct ss_optdef ss_optdefs[] = {
 	  .err = "expected a file name or '-'",
 	  .help = "remote-tier metadata events as NDJSON, applied in order ('-' for\n"
 		  "stdin); an illegal transition or malformed line exits 2" },
-	{ .name = "remote-metadata", .type = SS_OPT_SWITCH, .values = "auto|off", .def = "auto",
-	  .off = F(remote_metadata), .err = "expected auto or off",
-	  .help = "decode __remote_log_metadata-N partitions found in the scanned log\n"
-		  "dirs (default auto)" },
+	{ .name = "remote-metadata", .type = SS_OPT_CHOICE, .values = "auto|off|local|cluster", .def = "auto",
+	  .off = F(remote_metadata), .err = "expected auto, off, local or cluster",
+	  .help = "where remote metadata comes from: local decodes the\n"
+		  "__remote_log_metadata-N partitions found in the scanned log dirs;\n"
+		  "cluster consumes that topic from --bootstrap-server; auto is\n"
+		  "cluster with --bootstrap-server, else local (default auto)" },
 	{ .name = "seed", .type = SS_OPT_SEED, .values = "TOPIC-PARTITION=OFFSET",
 	  .err = "expected TOPIC-PARTITION=OFFSET (e.g. orders-3=1200)",
 	  .help = "set highestOffsetInRemoteStorage of one partition by hand\n"
@@ -43,6 +46,30 @@ const struct ss_optdef ss_optdefs[] = {
 	  .err = "expected a file name",
 	  .help = "a broker's server.properties: log.dirs (when no LOGDIR is given)\n"
 		  "and the broker-wide retention defaults" },
+	{ .name = "metadata-dir", .type = SS_OPT_STRING, .values = "DIR", .off = F(metadata_dir),
+	  .err = "expected a directory",
+	  .help = "the KRaft metadata log: __cluster_metadata-0 or the directory that\n"
+		  "holds it (default: metadata.log.dir of --server-properties, else a\n"
+		  "__cluster_metadata-0 inside a scanned log dir)" },
+	{ .name = "cluster-metadata", .type = SS_OPT_SWITCH, .values = "auto|off", .def = "auto",
+	  .off = F(cluster_metadata), .err = "expected auto or off",
+	  .help = "replay the KRaft metadata log for topic configs, topic ids, replica\n"
+		  "assignment and the broker's Kafka release (default auto)" },
+	{ .name = "kafka-version", .type = SS_OPT_KVER, .values = "X.Y[.Z]", .off = F(kafka_version),
+	  .err = "expected a Kafka release such as 4.3.1 or 4.1",
+	  .help = "the Kafka release the broker runs; overrides what the metadata log\n"
+		  "implies (findings for broker bugs follow it)" },
+	{ .name = "bootstrap-server", .type = SS_OPT_STRING, .values = "HOST:PORT[,...]", .off = F(bootstrap_server),
+	  .err = "expected HOST:PORT[,HOST:PORT...]",
+	  .help = "the live cluster: consume __remote_log_metadata from it (and topic\n"
+		  "configs where no metadata log is readable)" },
+	{ .name = "kafka-config", .type = SS_OPT_STRING, .values = "FILE", .off = F(kafka_config),
+	  .err = "expected a file name",
+	  .help = "client properties for --bootstrap-server (security.protocol,\n"
+		  "sasl.*, ssl.*, as librdkafka names them)" },
+	{ .name = "kafka-timeout", .type = SS_OPT_INT, .values = "MS", .lo = 1, .hi = 3600000, .def = "10000",
+	  .off = F(kafka_timeout_ms), .err = "expected milliseconds from 1 to 3600000",
+	  .help = "bound on every wait for the cluster (default 10000)" },
 	{ .name = "now", .type = SS_OPT_INT, .values = "EPOCH_MS", .lo = 0, .hi = INT64_MAX / 2,
 	  .off = F(now_ms), .has_off = SS_OPT_HAS(has_now), .err = "expected milliseconds since the epoch",
 	  .help = "the clock for time retention and dangling detection (default: now)" },
@@ -231,6 +258,12 @@ int ss_opt_apply(struct ss_opts *o, const struct ss_optdef *d, const char *v)
 		if (!v || !*v)
 			return -EINVAL;
 		return set_str((char **)field, v);
+	case SS_OPT_KVER: {
+		struct ss_kver kv;
+		if (!v || ss_kver_parse(v, &kv))
+			return -EINVAL;
+		return set_str((char **)field, v);
+	}
 	case SS_OPT_CPULIST:
 		if (!v || ss_cpulist_parse(v, (cpu_set_t *)field) != 0)
 			return -EINVAL;
@@ -259,7 +292,7 @@ void ss_opts_release(struct ss_opts *o)
 {
 	for (size_t i = 0; i < ss_n_optdefs; i++) {
 		const struct ss_optdef *d = &ss_optdefs[i];
-		if (d->type == SS_OPT_CHOICE || d->type == SS_OPT_STRING) {
+		if (d->type == SS_OPT_CHOICE || d->type == SS_OPT_STRING || d->type == SS_OPT_KVER) {
 			char **p = (char **)((char *)o + d->off);
 			free(*p);
 			*p = NULL;

@@ -21,6 +21,7 @@ enum ss_opt_type {
 	SS_OPT_CHOICE,  /* one of the words of `values` ("a|b|c"), stored as an owned string */
 	SS_OPT_SWITCH,  /* one of the two words of `values`, stored as a bool: true for the first */
 	SS_OPT_STRING,  /* non-empty text (a path), stored as an owned string */
+	SS_OPT_KVER,    /* a Kafka release "4.3.1" or line "4.1" (eval/releases.h), as an owned string */
 	SS_OPT_CPULIST, /* "0-3,8" into a cpu_set_t */
 	SS_OPT_SEED,    /* TOPIC-PARTITION=OFFSET, appended to the seeds (repeatable) */
 };

@@ -38,7 +38,13 @@ struct ss_opts {
 	bool         numa;           /* --numa=auto */
 	char        *numa_root;      /* sysfs root for the topology ("/sys"; tests inject) */
 	char        *remote_state;   /* path or "-" */
-	bool         remote_metadata;/* --remote-metadata=auto */
+	char        *remote_metadata;/* --remote-metadata: "auto" | "off" | "local" | "cluster" */
+	char        *metadata_dir;   /* --metadata-dir: the KRaft metadata log (or its parent) */
+	bool         cluster_metadata;/* --cluster-metadata=auto */
+	char        *kafka_version;  /* --kafka-version=X.Y[.Z], validated by ss_kver_parse */
+	char        *bootstrap_server;/* --bootstrap-server=HOST:PORT[,...] */
+	char        *kafka_config;   /* --kafka-config=FILE: librdkafka client properties */
+	int64_t      kafka_timeout_ms;/* --kafka-timeout: bound on every wait for the cluster */
 	char        *topic_config;
 	char        *server_properties;
 	bool         has_now;

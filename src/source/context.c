@@ -95,7 +95,8 @@ int ss_load_remote(struct segscan_scan *s)
 			return r;
 		return check_topic_ids(s);
 	}
-	if (s->opts.remote_metadata && s->cat.n_rlmm_dirs > 0) {
+	if (strcmp(s->opts.remote_metadata, "off") != 0 && strcmp(s->opts.remote_metadata, "cluster") != 0 &&
+	    s->cat.n_rlmm_dirs > 0) {
 		if ((r = ss_remote_new(SS_REMOTE_KAFKA, SS_SOURCE_METADATA_TOPIC, &s->remote)))
 			return r;
 		r = ss_remote_topic_load(s->remote, (const char *const *)s->cat.rlmm_dirs, s->cat.n_rlmm_dirs,
