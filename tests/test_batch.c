@@ -557,6 +557,40 @@ static void test_records_v2(void **state)
 	assert_int_equal(log.n, 2);
 }
 
+/* Issue 14 item 8: a record's offsetDelta that takes base + delta past int64 (a batch
+ * based at INT64_MIN with a negative delta, or near INT64_MAX with a large one, both
+ * reachable from a __remote_log_metadata segment) is a corrupt record, not signed
+ * overflow (UBSan aborts the ASan build on the unfixed code). */
+static void test_record_offset_overflow(void **state)
+{
+	uint8_t recs[64], b[256];
+	struct ss_batch_hdr h;
+	struct v2spec s = { .base = INT64_MIN, .last_delta = 0, .pid = -1, .pepoch = -1, .bseq = -1, .count = 1 };
+	struct rec_log log;
+	size_t rl = put_record(recs, 0, -1, "k", 1, "v", 1, 0), n = build_v2(b, &s, recs, rl);
+	assert_true(ss_batch_header(b, n, &h) > 0);
+	memset(&log, 0, sizeof log);
+	assert_int_equal(ss_batch_foreach_record(b, &h, log_cb, &log), SEGSCAN_ECORRUPT);
+	assert_int_equal(log.n, 0);
+
+	s.base = INT64_MAX - 5;
+	s.last_delta = 5;
+	rl = put_record(recs, 0, 100, "k", 1, "v", 1, 0);
+	n = build_v2(b, &s, recs, rl);
+	assert_true(ss_batch_header(b, n, &h) > 0);
+	memset(&log, 0, sizeof log);
+	assert_int_equal(ss_batch_foreach_record(b, &h, log_cb, &log), SEGSCAN_ECORRUPT);
+
+	/* the largest offset that fits is still a record */
+	rl = put_record(recs, 0, 5, "k", 1, "v", 1, 0);
+	n = build_v2(b, &s, recs, rl);
+	assert_true(ss_batch_header(b, n, &h) > 0);
+	memset(&log, 0, sizeof log);
+	assert_int_equal(ss_batch_foreach_record(b, &h, log_cb, &log), 0);
+	assert_int_equal(log.n, 1);
+	assert_true(log.r[0].offset == INT64_MAX);
+}
+
 /* Malformed record sections (§2.6 validation rules). */
 static void test_records_malformed(void **state)
 {
@@ -1130,6 +1164,7 @@ int main(void)
 		cmocka_unit_test(test_walker_start_pos),
 		cmocka_unit_test(test_walker_shrink),
 		cmocka_unit_test(test_walker_einval),
+		cmocka_unit_test(test_record_offset_overflow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -318,7 +318,12 @@ static int parse_record(struct rd *r, const struct ss_batch_hdr *h, struct ss_re
 	int32_t off_delta;
 	if ((rc = rd_varlong(&b, &ts_delta)) || (rc = rd_varint(&b, &off_delta)))
 		return rc;
-	rec->offset = h->base_offset + off_delta; /* int64 + int32: cannot overflow badly */
+	/* The guard of the header decode (last_delta): Kafka never writes a negative delta,
+	 * and base + delta must stay an int64. A batch based at INT64_MIN (reachable from a
+	 * __remote_log_metadata segment) would otherwise overflow (issue 14 item 8). */
+	if (off_delta < 0 || h->base_offset > INT64_MAX - off_delta)
+		return SEGSCAN_ECORRUPT;
+	rec->offset = h->base_offset + off_delta;
 	if (h->attributes & SS_ATTR_LOG_APPEND)
 		rec->timestamp = h->max_timestamp;
 	else
@@ -330,6 +335,7 @@ static int parse_record(struct rd *r, const struct ss_batch_hdr *h, struct ss_re
 		return rc;
 	if (nh < 0 || nh > b.end - b.p)
 		return SEGSCAN_ECORRUPT;
+	rec->headers = b.p;
 	for (int32_t i = 0; i < nh; i++) {
 		const uint8_t *hp;
 		int32_t hl;
@@ -341,8 +347,24 @@ static int parse_record(struct rd *r, const struct ss_batch_hdr *h, struct ss_re
 			return rc;
 	}
 	rec->header_count = nh;
+	rec->headers_end = b.p;
 	/* DefaultRecord.readFrom: the body must be consumed exactly */
 	return b.p == b.end ? 0 : SEGSCAN_ECORRUPT;
+}
+
+int ss_record_header_next(const uint8_t **p, const uint8_t *end, const uint8_t **key, int32_t *key_len,
+			  const uint8_t **value, int32_t *value_len)
+{
+	if (*p >= end)
+		return 0;
+	struct rd r = { *p, end };
+	int rc;
+	if ((rc = rd_bytes(&r, key, key_len)) || (rc = rd_bytes(&r, value, value_len)))
+		return rc;
+	if (*key_len < 0)
+		return SEGSCAN_ECORRUPT;
+	*p = r.p;
+	return 1;
 }
 
 int ss_batch_foreach_record(const uint8_t *buf, const struct ss_batch_hdr *h, ss_record_cb cb, void *arg)
@@ -408,6 +430,7 @@ void ss_walk_init(struct ss_walk *w, int64_t seg_base, int64_t file_size, int64_
 	 * a legacy compressed wrapper makes the count unknown without decompressing. */
 	w->records = 0;
 	w->err_pos = -1;
+	w->zero_from = -1;
 	if (w->pos >= w->file_size) {
 		walk_end(w);
 		return;
@@ -569,10 +592,23 @@ zscan:
 		walk_corrupt(w, SEGSCAN_ECORRUPT, w->pos);
 		return 0;
 	}
-	if (zfrom >= w->file_size) {
+	if (zfrom >= w->file_size || w->probe_zeros) {
+		/* with probe_zeros the rest is the caller's to prove (provisional until then) */
+		if (zfrom < w->file_size)
+			w->zero_from = zfrom;
 		w->truncated_bytes = w->file_size - w->pos;
 		walk_end(w);
 		return 0;
 	}
 	return walk_want(w, zfrom, w->file_size - zfrom < SS_WALK_ZERO_CHUNK ? w->file_size - zfrom : SS_WALK_ZERO_CHUNK);
+}
+
+void ss_walk_zero_refuted(struct ss_walk *w)
+{
+	if (!w->zero_tail || w->zero_from < 0)
+		return;
+	w->zero_tail = false;
+	w->zero_from = -1;
+	/* the same verdict the byte-by-byte check gives (zscan above) */
+	walk_corrupt(w, SEGSCAN_ECORRUPT, w->pos);
 }
