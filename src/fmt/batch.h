@@ -82,7 +82,14 @@ struct ss_record {
 	const uint8_t *key;   int32_t key_len;    /* key_len < 0: null */
 	const uint8_t *value; int32_t value_len;  /* value_len < 0: null */
 	int32_t        header_count;
+	const uint8_t *headers;       /* the header_count headers' bytes, for ss_record_header_next */
+	const uint8_t *headers_end;
 };
+/* The next header of a record: *p starts at r->headers; each call decodes one (key, value;
+ * value_len < 0: null) and advances *p. 1 = a header, 0 = none left, < 0 error. The bytes
+ * were checked by the iterator, so an error means the caller's cursor is wrong. */
+int ss_record_header_next(const uint8_t **p, const uint8_t *end, const uint8_t **key, int32_t *key_len,
+			  const uint8_t **value, int32_t *value_len);
 typedef int (*ss_record_cb)(void *arg, const struct ss_batch_hdr *h, const struct ss_record *r);
 int ss_batch_foreach_record(const uint8_t *buf, const struct ss_batch_hdr *h, ss_record_cb cb, void *arg);
 
@@ -106,12 +113,20 @@ int ss_batch_foreach_record(const uint8_t *buf, const struct ss_batch_hdr *h, ss
  * the file, is a truncated tail (truncated_bytes = what is left); size < 14 is corruption,
  * except that an all-zero remainder of the file (a preallocated or crashed active segment)
  * is reported as a truncated tail too (zero_tail = true).
+ *
+ * A zero tail is checked byte by byte to the end of the file (1 MiB per read), unless the
+ * caller sets probe_zeros after ss_walk_init: then the walker checks only the rest of the
+ * feed that found the zeros and ends with zero_from = the first byte it did not check, so
+ * that the caller can prove [zero_from, file_size) zero more cheaply (holes, sampling) and
+ * call ss_walk_zero_refuted() if it is not. zero_tail and truncated_bytes are then
+ * provisional until the caller's proof.
  */
 struct ss_walk {
 	/* inputs */
 	int64_t  seg_base;        /* base offset from the file name */
 	int64_t  file_size;
 	bool     verify;
+	bool     probe_zeros;     /* leave a zero tail's unread rest to the caller (zero_from) */
 	/* what to read next (valid while !done) */
 	int64_t  want_pos;
 	int64_t  want_len;
@@ -132,6 +147,7 @@ struct ss_walk {
 	int      err;             /* first framing error (SEGSCAN_ECORRUPT...), 0 if none */
 	int64_t  err_pos;         /* file position of err */
 	bool     zero_tail;
+	int64_t  zero_from;       /* probe_zeros: [zero_from, file_size) not yet checked; -1 none */
 	bool     done;
 };
 
@@ -143,5 +159,9 @@ void ss_walk_init(struct ss_walk *w, int64_t seg_base, int64_t file_size, int64_
  * w->err / w->err_pos. */
 int  ss_walk_feed(struct ss_walk *w, int64_t at, const uint8_t *buf, size_t len);
 static inline bool ss_walk_done(const struct ss_walk *w) { return w->done; }
+/* The caller's proof of [zero_from, file_size) found a non-zero byte: the zeros were not
+ * a tail but damage inside the data, which the walk reports as it would have had it read
+ * that byte itself (corrupt at the suspect entry, no truncated tail). */
+void ss_walk_zero_refuted(struct ss_walk *w);
 
 #endif
