@@ -44,7 +44,9 @@ enum segscan_err {
 	SEGSCAN_ETRUNC      = -(SEGSCAN_EBASE + 13), /* input ends inside a structure */
 	SEGSCAN_EUNKNOWNSEG = -(SEGSCAN_EBASE + 14), /* update for an unknown remote segment */
 	SEGSCAN_EMISMATCH   = -(SEGSCAN_EBASE + 15), /* value contradicts another source */
-	SEGSCAN_ELAST       = -(SEGSCAN_EBASE + 16),
+	SEGSCAN_ENOTREG     = -(SEGSCAN_EBASE + 16), /* a FIFO, device, socket or directory where a file belongs */
+	SEGSCAN_EPARTMETA   = -(SEGSCAN_EBASE + 17), /* malformed partition.metadata */
+	SEGSCAN_ELAST       = -(SEGSCAN_EBASE + 18),
 };
 
 /* Works for negative errno values and SEGSCAN_E* alike. Never returns NULL. */

@@ -21,6 +21,8 @@ static const char *const fmt_msgs[] = {
 	FMT_MSG(SEGSCAN_ETRUNC)      = "input ends inside a structure",
 	FMT_MSG(SEGSCAN_EUNKNOWNSEG) = "update for an unknown remote segment",
 	FMT_MSG(SEGSCAN_EMISMATCH)   = "value contradicts another source",
+	FMT_MSG(SEGSCAN_ENOTREG)     = "not a regular file",
+	FMT_MSG(SEGSCAN_EPARTMETA)   = "malformed partition.metadata file",
 };
 /* A code added to the enum without a message here (or the other way round) stops the
  * build: the table ends exactly at SEGSCAN_ELAST. */
