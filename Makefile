@@ -5,7 +5,8 @@
 # Sources are picked up by wildcard so a new module or test needs no Makefile edit.
 
 CC       ?= cc
-VERSION  := 0.1.0
+# The version lives in include/segscan_version.h (the header an embedder compiles against).
+VERSION  := $(shell sed -n 's/^\#define SEGSCAN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' include/segscan_version.h | paste -sd.)
 PKGS     := liburing numa jemalloc jansson libmicrohttpd zlib liblz4 libzstd
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -DSEGSCAN_VERSION=\"$(VERSION)\" -Iinclude -Isrc $(WARN) \
@@ -35,6 +36,12 @@ ifeq ($(MODE),release)
 else
   LIBS = $(filter-out -ljemalloc,$(PKG_LIBS))
 endif
+# libsystemd is optional: with it serve's Type=notify messages go through sd_notify(3),
+# without it through src/service/notify.c's own writer of the same datagram protocol.
+ifeq ($(shell pkg-config --exists libsystemd 2>/dev/null && echo yes),yes)
+  PKGS      += libsystemd
+  BASEFLAGS += -DSS_HAVE_LIBSYSTEMD
+endif
 CFLAGS_ALL = $(BASEFLAGS) $(MODEFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 
 LIB_SRCS  := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
@@ -50,7 +57,7 @@ DEPS_STAMP := build/.deps-installed
 ASAN_B   ?= build/asan
 TSAN_B   ?= build/tsan
 
-.PHONY: all deps run test test-unit test-asan test-tsan fuzz bench bench-selftest conformance clean
+.PHONY: all deps run test test-unit test-asan test-tsan fuzz bench bench-selftest conformance clean shared install uninstall
 all: $(B)/segscan $(B)/libsegscan.a
 
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -86,7 +93,7 @@ $(B)/tests/%: tests/%.c $(B)/libsegscan.a $(B)/obj/tests/%.test.d | $(DEPS_STAMP
 	@echo "  TEST    $@"
 	@$(CC) $(CFLAGS_ALL) -MMD -MP -MF $(B)/obj/tests/$*.test.d -MT $@ -Itests -o $@ $< $(B)/libsegscan.a $(LIBS) -lcmocka $(MODELIBS)
 
-DEP_FILES := $(LIB_OBJS:%=%.d) $(CLI_OBJS:%=%.d) $(TEST_SRCS:tests/%.c=$(B)/obj/tests/%.test.d)
+DEP_FILES := $(LIB_OBJS:%=%.d) $(LIB_SRCS:%.c=$(B)/pic/%.o.d) $(CLI_OBJS:%=%.d) $(TEST_SRCS:tests/%.c=$(B)/obj/tests/%.test.d)
 $(DEP_FILES): ;
 .PRECIOUS: $(DEP_FILES)
 -include $(wildcard $(DEP_FILES))
@@ -134,6 +141,91 @@ bench: all
 
 bench-selftest: all
 	@B=$(B) bash bench/selftest.sh
+
+# ---- shared library, pkg-config, install, uninstall ---------------------------------------
+# libsegscan.so is built from its own position-independent objects (build/pic/), so the
+# binary and libsegscan.a keep their non-PIC code. src/lib/segscan.map exports segscan_*
+# only; the soname carries the major version. tests/install.sh (run by test_install)
+# installs into a temporary DESTDIR, builds examples/ against the installed segscan.pc,
+# checks `nm -D` and that uninstall leaves nothing.
+SOMAJOR    := $(firstword $(subst ., ,$(VERSION)))
+SONAME     := libsegscan.so.$(SOMAJOR)
+PIC_OBJS   := $(LIB_SRCS:%.c=$(B)/pic/%.o)
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+DOCDIR     ?= $(DATADIR)/doc/segscan
+PKGDATADIR ?= $(DATADIR)/segscan
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+MAN1       := $(sort $(wildcard man/*.1))
+MAN7       := $(sort $(wildcard man/*.7))
+DOCS       := README.md $(sort $(wildcard docs/*.md))
+EXAMPLES   := $(sort $(wildcard examples/*.c examples/Makefile))
+CONTRIB    := $(sort $(wildcard contrib/prometheus/*.yml contrib/grafana/*.json))
+HEADERS    := include/segscan.h include/segscan_version.h
+
+$(B)/pic/%.o: %.c $(B)/pic/%.o.d | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC PIC  $<"
+	@$(CC) $(CFLAGS_ALL) -fPIC $(DEPFLAGS) -c $< -o $@
+
+$(B)/libsegscan.so.$(VERSION): $(PIC_OBJS) src/lib/segscan.map
+	@echo "  LD      $@"
+	@$(CC) $(MODELIBS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/lib/segscan.map \
+	    -Wl,--no-undefined -o $@ $(PIC_OBJS) $(LIBS)
+	@ln -sf libsegscan.so.$(VERSION) $(B)/$(SONAME)
+	@ln -sf $(SONAME) $(B)/libsegscan.so
+
+$(B)/segscan.pc: segscan.pc.in Makefile
+	@mkdir -p $(dir $@)
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@DOCDIR@|$(DOCDIR)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(PKGS)|' $< > $@
+
+# The unit names the installed binary.
+$(B)/segscan.service: scripts/segscan.service Makefile
+	@mkdir -p $(dir $@)
+	@sed -e 's|/usr/local/bin/segscan|$(BINDIR)/segscan|g' \
+	    -e 's|/usr/share/doc/segscan|$(DOCDIR)|g' $< > $@
+
+shared: $(B)/libsegscan.so.$(VERSION)
+
+install: all shared $(B)/segscan.pc $(B)/segscan.service
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DOCDIR)/examples \
+	    $(DESTDIR)$(PKGDATADIR)/prometheus $(DESTDIR)$(PKGDATADIR)/grafana \
+	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0755 $(B)/segscan $(DESTDIR)$(BINDIR)/segscan
+	install -m 0755 $(B)/libsegscan.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libsegscan.so.$(VERSION)
+	ln -sf libsegscan.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libsegscan.so
+	install -m 0644 $(B)/libsegscan.a $(DESTDIR)$(LIBDIR)/libsegscan.a
+	install -m 0644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+	install -m 0644 $(B)/segscan.pc $(DESTDIR)$(PKGCONFIGDIR)/segscan.pc
+	$(if $(MAN1),install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
+	$(if $(MAN7),install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/)
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	$(if $(EXAMPLES),install -m 0644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/)
+	$(if $(wildcard contrib/prometheus/*.yml),install -m 0644 $(wildcard contrib/prometheus/*.yml) $(DESTDIR)$(PKGDATADIR)/prometheus/)
+	$(if $(wildcard contrib/grafana/*.json),install -m 0644 $(wildcard contrib/grafana/*.json) $(DESTDIR)$(PKGDATADIR)/grafana/)
+	$(if $(wildcard completions/segscan.bash),install -m 0644 completions/segscan.bash $(DESTDIR)$(BASHCOMPDIR)/segscan)
+	$(if $(wildcard completions/_segscan),install -m 0644 completions/_segscan $(DESTDIR)$(ZSHCOMPDIR)/_segscan)
+	install -m 0644 $(B)/segscan.service $(DESTDIR)$(UNITDIR)/segscan.service
+
+# Removes exactly what install put there, then the directories that are segscan's own.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/segscan $(DESTDIR)$(LIBDIR)/libsegscan.so.$(VERSION) \
+	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libsegscan.so $(DESTDIR)$(LIBDIR)/libsegscan.a \
+	    $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(HEADERS))) $(DESTDIR)$(PKGCONFIGDIR)/segscan.pc \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7))) \
+	    $(DESTDIR)$(BASHCOMPDIR)/segscan $(DESTDIR)$(ZSHCOMPDIR)/_segscan $(DESTDIR)$(UNITDIR)/segscan.service
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PKGDATADIR)
 
 # Regenerate the golden fixtures from a live Kafka broker (needs Java 17, Maven and Maven
 # Central), then compare segscan with them.

@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "segscan_version.h" /* SEGSCAN_VERSION_MAJOR/MINOR/PATCH, SEGSCAN_CHECK_VERSION */
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -465,6 +465,84 @@ static void test_prom(void **state)
 	free(out);
 }
 
+#define L0 "{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\"}"
+#define L1 "{topic=\"orders\",partition=\"1\",log_dir=\"/data/we\\\"ird\\\\dir\\nx\"}"
+#define LP "{topic=\"plain\",partition=\"0\",log_dir=\"/data/a\"}"
+#define LB "{topic=\"zbroken\",partition=\"0\",log_dir=\"/data/a\"}"
+
+/* The contract's per-partition series beyond the first nine: offsets, remote size and
+ * highest offset, the broker's byte lag, whether remote state is known, read errors,
+ * and findings by code. */
+static void test_prom_partition_series(void **state)
+{
+	struct ss_results r = view();
+	/* two more problems: one in a directory that only shares a prefix with zbroken-0,
+	 * one about zbroken-0 itself */
+	struct ss_problem probs[] = {
+		problems[0],
+		{ "/data/a/zbroken-00/leader-epoch-checkpoint", "not ours", -EIO, -1, false },
+		{ "/data/a/zbroken-0", "cannot list", -EACCES, -1, true },
+	};
+	r.problems = probs;
+	r.n_problems = 3;
+	char *out = NULL;
+	CAPTURE(out, ss_out_prom(&r, f));
+	const char *families[] = { "segscan_log_start_offset", "segscan_log_end_offset", "segscan_remote_size_bytes",
+				   "segscan_remote_highest_offset", "segscan_broker_reported_copy_lag_bytes",
+				   "segscan_remote_state_known", "segscan_partition_read_errors", "segscan_findings" };
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		char h[128];
+		snprintf(h, sizeof(h), "# HELP %s ", families[i]);
+		assert_int_equal(count(out, h), 1);
+		snprintf(h, sizeof(h), "# TYPE %s gauge\n", families[i]);
+		assert_int_equal(count(out, h), 1);
+	}
+	assert_non_null(strstr(out, "\nsegscan_log_start_offset" L0 " 0\n"));
+	assert_non_null(strstr(out, "\nsegscan_log_end_offset" L0 " 150\n"));
+	assert_non_null(strstr(out, "\nsegscan_log_end_offset" LB " 5\n"));
+	assert_int_equal(count(out, "\nsegscan_log_end_offset{"), 4);
+	/* remote size: not for the tiered partition nobody seeded (null, not 0) */
+	assert_non_null(strstr(out, "\nsegscan_remote_size_bytes" L0 " 1000\n"));
+	assert_null(strstr(out, "\nsegscan_remote_size_bytes" L1));
+	assert_non_null(strstr(out, "\nsegscan_remote_size_bytes" LP " 0\n"));
+	assert_int_equal(count(out, "\nsegscan_remote_size_bytes{"), 3);
+	/* the highest remote offset only where it is known */
+	assert_non_null(strstr(out, "\nsegscan_remote_highest_offset" L0 " 99\n"));
+	assert_int_equal(count(out, "\nsegscan_remote_highest_offset{"), 1);
+	/* the broker's byte lag where its formula applies (tiered topics) */
+	assert_non_null(strstr(out, "\nsegscan_broker_reported_copy_lag_bytes" L0 " 1000\n"));
+	assert_non_null(strstr(out, "\nsegscan_broker_reported_copy_lag_bytes" L1 " 0\n"));
+	assert_int_equal(count(out, "\nsegscan_broker_reported_copy_lag_bytes{"), 2);
+	/* known: 0 only for the tiered partition without remote state */
+	assert_non_null(strstr(out, "\nsegscan_remote_state_known" L0 " 1\n"));
+	assert_non_null(strstr(out, "\nsegscan_remote_state_known" L1 " 0\n"));
+	assert_non_null(strstr(out, "\nsegscan_remote_state_known" LP " 1\n"));
+	assert_int_equal(count(out, "\nsegscan_remote_state_known{"), 4);
+	/* read errors: zbroken-0's failed index, its checkpoint and its directory; the
+	 * vanished segment and zbroken-00's problem are not its errors */
+	assert_non_null(strstr(out, "\nsegscan_partition_read_errors" LB " 3\n"));
+	assert_non_null(strstr(out, "\nsegscan_partition_read_errors" L0 " 0\n"));
+	assert_int_equal(count(out, "\nsegscan_partition_read_errors{"), 4);
+	/* findings by code, counted; codes a partition does not have have no series */
+	assert_non_null(strstr(out, "\nsegscan_findings{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\","
+				    "code=\"REMOTE_DANGLING\"} 2\n"));
+	assert_non_null(strstr(out, "\nsegscan_findings{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\","
+				    "code=\"COPY_LAG_MISREPORTED\"} 1\n"));
+	assert_int_equal(count(out, "\nsegscan_findings{"), 2);
+	assert_null(strstr(out, "zz-noeval"));
+	free(out);
+
+	/* a partition that was never evaluated but could not be read still reports it */
+	struct ss_problem noeval[] = { { "/data/a/zz-noeval-0/00000000000000000000.log", "EIO", -EIO, 0, true } };
+	r.problems = noeval;
+	r.n_problems = 1;
+	CAPTURE(out, ss_out_prom(&r, f));
+	assert_non_null(strstr(out, "\nsegscan_partition_read_errors{topic=\"zz-noeval\",partition=\"0\","
+				    "log_dir=\"/data/a\"} 1\n"));
+	assert_int_equal(count(out, "zz-noeval"), 1);
+	free(out);
+}
+
 /* The line of the table that starts with `start`, as a new string (NULL if none). */
 static char *line_of(const char *text, const char *start)
 {
@@ -653,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_json_summary_and_errors),
 		cmocka_unit_test(test_ndjson),
 		cmocka_unit_test(test_prom),
+		cmocka_unit_test(test_prom_partition_series),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_exit_code_of_view),

@@ -36,6 +36,7 @@ static void labels(FILE *f, const struct ss_results *r, const struct ss_part *p)
 
 enum which {
 	W_SIZE, W_SEGS, W_OL_SEGS, W_OL_BYTES, W_LAG_SEGS, W_LAG_BYTES, W_BLAG_SEGS, W_DANGLING, W_EXCESS,
+	W_LSO, W_LEO, W_REMOTE_SIZE, W_REMOTE_HIGHEST, W_BLAG_BYTES, W_REMOTE_KNOWN,
 };
 
 static const struct family {
@@ -59,6 +60,20 @@ static const struct family {
 	  W_DANGLING },
 	{ "segscan_retention_size_excess_bytes",
 	  "Bytes over retention.bytes as size retention computes it (0 when within the limit).", W_EXCESS },
+	{ "segscan_log_start_offset", "The partition's log start offset (the json report's log_start_offset).", W_LSO },
+	{ "segscan_log_end_offset", "The partition's log end offset: the offset the next record gets.", W_LEO },
+	{ "segscan_remote_size_bytes",
+	  "Bytes of the partition's segments in remote storage (COPY_SEGMENT_FINISHED, not deleted).",
+	  W_REMOTE_SIZE },
+	{ "segscan_remote_highest_offset",
+	  "highestOffsetInRemoteStorage: the last offset copied to remote storage (absent when unknown).",
+	  W_REMOTE_HIGHEST },
+	{ "segscan_broker_reported_copy_lag_bytes",
+	  "What the broker's RemoteCopyLagBytes formula reports (>= comparison; KAFKA-20977).", W_BLAG_BYTES },
+	{ "segscan_remote_state_known",
+	  "1 when the partition's remote state is known (or it has no remote tier), 0 when it is tiered and no "
+	  "source gives its remote state (finding REMOTE_STATE_UNKNOWN).",
+	  W_REMOTE_KNOWN },
 };
 
 static bool value(const struct ss_part *p, enum which w, int64_t *v)
@@ -80,8 +95,69 @@ static bool value(const struct ss_part *p, enum which w, int64_t *v)
 			return false;
 		*v = ev->size.total_bytes > ev->size.limit ? ev->size.total_bytes - ev->size.limit : 0;
 		return true;
+	case W_LSO: *v = ev->log_start_offset; return true;
+	case W_LEO: *v = ev->log_end_offset; return true;
+	/* only_local is null exactly when the remote state of a tiered partition is unknown
+	 * (the contract's REMOTE_STATE_UNKNOWN): then remote sizes are not a made-up 0 */
+	case W_REMOTE_SIZE: *v = ev->remote_bytes; return !ev->only_local_null;
+	case W_REMOTE_HIGHEST: *v = ev->highest_offset; return ev->seeded;
+	case W_BLAG_BYTES: *v = ev->broker_copy_lag_bytes; return !ev->broker_copy_lag_null;
+	case W_REMOTE_KNOWN: *v = !ev->only_local_null; return true;
 	}
 	return false;
+}
+
+/* Places of this partition that could not be read: its failed segments (a vanished one
+ * is not an error) and the problems filed under its directory. A partition that was not
+ * evaluated still has the series when it has errors: an unreadable partition is still in
+ * every format. */
+static int64_t part_read_errors(const struct ss_results *r, const struct ss_part *p)
+{
+	int64_t n = 0;
+	for (uint32_t i = 0; i < p->seg_count; i++)
+		n += ss_res_seg_failed(&r->segs[p->seg_first + i]);
+	const char *ld = ss_res_logdir_of(r, p);
+	size_t ll = strlen(ld), dl = strlen(p->dir);
+	for (uint32_t i = 0; i < r->n_problems; i++) {
+		const char *path = r->problems[i].path;
+		if (path && !strncmp(path, ld, ll) && path[ll] == '/' && !strncmp(path + ll + 1, p->dir, dl) &&
+		    (path[ll + 1 + dl] == '/' || path[ll + 1 + dl] == 0))
+			n++;
+	}
+	return n;
+}
+
+/* segscan_findings{code}: one series per code a partition has, valued by how many of its
+ * findings carry that code; a code it does not have has no series (absent, not 0, so
+ * the series set stays as small as the findings). */
+static void write_findings(const struct ss_results *r, FILE *f)
+{
+	fputs("# HELP segscan_findings Findings of the partition with this code (the report's findings[].code).\n"
+	      "# TYPE segscan_findings gauge\n", f);
+	for (uint32_t i = 0; i < r->n_parts; i++) {
+		const struct ss_part *p = &r->parts[i];
+		const struct ss_eval *ev = p->eval;
+		if (!ev)
+			continue;
+		for (uint32_t k = 0; k < ev->n_findings; k++) {
+			const char *code = ev->findings[k].code;
+			bool first = true;
+			int64_t n = 0;
+			for (uint32_t j = 0; j < k && first; j++)
+				first = strcmp(ev->findings[j].code, code) != 0;
+			if (!first)
+				continue; /* the code's first finding wrote its series */
+			for (uint32_t j = k; j < ev->n_findings; j++)
+				n += !strcmp(ev->findings[j].code, code);
+			fputs("segscan_findings{topic=\"", f);
+			label_value(f, p->topic);
+			fprintf(f, "\",partition=\"%d\",log_dir=\"", p->partition);
+			label_value(f, ss_res_logdir_of(r, p));
+			fputs("\",code=\"", f);
+			label_value(f, code);
+			fprintf(f, "\"} %" PRId64 "\n", n);
+		}
+	}
 }
 
 int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_prom_counters *c)
@@ -99,6 +175,17 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 			fprintf(f, " %" PRId64 "\n", v);
 		}
 	}
+	fputs("# HELP segscan_partition_read_errors Places of the partition that could not be read or failed "
+	      "verification (its errors[]).\n# TYPE segscan_partition_read_errors gauge\n", f);
+	for (uint32_t i = 0; i < r->n_parts; i++) {
+		int64_t n = part_read_errors(r, &r->parts[i]);
+		if (!r->parts[i].eval && !n)
+			continue; /* never evaluated and nothing to report: no series, as above */
+		fputs("segscan_partition_read_errors", f);
+		labels(f, r, &r->parts[i]);
+		fprintf(f, " %" PRId64 "\n", n);
+	}
+	write_findings(r, f);
 	fprintf(f, "# HELP segscan_scan_duration_seconds Wall time of the last complete scan.\n"
 		   "# TYPE segscan_scan_duration_seconds gauge\nsegscan_scan_duration_seconds %.6f\n",
 		c->duration_seconds);
