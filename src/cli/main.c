@@ -22,6 +22,7 @@ static const char usage_main[] =
 "  scan  [OPTIONS] LOGDIR...   one pass over one or more Kafka log dirs, report, exit\n"
 "  serve [OPTIONS] LOGDIR...   the same scan repeated as a service with HTTP metrics\n"
 "  gen   [OPTIONS] OUTDIR      write a realistic synthetic Kafka log dir\n"
+"  dump  [OPTIONS] FILE...     show a segment, index, snapshot or checkpoint file\n"
 "\n"
 "  segscan --version           print the version\n"
 "  segscan <command> --help    options of a command\n"
@@ -49,6 +50,8 @@ int main(int argc, char **argv)
 		return ss_cmd_gen(argc - 1, argv + 1);
 	if (strcmp(cmd, "serve") == 0)
 		return ss_cmd_serve(argc - 1, argv + 1);
+	if (strcmp(cmd, "dump") == 0)
+		return ss_cmd_dump(argc - 1, argv + 1);
 	fprintf(stderr, "segscan: unknown command '%s'\n\n", cmd);
 	fputs(usage_main, stderr);
 	return 2;

@@ -1,0 +1,401 @@
+/*
+ * --decode: a record of an internal topic as what it means, each decoder the pure one in
+ * src/fmt/ (rlmm.h, kraft.h, group_metadata.h, txn_state.h). Field names follow Kafka's
+ * own JSON converters where DumpLogSegments prints JSON (--offsets-decoder,
+ * --cluster-metadata-decoder: the generated *JsonConverter names, camelCase) so that its
+ * output and ours compare field by field; the RLMM and transaction-state decoders print
+ * Java toString()/prose there, so ours use the names of docs/contract.md.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/endian.h"
+#include "dump/dump_int.h"
+#include "fmt/group_metadata.h"
+#include "fmt/kraft.h"
+#include "fmt/names.h"
+#include "fmt/rlmm.h"
+#include "fmt/txn_state.h"
+#include "segscan.h"
+
+static void kstr(struct ss_dout *o, const char *k, struct ss_kbytes s)
+{
+	ss_dj_key(o, k);
+	dd_strn(o, s.p, s.len);
+}
+
+static void uuid(struct ss_dout *o, const char *k, const uint8_t id[16])
+{
+	char t[23];
+	ss_uuid_format(id, t);
+	ss_dj_kstr(o, k, t);
+}
+
+static void err_obj(struct ss_dump *d, const struct ss_record *r, const char *what, int e)
+{
+	char why[160];
+	snprintf(why, sizeof(why), "%s at offset %lld: %s", what, (long long)r->offset, segscan_strerror(e));
+	ss_dj_obj(&d->out);
+	ss_dj_kstr(&d->out, "error", why);
+	ss_dj_obj_end(&d->out);
+	d->errors++;
+	if (d->status < SS_DUMP_DATA)
+		d->status = SS_DUMP_DATA;
+}
+
+/* ---- __remote_log_metadata ---- */
+static const char *const rlmm_names[] = { "RemoteLogSegmentMetadataRecord", "RemoteLogSegmentMetadataUpdateRecord",
+					  "RemotePartitionDeleteMetadataRecord", "RemoteLogSegmentMetadataSnapshotRecord" };
+
+static void dec_rlmm(struct ss_dump *d, const struct ss_record *r)
+{
+	struct ss_dout *o = &d->out;
+	struct ss_rlmm_rec m;
+	memset(&m, 0, sizeof m);
+	int e = r->value_len < 0 ? SEGSCAN_ESCHEMA : ss_rlmm_decode(r->value, (size_t)r->value_len, &m);
+	if (e) {
+		err_obj(d, r, "remote log metadata", e);
+		ss_rlmm_rec_free(&m);
+		return;
+	}
+	const struct ss_remote_event *ev = &m.ev;
+	ss_dj_obj(o);
+	ss_dj_kstr(o, "record", m.api_key >= 0 && m.api_key < 4 ? rlmm_names[m.api_key] : "unknown");
+	ss_dj_ki64(o, "api_key", m.api_key);
+	ss_dj_ki64(o, "version", m.version);
+	if (ev->type != SS_REV_SNAPSHOT) {
+		ss_dj_key(o, "topic");
+		dd_strn(o, (const uint8_t *)ev->topic, (int32_t)ev->topic_len);
+		ss_dj_ki64(o, "partition", ev->partition);
+		if (ev->has_topic_id)
+			uuid(o, "topic_id", ev->topic_id);
+	}
+	if (ev->type == SS_REV_PARTITION_DELETE) {
+		ss_dj_kstr(o, "state", ss_rpart_state_name(ev->state));
+	} else {
+		ss_dj_kstr(o, "segment_id", m.segment_id);
+		ss_dj_kstr(o, "state", ss_rseg_state_name(ev->state));
+	}
+	if (ev->type == SS_REV_SEGMENT || ev->type == SS_REV_SNAPSHOT) {
+		ss_dj_ki64(o, "start_offset", ev->start_offset);
+		ss_dj_ki64(o, "end_offset", ev->end_offset);
+		ss_dj_ki64(o, "max_timestamp_ms", ev->max_timestamp_ms);
+		ss_dj_ki64(o, "size_bytes", ev->size_bytes);
+		ss_dj_key(o, "leader_epochs");
+		ss_dj_arr(o);
+		for (uint32_t i = 0; i < ev->n_epochs; i++) {
+			ss_dj_arr(o);
+			ss_dj_i64(o, ev->epochs[i].epoch);
+			ss_dj_i64(o, ev->epochs[i].start_offset);
+			ss_dj_arr_end(o);
+		}
+		ss_dj_arr_end(o);
+		if (m.has_custom_metadata)
+			ss_dj_ki64(o, "custom_metadata_size", m.custom_metadata_len);
+		if (m.has_txn_index_empty)
+			ss_dj_kbool(o, "txn_index_empty", m.txn_index_empty);
+	}
+	ss_dj_ki64(o, "broker_id", ev->broker_id);
+	ss_dj_ki64(o, "event_timestamp_ms", ev->event_timestamp_ms);
+	ss_dj_obj_end(o);
+	ss_rlmm_rec_free(&m);
+}
+
+/* ---- __cluster_metadata ---- */
+
+/* "TopicRecord" -> "TOPIC_RECORD": the MetadataRecordType enum name Kafka prints. */
+static void kraft_type(struct ss_dout *o, const char *camel)
+{
+	char t[96];
+	size_t n = 0;
+	for (const char *s = camel; *s && n + 2 < sizeof(t); s++) {
+		if (isupper((unsigned char)*s) && s != camel)
+			t[n++] = '_';
+		t[n++] = (char)toupper((unsigned char)*s);
+	}
+	t[n] = 0;
+	ss_dj_kstr(o, "type", t);
+}
+
+static void kks(struct ss_dout *o, const char *k, struct ss_kstr s)
+{
+	ss_dj_key(o, k);
+	dd_strn(o, (const uint8_t *)s.p, s.len);
+}
+
+static void kia(struct ss_dout *o, const char *k, struct ss_karr a)
+{
+	ss_dj_key(o, k);
+	if (a.n < 0) {
+		ss_dj_null(o);
+		return;
+	}
+	ss_dj_arr(o);
+	for (int32_t i = 0; i < a.n; i++)
+		ss_dj_i64(o, ss_karr_i32(a, i));
+	ss_dj_arr_end(o);
+}
+
+static void dec_kraft(struct ss_dump *d, const struct ss_record *r)
+{
+	struct ss_dout *o = &d->out;
+	struct ss_kraft_rec k;
+	int e = r->value_len < 0 ? SEGSCAN_ESCHEMA : ss_kraft_decode(r->value, (size_t)r->value_len, &k);
+	if (e) {
+		err_obj(d, r, "cluster metadata record", e);
+		return;
+	}
+	ss_dj_obj(o);
+	kraft_type(o, ss_kraft_key_name(k.api_key));
+	ss_dj_ki64(o, "version", k.version);
+	ss_dj_kbool(o, "decoded", k.known);
+	ss_dj_key(o, "data");
+	ss_dj_obj(o);
+	if (k.known) {
+		switch (k.api_key) {
+		case SS_KR_TOPIC:
+			kks(o, "name", k.u.topic.name);
+			uuid(o, "topicId", k.u.topic.topic_id);
+			break;
+		case SS_KR_REMOVE_TOPIC:
+			uuid(o, "topicId", k.u.remove_topic.topic_id);
+			break;
+		case SS_KR_PARTITION:
+			ss_dj_ki64(o, "partitionId", k.u.partition.partition_id);
+			uuid(o, "topicId", k.u.partition.topic_id);
+			kia(o, "replicas", k.u.partition.replicas);
+			kia(o, "isr", k.u.partition.isr);
+			ss_dj_ki64(o, "leader", k.u.partition.leader);
+			ss_dj_ki64(o, "leaderEpoch", k.u.partition.leader_epoch);
+			ss_dj_ki64(o, "partitionEpoch", k.u.partition.partition_epoch);
+			break;
+		case SS_KR_PARTITION_CHANGE:
+			ss_dj_ki64(o, "partitionId", k.u.change.partition_id);
+			uuid(o, "topicId", k.u.change.topic_id);
+			if (k.u.change.isr.n >= 0)
+				kia(o, "isr", k.u.change.isr);
+			if (k.u.change.leader != -2)
+				ss_dj_ki64(o, "leader", k.u.change.leader);
+			if (k.u.change.replicas.n >= 0)
+				kia(o, "replicas", k.u.change.replicas);
+			break;
+		case SS_KR_CONFIG:
+			ss_dj_ki64(o, "resourceType", k.u.config.resource_type);
+			kks(o, "resourceName", k.u.config.resource_name);
+			kks(o, "name", k.u.config.name);
+			kks(o, "value", k.u.config.value);
+			break;
+		case SS_KR_REGISTER_BROKER:
+			ss_dj_ki64(o, "brokerId", k.u.reg.broker_id);
+			uuid(o, "incarnationId", k.u.reg.incarnation_id);
+			ss_dj_ki64(o, "brokerEpoch", k.u.reg.broker_epoch);
+			kks(o, "rack", k.u.reg.rack);
+			ss_dj_kbool(o, "fenced", k.u.reg.fenced);
+			break;
+		case SS_KR_UNREGISTER_BROKER:
+		case SS_KR_FENCE_BROKER:
+		case SS_KR_UNFENCE_BROKER:
+			ss_dj_ki64(o, k.api_key == SS_KR_UNREGISTER_BROKER ? "brokerId" : "id", k.u.broker.broker_id);
+			ss_dj_ki64(o, "epoch", k.u.broker.broker_epoch);
+			break;
+		case SS_KR_BROKER_REGISTRATION_CHANGE:
+			ss_dj_ki64(o, "brokerId", k.u.change_broker.broker_id);
+			ss_dj_ki64(o, "brokerEpoch", k.u.change_broker.broker_epoch);
+			ss_dj_ki64(o, "fenced", k.u.change_broker.fenced);
+			break;
+		case SS_KR_FEATURE_LEVEL:
+			kks(o, "name", k.u.feature.name);
+			ss_dj_ki64(o, "featureLevel", k.u.feature.level);
+			break;
+		case SS_KR_BEGIN_TRANSACTION:
+			kks(o, "name", k.u.txn.text);
+			break;
+		case SS_KR_ABORT_TRANSACTION:
+			kks(o, "reason", k.u.txn.text);
+			break;
+		default:
+			break;
+		}
+	}
+	ss_dj_obj_end(o);
+	ss_dj_obj_end(o);
+}
+
+/* ---- __consumer_offsets ---- */
+static void dec_offsets(struct ss_dump *d, const struct ss_record *r)
+{
+	struct ss_dout *o = &d->out;
+	struct ss_gm_key k;
+	if (r->key_len < 0) {
+		err_obj(d, r, "consumer offsets record (no key)", SEGSCAN_ESCHEMA);
+		return;
+	}
+	int e = ss_gm_decode_key(r->key, (size_t)r->key_len, &k);
+	if (e) {
+		err_obj(d, r, "consumer offsets key", e);
+		return;
+	}
+	/* {"key": {"type", "data"}, "value": {"version", "data"} | null (a tombstone)}, the
+	 * shape of DumpLogSegments.OffsetsMessageParser */
+	ss_dj_obj(o);
+	ss_dj_key(o, "key");
+	ss_dj_obj(o);
+	ss_dj_ki64(o, "type", k.type);
+	ss_dj_kbool(o, "decoded", k.known);
+	ss_dj_key(o, "data");
+	ss_dj_obj(o);
+	if (k.known) {
+		kstr(o, "group", k.group);
+		if (k.type != SS_GM_GROUP_METADATA) {
+			kstr(o, "topic", k.topic);
+			ss_dj_ki64(o, "partition", k.partition);
+		}
+	}
+	ss_dj_obj_end(o);
+	ss_dj_obj_end(o);
+	ss_dj_key(o, "value");
+	if (r->value_len < 0 || !k.known) {
+		ss_dj_null(o);
+	} else if (k.type != SS_GM_GROUP_METADATA) {
+		struct ss_gm_offset v;
+		if ((e = ss_gm_decode_offset(r->value, (size_t)r->value_len, &v))) {
+			err_obj(d, r, "offset commit value", e);
+		} else {
+			ss_dj_obj(o);
+			ss_dj_ki64(o, "version", v.version);
+			ss_dj_key(o, "data");
+			ss_dj_obj(o);
+			ss_dj_ki64(o, "offset", v.offset);
+			if (v.version >= 3)
+				ss_dj_ki64(o, "leaderEpoch", v.leader_epoch);
+			kstr(o, "metadata", v.metadata);
+			ss_dj_ki64(o, "commitTimestamp", v.commit_timestamp);
+			if (v.version == 1)
+				ss_dj_ki64(o, "expireTimestamp", v.expire_timestamp);
+			ss_dj_obj_end(o);
+			ss_dj_obj_end(o);
+		}
+	} else {
+		struct ss_gm_group g;
+		if ((e = ss_gm_decode_group(r->value, (size_t)r->value_len, &g))) {
+			err_obj(d, r, "group metadata value", e);
+		} else {
+			ss_dj_obj(o);
+			ss_dj_ki64(o, "version", g.version);
+			ss_dj_key(o, "data");
+			ss_dj_obj(o);
+			kstr(o, "protocolType", g.protocol_type);
+			ss_dj_ki64(o, "generation", g.generation);
+			kstr(o, "protocol", g.protocol);
+			kstr(o, "leader", g.leader);
+			if (g.version >= 2)
+				ss_dj_ki64(o, "currentStateTimestamp", g.current_state_timestamp);
+			ss_dj_key(o, "members");
+			ss_dj_arr(o);
+			for (int32_t i = 0; i < g.n_members; i++) {
+				const struct ss_gm_member *m = &g.members[i];
+				ss_dj_obj(o);
+				kstr(o, "memberId", m->member_id);
+				if (g.version >= 3)
+					kstr(o, "groupInstanceId", m->group_instance_id);
+				kstr(o, "clientId", m->client_id);
+				kstr(o, "clientHost", m->client_host);
+				if (g.version >= 1)
+					ss_dj_ki64(o, "rebalanceTimeout", m->rebalance_timeout);
+				ss_dj_ki64(o, "sessionTimeout", m->session_timeout);
+				ss_dj_ki64(o, "subscriptionSize", m->subscription.len);
+				ss_dj_ki64(o, "assignmentSize", m->assignment.len);
+				ss_dj_obj_end(o);
+			}
+			ss_dj_arr_end(o);
+			ss_dj_obj_end(o);
+			ss_dj_obj_end(o);
+		}
+		ss_gm_group_free(&g);
+	}
+	ss_dj_obj_end(o);
+}
+
+/* ---- __transaction_state ---- */
+static void dec_txn(struct ss_dump *d, const struct ss_record *r)
+{
+	struct ss_dout *o = &d->out;
+	struct ss_txn_key k;
+	if (r->key_len < 0) {
+		err_obj(d, r, "transaction state record (no key)", SEGSCAN_ESCHEMA);
+		return;
+	}
+	int e = ss_txn_decode_key(r->key, (size_t)r->key_len, &k);
+	if (e) {
+		err_obj(d, r, "transaction state key", e);
+		return;
+	}
+	ss_dj_obj(o);
+	ss_dj_key(o, "key");
+	ss_dj_obj(o);
+	ss_dj_ki64(o, "version", k.version);
+	if (k.known)
+		kstr(o, "transactional_id", k.transactional_id);
+	ss_dj_obj_end(o);
+	ss_dj_key(o, "value");
+	if (r->value_len < 0 || !k.known) {
+		ss_dj_null(o);
+	} else {
+		struct ss_txn_value v;
+		if ((e = ss_txn_decode_value(r->value, (size_t)r->value_len, &v))) {
+			err_obj(d, r, "transaction state value", e);
+		} else {
+			ss_dj_obj(o);
+			ss_dj_ki64(o, "version", v.version);
+			ss_dj_ki64(o, "producer_id", v.producer_id);
+			ss_dj_ki64(o, "previous_producer_id", v.previous_producer_id);
+			ss_dj_ki64(o, "next_producer_id", v.next_producer_id);
+			ss_dj_ki64(o, "producer_epoch", v.producer_epoch);
+			ss_dj_ki64(o, "timeout_ms", v.timeout_ms);
+			const char *st = ss_txn_status_name(v.status);
+			ss_dj_kstr(o, "state", st ? st : "unknown");
+			ss_dj_ki64(o, "state_id", v.status);
+			ss_dj_key(o, "partitions");
+			if (v.n_topics < 0) {
+				ss_dj_null(o);
+			} else {
+				ss_dj_arr(o);
+				for (int32_t i = 0; i < v.n_topics; i++)
+					for (int32_t j = 0; j < v.topics[i].n_partitions; j++) {
+						ss_dj_obj(o);
+						kstr(o, "topic", v.topics[i].topic);
+						ss_dj_ki64(o, "partition", ss_be32s(v.topics[i].partitions + 4 * j));
+						ss_dj_obj_end(o);
+					}
+				ss_dj_arr_end(o);
+			}
+			ss_dj_ki64(o, "last_update_timestamp_ms", v.last_update_timestamp_ms);
+			ss_dj_ki64(o, "start_timestamp_ms", v.start_timestamp_ms);
+			ss_dj_ki64(o, "client_transaction_version", v.client_txn_version);
+			ss_dj_obj_end(o);
+		}
+		ss_txn_value_free(&v);
+	}
+	ss_dj_obj_end(o);
+}
+
+void dd_decode_json(struct ss_dump *d, enum ss_dump_decode dec, const struct ss_record *r)
+{
+	switch (dec) {
+	case SS_DEC_RLMM: dec_rlmm(d, r); break;
+	case SS_DEC_KRAFT: dec_kraft(d, r); break;
+	case SS_DEC_OFFSETS: dec_offsets(d, r); break;
+	case SS_DEC_TXN: dec_txn(d, r); break;
+	default: ss_dj_null(&d->out); break;
+	}
+}
+
+void dd_decode_text(struct ss_dump *d, enum ss_dump_decode dec, const struct ss_record *r)
+{
+	/* DumpLogSegments prints " payload: <the decoder's text>"; ours is the same JSON as
+	 * the json format's "decoded", on the record's line */
+	ss_dout_str(&d->out, " payload: ");
+	ss_dj_reset(&d->out);
+	dd_decode_json(d, dec, r);
+}

@@ -1,0 +1,209 @@
+/* The dump's output buffer: see dump/dout.h. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "dump/dout.h"
+
+int ss_dout_init(struct ss_dout *o, FILE *f)
+{
+	memset(o, 0, sizeof *o);
+	o->f = f;
+	o->buf = malloc(SS_DOUT_CAP);   /* freed by ss_dout_free */
+	if (!o->buf)
+		return -ENOMEM;
+	o->first[0] = true;
+	return 0;
+}
+
+void ss_dout_free(struct ss_dout *o)
+{
+	free(o->buf);   /* pairs with the malloc in ss_dout_init */
+	o->buf = NULL;
+}
+
+int ss_dout_flush(struct ss_dout *o)
+{
+	if (o->len && !o->err && fwrite(o->buf, 1, o->len, o->f) != o->len)
+		o->err = errno ? -errno : -EIO;
+	o->len = 0;
+	return o->err;
+}
+
+void ss_dout_mem(struct ss_dout *o, const void *p, size_t n)
+{
+	const char *s = p;
+	while (n) {
+		if (o->len == SS_DOUT_CAP)
+			ss_dout_flush(o);
+		size_t k = SS_DOUT_CAP - o->len < n ? SS_DOUT_CAP - o->len : n;
+		memcpy(o->buf + o->len, s, k);
+		o->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+void ss_dout_u64(struct ss_dout *o, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	ss_dout_reserve(o, (size_t)n);
+	while (n)
+		o->buf[o->len++] = t[--n];
+}
+
+void ss_dout_i64(struct ss_dout *o, int64_t v)
+{
+	if (v < 0) {
+		ss_dout_ch(o, '-');
+		ss_dout_u64(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		ss_dout_u64(o, (uint64_t)v);
+	}
+}
+
+void ss_dout_jesc(struct ss_dout *o, const uint8_t *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t run = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		ss_dout_mem(o, s + run, i - run);
+		run = i + 1;
+		ss_dout_reserve(o, 6);
+		char *p = o->buf + o->len;
+		switch (c) {
+		case '"':  memcpy(p, "\\\"", 2); o->len += 2; break;
+		case '\\': memcpy(p, "\\\\", 2); o->len += 2; break;
+		case '\n': memcpy(p, "\\n", 2); o->len += 2; break;
+		case '\r': memcpy(p, "\\r", 2); o->len += 2; break;
+		case '\t': memcpy(p, "\\t", 2); o->len += 2; break;
+		default:
+			memcpy(p, "\\u00", 4);
+			p[4] = hex[c >> 4];
+			p[5] = hex[c & 15];
+			o->len += 6;
+		}
+	}
+	ss_dout_mem(o, s + run, n - run);
+}
+
+void ss_dout_base64(struct ss_dout *o, const uint8_t *s, size_t n)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t i = 0;
+	while (i + 3 <= n) {
+		ss_dout_reserve(o, 4);
+		char *p = o->buf + o->len;
+		uint32_t v = (uint32_t)s[i] << 16 | (uint32_t)s[i + 1] << 8 | s[i + 2];
+		p[0] = tab[v >> 18];
+		p[1] = tab[(v >> 12) & 63];
+		p[2] = tab[(v >> 6) & 63];
+		p[3] = tab[v & 63];
+		o->len += 4;
+		i += 3;
+	}
+	if (i < n) {
+		uint32_t v = (uint32_t)s[i] << 16 | (i + 1 < n ? (uint32_t)s[i + 1] << 8 : 0);
+		ss_dout_reserve(o, 4);
+		char *p = o->buf + o->len;
+		p[0] = tab[v >> 18];
+		p[1] = tab[(v >> 12) & 63];
+		p[2] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+		p[3] = '=';
+		o->len += 4;
+	}
+}
+
+bool ss_utf8_valid(const uint8_t *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		uint8_t c = s[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t k;
+		uint32_t cp, min;
+		if ((c & 0xe0) == 0xc0) { k = 1; cp = c & 0x1f; min = 0x80; }
+		else if ((c & 0xf0) == 0xe0) { k = 2; cp = c & 0x0f; min = 0x800; }
+		else if ((c & 0xf8) == 0xf0) { k = 3; cp = c & 0x07; min = 0x10000; }
+		else return false;
+		if (n - i <= k)
+			return false;
+		for (size_t j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += k + 1;
+	}
+	return true;
+}
+
+/* ---- JSON ---- */
+void ss_dj_reset(struct ss_dout *o)
+{
+	o->depth = 0;
+	o->first[0] = true;
+	o->after_key = false;
+}
+
+static void sep(struct ss_dout *o)
+{
+	if (o->after_key) {
+		o->after_key = false;
+		return;
+	}
+	if (!o->first[o->depth])
+		ss_dout_ch(o, ',');
+	o->first[o->depth] = false;
+}
+
+static void open_(struct ss_dout *o, char c)
+{
+	sep(o);
+	ss_dout_ch(o, c);
+	if (o->depth + 1 < (int)(sizeof(o->first) / sizeof(o->first[0])))
+		o->depth++;
+	o->first[o->depth] = true;
+}
+
+void ss_dj_obj(struct ss_dout *o) { open_(o, '{'); }
+void ss_dj_arr(struct ss_dout *o) { open_(o, '['); }
+void ss_dj_obj_end(struct ss_dout *o) { if (o->depth) o->depth--; ss_dout_ch(o, '}'); }
+void ss_dj_arr_end(struct ss_dout *o) { if (o->depth) o->depth--; ss_dout_ch(o, ']'); }
+
+void ss_dj_key(struct ss_dout *o, const char *k)
+{
+	sep(o);
+	ss_dout_ch(o, '"');
+	ss_dout_str(o, k);   /* keys are our own ASCII names */
+	ss_dout_mem(o, "\":", 2);
+	o->after_key = true;
+}
+
+void ss_dj_i64(struct ss_dout *o, int64_t v) { sep(o); ss_dout_i64(o, v); }
+void ss_dj_u64(struct ss_dout *o, uint64_t v) { sep(o); ss_dout_u64(o, v); }
+void ss_dj_bool(struct ss_dout *o, bool v) { sep(o); ss_dout_str(o, v ? "true" : "false"); }
+void ss_dj_null(struct ss_dout *o) { sep(o); ss_dout_mem(o, "null", 4); }
+void ss_dj_raw(struct ss_dout *o, const char *s) { sep(o); ss_dout_str(o, s); }
+
+void ss_dj_strn(struct ss_dout *o, const uint8_t *s, size_t n)
+{
+	sep(o);
+	ss_dout_ch(o, '"');
+	ss_dout_jesc(o, s, n);
+	ss_dout_ch(o, '"');
+}
+
+void ss_dj_str(struct ss_dout *o, const char *s) { ss_dj_strn(o, (const uint8_t *)s, strlen(s)); }

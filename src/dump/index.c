@@ -1,0 +1,285 @@
+/*
+ * .index and .timeindex: the entries as DumpLogSegments lists them (dumpIndex,
+ * dumpTimeIndex), and --verify-index: Kafka's own checks of an index against its log, the
+ * first failure reported. The checks are those of OffsetIndex/TimeIndex.sanityCheck (a
+ * whole number of entries, the last entry not below the base offset / first timestamp) and
+ * of DumpLogSegments (each offset entry names the last offset of the batch at its
+ * position; each time entry names the last offset of a batch whose max timestamp is the
+ * entry's, timestamps increasing), plus the two it implies: entries increase and positions
+ * lie inside the log.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/endian.h"
+#include "common/file.h"
+#include "dump/dump_int.h"
+#include "fmt/batch.h"
+#include "fmt/index.h"
+#include "segscan.h"
+
+struct logf {
+	int     fd;
+	int64_t size;
+};
+
+/* The batch header at pos: 0, or a reason in why. */
+static int header_at(const struct logf *l, int64_t pos, struct ss_batch_hdr *h, char *why, size_t wl)
+{
+	uint8_t b[SS_MAX_HEADER_SIZE];
+	if (pos < 0 || pos >= l->size) {
+		snprintf(why, wl, "position %lld is outside the log (%lld bytes)", (long long)pos, (long long)l->size);
+		return -1;
+	}
+	ssize_t n = dd_pread(l->fd, b, sizeof(b), pos);
+	if (n < 0) {
+		snprintf(why, wl, "reading the log: %s", strerror((int)-n));
+		return -1;
+	}
+	int r = ss_batch_header(b, (size_t)n, h);
+	if (r <= 0) {
+		snprintf(why, wl, "no valid batch at position %lld (%s)", (long long)pos,
+			 r ? segscan_strerror(r) : "the log ends inside its header");
+		return -1;
+	}
+	return 0;
+}
+
+static void verdict(struct ss_dump *d, bool ok, int64_t slot, size_t entries, const char *why)
+{
+	struct ss_dout *o = &d->out;
+	if (!ok) {
+		d->errors++;
+		if (d->status < SS_DUMP_DATA)
+			d->status = SS_DUMP_DATA;
+	}
+	if (d->opts.fmt == SS_DUMP_TEXT) {
+		if (ok) {
+			ss_dout_str(o, d->path);
+			ss_dout_str(o, " passed sanity check.\n");
+		} else {
+			ss_dout_str(o, "Verification of ");
+			ss_dout_str(o, d->path);
+			ss_dout_str(o, " failed at entry ");
+			ss_dout_i64(o, slot);
+			ss_dout_str(o, ": ");
+			ss_dout_str(o, why);
+			ss_dout_ch(o, '\n');
+		}
+		return;
+	}
+	dd_item(d, "verify_index");
+	ss_dj_kbool(o, "ok", ok);
+	ss_dj_ki64(o, "entries", (int64_t)entries);
+	if (!ok) {
+		ss_dj_ki64(o, "entry", slot);
+		ss_dj_kstr(o, "reason", why);
+	}
+	dd_item_end(d);
+}
+
+static int open_sibling(const char *path, const char *suffix, struct logf *l)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	const char *dot = strchr(name, '.');
+	size_t stem = dot ? (size_t)(dot - path) : strlen(path);
+	char *s = malloc(stem + strlen(suffix) + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, path, stem);
+	strcpy(s + stem, suffix);
+	l->fd = ss_open_ro(AT_FDCWD, s, 0);
+	free(s);
+	if (l->fd < 0)
+		return l->fd;
+	struct stat st;
+	if (fstat(l->fd, &st)) {
+		int e = -errno;
+		close(l->fd);
+		l->fd = -1;
+		return e;
+	}
+	l->size = st.st_size;
+	return 0;
+}
+
+static void verify_offsets(struct ss_dump *d, const uint8_t *buf, size_t len, size_t n, int64_t base)
+{
+	char why[256];
+	struct logf l = { -1, 0 };
+	if (len % SS_OFFSET_ENTRY) {
+		snprintf(why, sizeof(why), "the file has %zu bytes, not a multiple of %d (OffsetIndex.sanityCheck)", len,
+			 SS_OFFSET_ENTRY);
+		verdict(d, false, (int64_t)(len / SS_OFFSET_ENTRY), n, why);
+		return;
+	}
+	int r = open_sibling(d->path, ".log", &l);
+	if (r) {
+		snprintf(why, sizeof(why), "its .log cannot be opened: %s", strerror(-r));
+		verdict(d, false, 0, n, why);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ss_offset_entry e = ss_offset_entry_at(buf + i * SS_OFFSET_ENTRY);
+		int64_t off = base + e.rel;
+		if (e.rel < 0) {
+			snprintf(why, sizeof(why), "offset %lld is below the base offset %lld", (long long)off, (long long)base);
+			goto bad;
+		}
+		if (i > 0) {
+			struct ss_offset_entry p = ss_offset_entry_at(buf + (i - 1) * SS_OFFSET_ENTRY);
+			if (e.rel <= p.rel || e.pos <= p.pos) {
+				snprintf(why, sizeof(why), "not increasing: [%lld, %d] after [%lld, %d]", (long long)off, e.pos,
+					 (long long)(base + p.rel), p.pos);
+				goto bad;
+			}
+		}
+		struct ss_batch_hdr h;
+		if (header_at(&l, e.pos, &h, why, sizeof(why)))
+			goto bad;
+		if (h.last_offset != off) {
+			/* DumpLogSegments' "Index offset: X, log offset: Y" */
+			snprintf(why, sizeof(why), "Index offset: %lld, log offset: %lld (the batch at position %d)",
+				 (long long)off, (long long)h.last_offset, e.pos);
+			goto bad;
+		}
+		continue;
+bad:
+		verdict(d, false, (int64_t)i, n, why);
+		close(l.fd);
+		return;
+	}
+	close(l.fd);   /* pairs with open_sibling */
+	verdict(d, true, -1, n, NULL);
+}
+
+static void verify_times(struct ss_dump *d, const uint8_t *buf, size_t len, size_t n, int64_t base)
+{
+	char why[256];
+	struct logf l = { -1, 0 };
+	char *ib = NULL;
+	size_t il = 0, in = 0;
+	if (len % SS_TIME_ENTRY) {
+		snprintf(why, sizeof(why), "the file has %zu bytes, not a multiple of %d (TimeIndex.sanityCheck)", len,
+			 SS_TIME_ENTRY);
+		verdict(d, false, (int64_t)(len / SS_TIME_ENTRY), n, why);
+		return;
+	}
+	int r = open_sibling(d->path, ".log", &l);
+	if (r) {
+		snprintf(why, sizeof(why), "its .log cannot be opened: %s", strerror(-r));
+		verdict(d, false, 0, n, why);
+		return;
+	}
+	/* the offset index finds where to start looking, as OffsetIndex.lookup does for Kafka */
+	{
+		const char *slash = strrchr(d->path, '/');
+		const char *dot = strchr(slash ? slash + 1 : d->path, '.');
+		size_t stem = dot ? (size_t)(dot - d->path) : strlen(d->path);
+		char *ip = malloc(stem + 7);
+		if (ip) {
+			memcpy(ip, d->path, stem);
+			strcpy(ip + stem, ".index");
+			if (ss_read_file(AT_FDCWD, ip, (size_t)1 << 30, &ib, &il) == 0)
+				in = dd_index_entries((const uint8_t *)ib, il);
+			free(ip);
+		}
+	}
+	int64_t prev_ts = -1;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *p = buf + i * SS_TIME_ENTRY;
+		int64_t ts = ss_be64s(p);
+		int64_t off = base + ss_be32s(p + 8);
+		if (i > 0 && prev_ts >= ts) {
+			snprintf(why, sizeof(why), "Index timestamp: %lld, Previously indexed timestamp: %lld (out of order)",
+				 (long long)ts, (long long)prev_ts);
+			goto bad;
+		}
+		prev_ts = ts;
+		int64_t pos = ib ? dd_index_lookup((const uint8_t *)ib, in, base, off) : 0;
+		struct ss_batch_hdr h;
+		for (;;) {
+			if (pos >= l.size) {
+				snprintf(why, sizeof(why), "Indexed offset: %lld, found log offset: -1 (not in the log)",
+					 (long long)off);
+				goto bad;
+			}
+			if (header_at(&l, pos, &h, why, sizeof(why)))
+				goto bad;
+			if (h.last_offset >= off)
+				break;
+			pos += h.size;
+		}
+		if (h.last_offset != off) {
+			snprintf(why, sizeof(why), "Indexed offset: %lld, found log offset: %lld", (long long)off,
+				 (long long)h.last_offset);
+			goto bad;
+		}
+		if (h.max_timestamp != ts) {
+			snprintf(why, sizeof(why), "Index timestamp: %lld, log timestamp: %lld", (long long)ts,
+				 (long long)h.max_timestamp);
+			goto bad;
+		}
+		continue;
+bad:
+		verdict(d, false, (int64_t)i, n, why);
+		free(ib);
+		close(l.fd);
+		return;
+	}
+	free(ib);
+	close(l.fd);   /* pairs with open_sibling */
+	verdict(d, true, -1, n, NULL);
+}
+
+void dd_dump_index(struct ss_dump *d, bool offsets, const uint8_t *buf, size_t len, int64_t base)
+{
+	struct ss_dout *o = &d->out;
+	size_t n = offsets ? dd_index_entries(buf, len) : dd_timeindex_entries(buf, len);
+	if (offsets && n == 0 && d->opts.fmt == SS_DUMP_TEXT) {
+		ss_dout_str(o, d->path);
+		ss_dout_str(o, " is empty.\n");   /* DumpLogSegments.dumpIndex */
+	}
+	for (size_t i = 0; i < n; i++) {
+		d->entries++;
+		if (offsets) {
+			struct ss_offset_entry e = ss_offset_entry_at(buf + i * SS_OFFSET_ENTRY);
+			if (d->opts.fmt == SS_DUMP_TEXT) {
+				ss_dout_str(o, "offset: "); ss_dout_i64(o, base + e.rel);
+				ss_dout_str(o, " position: "); ss_dout_i64(o, e.pos);
+				ss_dout_ch(o, '\n');
+				continue;
+			}
+			dd_item(d, "index_entry");
+			ss_dj_ki64(o, "entry", (int64_t)i);
+			ss_dj_ki64(o, "offset", base + e.rel);
+			ss_dj_ki64(o, "position", e.pos);
+			dd_item_end(d);
+		} else {
+			const uint8_t *p = buf + i * SS_TIME_ENTRY;
+			int64_t ts = ss_be64s(p), off = base + ss_be32s(p + 8);
+			if (d->opts.fmt == SS_DUMP_TEXT) {
+				ss_dout_str(o, "timestamp: "); ss_dout_i64(o, ts);
+				ss_dout_str(o, " offset: "); ss_dout_i64(o, off);
+				ss_dout_ch(o, '\n');
+				continue;
+			}
+			dd_item(d, "time_index_entry");
+			ss_dj_ki64(o, "entry", (int64_t)i);
+			ss_dj_ki64(o, "timestamp_ms", ts);
+			ss_dj_ki64(o, "offset", off);
+			dd_item_end(d);
+		}
+	}
+	if (!d->opts.verify_index)
+		return;
+	if (offsets)
+		verify_offsets(d, buf, len, n, base);
+	else
+		verify_times(d, buf, len, n, base);
+}
