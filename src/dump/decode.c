@@ -331,12 +331,18 @@ static void dec_txn(struct ss_dump *d, const struct ss_record *r)
 		err_obj(d, r, "transaction state key", e);
 		return;
 	}
+	/* the shape and names of TransactionLogKey/ValueJsonConverter as DumpLogSegments
+	 * --transaction-log-decoder prints them (tagged fields only when not at their default) */
 	ss_dj_obj(o);
 	ss_dj_key(o, "key");
 	ss_dj_obj(o);
-	ss_dj_ki64(o, "version", k.version);
+	ss_dj_ki64(o, "type", k.version);
+	ss_dj_kbool(o, "decoded", k.known);
+	ss_dj_key(o, "data");
+	ss_dj_obj(o);
 	if (k.known)
-		kstr(o, "transactional_id", k.transactional_id);
+		kstr(o, "transactionalId", k.transactional_id);
+	ss_dj_obj_end(o);
 	ss_dj_obj_end(o);
 	ss_dj_key(o, "value");
 	if (r->value_len < 0 || !k.known) {
@@ -348,31 +354,42 @@ static void dec_txn(struct ss_dump *d, const struct ss_record *r)
 		} else {
 			ss_dj_obj(o);
 			ss_dj_ki64(o, "version", v.version);
-			ss_dj_ki64(o, "producer_id", v.producer_id);
-			ss_dj_ki64(o, "previous_producer_id", v.previous_producer_id);
-			ss_dj_ki64(o, "next_producer_id", v.next_producer_id);
-			ss_dj_ki64(o, "producer_epoch", v.producer_epoch);
-			ss_dj_ki64(o, "timeout_ms", v.timeout_ms);
+			ss_dj_key(o, "data");
+			ss_dj_obj(o);
+			ss_dj_ki64(o, "producerId", v.producer_id);
+			if (v.version >= 1 && v.previous_producer_id != -1)
+				ss_dj_ki64(o, "previousProducerId", v.previous_producer_id);
+			if (v.version >= 1 && v.next_producer_id != -1)
+				ss_dj_ki64(o, "nextProducerId", v.next_producer_id);
+			ss_dj_ki64(o, "producerEpoch", v.producer_epoch);
+			ss_dj_ki64(o, "transactionTimeoutMs", v.timeout_ms);
 			const char *st = ss_txn_status_name(v.status);
-			ss_dj_kstr(o, "state", st ? st : "unknown");
-			ss_dj_ki64(o, "state_id", v.status);
-			ss_dj_key(o, "partitions");
+			if (st)
+				ss_dj_kstr(o, "transactionStatus", st);
+			else
+				ss_dj_ki64(o, "transactionStatus", v.status);
+			ss_dj_key(o, "transactionPartitions");
 			if (v.n_topics < 0) {
 				ss_dj_null(o);
 			} else {
 				ss_dj_arr(o);
-				for (int32_t i = 0; i < v.n_topics; i++)
-					for (int32_t j = 0; j < v.topics[i].n_partitions; j++) {
-						ss_dj_obj(o);
-						kstr(o, "topic", v.topics[i].topic);
-						ss_dj_ki64(o, "partition", ss_be32s(v.topics[i].partitions + 4 * j));
-						ss_dj_obj_end(o);
-					}
+				for (int32_t i = 0; i < v.n_topics; i++) {
+					ss_dj_obj(o);
+					kstr(o, "topic", v.topics[i].topic);
+					ss_dj_key(o, "partitionIds");
+					ss_dj_arr(o);
+					for (int32_t j = 0; j < v.topics[i].n_partitions; j++)
+						ss_dj_i64(o, ss_be32s(v.topics[i].partitions + 4 * j));
+					ss_dj_arr_end(o);
+					ss_dj_obj_end(o);
+				}
 				ss_dj_arr_end(o);
 			}
-			ss_dj_ki64(o, "last_update_timestamp_ms", v.last_update_timestamp_ms);
-			ss_dj_ki64(o, "start_timestamp_ms", v.start_timestamp_ms);
-			ss_dj_ki64(o, "client_transaction_version", v.client_txn_version);
+			ss_dj_ki64(o, "transactionLastUpdateTimestampMs", v.last_update_timestamp_ms);
+			ss_dj_ki64(o, "transactionStartTimestampMs", v.start_timestamp_ms);
+			if (v.version >= 1 && v.client_txn_version != 0)
+				ss_dj_ki64(o, "clientTransactionVersion", v.client_txn_version);
+			ss_dj_obj_end(o);
 			ss_dj_obj_end(o);
 		}
 		ss_txn_value_free(&v);
