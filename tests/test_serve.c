@@ -870,9 +870,11 @@ static void test_sighup_reload(void **state)
 	assert_non_null(strstr(log, "level=error msg=\"scan failed\""));
 	assert_non_null(strstr(log, "msg=\"reload requested"));
 	free(log);
+	/* ... and /healthz says so (issue 14 item 1: it kept answering 200 "ok") */
 	char *body = NULL;
-	assert_int_equal(curl(&body, NULL, "http://127.0.0.1:%d/healthz", s.port), 200);
+	assert_int_equal(curl(&body, NULL, "http://127.0.0.1:%d/healthz", s.port), 503);
 	json_t *h = json_loads(body, 0, NULL);
+	assert_string_equal(json_string_value(json_object_get(h, "status")), "failing");
 	assert_int_equal(json_integer_value(json_object_get(h, "generation")), 2);
 	assert_int_equal(json_integer_value(json_object_get(h, "failures")), 1);
 	json_decref(h);
@@ -884,6 +886,78 @@ static void test_sighup_reload(void **state)
 	int st;
 	srv_stop(&s, &st);
 	assert_int_equal(WEXITSTATUS(st), 0);
+	free(ld);
+	free(root);
+}
+
+/* Issue 14 item 1: a scan loop that stops publishing (a scan that blocks, here one
+ * throttled to a crawl by a large segment that appeared after the first publication)
+ * turns /healthz into 503 "stale" once the snapshot is older than a few intervals plus
+ * twice its scan's duration, while /metrics still serves the last publication. */
+static void test_healthz_stale(void **state)
+{
+	char *root = NULL, *ld = su_gen("serve-stale", 1, 1, 2, 8192, 0, false, &root);
+	char *root2 = NULL, *big = su_gen("serve-stale-big", 1, 1, 2, 4 << 20, 0, false, &root2);
+	assert_non_null(ld);
+	assert_non_null(big);
+	const char *args[] = { "--interval=1", "--max-read-rate=256k", "--threads=1", ld, NULL };
+	struct srv s;
+	assert_true(srv_start(&s, "serve-stale", args));
+	char *body = NULL;
+	assert_int_equal(curl(&body, NULL, "http://127.0.0.1:%d/healthz", s.port), 200);
+	json_t *h = json_loads(body, 0, NULL);
+	assert_string_equal(json_string_value(json_object_get(h, "status")), "ok");
+	double stale_after = json_real_value(json_object_get(h, "stale_after_seconds"));
+	assert_true(stale_after >= SS_HEALTH_STALE_INTERVALS * 1.0);
+	json_decref(h);
+	free(body);
+	/* a 4 MiB segment, read at 256 KiB/s: the next scans take about 16 s */
+	assert_int_equal(tu_run(NULL, "set -e; p=$(ls -d '%s'/*-0); b=$(ls -d '%s'/*-0); "
+				 "cp \"$(ls -S \"$b\"/*.log | head -1)\" \"$p/00000000000099000000.log\"", ld, big), 0);
+	double t0 = now_s(), deadline = t0 + (stale_after + 8) * slack();
+	int code = 0;
+	while (now_s() < deadline && (code = curl(&body, NULL, "http://127.0.0.1:%d/healthz", s.port)) == 200) {
+		free(body);
+		body = NULL;
+		nap_ms(100);
+	}
+	assert_int_equal(code, 503);
+	h = json_loads(body, 0, NULL);
+	assert_string_equal(json_string_value(json_object_get(h, "status")), "stale");
+	assert_true(json_real_value(json_object_get(h, "age_seconds")) > stale_after);
+	json_decref(h);
+	free(body);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/metrics", s.port), 200);
+	srv_stop(&s, NULL);
+	free(ld);
+	free(big);
+	free(root);
+	free(root2);
+}
+
+/* Issue 14 item 1: a FIFO in the place of --textfile's temporary file blocked the scan
+ * loop in open(2) for good. It is refused, named in the log, and left in place. */
+static void test_textfile_tmp_fifo(void **state)
+{
+	char *root = NULL, *ld = su_gen("serve-tf-fifo", 1, 1, 2, 8192, 0, false, &root);
+	assert_non_null(ld);
+	char path[600], tmp[700], opt[700];
+	snprintf(path, sizeof(path), "%s/segscan.prom", root);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(opt, sizeof(opt), "--textfile=%s", path);
+	assert_int_equal(mkfifo(tmp, 0644), 0);
+	char *out = NULL;
+	double t0 = now_s();
+	int rc = tu_run(&out, "timeout 20 %s serve --once %s %s 2>&1 >/dev/null", tu_segscan(), opt, ld);
+	assert_true(now_s() - t0 < 15);
+	assert_int_not_equal(rc, 124); /* not killed by timeout: it did not block */
+	assert_non_null(strstr(out, "msg=\"textfile not written\""));
+	assert_non_null(strstr(out, tmp));
+	struct stat st;
+	assert_int_equal(lstat(tmp, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode)); /* not ours: not deleted */
+	free(out);
+	unlink(tmp);
 	free(ld);
 	free(root);
 }
@@ -1208,6 +1282,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_malformed_requests, kill_servers),
 		cmocka_unit_test_teardown(test_partition_lifecycle, kill_servers),
 		cmocka_unit_test_teardown(test_sighup_reload, kill_servers),
+		cmocka_unit_test_teardown(test_healthz_stale, kill_servers),
+		cmocka_unit_test_teardown(test_textfile_tmp_fifo, kill_servers),
 		cmocka_unit_test_teardown(test_sigterm_exits_quickly, kill_servers),
 		cmocka_unit_test_teardown(test_textfile, kill_servers),
 		cmocka_unit_test_teardown(test_ipv6_listen, kill_servers),

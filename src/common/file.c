@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "segscan.h"
+
 int ss_open_ro(int dirfd, const char *path, int extra_flags)
 {
 	int base = O_RDONLY | O_CLOEXEC | O_NONBLOCK | extra_flags;
@@ -76,9 +78,23 @@ int ss_read_file(int dirfd, const char *path, size_t max, char **out, size_t *le
 	if (fstat(fd, &st) < 0)
 		r = -errno;
 	else if (!S_ISREG(st.st_mode))
-		r = -EINVAL;
+		r = SEGSCAN_ENOTREG; /* never read a FIFO or a device: it can block forever */
 	else
 		r = ss_read_fd(fd, st.st_size > 0 ? (size_t)st.st_size : 0, max, out, len);
 	close(fd);
 	return r;
+}
+
+const char *ss_file_type_name(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:  return "a regular file";
+	case S_IFDIR:  return "a directory";
+	case S_IFIFO:  return "a FIFO";
+	case S_IFCHR:  return "a character device";
+	case S_IFBLK:  return "a block device";
+	case S_IFSOCK: return "a socket";
+	case S_IFLNK:  return "a symbolic link";
+	default:       return "not a regular file";
+	}
 }

@@ -7,8 +7,9 @@
  *   keeps a FIFO or a device from blocking the open; the caller refuses what is not a
  *   regular file. Returns the fd or a negative errno.
  * ss_read_file: the whole regular file, NUL-terminated (the NUL is not counted in *len),
- *   at most `max` bytes: -EFBIG beyond, -EINVAL (with no read) for anything that is not a
- *   regular file, -ENOENT when it does not exist. *out is malloc'd, freed by the caller.
+ *   at most `max` bytes: -EFBIG beyond, SEGSCAN_ENOTREG (with no read) for anything that
+ *   is not a regular file (a FIFO, a device, a socket, a directory), -ENOENT when it does
+ *   not exist. *out is malloc'd, freed by the caller.
  * ss_read_fd: the rest of an open descriptor (a pipe, stdin, a file) up to end of file,
  *   the same way: NUL-terminated, at most `max` bytes (-EFBIG beyond); `hint` is the
  *   expected size (0 = unknown). The caller keeps and closes fd.
@@ -18,9 +19,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 int ss_open_ro(int dirfd, const char *path, int extra_flags);
 int ss_read_file(int dirfd, const char *path, size_t max, char **out, size_t *len);
 int ss_read_fd(int fd, size_t hint, size_t max, char **out, size_t *len);
+/* "a FIFO", "a directory", ... for a message about a file that is not a regular one. */
+const char *ss_file_type_name(mode_t mode);
 
 #endif

@@ -96,7 +96,8 @@ static int add_note(struct ss_catalog *cat, const char *logdir, const char *rel1
 }
 
 /* A small text file whole (checkpoints, partition.metadata). -ENOENT if it does not
- * exist; -EFBIG past the cap; -EINVAL if it is not a regular file. */
+ * exist; -EFBIG past the cap; SEGSCAN_ENOTREG (nothing read: a FIFO would block) if it
+ * is not a regular file. */
 static int read_small(int dirfd, const char *name, char **out, size_t *len)
 {
 	return ss_read_file(dirfd, name, SMALL_FILE_MAX, out, len);
@@ -107,6 +108,24 @@ struct segfile {
 	int64_t offset;
 	enum ss_file_kind kind;
 };
+
+/* The type of a directory entry, from d_type when the file system gives it, else from
+ * fstatat (following a symbolic link, as the open will). 0 when it vanished. */
+static mode_t entry_type(int dirfd, const struct dirent *e)
+{
+	switch (e->d_type) {
+	case DT_REG:  return S_IFREG;
+	case DT_DIR:  return S_IFDIR;
+	case DT_FIFO: return S_IFIFO;
+	case DT_CHR:  return S_IFCHR;
+	case DT_BLK:  return S_IFBLK;
+	case DT_SOCK: return S_IFSOCK;
+	default: {
+		struct stat st;
+		return fstatat(dirfd, e->d_name, &st, 0) == 0 ? (st.st_mode & S_IFMT) : 0;
+	}
+	}
+}
 
 static int cmp_segfile(const void *a, const void *b)
 {
@@ -135,8 +154,9 @@ static int read_partition_meta(struct ss_catalog *cat, struct ss_part *p, int df
 				goto out;
 		}
 	} else if (r != -ENOENT) {
+		/* data that could not be read (exit 1), unlike a file read and found malformed */
 		snprintf(path, sizeof(path), "%s/partition.metadata", where);
-		if ((r = ss_catalog_problem(cat, path, r, -1, false, "cannot read: %s", segscan_strerror(r))))
+		if ((r = ss_catalog_problem(cat, path, r, -1, true, "cannot read: %s", segscan_strerror(r))))
 			goto out;
 	}
 	free(buf);
@@ -240,7 +260,22 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 		case SS_FILE_LOG:
 		case SS_FILE_INDEX:
 		case SS_FILE_TIMEINDEX:
-		case SS_FILE_TXNINDEX:
+		case SS_FILE_TXNINDEX: {
+			/* A FIFO named like a segment file would block its reader forever, a
+			 * directory would become the active segment: refused here by name
+			 * (the engines refuse one swapped in later, io/engine.c). */
+			mode_t ty = entry_type(dfd, e);
+			if (ty == 0)
+				break; /* deleted meanwhile: Kafka's retention at work */
+			if (ty != S_IFREG) {
+				char path[4096 + 300];
+				snprintf(path, sizeof(path), "%s/%s", where, e->d_name);
+				if ((r = ss_catalog_problem(cat, path, SEGSCAN_ENOTREG, -1, true,
+							    "%s, not a regular file: not read", ss_file_type_name(ty))))
+					goto out;
+				break;
+			}
+		}
 			struct segfile *sf;
 			if ((r = SS_DA_PUSH(&files, &nf, &capf, &sf)) < 0)
 				goto out;

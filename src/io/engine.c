@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "io/engine.h"
+#include "segscan.h"
 
 const struct ss_io_ops *ss_io_find(const char *name)
 {
@@ -157,7 +158,10 @@ unsigned ss_io_syncq_pop(struct ss_io_syncq *q, struct ss_io_req **out, unsigned
 
 int ss_io_sync_open(int dirfd, const char *path, bool *noatime_eperm, struct ss_io_counters *c)
 {
-	int flags = O_RDONLY | O_CLOEXEC;
+	/* O_NONBLOCK: a FIFO put where a segment file belongs would block the open (and then
+	 * every read) forever; on a regular file it changes nothing. STAT then refuses what
+	 * is not a regular file (ss_io_sync_stat). */
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
 	int fd;
 
 	if (!*noatime_eperm) {
@@ -188,6 +192,10 @@ int ss_io_sync_stat(const struct ss_io_req *req, struct ss_io_stat *st, struct s
 		r = fstat(req->fd, &sb);
 	if (r < 0)
 		return -errno;
+	/* Segment files only: a FIFO, a device, a socket or a directory is never read (a
+	 * symbolic link by path is its own entry, followed by the open). */
+	if (!S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+		return SEGSCAN_ENOTREG;
 	st->size = sb.st_size;
 	st->dev = sb.st_dev;
 	st->ino = sb.st_ino;

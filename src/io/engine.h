@@ -16,10 +16,12 @@
 #include <sys/types.h>
 
 enum ss_io_op {
-	SS_IO_OPEN,   /* openat(dirfd, path, O_RDONLY|O_CLOEXEC|O_NOATIME): res = fd */
+	SS_IO_OPEN,   /* openat(dirfd, path, O_RDONLY|O_CLOEXEC|O_NONBLOCK|O_NOATIME): res = fd
+		       * (O_NONBLOCK so that a FIFO cannot block the open) */
 	SS_IO_STAT,   /* path == NULL: fstat/statx of fd; else statx(dirfd, path) without
 		       * following a final symlink, so it can run beside the OPEN of the same
-		       * file instead of after it: res = 0, st filled */
+		       * file instead of after it: res = 0, st filled; SEGSCAN_ENOTREG for a
+		       * FIFO, device, socket or directory */
 	SS_IO_READ,   /* pread(fd, buf, len, off): res = bytes (short at EOF) */
 	SS_IO_CLOSE,  /* close(fd): res = 0 */
 };

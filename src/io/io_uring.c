@@ -112,7 +112,7 @@ static int prep(struct ss_uring *u, struct ss_uslot *s)
 		return -EBUSY;
 	switch (req->op) {
 	case SS_IO_OPEN:
-		flags = O_RDONLY | O_CLOEXEC;
+		flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK; /* a FIFO must not block: engine.c */
 		s->noatime = !u->noatime_eperm;
 		if (s->noatime)
 			flags |= O_NOATIME;

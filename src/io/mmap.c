@@ -27,6 +27,7 @@
 
 #include "common/darray.h"
 #include "io/engine.h"
+#include "segscan.h"
 
 /* A read at least this long tells the kernel the mapping is read sequentially (more
  * readahead, pages dropped behind); small reads are the fast path's random probes. */
@@ -253,7 +254,7 @@ static int64_t mm_read(struct ss_mmap *m, struct ss_io_req *req)
 			return -errno;
 		/* What pread would refuse, or could read without a mapping (a pipe). */
 		if (!S_ISREG(sb.st_mode))
-			return S_ISDIR(sb.st_mode) ? -EISDIR : -ENODEV;
+			return SEGSCAN_ENOTREG;
 		if (!mp && !(mp = map_slot(m, req->fd)))
 			return -ENOMEM;
 		r = map_resize(m, req->fd, mp, (size_t)sb.st_size);

@@ -139,19 +139,22 @@ static enum MHD_Result healthz(struct ss_http *h, struct MHD_Connection *c)
 				   "{\"status\":\"starting\",\"message\":\"the first scan has not finished yet\"}\n");
 	struct ss_pub_totals t;
 	ss_pub_get_totals(h->pub, &t);
-	double age = ss_mono() - s->finished_mono;
+	double age = ss_mono() - s->finished_mono, stale_after = ss_pub_stale_after(h->pub, s);
+	/* Unhealthy (503) when the latest scan failed, or when nothing was published for a
+	 * few intervals: a scan loop that blocks or dies must not keep answering "ok". */
+	const char *status = t.last_failed ? "failing" : stale_after > 0 && age > stale_after ? "stale" : "ok";
+	unsigned code = strcmp(status, "ok") ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK;
 	int n = snprintf(body, sizeof(body),
-			 "{\"status\":\"ok\",\"generation\":%" PRIu64 ",\"age_seconds\":%.3f,"
+			 "{\"status\":\"%s\",\"generation\":%" PRIu64 ",\"age_seconds\":%.3f,\"stale_after_seconds\":%.3f,"
 			 "\"last_scan_duration_seconds\":%.6f,\"last_scan_finished\":%.3f,\"partitions\":%zu,"
 			 "\"scan_exit_code\":%d,\"scans\":%" PRIu64 ",\"failures\":%" PRIu64 "}\n",
-			 s->generation, age < 0 ? 0 : age, s->stats.seconds, s->finished_wall, s->n_parts,
+			 status, s->generation, age < 0 ? 0 : age, stale_after, s->stats.seconds, s->finished_wall, s->n_parts,
 			 s->exit_code, t.scans, t.failures);
 	uint64_t gen = s->generation;
 	ss_snapshot_release(s);
 	if (n < 0 || (size_t)n >= sizeof(body))
 		return MHD_NO;
-	return queue(c, MHD_HTTP_OK, MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY), CT_JSON,
-		     gen);
+	return queue(c, code, MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY), CT_JSON, gen);
 }
 
 static enum MHD_Result not_ready(struct MHD_Connection *c, bool json)

@@ -159,12 +159,23 @@ int ss_textfile_write(const char *path, const char *buf, size_t len)
 {
 	char *tmp = NULL, *dcopy = NULL;
 	int fd = -1, dfd = -1, r = 0;
+	bool keep_tmp = false; /* PATH.tmp is not ours (a FIFO, a directory, ...) */
 	if (asprintf(&tmp, "%s.tmp", path) < 0)
 		return -ENOMEM;
-	/* O_NOFOLLOW: a symlink planted at PATH.tmp must not redirect our write */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	/* O_NOFOLLOW: a symlink planted at PATH.tmp must not redirect our write.
+	 * O_NONBLOCK: a FIFO planted there must not block the scan loop (its open would
+	 * wait for a reader); it and anything else that is not a regular file is refused,
+	 * and left where it is: not ours to delete. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
 	if (fd < 0) {
-		r = -errno;
+		r = errno == ENXIO ? SEGSCAN_ENOTREG : -errno; /* ENXIO: a FIFO without a reader */
+		keep_tmp = true;
+		goto out;
+	}
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		r = SEGSCAN_ENOTREG;
+		keep_tmp = true;
 		goto out;
 	}
 	/* node_exporter usually runs as another user: readable whatever our umask */
@@ -210,7 +221,7 @@ out:
 		close(fd);
 	if (dfd >= 0)
 		close(dfd);
-	if (r && tmp)
+	if (r && tmp && !keep_tmp)
 		unlink(tmp);
 	free(tmp);
 	free(dcopy);
@@ -294,6 +305,12 @@ static void write_textfile(struct svc *v)
 		ss_log_begin(&l, "error", "textfile not written");
 		ss_log_str(&l, "path", v->o->textfile);
 		ss_log_str(&l, "err", segscan_strerror(r));
+		if (r == SEGSCAN_ENOTREG) {
+			/* the temporary file is the one in the way: name it */
+			char tmp[4096];
+			snprintf(tmp, sizeof(tmp), "%s.tmp", v->o->textfile);
+			ss_log_str(&l, "file", tmp);
+		}
 		ss_log_end(&l);
 	}
 	ss_snapshot_release(snap);
@@ -435,7 +452,9 @@ static int svc_init(struct svc *v, const struct ss_serve_opts *o)
 		pthread_cond_destroy(&v->cv);
 		return -r;
 	}
-	if ((r = ss_pub_new(&v->pub))) {
+	if (!(r = ss_pub_new(&v->pub)))
+		ss_pub_set_interval(v->pub, o->once ? 0 : o->interval_s);
+	if (r) {
 		pthread_mutex_destroy(&v->mu);
 		pthread_cond_destroy(&v->cv);
 		return r;

@@ -61,6 +61,7 @@ struct ss_pub_totals {
 	uint64_t scans;          /* scans that ran to completion */
 	uint64_t failures;       /* scans whose segscan_run failed */
 	uint64_t refused;        /* completed scans whose publication was refused (stale) */
+	bool     last_failed;    /* the latest scan failed (cleared by the next publication) */
 };
 
 struct ss_pub;
@@ -78,8 +79,15 @@ uint64_t ss_pub_begin_scan(struct ss_pub *pub);
  * -ESTALE when a scan with the same or a newer generation is already published (the
  * scan's counters are still folded into the totals), or -ENOMEM / -EIO from rendering. */
 int  ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen);
-/* Counts a scan that failed to run (shown by the next publication). */
+/* Counts a scan that failed to run (shown by the next publication) and marks the
+ * service unhealthy (/healthz 503) until a scan publishes again. */
 void ss_pub_note_failure(struct ss_pub *pub);
+/* /healthz reports 503 "stale" once the published snapshot is older than
+ * SS_HEALTH_STALE_INTERVALS intervals plus twice its own scan's duration (a scan that
+ * blocks, say on a FIFO, or a scan loop that died). Set before the HTTP server starts. */
+#define SS_HEALTH_STALE_INTERVALS 3
+void ss_pub_set_interval(struct ss_pub *pub, double interval_s);
+double ss_pub_stale_after(const struct ss_pub *pub, const struct ss_snapshot *snap);
 void ss_pub_get_totals(struct ss_pub *pub, struct ss_pub_totals *out);
 /* The published generation (0 before the first publication). */
 uint64_t ss_pub_generation(struct ss_pub *pub);

@@ -29,6 +29,7 @@ struct ss_pub {
 	/* A ticket dispenser: relaxed, because no data is handed over through it — only
 	 * the order of scan starts, which fetch_add on one atomic gives by itself. */
 	atomic_uint_fast64_t next_gen;
+	double               interval_s;     /* set before the HTTP thread starts, then read-only */
 };
 
 static double now_clock(clockid_t id)
@@ -87,7 +88,22 @@ void ss_pub_note_failure(struct ss_pub *pub)
 {
 	pthread_mutex_lock(&pub->fold_mu);
 	pub->totals.failures++;
+	pub->totals.last_failed = true;
 	pthread_mutex_unlock(&pub->fold_mu);
+}
+
+void ss_pub_set_interval(struct ss_pub *pub, double interval_s)
+{
+	pub->interval_s = interval_s;
+}
+
+double ss_pub_stale_after(const struct ss_pub *pub, const struct ss_snapshot *snap)
+{
+	/* serve rests a full interval after a scan that outlasted it, so a healthy loop
+	 * publishes at least every interval + duration; a few of those is the bound */
+	if (pub->interval_s <= 0)
+		return 0; /* no interval (--once): never stale */
+	return SS_HEALTH_STALE_INTERVALS * pub->interval_s + 2 * snap->stats.seconds;
 }
 
 void ss_pub_get_totals(struct ss_pub *pub, struct ss_pub_totals *out)
@@ -314,6 +330,7 @@ int ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen)
 	pub->cur = snap;
 	pub->published_gen = gen;
 	pthread_mutex_unlock(&pub->mu);
+	pub->totals.last_failed = false; /* fold_mu, held */
 	snap = NULL;
 	r = 0;
 unlock:

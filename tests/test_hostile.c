@@ -1,0 +1,175 @@
+/*
+ * Issue 14, hostile input and faults: what an attacker or a faulty disk puts in a log
+ * dir or around the process must end in a clean error naming it, never a hang, a crash,
+ * or silently wrong data. Every case runs the CLI under `timeout`, so a hang is a failed
+ * test (exit 124), not a stuck suite.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "io/engine.h"
+#include "segscan.h"
+#include "testutil.h"
+#include "scanutil.h"
+
+static char *gen_tree(const char *tag, char **root)
+{
+	char *ld = su_gen(tag, 1, 2, 3, 64 << 10, 0, false, root);
+	assert_non_null(ld);
+	return ld;
+}
+
+/* `segscan scan` of logdir, json to root/out.json, stderr to root/err.txt; the exit code
+ * (124 when `timeout` had to kill it). */
+static int scan_cli(const char *root, const char *logdir, const char *extra)
+{
+	return tu_run(NULL, "timeout 20 %s scan -f json %s '%s' >'%s/out.json' 2>'%s/err.txt'", tu_segscan(),
+		      extra ? extra : "", logdir, root, root);
+}
+
+static char *slurp(const char *root, const char *name)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/%s", root, name);
+	char *s = tu_read_file(p, NULL);
+	assert_non_null(s);
+	return s;
+}
+
+/* ---- item 1: a FIFO (or a directory) where a file belongs ------------------------------ */
+
+static const char *const fifo_places[] = {
+	"orders.v2-0/leader-epoch-checkpoint",
+	"log-start-offset-checkpoint",
+	"orders.v2-0/partition.metadata",
+	"orders.v2-0/00000000000000000000.log",   /* the first segment's file names */
+	"orders.v2-0/00000000000000000000.index",
+	"orders.v2-0/00000000000000000000.timeindex",
+};
+
+/* The partition's first segment file name, whatever base offset gen gave it. */
+static void first_segment(const char *logdir, char *base, size_t cap)
+{
+	char *out = NULL;
+	assert_int_equal(tu_run(&out, "ls '%s/orders.v2-0' | grep '\\.log$' | head -1", logdir), 0);
+	assert_non_null(out);
+	out[strcspn(out, ".")] = 0;
+	snprintf(base, cap, "%s", out);
+	free(out);
+}
+
+static void test_fifo_everywhere(void **state)
+{
+	static const char *const engines[] = { "--io=pread", "--io=mmap", "--io=uring" };
+	char *root = NULL, *logdir = gen_tree("hostile_fifo", &root), base[64];
+	first_segment(logdir, base, sizeof(base));
+	for (size_t i = 0; i < sizeof(fifo_places) / sizeof(fifo_places[0]); i++) {
+		char rel[256], path[4096];
+		snprintf(rel, sizeof(rel), "%s", fifo_places[i]);
+		char *z = strstr(rel, "00000000000000000000");
+		if (z)
+			memcpy(z, base, 20);
+		snprintf(path, sizeof(path), "%s/%s", logdir, rel);
+		char save[4096 + 8];
+		snprintf(save, sizeof(save), "%s.keep", path);
+		bool existed = rename(path, save) == 0;
+		assert_int_equal(mkfifo(path, 0644), 0);
+		for (size_t k = 0; k < sizeof(engines) / sizeof(engines[0]); k++) {
+			int rc = scan_cli(root, logdir, engines[k]);
+			char *out = slurp(root, "out.json"), *err = slurp(root, "err.txt");
+			if (rc != 1 || !strstr(out, rel) || !strstr(out, "not a regular file"))
+				fprintf(stderr, "FIFO %s %s: exit %d\n%s\n%.2000s\n", rel, engines[k], rc, err, out);
+			assert_int_equal(rc, 1);  /* an error, not a hang (124) and not a clean 0 */
+			assert_non_null(strstr(out, rel));
+			assert_non_null(strstr(out, "not a regular file"));
+			free(out);
+			free(err);
+		}
+		unlink(path);
+		if (existed)
+			assert_int_equal(rename(save, path), 0);
+	}
+	free(logdir);
+	free(root);
+}
+
+/* The engines themselves: a FIFO that appears after discovery (a swap between the listing
+ * and the open) opens without blocking and its STAT is SEGSCAN_ENOTREG. */
+static void test_engine_fifo_open(void **state)
+{
+	char *root = tu_mkdtemp("hostile_engine"), path[4096];
+	assert_non_null(root);
+	snprintf(path, sizeof(path), "%s/00000000000000000000.log", root);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	static const char *const names[] = { "pread", "mmap", "uring" };
+	for (size_t i = 0; i < 3; i++) {
+		const struct ss_io_ops *ops;
+		struct ss_io_engine *e;
+		bool fb = false;
+		char why[256];
+		assert_int_equal(ss_io_create(names[i], 4, &ops, &e, &fb, why, sizeof(why)), 0);
+		alarm(10); /* a blocking open would hang here: SIGALRM kills the test instead */
+		struct ss_io_req o = { .op = SS_IO_OPEN, .dirfd = dfd, .path = "00000000000000000000.log" }, *done;
+		assert_int_equal(ops->submit(e, &o), 0);
+		assert_int_equal(ops->flush(e), 0);
+		assert_int_equal(ops->reap(e, &done, 1, 1), 1);
+		assert_true(o.res >= 0);
+		struct ss_io_req st = { .op = SS_IO_STAT, .fd = (int)o.res };
+		assert_int_equal(ops->submit(e, &st), 0);
+		assert_int_equal(ops->flush(e), 0);
+		assert_int_equal(ops->reap(e, &done, 1, 1), 1);
+		assert_int_equal(st.res, SEGSCAN_ENOTREG);
+		struct ss_io_req c = { .op = SS_IO_CLOSE, .fd = (int)o.res };
+		assert_int_equal(ops->submit(e, &c), 0);
+		assert_int_equal(ops->flush(e), 0);
+		assert_int_equal(ops->reap(e, &done, 1, 1), 1);
+		alarm(0);
+		ops->destroy(e);
+	}
+	close(dfd);
+	unlink(path);
+	rmdir(root);
+	free(root);
+}
+
+/* ---- item 11: a directory named like a segment file is not the active segment -------- */
+
+static void test_dir_named_like_segment(void **state)
+{
+	char *root = NULL, *logdir = gen_tree("hostile_segdir", &root), path[4096];
+	snprintf(path, sizeof(path), "%s/orders.v2-0/00000000000000099999.log", logdir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	int rc = scan_cli(root, logdir, "--io=pread");
+	char *out = slurp(root, "out.json");
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(out, "00000000000000099999.log"));
+	assert_non_null(strstr(out, "a directory, not a regular file"));
+	assert_null(strstr(out, "\"log_end_offset\":99999"));
+	free(out);
+	free(logdir);
+	free(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fifo_everywhere),
+		cmocka_unit_test(test_engine_fifo_open),
+		cmocka_unit_test(test_dir_named_like_segment),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
