@@ -273,6 +273,8 @@ static void dec_offsets(struct ss_dump *d, const struct ss_record *r)
 			ss_dj_ki64(o, "commitTimestamp", v.commit_timestamp);
 			if (v.version == 1)
 				ss_dj_ki64(o, "expireTimestamp", v.expire_timestamp);
+			if (v.has_topic_id)
+				uuid(o, "topicId", v.topic_id);
 			ss_dj_obj_end(o);
 			ss_dj_obj_end(o);
 		}

@@ -36,6 +36,22 @@ int ss_gm_decode_key(const uint8_t *buf, size_t len, struct ss_gm_key *k)
 	return finish(&r);
 }
 
+static bool offset_tags(void *arg, uint32_t tag, struct ss_kmsg *sub)
+{
+	struct ss_gm_offset *v = arg;
+	if (tag != 0)
+		return false;
+	/* OffsetCommitValue.TopicId (tag 0, a Uuid) in the 4.x schema */
+	if (ss_km_need(sub, 16)) {
+		memcpy(v->topic_id, sub->p, 16);
+		sub->p += 16;
+		v->has_topic_id = true;
+	}
+	if (!sub->err && sub->p != sub->end)
+		ss_km_fail(sub, SEGSCAN_ESCHEMA);
+	return true;
+}
+
 int ss_gm_decode_offset(const uint8_t *buf, size_t len, struct ss_gm_offset *v)
 {
 	struct ss_kmsg r = { buf, buf + len, 0 };
@@ -57,7 +73,7 @@ int ss_gm_decode_offset(const uint8_t *buf, size_t len, struct ss_gm_offset *v)
 	if (v->version == 1)
 		v->expire_timestamp = ss_km_i64(&r);
 	if (flex)
-		ss_km_tags(&r, NULL, NULL, &v->unknown_tags);
+		ss_km_tags(&r, offset_tags, v, &v->unknown_tags);
 	return finish(&r);
 }
 

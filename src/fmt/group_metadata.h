@@ -36,6 +36,8 @@ struct ss_gm_offset {
 	struct ss_kbytes metadata;
 	int64_t          commit_timestamp;
 	int64_t          expire_timestamp;  /* v1 only, else -1 */
+	bool             has_topic_id;      /* v4+ tag 0 (Kafka 4.x, KIP-848 commits by topic id) */
+	uint8_t          topic_id[16];
 	uint32_t         unknown_tags;
 };
 

@@ -32,7 +32,7 @@ public final class DumpCapture {
 
     /* "| offset: 3 CreateTime: 17 keySize: 4 valueSize: 6 sequence: -1 headerKeys: [a,b]<rest>" */
     static final Pattern RECORD = Pattern.compile(
-            "\\| offset: (-?\\d+) (\\w+): (-?\\d+) keySize: (-?\\d+) valueSize: (-?\\d+)"
+            "(?s)\\| offset: (-?\\d+) (\\w+): (-?\\d+) keySize: (-?\\d+) valueSize: (-?\\d+)"
             + "(?: sequence: (-?\\d+) headerKeys: \\[(.*?)\\])?(.*)");
     static final Pattern MARKER = Pattern.compile(" endTxnMarker: (\\w+) coordinatorEpoch: (-?\\d+)(.*)");
     static final Pattern CONTROL = Pattern.compile(" controlType: (\\w+)\\((-?\\d+)\\)(.*)");
@@ -91,13 +91,30 @@ public final class DumpCapture {
         List<Object> records = new ArrayList<>();
         List<Object> other = new ArrayList<>();
         long batches = 0;
+        // A payload with a line break in it continues on the next captured lines (and
+        // Capture.dump drops empty ones): join them back to their record line, marked.
+        List<String> lines = new ArrayList<>();
+        List<Boolean> joined = new ArrayList<>();
         for (String l : d.out) {
+            boolean start = l.startsWith("| offset: ") || l.startsWith("baseOffset: ") || l.startsWith("offset: ")
+                    || l.startsWith("Dumping ") || l.startsWith("Log starting offset: ") || l.startsWith("Found ");
+            if (!start && !lines.isEmpty() && lines.get(lines.size() - 1).startsWith("| offset: ")) {
+                lines.set(lines.size() - 1, lines.get(lines.size() - 1) + "\n" + l);
+                joined.set(joined.size() - 1, true);
+            } else {
+                lines.add(l);
+                joined.add(false);
+            }
+        }
+        for (int i = 0; i < lines.size(); i++) {
+            String l = lines.get(i);
             if (l.startsWith("Dumping ") || l.startsWith("Log starting offset: ")) continue;
             if (l.startsWith("baseOffset: ") || l.startsWith("offset: ")) {
                 batches++;
                 continue;
             }
             Map<String, Object> r = record(l);
+            if (r != null && joined.get(i)) r.put("multiline", true);
             if (r != null) records.add(r);
             else other.add(l);
         }
