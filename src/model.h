@@ -33,6 +33,8 @@
 #define SS_SEG_ONLY_LOCAL    0x0200  /* evaluator: base_offset > highest remote offset */
 #define SS_SEG_COUNTS_EXACT  0x0400  /* batches/records counted over the whole segment */
 #define SS_SEG_OFFSETS_BAD   0x0800  /* offsets go backwards inside the segment (verify) */
+#define SS_SEG_PREALLOCATED  0x1000  /* active segment: last batch, then zeros to the file's
+					length (preallocate=true); prealloc_bytes of zeros */
 
 struct ss_seg {
 	/* discovery */
@@ -46,6 +48,7 @@ struct ss_seg {
 	int64_t  size_bytes;
 	int64_t  valid_bytes;
 	int64_t  truncated_bytes;
+	int64_t  prealloc_bytes;  /* SS_SEG_PREALLOCATED: the zero tail, not data (else 0) */
 	int64_t  max_timestamp_ms;  /* Kafka's largestTimestamp: max record timestamp, else file mtime */
 	int64_t  batches;         /* -1 = unknown (fast path) */
 	int64_t  records;         /* -1 = unknown */
@@ -59,6 +62,13 @@ struct ss_seg {
 	/* evaluator */
 	int64_t  end_offset;      /* next base - 1 for closed segments; last_offset for active */
 };
+
+/* The segment's bytes as Kafka's Size gauge counts them: a preallocated segment's
+ * FileRecords size is what was appended, not the file's zero-filled length. */
+static inline int64_t ss_seg_kafka_size(const struct ss_seg *s)
+{
+	return s->size_bytes - s->prealloc_bytes;
+}
 
 /* A non-segment file worth telling the operator about. */
 struct ss_note {

@@ -8,7 +8,11 @@
  * - the derived highestOffsetInRemoteStorage matches the broker's (Admin LATEST_TIERED),
  *   unless the broker itself is unseeded (KAFKA-20732, where segscan must differ);
  * - wherever segscan's copy lag differs from the broker's RemoteCopyLagSegments gauge,
- *   a PHANTOM_COPY_LAG finding explains exactly the difference.
+ *   a PHANTOM_COPY_LAG finding explains exactly the difference;
+ * - every partition's size_bytes is the broker's own Size gauge (jmx.json), a
+ *   preallocated active segment counting its appended bytes, not its zero allocation.
+ * multi-broker/ has one log dir per node (logdir-N, dump-N.json, jmx-N.json): each is
+ * compared on its own.
  */
 #include <dirent.h>
 #include <jansson.h>
@@ -44,14 +48,15 @@ static bool file_nonempty(const char *dir, const char *name)
 	return r;
 }
 
-/* ndjson report -> object keyed by "topic-partition" */
-static json_t *scan_case(const char *dir, bool verify, int remote_mode /* 0 none-auto, 1 state file, 2 metadata */)
+/* ndjson report -> object keyed by "topic-partition"; sfx: "" for logdir/, "-N" for logdir-N/ */
+static json_t *scan_case(const char *dir, const char *sfx, bool verify,
+			 int remote_mode /* 0 none-auto, 1 state file, 2 metadata */)
 {
 	json_t *cs = load_json(dir, "case.json");
 	char now[32], *logdir = NULL, *tc = NULL, *rs = NULL;
 	snprintf(now, sizeof(now), "%lld", (long long)json_integer_value(json_object_get(cs, "capture_time_ms")));
 	json_decref(cs);
-	assert_true(asprintf(&logdir, "%s/logdir", dir) > 0);
+	assert_true(asprintf(&logdir, "%s/logdir%s", dir, sfx) > 0);
 	assert_true(asprintf(&tc, "%s/topic-config.txt", dir) > 0);
 	assert_true(asprintf(&rs, "%s/remote-state.ndjson", dir) > 0);
 	const char *kv[16];
@@ -75,7 +80,7 @@ static json_t *scan_case(const char *dir, bool verify, int remote_mode /* 0 none
 	if (!out)
 		fail_msg("%s: scan failed", dir);
 	if (ec != 0)
-		fail_msg("%s: exit code %d", dir, ec);
+		fail_msg("%s/logdir%s: exit code %d", dir, sfx, ec);
 	json_t *all = json_object();
 	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
 		json_error_t e;
@@ -99,9 +104,21 @@ static int64_t ji(json_t *o, const char *k)
 	return !v || json_is_null(v) ? -1 : json_integer_value(v);
 }
 
-static size_t check_segments(const char *dir, json_t *ours)
+static size_t n_preallocated; /* preallocated segments compared, over every case */
+
+/* DumpLogSegments stopped at a zero where a batch size belongs (FileLogInputStream's
+ * "Found record size 0 smaller than minimum record overhead"): a zero tail. */
+static bool dump_stopped_at_zeros(json_t *seg)
 {
-	json_t *dump = load_json(dir, "dump.json");
+	const char *x = json_string_value(json_object_get(seg, "exception"));
+	return x && strstr(x, "record size 0 smaller than minimum record overhead");
+}
+
+static size_t check_segments(const char *dir, const char *sfx, json_t *ours)
+{
+	char dname[32];
+	snprintf(dname, sizeof(dname), "dump%s.json", sfx);
+	json_t *dump = load_json(dir, dname);
 	json_t *parts = json_object_get(dump, "partitions");
 	size_t checked = 0, i, k;
 	json_t *p, *seg;
@@ -120,29 +137,75 @@ static size_t check_segments(const char *dir, json_t *ours)
 			json_t *o = json_array_get(osegs, oi++);
 			if (!o)
 				fail_msg("%s %s: segscan has fewer segments", dir, key);
+			/* Kafka's tool throws at a zero tail and reports what it read before it;
+			 * Kafka's recovery truncates such a tail of a closed segment (so it is
+			 * segscan's truncated_bytes), while the active segment of a broker with
+			 * preallocate=true is that way by design: its size is what was appended
+			 * (FileRecords' size, checked against the Size gauge below), no tail. */
+			bool zeros = dump_stopped_at_zeros(seg);
+			bool active = json_is_true(json_object_get(o, "active"));
+			int64_t want_trunc = zeros && !active ? ji(seg, "file_size") - ji(seg, "valid_bytes")
+							      : ji(seg, "trailing_invalid_bytes");
+			bool want_prealloc = zeros && active && ji(seg, "file_size") > ji(seg, "valid_bytes");
 			const char *what = NULL;
-			if (ji(o, "base_offset") != ji(seg, "base_offset")) what = "base_offset";
+			if (json_is_true(json_object_get(o, "preallocated")) != want_prealloc) what = "preallocated";
+			else if (ji(o, "base_offset") != ji(seg, "base_offset")) what = "base_offset";
 			else if (ji(o, "last_offset") != ji(seg, "last_offset")) what = "last_offset";
 			else if (ji(o, "size_bytes") != ji(seg, "file_size")) what = "size_bytes";
 			else if (ji(o, "batches") != ji(seg, "batch_count")) what = "batches";
 			else if (ji(o, "records") != ji(seg, "record_count")) what = "records";
 			else if (ji(o, "valid_bytes") != ji(seg, "valid_bytes")) what = "valid_bytes";
-			else if (ji(o, "truncated_bytes") != ji(seg, "trailing_invalid_bytes")) what = "truncated_bytes";
+			else if (ji(o, "truncated_bytes") != want_trunc) what = "truncated_bytes";
 			else if ((ji(o, "crc_errors") == 0) != json_is_true(json_object_get(seg, "all_batches_valid")))
 				what = "crc verdict";
 			else if (ji(seg, "max_batch_timestamp") >= 0 &&
 				 ji(o, "max_timestamp_ms") != ji(seg, "max_batch_timestamp"))
 				what = "max_timestamp_ms";
 			if (what)
-				fail_msg("%s %s segment %lld: %s differs from DumpLogSegments", dir, key,
+				fail_msg("%s%s %s segment %lld: %s differs from DumpLogSegments", dir, sfx, key,
 					 (long long)ji(seg, "base_offset"), what);
 			checked++;
+			n_preallocated += want_prealloc;
 		}
 		if (oi != json_array_size(osegs))
 			fail_msg("%s %s: segscan has more segments than DumpLogSegments", dir, key);
 	}
 	json_decref(dump);
 	return checked;
+}
+
+/*
+ * The broker's Size gauge (UnifiedLog.size(): the sum of its segments' FileRecords sizes)
+ * is each partition's size_bytes. The metadata log is left out: the controller appends to
+ * it continually, so it grows between the gauge's read and the copy of the files.
+ */
+static size_t check_kafka_size(const char *dir, const char *sfx, json_t *ours)
+{
+	char jname[32];
+	snprintf(jname, sizeof(jname), "jmx%s.json", sfx);
+	json_t *jmx = load_json(dir, jname);
+	size_t i, n = 0;
+	json_t *m;
+	json_array_foreach(json_object_get(jmx, "mbeans"), i, m) {
+		const char *name = json_string_value(json_object_get(m, "name"));
+		const char *type = json_string_value(json_object_get(m, "type"));
+		const char *topic = json_string_value(json_object_get(m, "topic"));
+		if (!name || !type || !topic || strcmp(name, "Size") || strcmp(type, "Log") ||
+		    !strcmp(topic, "__cluster_metadata"))
+			continue;
+		char key[300];
+		snprintf(key, sizeof(key), "%s-%lld", topic, (long long)ji(m, "partition"));
+		json_t *o = json_object_get(ours, key);
+		if (!o)
+			fail_msg("%s%s: segscan did not report %s", dir, sfx, key);
+		int64_t gauge = ji(json_object_get(m, "attributes"), "Value");
+		if (ji(o, "size_bytes") != gauge)
+			fail_msg("%s%s %s: size_bytes %lld, the broker's Size gauge %lld", dir, sfx, key,
+				 (long long)ji(o, "size_bytes"), (long long)gauge);
+		n++;
+	}
+	json_decref(jmx);
+	return n;
 }
 
 /* Both remote sources must give the same remote view of every partition. */
@@ -230,7 +293,7 @@ static void test_against_kafka(void **state)
 	if (!d)
 		skip();
 	struct dirent *e;
-	size_t cases = 0, segments = 0;
+	size_t cases = 0, segments = 0, logdirs = 0, sized = 0;
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
@@ -241,39 +304,67 @@ static void test_against_kafka(void **state)
 			free(dir);
 			continue;
 		}
-		json_t *verify = scan_case(dir, true, 2);
-		segments += check_segments(dir, verify);
-		if (file_nonempty(dir, "remote-state.ndjson")) {
-			json_t *a = scan_case(dir, false, 1), *b = scan_case(dir, false, 2);
-			check_remote_sources_agree(dir, a, b);
-			check_broker_view(dir, b);
-			json_decref(a);
-			json_decref(b);
-		}
-		/* the fast path agrees with --verify on every offset Kafka reported */
-		json_t *fast = scan_case(dir, false, 2);
-		const char *key;
-		json_t *o;
-		json_object_foreach(verify, key, o) {
-			json_t *f = json_object_get(fast, key);
-			assert_true(json_equal(json_object_get(o, "log_end_offset"), json_object_get(f, "log_end_offset")));
-			size_t k;
-			json_t *sv;
-			json_array_foreach(json_object_get(o, "segments"), k, sv) {
-				json_t *sf = json_array_get(json_object_get(f, "segments"), k);
-				assert_true(json_equal(json_object_get(sv, "last_offset"), json_object_get(sf, "last_offset")));
-				assert_true(json_equal(json_object_get(sv, "end_offset"), json_object_get(sf, "end_offset")));
+		/* one log dir (logdir/), or one per node (multi-broker/: logdir-1, -2, -3) */
+		static const char *const sfxs[] = { "", "-1", "-2", "-3" };
+		bool multi = false;
+		for (size_t l = 0; l < 4; l++) {
+			const char *sfx = sfxs[l];
+			char *ld = NULL;
+			assert_true(asprintf(&ld, "%s/logdir%s", dir, sfx) > 0);
+			bool there = stat(ld, &st) == 0 && S_ISDIR(st.st_mode);
+			free(ld);
+			if (!there)
+				continue;
+			multi = *sfx != 0;
+			json_t *verify = scan_case(dir, sfx, true, 2);
+			segments += check_segments(dir, sfx, verify);
+			sized += check_kafka_size(dir, sfx, verify);
+			/* the remote sources agree only where this log dir holds every metadata
+			 * partition: on one node of a cluster the topic's view is partial by design */
+			if (!multi && file_nonempty(dir, "remote-state.ndjson")) {
+				json_t *a = scan_case(dir, sfx, false, 1), *b = scan_case(dir, sfx, false, 2);
+				check_remote_sources_agree(dir, a, b);
+				check_broker_view(dir, b);
+				json_decref(a);
+				json_decref(b);
 			}
+			/* the fast path agrees with --verify on every offset Kafka reported, and
+			 * on what is preallocated and what Kafka's size is */
+			json_t *fast = scan_case(dir, sfx, false, 2);
+			sized += check_kafka_size(dir, sfx, fast);
+			const char *key;
+			json_t *o;
+			json_object_foreach(verify, key, o) {
+				json_t *f = json_object_get(fast, key);
+				assert_true(json_equal(json_object_get(o, "log_end_offset"), json_object_get(f, "log_end_offset")));
+				assert_true(json_equal(json_object_get(o, "size_bytes"), json_object_get(f, "size_bytes")));
+				size_t k;
+				json_t *sv;
+				json_array_foreach(json_object_get(o, "segments"), k, sv) {
+					json_t *sf = json_array_get(json_object_get(f, "segments"), k);
+					static const char *const same[] = { "last_offset", "end_offset", "preallocated",
+									    "valid_bytes", "truncated_bytes" };
+					for (size_t q = 0; q < sizeof(same) / sizeof(*same); q++)
+						if (!json_equal(json_object_get(sv, same[q]), json_object_get(sf, same[q])))
+							fail_msg("%s%s %s segment %zu: %s differs between the fast path and "
+								 "--verify", dir, sfx, key, k, same[q]);
+				}
+			}
+			json_decref(fast);
+			json_decref(verify);
+			logdirs++;
 		}
-		json_decref(fast);
-		json_decref(verify);
 		free(dir);
 		cases++;
 	}
 	closedir(d);
-	printf("conformance: %zu Kafka cases, %zu segments compared with DumpLogSegments\n", cases, segments);
+	printf("conformance: %zu Kafka cases (%zu log dirs), %zu segments compared with DumpLogSegments "
+	       "(%zu preallocated), %zu partition sizes with the Size gauge\n",
+	       cases, logdirs, segments, n_preallocated, sized);
 	assert_true(cases >= 5);
 	assert_true(segments >= 50);
+	assert_true(sized >= 50);
+	assert_true(n_preallocated >= 1); /* cluster-meta-live: prealloc-0 */
 }
 
 int main(void)

@@ -210,12 +210,88 @@ static void test_tails(void **state)
 	free(root);
 }
 
+/* Issue 14 item 9: a preallocated segment's zeros run far past the 1 MiB read buffer
+ * (a 1 GiB default segment); sparse or not they end the data, and only a non-zero byte
+ * after them is damage. */
+static void replay_one(const char *dir, struct ss_remote_topic_stats *st, struct warns *w)
+{
+	const char *dirs[] = { dir };
+	struct ss_remote *r;
+	memset(w, 0, sizeof(*w));
+	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 1, 0, on_warn, w, st), 0);
+	ss_remote_free(r);
+}
+
+static void test_big_zero_tail(void **state)
+{
+	(void)state;
+	const size_t total = (size_t)8 << 20;
+	char *root = tu_mkdtemp("rlmm-zero");
+	size_t len = 0;
+	char *data = tu_read_file("tests/vectors/rlmm/p0_00000000000000000000.log", &len);
+	assert_non_null(data);
+	char dir[1024], path[1100];
+	snprintf(dir, sizeof(dir), "%s/__remote_log_metadata-0", root);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/00000000000000000000.log", dir);
+	struct ss_remote_topic_stats st;
+	struct warns w;
+
+	/* sparse: the batch, then a hole to 8 MiB (RandomAccessFile.setLength) */
+	assert_int_equal(tu_write_file(path, data, len), 0);
+	assert_int_equal(truncate(path, (off_t)total), 0);
+	replay_one(dir, &st, &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(st.applied, 1);
+	assert_int_equal(st.corrupt, 0);
+
+	/* not sparse (copied without --sparse): 8 MiB written, zeros after the batch */
+	char *buf = calloc(1, total);
+	assert_non_null(buf);
+	memcpy(buf, data, len);
+	assert_int_equal(tu_write_file(path, buf, total), 0);
+	replay_one(dir, &st, &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(st.applied, 1);
+	assert_int_equal(st.corrupt, 0);
+
+	/* one non-zero byte 6 MiB in, beyond the first buffer: damage, named where it is */
+	buf[(size_t)6 << 20] = 1;
+	assert_int_equal(tu_write_file(path, buf, total), 0);
+	replay_one(dir, &st, &w);
+	assert_int_equal(st.applied, 1);
+	assert_int_equal(st.corrupt, 1);
+	assert_int_equal(w.n, 1);
+	char at[64];
+	snprintf(at, sizeof(at), "data at byte %d", 6 << 20);
+	assert_non_null(strstr(w.text[0], at));
+
+	/* the same byte in a sparse file: after the hole, in the data extent written there */
+	assert_int_equal(tu_write_file(path, data, len), 0);
+	assert_int_equal(truncate(path, (off_t)total), 0);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 6L << 20, SEEK_SET), 0);
+	assert_int_equal(fputc(1, f), 1);
+	assert_int_equal(fclose(f), 0);
+	replay_one(dir, &st, &w);
+	assert_int_equal(st.corrupt, 1);
+	assert_int_equal(w.n, 1);
+	assert_non_null(strstr(w.text[0], at));
+	free(buf);
+	free(data);
+	tu_run(NULL, "rm -rf '%s'", root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_missing_and_odd_dirs),
 		cmocka_unit_test(test_tails),
+		cmocka_unit_test(test_big_zero_tail),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

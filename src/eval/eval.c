@@ -302,8 +302,8 @@ static int eval_local_findings(struct ss_evctx *x)
 				e = ss_eval_add_finding(
 					ev, ONE_SEGMENT("TRUNCATED_TAIL", s->truncated_bytes),
 					"%s (active segment): the last %lld bytes after byte %lld are zeros, not "
-					"batches: space preallocated by the broker (file.preallocate) or left by an "
-					"unclean shutdown; no record is lost",
+					"batches: space preallocated by the broker (preallocate / log.preallocate) "
+					"or left by an unclean shutdown; no record is lost",
 					name, (long long)s->truncated_bytes, (long long)s->valid_bytes);
 			else
 				e = ss_eval_add_finding(
@@ -396,7 +396,7 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 	else
 		ev->log_end_offset = part->has_log_start ? part->log_start_ckpt : 0;
 	for (uint32_t k = 0; k < x.n_live; k++)
-		ev->size_bytes += x.live[k]->size_bytes;
+		ev->size_bytes += ss_seg_kafka_size(x.live[k]); /* Kafka's Size: not a preallocated tail */
 	ev->log_start_offset = part->has_log_start ? part->log_start_ckpt : x.n_live ? x.live[0]->base_offset : 0;
 	ev->remote_storage = cfg->remote_storage;
 

@@ -113,6 +113,8 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 			ss_jw_bool(&w, sg->flags & SS_SEG_ONLY_LOCAL);
 		ss_jw_ki64(&w, "truncated_bytes", sg->truncated_bytes);
 		ss_jw_ki64(&w, "crc_errors", sg->crc_errors);
+		/* a zero-filled allocation after the last batch (contract: preallocated) */
+		ss_jw_kbool(&w, "preallocated", sg->flags & SS_SEG_PREALLOCATED);
 		if (sg->flags & SS_SEG_VANISHED)
 			ss_jw_kbool(&w, "vanished", true);
 		if (ss_res_seg_failed(sg)) {

@@ -19,6 +19,7 @@ enum {
 	PH_WALK,     /* log reads through the walker */
 	PH_CLOSE,    /* closing the .log */
 	PH_REUSE,    /* statx only: is the previous scan's answer still true? */
+	PH_ZPROBE,   /* sample reads of a zero tail's data extents */
 };
 
 #define NO_REUSE UINT32_MAX
@@ -179,6 +180,24 @@ static int reuse_done(struct ss_task *t, bool *finished)
 	return sub_open(t, 0, t->path_log);
 }
 
+/*
+ * Where a file's data ends when it is a data prefix and then one hole to the end of the
+ * file, as Kafka leaves an active segment's preallocated files (RandomAccessFile.setLength
+ * for the .log with preallocate=true, and always for the .index and .timeindex:
+ * AbstractIndex's constructor in storage/src/main/java/org/apache/kafka/storage/internals/
+ * log/AbstractIndex.java); else `size`. Two lseeks; from the returned offset on, the file
+ * is a hole and reads as zeros (proven by the file system, not sampled).
+ */
+static int64_t data_prefix_end(int fd, int64_t size)
+{
+	off_t h = lseek(fd, 0, SEEK_HOLE);
+	if (h < 0 || h >= (off_t)size)
+		return size;        /* no hole before the end (or no SEEK_HOLE): all data */
+	if (lseek(fd, h, SEEK_DATA) < 0 && errno == ENXIO)
+		return (int64_t)h;
+	return size;            /* data after a hole: not a plain prefix, search it all */
+}
+
 static int begin_side(struct ss_task *t)
 {
 	struct ss_seg *s = seg_of(t);
@@ -248,6 +267,9 @@ static int start_walk(struct ss_task *t, int64_t from, bool from_index)
 	if (!from_index)
 		t->idx_target = -1;
 	ss_walk_init(&t->w, s->base_offset, s->size_bytes, from, t->env->verify);
+	/* the fast path proves a zero tail in phase E; --verify reads and checks every byte */
+	t->w.probe_zeros = !t->env->verify;
+	t->zprobed = false;
 	return next_read(t);
 }
 
@@ -277,6 +299,10 @@ static int next_read(struct ss_task *t)
 	}
 	if ((int64_t)want > left)
 		want = (size_t)left;
+	/* past the data prefix the file is a hole: read what the walker needs, no chunk */
+	if (w->want_pos + (int64_t)want > t->log_data_end)
+		want = t->log_data_end - w->want_pos >= w->want_len ? (size_t)(t->log_data_end - w->want_pos)
+								     : (size_t)w->want_len;
 	return sub_read(t, 0, t->fd_log, t->buf, want, w->want_pos);
 }
 
@@ -296,6 +322,114 @@ static bool index_start_ok(const struct ss_task *t, bool at_end)
 	return true;
 }
 
+/*
+ * Phase E. The walk met zeros where a batch header belongs and checked them to the end of
+ * the read that found them; [w->zero_from, file size) is left. Kafka preallocates a
+ * segment by extending the file (FileRecords.openChannel: RandomAccessFile.setLength,
+ * clients/src/main/java/org/apache/kafka/common/record/FileRecords.java), so on the file
+ * systems brokers use the unwritten rest is a hole, and a 1 GiB tail is two lseeks.
+ *
+ * What is proven and what is not:
+ *  - a range SEEK_DATA/SEEK_HOLE reports as a hole holds no data and reads as zeros
+ *    (unwritten extents of fallocate read as zeros too): proven;
+ *  - a data extent (a non-sparse copy: cp without --sparse, rsync without -S, a git
+ *    checkout; or a file system without SEEK_DATA, which reports the whole file as data)
+ *    is only sampled: the file's last page, each extent's first page, and pages spread
+ *    evenly over the largest extent, SS_TASK_ZSAMPLES pages at most. A non-zero byte
+ *    elsewhere in it goes unseen by the fast path; --verify reads every byte.
+ * A sampled non-zero byte refutes the tail: the walk reports corruption at the suspect
+ * entry, as the byte-by-byte check would.
+ */
+static void zp_add(int64_t *so, int *n, int64_t off)
+{
+	for (int i = 0; i < *n; i++)
+		if (off < so[i] + SS_TASK_PROBE && so[i] < off + SS_TASK_PROBE)
+			return; /* overlaps a page already chosen */
+	if (*n < SS_TASK_ZSAMPLES)
+		so[(*n)++] = off;
+}
+
+static int zprobe_start(struct ss_task *t)
+{
+	struct ss_walk *w = &t->w;
+	int64_t end = w->file_size, pos = w->zero_from;
+	int64_t rb[SS_TASK_ZREGIONS], re[SS_TASK_ZREGIONS];
+	int nr = 0, r;
+
+	t->zprobed = true;
+	t->zp_n = 0;
+	if (pos >= t->log_hole_from)
+		return finish(t);   /* inside the hole found when the file was opened */
+	while (pos < end && nr < SS_TASK_ZREGIONS) {
+		off_t d = lseek(t->fd_log, (off_t)pos, SEEK_DATA), h;
+		if (d < 0 && errno == ENXIO)
+			break;          /* no data from pos to the end of the file: a hole */
+		if (d < 0) {
+			d = (off_t)pos; /* cannot tell (EINVAL, EIO): all of it is data */
+			h = (off_t)end;
+		} else if ((h = lseek(t->fd_log, d, SEEK_HOLE)) < 0 || h > (off_t)end) {
+			h = (off_t)end;
+		}
+		if (d >= (off_t)end)
+			break;
+		rb[nr] = d;
+		re[nr] = h;
+		nr++;
+		pos = h;
+	}
+	if (nr == SS_TASK_ZREGIONS && pos < end)
+		re[nr - 1] = end;   /* extents not looked up: sampled with the last one */
+	if (nr == 0)
+		return finish(t);   /* proven: nothing but holes */
+
+	int64_t so[SS_TASK_ZSAMPLES];
+	int n = 0, big = 0;
+	int64_t last = re[nr - 1] - SS_TASK_PROBE;
+	zp_add(so, &n, last > rb[nr - 1] ? last : rb[nr - 1]);
+	for (int i = 0; i < nr; i++) {
+		zp_add(so, &n, rb[i]);
+		if (re[i] - rb[i] > re[big] - rb[big])
+			big = i;
+	}
+	for (int k = SS_TASK_ZSAMPLES - n, j = 1; j <= k; j++) {
+		int64_t span = re[big] - rb[big];
+		zp_add(so, &n, rb[big] + (span / (k + 1)) * j / SS_TASK_PROBE * SS_TASK_PROBE);
+	}
+	_Static_assert(SS_TASK_ZSAMPLES * SS_TASK_PROBE <= SS_TASK_CHUNK, "samples share the log buffer");
+	_Static_assert(SS_TASK_ZSAMPLES <= SS_TASK_MAX_REQS, "one request slot per sample");
+	t->phase = PH_ZPROBE;
+	for (int i = 0; i < n; i++) {
+		int64_t len = end - so[i] < SS_TASK_PROBE ? end - so[i] : SS_TASK_PROBE;
+		if ((r = sub_read(t, i, t->fd_log, t->buf + (size_t)i * SS_TASK_PROBE, (size_t)len, so[i])))
+			return r;
+		t->zp_n++;
+	}
+	return 0;
+}
+
+static int zprobe_done(struct ss_task *t)
+{
+	struct ss_seg *s = seg_of(t);
+	bool zero = true;
+	for (int i = 0; i < t->zp_n; i++) {
+		const struct ss_io_req *rq = &t->req[i];
+		if (rq->res < 0) {
+			/* unread: the tail stays what the walk saw, with the error on the segment */
+			seg_error(t, (int)rq->res, SS_HAS_LOG, rq->off);
+			continue;
+		}
+		s->bytes_read += rq->res;
+		if ((size_t)rq->res < rq->len)
+			s->flags |= SS_SEG_CHANGED; /* the file shrank under us */
+		const uint8_t *p = t->buf + (size_t)i * SS_TASK_PROBE;
+		for (int64_t k = 0; k < rq->res; k++)
+			zero &= p[k] == 0;
+	}
+	if (!zero)
+		ss_walk_zero_refuted(&t->w);
+	return finish(t);
+}
+
 static int finish(struct ss_task *t)
 {
 	struct ss_seg *s = seg_of(t);
@@ -306,6 +440,8 @@ static int finish(struct ss_task *t)
 		s->flags |= SS_SEG_INDEX_BAD;
 		return start_walk(t, 0, false);
 	}
+	if (w->zero_from >= 0 && !t->zprobed)
+		return zprobe_start(t);
 	if (w->last_offset >= 0) {
 		s->flags |= SS_SEG_HAS_LAST;
 		s->last_offset = w->last_offset;
@@ -317,8 +453,19 @@ static int finish(struct ss_task *t)
 	}
 	s->valid_bytes = w->valid_bytes;
 	s->truncated_bytes = w->truncated_bytes;
+	s->prealloc_bytes = 0;
 	if (w->zero_tail)
 		s->flags |= SS_SEG_ZERO_TAIL;
+	if (w->zero_tail && w->truncated_bytes > 0 && (s->flags & SS_SEG_ACTIVE)) {
+		/* The active segment's last batch followed by zeros up to the file's length is
+		 * a preallocated segment (preallocate / log.preallocate): Kafka appends at its
+		 * in-memory size and trims the file when it rolls or shuts down cleanly
+		 * (LogSegment.onBecomeInactiveSegment in storage/src/main/java/org/apache/kafka/storage/
+		 * internals/log/LogSegment.java; FileRecords.trim). Not a torn tail. */
+		s->flags |= SS_SEG_PREALLOCATED;
+		s->prealloc_bytes = w->truncated_bytes;
+		s->truncated_bytes = 0;
+	}
 	s->crc_errors = w->crc_errors;
 	if (w->offset_errors)
 		s->flags |= SS_SEG_OFFSETS_BAD;
@@ -383,6 +530,15 @@ static int advance(struct ss_task *t, bool *finished)
 		s->ino = rq[1].st.ino;
 		s->mtime_ns = rq[1].st.mtime_ns;
 		s->bytes_read = 0;
+		t->log_data_end = t->log_hole_from = s->size_bytes;
+		if (!t->env->verify && (s->flags & SS_SEG_ACTIVE) && s->size_bytes > SS_TASK_SMALL) {
+			/* A preallocated active .log is a few KiB of batches in a hole of
+			 * segment.bytes: read the batches only, and when they are few, walk them
+			 * from the start without the index files. */
+			t->log_data_end = t->log_hole_from = data_prefix_end(t->fd_log, s->size_bytes);
+			if (t->log_data_end <= SS_TASK_SMALL)
+				return start_walk(t, 0, false);
+		}
 		if (t->env->verify || s->size_bytes <= SS_TASK_SMALL ||
 		    !(s->files & SS_HAS_INDEX)) {
 			if (!(s->files & SS_HAS_INDEX) && s->size_bytes > 0)
@@ -441,6 +597,14 @@ static int advance(struct ss_task *t, bool *finished)
 		bool tim_ok = t->fd_tim >= 0 && rq[3].res >= 0;
 		t->idx_size = idx_ok ? rq[2].st.size : 0;
 		t->tim_size = tim_ok ? rq[3].st.size : 0;
+		if (s->flags & SS_SEG_ACTIVE) {
+			/* the active segment's indexes are preallocated (10 MiB by default): search
+			 * only their data prefix, the rest is a hole of zero slots */
+			if (t->idx_size > SS_TASK_PROBE)
+				t->idx_size = data_prefix_end(t->fd_idx, t->idx_size);
+			if (t->tim_size > SS_TASK_PROBE)
+				t->tim_size = data_prefix_end(t->fd_tim, t->tim_size);
+		}
 		if (!idx_ok)
 			s->flags |= SS_SEG_INDEX_BAD;
 		ss_index_tail_init(&t->tf_idx, SS_OFFSET_ENTRY, idx_ok ? t->idx_size : 0, SS_TASK_PROBE);
@@ -501,6 +665,9 @@ static int advance(struct ss_task *t, bool *finished)
 
 	case PH_REUSE:
 		return reuse_done(t, finished);
+
+	case PH_ZPROBE:
+		return zprobe_done(t);
 	}
 	return -EINVAL;
 }

@@ -9,6 +9,8 @@
  *   C  read the index tails; find the last written slot (binary search over a
  *      preallocated zero tail)
  *   D  walk batch headers from the last index entry's position to the end of the log
+ *   E  (a zero tail: a preallocated active segment) prove the rest of the file zero
+ *      without reading it: SEEK_DATA/SEEK_HOLE skips holes, data is sampled (see task.c)
  * A log of at most SMALL bytes, or one without a usable index, is walked from the start.
  * --verify reads the whole .log sequentially in large chunks and checks every batch.
  * With segscan_reuse, an unchanged closed segment is one statx of its path instead.
@@ -30,6 +32,8 @@
 #define SS_TASK_VCHUNK     (1024 * 1024) /* verify read size */
 #define SS_TASK_PROBE      4096          /* index tail / probe read size */
 #define SS_TASK_MAX_REQS   6
+#define SS_TASK_ZSAMPLES   4             /* pages sampled of a zero tail's data extents */
+#define SS_TASK_ZREGIONS   8             /* data extents of a zero tail looked up, at most */
 
 struct ss_task_env {
 	const struct ss_io_ops *ops;
@@ -55,6 +59,10 @@ struct ss_task {
 	int64_t           tim_max;      /* last time index entry's timestamp, -1 none */
 	int64_t           idx_target;   /* base + rel of the index entry walked from, -1 none */
 	int64_t           walk_from;
+	int64_t           log_data_end; /* reads stop here: end of the .log's data prefix */
+	int64_t           log_hole_from;/* from here to the end the .log is one hole (zeros) */
+	bool              zprobed;      /* the walk's zero tail has been probed (phase E) */
+	int               zp_n;         /* sample reads in flight in phase E */
 	struct ss_walk    w;
 	uint8_t          *buf;          /* log chunk buffer */
 	size_t            buf_cap;

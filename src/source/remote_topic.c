@@ -133,6 +133,53 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+/*
+ * Is the file zero from byte `from` to its end? A preallocated active segment
+ * (preallocate=true: RandomAccessFile.setLength in FileRecords.openChannel,
+ * clients/src/main/java/org/apache/kafka/common/record/FileRecords.java) is, past its last
+ * batch, and its tail may be far larger than the read buffer. Holes (SEEK_DATA/SEEK_HOLE)
+ * hold no data and are skipped; data extents are read whole, into buf[0..cap): this is
+ * not the per-segment hot path, so every byte that is data is checked. Sets *zero, and
+ * *nonzero_at to the first non-zero byte; returns 0 or -errno.
+ */
+static int zeros_to_eof(int fd, int64_t from, uint8_t *buf, size_t cap, bool *zero, int64_t *nonzero_at)
+{
+	struct stat st;
+	*zero = true;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	int64_t end = st.st_size, pos = from;
+	while (pos < end) {
+		off_t d = lseek(fd, (off_t)pos, SEEK_DATA), h;
+		if (d < 0 && errno == ENXIO)
+			return 0;           /* a hole to the end */
+		if (d < 0) {
+			d = (off_t)pos;     /* no SEEK_DATA here: all of it is data */
+			h = (off_t)end;
+		} else if ((h = lseek(fd, d, SEEK_HOLE)) < 0 || h > (off_t)end) {
+			h = (off_t)end;
+		}
+		for (pos = d; pos < h;) {
+			size_t want = (uint64_t)(h - pos) < cap ? (size_t)(h - pos) : cap;
+			ssize_t n = pread(fd, buf, want, (off_t)pos);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return -errno;
+			if (n == 0)
+				return 0;           /* it shrank under us: nothing more to check */
+			for (ssize_t i = 0; i < n; i++)
+				if (buf[i]) {
+					*zero = false;
+					*nonzero_at = pos + i;
+					return 0;
+				}
+			pos += n;
+		}
+	}
+	return 0;
+}
+
 static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, uint32_t *capp)
 {
 	int fd = ss_open_ro(AT_FDCWD, path, 0);
@@ -181,8 +228,22 @@ static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, uint
 			}
 			break;
 		}
-		if (r < 0 && eof && all_zero(buf + off, have - off))
-			break;   /* a preallocated (file.preallocate) or crashed active segment's zeros */
+		if (r < 0 && all_zero(buf + off, have - off)) {
+			/* a preallocated (preallocate=true) or crashed active segment's zeros, which
+			 * may run far past the buffer: the end of the data if they reach the end */
+			bool zero = true;
+			int64_t nz = -1;
+			if (!eof && (ioe = zeros_to_eof(fd, pos + (int64_t)have, buf, cap, &zero, &nz)))
+				break;
+			if (zero)
+				break;
+			c->st->corrupt++;
+			e = warnf(c, -1, pos + (int64_t)off, r,
+				  "__remote_log_metadata-%d: %s: unreadable batch at byte %lld (%s: zeros, then data "
+				  "at byte %lld); the rest of the file is skipped", c->mpart, path,
+				  (long long)(pos + (int64_t)off), segscan_strerror(r), (long long)nz);
+			break;
+		}
 		if (r < 0) {
 			c->st->corrupt++;
 			e = warnf(c, -1, pos + (int64_t)off, r,
