@@ -489,7 +489,8 @@ static void test_prom_partition_series(void **state)
 	CAPTURE(out, ss_out_prom(&r, f));
 	const char *families[] = { "segscan_log_start_offset", "segscan_log_end_offset", "segscan_remote_size_bytes",
 				   "segscan_remote_highest_offset", "segscan_broker_reported_copy_lag_bytes",
-				   "segscan_remote_state_known", "segscan_partition_read_errors", "segscan_findings" };
+				   "segscan_remote_state_known", "segscan_partition_read_errors", "segscan_findings",
+				   "segscan_findings_bytes", "segscan_remote_dangling_bytes" };
 	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
 		char h[128];
 		snprintf(h, sizeof(h), "# HELP %s ", families[i]);
@@ -529,6 +530,14 @@ static void test_prom_partition_series(void **state)
 	assert_non_null(strstr(out, "\nsegscan_findings{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\","
 				    "code=\"COPY_LAG_MISREPORTED\"} 1\n"));
 	assert_int_equal(count(out, "\nsegscan_findings{"), 2);
+	/* their bytes, for the codes whose findings name an amount (one of the two
+	 * REMOTE_DANGLING findings does) */
+	assert_non_null(strstr(out, "\nsegscan_findings_bytes{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\","
+				    "code=\"REMOTE_DANGLING\"} 300\n"));
+	assert_int_equal(count(out, "\nsegscan_findings_bytes{"), 1);
+	/* dangling bytes beside dangling segments */
+	assert_non_null(strstr(out, "\nsegscan_remote_dangling_bytes" L0 " 300\n"));
+	assert_int_equal(count(out, "\nsegscan_remote_dangling_bytes{"), 2);
 	assert_null(strstr(out, "zz-noeval"));
 	free(out);
 

@@ -48,7 +48,7 @@ static const char usage_serve[] =
 "never bring its series back.\n"
 "\n"
 "Serve options:\n"
-"      --listen=HOST:PORT  address to listen on (default 127.0.0.1:9464); [::1]:PORT for\n"
+"      --listen=HOST:PORT  address to listen on (default " SS_SERVE_DEFAULT_LISTEN "); [::1]:PORT for\n"
 "                          IPv6; 0.0.0.0:PORT exposes the service beyond the host\n"
 "      --interval=SECONDS  time from the start of one scan to the start of the next\n"
 "                          (default 60; fractions allowed, minimum 0.1). A scan that takes\n"
@@ -93,10 +93,10 @@ static const char tail_help[] =
 "\n"
 "Examples:\n"
 "  segscan serve /var/lib/kafka/data\n"
-"  segscan serve --listen=[::1]:9464 --interval=300 --max-read-rate=50M \\\n"
+"  segscan serve --listen=[::1]:" SS_SERVE_DEFAULT_PORT " --interval=300 --max-read-rate=50M \\\n"
 "      --avoid-cpus=0-3 --server-properties=/etc/kafka/server.properties\n"
 "  segscan serve --once --textfile=/var/lib/node_exporter/segscan.prom /data/kafka\n"
-"  curl -s localhost:9464/v1/partitions/orders/3\n"
+"  curl -s localhost:" SS_SERVE_DEFAULT_PORT "/v1/partitions/orders/3\n"
 "\n"
 "A hardened systemd unit is in scripts/segscan.service; see docs/serve.md.\n";
 
@@ -151,7 +151,7 @@ static int parse_interval(const char *v, double *out)
 
 int ss_cmd_serve(int argc, char **argv)
 {
-	struct ss_serve_opts o = { .listen = "127.0.0.1:9464", .interval_s = 60 };
+	struct ss_serve_opts o = { .listen = SS_SERVE_DEFAULT_LISTEN, .interval_s = 60 };
 	struct option *longopts = NULL;
 	struct ss_serve_kv *user = NULL;
 	segscan_scan *probe = NULL;

@@ -36,7 +36,7 @@ static void labels(FILE *f, const struct ss_results *r, const struct ss_part *p)
 
 enum which {
 	W_SIZE, W_SEGS, W_OL_SEGS, W_OL_BYTES, W_LAG_SEGS, W_LAG_BYTES, W_BLAG_SEGS, W_DANGLING, W_EXCESS,
-	W_LSO, W_LEO, W_REMOTE_SIZE, W_REMOTE_HIGHEST, W_BLAG_BYTES, W_REMOTE_KNOWN,
+	W_LSO, W_LEO, W_REMOTE_SIZE, W_REMOTE_HIGHEST, W_BLAG_BYTES, W_REMOTE_KNOWN, W_DANGLING_BYTES,
 };
 
 static const struct family {
@@ -74,6 +74,10 @@ static const struct family {
 	  "1 when the partition's remote state is known (or it has no remote tier), 0 when it is tiered and no "
 	  "source gives its remote state (finding REMOTE_STATE_UNKNOWN).",
 	  W_REMOTE_KNOWN },
+	/* beyond the contract's list: the bytes beside dangling_segments, for the recording
+	 * rules of contrib/prometheus (dangling bytes per topic, broker, cluster) */
+	{ "segscan_remote_dangling_bytes", "Bytes of the remote segments counted by segscan_remote_dangling_segments.",
+	  W_DANGLING_BYTES },
 };
 
 static bool value(const struct ss_part *p, enum which w, int64_t *v)
@@ -103,6 +107,9 @@ static bool value(const struct ss_part *p, enum which w, int64_t *v)
 	case W_REMOTE_HIGHEST: *v = ev->highest_offset; return ev->seeded;
 	case W_BLAG_BYTES: *v = ev->broker_copy_lag_bytes; return !ev->broker_copy_lag_null;
 	case W_REMOTE_KNOWN: *v = !ev->only_local_null; return true;
+	case W_DANGLING_BYTES:
+		*v = ev->dangling_bytes;
+		return ev->tiered || ev->remote_segments || ev->dangling_segments;
 	}
 	return false;
 }
@@ -129,11 +136,16 @@ static int64_t part_read_errors(const struct ss_results *r, const struct ss_part
 
 /* segscan_findings{code}: one series per code a partition has, valued by how many of its
  * findings carry that code; a code it does not have has no series (absent, not 0, so
- * the series set stays as small as the findings). */
-static void write_findings(const struct ss_results *r, FILE *f)
+ * the series set stays as small as the findings). With `bytes`, segscan_findings_bytes
+ * (beyond the contract's list): the bytes those findings concern, for the codes whose
+ * findings name an amount (UNSEEDED_SIZE_RETENTION's bytes at risk from KAFKA-20732, ...). */
+static void write_findings(const struct ss_results *r, FILE *f, bool bytes)
 {
-	fputs("# HELP segscan_findings Findings of the partition with this code (the report's findings[].code).\n"
-	      "# TYPE segscan_findings gauge\n", f);
+	const char *name = bytes ? "segscan_findings_bytes" : "segscan_findings";
+	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name,
+		bytes ? "Bytes the partition's findings with this code concern (findings[].bytes)."
+		      : "Findings of the partition with this code (the report's findings[].code).",
+		name);
 	for (uint32_t i = 0; i < r->n_parts; i++) {
 		const struct ss_part *p = &r->parts[i];
 		const struct ss_eval *ev = p->eval;
@@ -141,15 +153,22 @@ static void write_findings(const struct ss_results *r, FILE *f)
 			continue;
 		for (uint32_t k = 0; k < ev->n_findings; k++) {
 			const char *code = ev->findings[k].code;
-			bool first = true;
+			bool first = true, amount = false;
 			int64_t n = 0;
 			for (uint32_t j = 0; j < k && first; j++)
 				first = strcmp(ev->findings[j].code, code) != 0;
 			if (!first)
 				continue; /* the code's first finding wrote its series */
-			for (uint32_t j = k; j < ev->n_findings; j++)
-				n += !strcmp(ev->findings[j].code, code);
-			fputs("segscan_findings{topic=\"", f);
+			for (uint32_t j = k; j < ev->n_findings; j++) {
+				const struct ss_finding *fd = &ev->findings[j];
+				if (strcmp(fd->code, code))
+					continue;
+				amount |= fd->has_amount;
+				n += bytes ? (fd->has_amount ? fd->bytes : 0) : 1;
+			}
+			if (bytes && !amount)
+				continue;
+			fprintf(f, "%s{topic=\"", name);
 			label_value(f, p->topic);
 			fprintf(f, "\",partition=\"%d\",log_dir=\"", p->partition);
 			label_value(f, ss_res_logdir_of(r, p));
@@ -185,7 +204,8 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 		labels(f, r, &r->parts[i]);
 		fprintf(f, " %" PRId64 "\n", n);
 	}
-	write_findings(r, f);
+	write_findings(r, f, false);
+	write_findings(r, f, true);
 	fprintf(f, "# HELP segscan_scan_duration_seconds Wall time of the last complete scan.\n"
 		   "# TYPE segscan_scan_duration_seconds gauge\nsegscan_scan_duration_seconds %.6f\n",
 		c->duration_seconds);

@@ -35,6 +35,7 @@
 #include "common/clock.h"
 #include "fmt/config.h"
 #include "service/log.h"
+#include "service/notify.h"
 #include "service/serve.h"
 #include "source/local_files.h"
 
@@ -369,6 +370,13 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 	if (r)
 		ss_log_str(&l, "err", r == -ESTALE ? "a newer scan was already published" : segscan_strerror(r));
 	ss_log_end(&l);
+	if (r == 0) {
+		/* `systemctl status segscan` shows the last publication (Type=notify) */
+		char status[160];
+		snprintf(status, sizeof(status), "STATUS=generation %" PRIu64 ": %zu partitions, %" PRIu64
+			 " segments, %" PRIu64 " errors in %.1f s", gen, parts, st.segments, st.errors, st.seconds);
+		ss_notify(status);
+	}
 	if (v->o->textfile && r == 0)
 		write_textfile(v);
 	if (r && r != -ESTALE)
@@ -552,6 +560,13 @@ int ss_serve_main(const struct ss_serve_opts *o)
 	ss_log_fmt(&l, "interval_s", "%g", o->interval_s);
 	ss_log_str(&l, "version", segscan_version());
 	ss_log_end(&l);
+	/* Type=notify: ready once the socket listens (/healthz says 503 until the first scan).
+	 * With WatchdogSec= the signal loop below pings at half the interval; a scan that
+	 * hangs is caught by the scan-age alert (contrib/prometheus), not by the watchdog,
+	 * because a scan's length has no bound the unit could name. */
+	uint64_t wd_us = ss_notify_watchdog_usec();
+	struct timespec wd_ts = { .tv_sec = (time_t)(wd_us / 2000000), .tv_nsec = (long)(wd_us / 2 % 1000000) * 1000 };
+	ss_notify("READY=1\nSTATUS=listening; the first scan is running");
 
 	if ((r = pthread_create(&th, NULL, scan_main, &v))) {
 		ss_log("error", "cannot start the scan thread", strerror(r));
@@ -562,9 +577,12 @@ int ss_serve_main(const struct ss_serve_opts *o)
 
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(&set, &si);
-		if (sig < 0)
-			continue; /* EINTR from a signal outside the set (e.g. SIGCONT) */
+		int sig = wd_us ? sigtimedwait(&set, &si, &wd_ts) : sigwaitinfo(&set, &si);
+		if (sig < 0) {
+			if (wd_us && errno == EAGAIN)
+				ss_notify("WATCHDOG=1");
+			continue; /* or EINTR from a signal outside the set (e.g. SIGCONT) */
+		}
 		if (sig == SIGHUP) {
 			ss_log("info", "reload requested: the next scan re-reads the topic config and remote state files",
 			       NULL);
@@ -588,6 +606,7 @@ int ss_serve_main(const struct ss_serve_opts *o)
 		break;
 	}
 
+	ss_notify("STOPPING=1");
 	double t_stop = ss_mono();
 	pthread_mutex_lock(&v.mu);
 	v.stop = true;

@@ -112,7 +112,7 @@ int  ss_parse_listen(const char *spec, struct sockaddr_storage *sa, socklen_t *l
 
 struct ss_http;
 /* Binds, listens and starts serving `pub` on an MHD internal thread. On failure err
- * names the problem (for example "bind 127.0.0.1:9464: Address already in use"). */
+ * names the problem (for example "bind 127.0.0.1:10405: Address already in use"). */
 int  ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
 		   char *err, size_t errlen);
 /* Closes the listening socket and every connection, joins MHD's thread. */
@@ -120,13 +120,23 @@ void ss_http_stop(struct ss_http *h);
 
 /* ---- the service (serve.c) ------------------------------------------------------- */
 
+/* The default --listen. The contract wants a port no exporter commonly found on a broker
+ * host uses: not 9464 (OpenTelemetry's Prometheus exporter), 9308 (kafka_exporter), 9100
+ * (node_exporter), 7071 or 9404 (the JMX exporter); Prometheus' exporter range 9100-9999
+ * is fully allocated, so 10405 (KIP-405) lies outside it, away from Kafka's own ports
+ * (9092-9094, JMX 9999) and below the kernel's ephemeral range (32768-). tests/test_operate.c
+ * checks it against that list. */
+#define SS_SERVE_DEFAULT_PORT   "10405"
+#define SS_SERVE_DEFAULT_LISTEN "127.0.0.1:" SS_SERVE_DEFAULT_PORT
+
+
 struct ss_serve_kv {
 	char *name;
 	char *value;  /* NULL for flag options */
 };
 
 struct ss_serve_opts {
-	const char *listen;          /* default "127.0.0.1:9464" */
+	const char *listen;          /* default SS_SERVE_DEFAULT_LISTEN */
 	double      interval_s;      /* default 60 */
 	const char *textfile;        /* NULL: none */
 	bool        once;
