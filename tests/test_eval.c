@@ -537,6 +537,7 @@ static void test_local_findings(void **state)
 	(void)state;
 	struct fx f;
 	fx_init(&f, "t");
+	f.cfg.policy_known = true;   /* cleanup.policy=delete, known: a later first batch is wrong */
 	struct ss_seg *a = fx_seg(&f, 0, 120, 1000, 1);       /* overlaps the next (100) */
 	a->crc_errors = 2;
 	a->flags |= SS_SEG_INDEX_BAD;
@@ -575,6 +576,35 @@ static void test_local_findings(void **state)
 	fx_free(&f);
 }
 
+/* BASE_OFFSET_MISMATCH (docs/contract.md): a first batch below the file name's offset is
+ * always wrong; above it is normal in a compacted topic (the cleaner names a cleaned
+ * segment after the first segment of its group), so it is raised only where
+ * cleanup.policy is known and has no compact. */
+static int base_findings(int first_batch, bool known, bool compact)
+{
+	struct fx f;
+	fx_init(&f, "t");
+	f.cfg.policy_known = known;
+	f.cfg.compact = compact;
+	fx_seg(&f, 0, 40, 100, 1);
+	struct ss_seg *b = fx_seg(&f, 100, 150, 100, 1);
+	b->flags |= SS_SEG_BASE_MISMATCH;
+	b->first_batch_base = first_batch;
+	int n = fx_count(fx_eval(&f), "BASE_OFFSET_MISMATCH");
+	fx_free(&f);
+	return n;
+}
+
+static void test_base_offset_policy(void **state)
+{
+	(void)state;
+	assert_int_equal(base_findings(110, false, false), 0);   /* above, policy unknown */
+	assert_int_equal(base_findings(110, true, false), 1);    /* above, delete */
+	assert_int_equal(base_findings(110, true, true), 0);     /* above, compact: the cleaner */
+	assert_int_equal(base_findings(90, true, true), 1);      /* below: always */
+	assert_int_equal(base_findings(90, false, false), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -589,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_local_only_retention),
 		cmocka_unit_test(test_local_retention_union),
 		cmocka_unit_test(test_local_findings),
+		cmocka_unit_test(test_base_offset_policy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

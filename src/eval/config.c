@@ -1,34 +1,213 @@
-/* A topic's effective config from the parsed configs: see config.h. */
+/* A topic's effective config from its sources: see config.h. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "eval/config.h"
 
-void ss_config_resolve(const struct ss_config *c, const char *topic, struct ss_topic_cfg *out)
-{
-	struct ss_cfg_vals v;
+static const char *const SRC_FILE = "TOPIC_CONFIG_FILE";
+static const char *const SRC_TOPIC = "DYNAMIC_TOPIC_CONFIG";
+static const char *const SRC_BROKER = "DYNAMIC_BROKER_CONFIG";
+static const char *const SRC_DEFAULT_BROKER = "DYNAMIC_DEFAULT_BROKER_CONFIG";
+static const char *const SRC_STATIC = "STATIC_BROKER_CONFIG";
+static const char *const SRC_DEFAULT = "DEFAULT_CONFIG";
 
+/* The keys segscan reports and evaluates, with their broker synonym (NULL: topic-only,
+ * ServerTopicConfigSynonyms has none) and Kafka's default as DescribeConfigs prints it. */
+static const struct key {
+	const char *topic_key;
+	const char *broker_key;
+	uint32_t    bit;
+	const char *deflt;
+} keys[] = {
+	{ "retention.ms", "log.retention.ms", SS_CFG_RETENTION_MS, "604800000" },
+	{ "retention.bytes", "log.retention.bytes", SS_CFG_RETENTION_BYTES, "-1" },
+	{ "local.retention.ms", "log.local.retention.ms", SS_CFG_LOCAL_RETENTION_MS, "-2" },
+	{ "local.retention.bytes", "log.local.retention.bytes", SS_CFG_LOCAL_RETENTION_BYTES, "-2" },
+	{ "remote.storage.enable", NULL, SS_CFG_REMOTE_STORAGE, "false" },
+	{ "cleanup.policy", "log.cleanup.policy", SS_CFG_CLEANUP_POLICY, "delete" },
+	{ "segment.bytes", "log.segment.bytes", SS_CFG_SEGMENT_BYTES, "1073741824" },
+	{ "preallocate", "log.preallocate", SS_CFG_PREALLOCATE, "false" },
+	{ "remote.log.copy.disable", NULL, SS_CFG_REMOTE_COPY_DISABLE, "false" },
+};
+#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+_Static_assert(N_KEYS <= sizeof(((struct ss_topic_cfg *)0)->entries) / sizeof(struct ss_cfg_entry),
+	       "ss_topic_cfg.entries holds every reported key");
+
+/* One value as DescribeConfigs prints it, from typed values that have `bit` set. */
+static void format_value(const struct ss_cfg_vals *v, uint32_t bit, char *buf, size_t n)
+{
+	switch (bit) {
+	case SS_CFG_RETENTION_MS: snprintf(buf, n, "%" PRId64, v->retention_ms); break;
+	case SS_CFG_RETENTION_BYTES: snprintf(buf, n, "%" PRId64, v->retention_bytes); break;
+	case SS_CFG_LOCAL_RETENTION_MS: snprintf(buf, n, "%" PRId64, v->local_retention_ms); break;
+	case SS_CFG_LOCAL_RETENTION_BYTES: snprintf(buf, n, "%" PRId64, v->local_retention_bytes); break;
+	case SS_CFG_SEGMENT_BYTES: snprintf(buf, n, "%" PRId64, v->segment_bytes); break;
+	case SS_CFG_REMOTE_STORAGE: snprintf(buf, n, "%s", v->remote_storage ? "true" : "false"); break;
+	case SS_CFG_REMOTE_COPY_DISABLE: snprintf(buf, n, "%s", v->remote_copy_disable ? "true" : "false"); break;
+	case SS_CFG_PREALLOCATE: snprintf(buf, n, "%s", v->preallocate ? "true" : "false"); break;
+	case SS_CFG_CLEANUP_POLICY: snprintf(buf, n, "%s", v->policy[0] ? v->policy : v->compact ? "compact" : "delete"); break;
+	default: snprintf(buf, n, "?"); break;
+	}
+}
+
+/* A dynamic value parsed as the topic key it stands for; false when unset or invalid. */
+static bool dyn_value(const struct ss_cfg_dynamic *dyn, enum ss_cfg_level lvl, const char *topic,
+		      const char *name, const char *as_topic_key, struct ss_cfg_vals *v)
+{
+	if (!dyn || !dyn->get || !name)
+		return false;
+	const char *raw = dyn->get(dyn->arg, lvl, topic, name);
+	if (!raw)
+		return false;
+	struct ss_cfg_vals one;
+	memset(&one, 0, sizeof(one));
+	if (!ss_cfg_parse_value(as_topic_key, raw, strlen(raw), &one))
+		return false;
+	ss_cfg_vals_merge(v, &one);
+	return true;
+}
+
+/* retention.ms from the broker levels: log.retention.ms, else .minutes, else .hours,
+ * each looked up over the merged levels (dynamic broker over dynamic default over
+ * static), as KafkaConfig.logRetentionTimeMillis computes it. *src_out is what
+ * DescribeConfigs names: the first level holding log.retention.ms itself. */
+static bool broker_retention_ms(const struct ss_config *c, const struct ss_cfg_dynamic *dyn, int64_t *ms,
+				const char **src_out)
+{
+	static const char *const names[3] = { "log.retention.ms", "log.retention.minutes", "log.retention.hours" };
+	static const int64_t unit[3] = { 1, 60000, 3600000 };
+	static const enum ss_cfg_level lv[2] = { SS_CFGL_DYN_BROKER, SS_CFGL_DYN_DEFAULT };
+	static const char *const lsrc[2] = { SRC_BROKER, SRC_DEFAULT_BROKER };
+	bool found = false;
+	*src_out = NULL;
+	for (int i = 0; i < 3 && !found; i++) {
+		for (int l = 0; l < 2 && !found; l++) {
+			const char *raw = dyn && dyn->get ? dyn->get(dyn->arg, lv[l], NULL, names[i]) : NULL;
+			struct ss_cfg_vals one;
+			memset(&one, 0, sizeof(one));
+			/* parse as retention.ms (a long >= -1 after scaling; minutes/hours are ints) */
+			if (raw && ss_cfg_parse_value("retention.bytes", raw, strlen(raw), &one)) {
+				__int128 x = (__int128)one.retention_bytes * unit[i];
+				*ms = x < 0 ? -1 : x > INT64_MAX ? INT64_MAX : (int64_t)x;
+				found = true;
+				if (i == 0)
+					*src_out = lsrc[l];
+			}
+		}
+		if (!found && c && c->has_server && (c->server_retention_set & (1u << i))) {
+			__int128 x = (__int128)c->server_retention[i] * unit[i];
+			*ms = x < 0 ? -1 : x > INT64_MAX ? INT64_MAX : (int64_t)x;
+			found = true;
+			if (i == 0)
+				*src_out = SRC_STATIC;
+		}
+	}
+	/* DescribeConfigs' source also names a level holding log.retention.ms when a later
+	 * synonym gave the value (it never does here: ms wins over the others). */
+	return found;
+}
+
+static void set_typed(struct ss_cfg_vals *dst, const struct ss_cfg_vals *src, uint32_t bit)
+{
+	struct ss_cfg_vals one = *src;
+	one.set = src->set & bit;
+	ss_cfg_vals_merge(dst, &one);
+}
+
+void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynamic *dyn, const char *topic,
+			   struct ss_topic_cfg *out)
+{
+	struct ss_cfg_vals v;   /* the effective typed values, filled key by key */
 	memset(&v, 0, sizeof(v));
 	v.retention_ms = SS_DEFAULT_RETENTION_MS;
 	v.retention_bytes = SS_DEFAULT_RETENTION_BYTES;
 	v.local_retention_ms = SS_DEFAULT_LOCAL_RETENTION;
 	v.local_retention_bytes = SS_DEFAULT_LOCAL_RETENTION;
 	v.segment_bytes = SS_DEFAULT_SEGMENT_BYTES;
-	if (c) {
-		if (c->has_server)
-			ss_cfg_vals_merge(&v, &c->server);
-		ss_cfg_vals_merge(&v, &c->deflt);
-		const struct ss_config_topic *t = topic ? ss_config_find(c, topic, strlen(topic)) : NULL;
-		if (t)
-			ss_cfg_vals_merge(&v, &t->v);
-	}
+
+	const struct ss_config_topic *ft = c && topic ? ss_config_find(c, topic, strlen(topic)) : NULL;
 	memset(out, 0, sizeof(*out));
+	bool policy_known = false;
+
+	for (size_t k = 0; k < N_KEYS; k++) {
+		const struct key *K = &keys[k];
+		struct ss_cfg_entry *e = &out->entries[out->n_entries++];
+		struct ss_cfg_vals got;
+		const char *src = NULL;
+		memset(&got, 0, sizeof(got));
+		e->key = K->topic_key;
+
+		/* --topic-config: the topic's line, then the '*' line */
+		if (ft && (ft->v.set & K->bit)) {
+			got = ft->v;
+			src = SRC_FILE;
+		} else if (c && (c->deflt.set & K->bit)) {
+			got = c->deflt;
+			src = SRC_FILE;
+		} else if (dyn_value(dyn, SS_CFGL_DYN_TOPIC, topic, K->topic_key, K->topic_key, &got)) {
+			src = SRC_TOPIC;
+		} else if (K->bit == SS_CFG_RETENTION_MS) {
+			int64_t ms;
+			const char *rs;
+			if (broker_retention_ms(c, dyn, &ms, &rs)) {
+				got.retention_ms = ms;
+				got.set = SS_CFG_RETENTION_MS;
+				/* the value is right; the source is what Kafka names (see config.h) */
+				src = rs ? rs : dyn && c && c->has_server ? SRC_DEFAULT : NULL;
+			}
+		} else if (K->broker_key &&
+			   dyn_value(dyn, SS_CFGL_DYN_BROKER, NULL, K->broker_key, K->topic_key, &got)) {
+			src = SRC_BROKER;
+		} else if (K->broker_key &&
+			   dyn_value(dyn, SS_CFGL_DYN_DEFAULT, NULL, K->broker_key, K->topic_key, &got)) {
+			src = SRC_DEFAULT_BROKER;
+		} else if (K->broker_key && c && c->has_server && (c->server.set & K->bit)) {
+			got = c->server;
+			src = SRC_STATIC;
+		}
+
+		if (got.set & K->bit) {
+			set_typed(&v, &got, K->bit);
+			format_value(&got, K->bit, e->value, sizeof(e->value));
+			e->source = src;
+			if (K->bit == SS_CFG_CLEANUP_POLICY)
+				policy_known = true;
+		} else {
+			snprintf(e->value, sizeof(e->value), "%s", K->deflt);
+			/* Kafka's default is a fact only when every level that could override it
+			 * was read: the dynamic ones come from the metadata log, the static one
+			 * from server.properties (a topic-only key has no broker level) */
+			bool known = dyn && (!K->broker_key || (c && c->has_server));
+			e->source = known ? SRC_DEFAULT : NULL;
+			if (K->bit == SS_CFG_CLEANUP_POLICY)
+				policy_known = known;
+		}
+	}
+
 	out->retention_ms = v.retention_ms;
 	out->retention_bytes = v.retention_bytes;
 	out->local_retention_ms = v.local_retention_ms;
 	out->local_retention_bytes = v.local_retention_bytes;
 	out->segment_bytes = v.segment_bytes;
-	out->remote_storage = (v.set & SS_CFG_REMOTE_STORAGE) ? (v.remote_storage ? 1 : 0) : -1;
+	/* remote.storage.enable: -1 when nobody said (no file line, no metadata log) */
+	out->remote_storage = (v.set & SS_CFG_REMOTE_STORAGE) ? (v.remote_storage ? 1 : 0) : dyn ? 0 : -1;
 	out->remote_copy_disable = (v.set & SS_CFG_REMOTE_COPY_DISABLE) && v.remote_copy_disable ? 1 : 0;
 	out->compact = (v.set & SS_CFG_CLEANUP_POLICY) && v.compact ? 1 : 0;
+	out->preallocate = (v.set & SS_CFG_PREALLOCATE) && v.preallocate;
+	out->policy_known = policy_known || (c && c->has_server && (c->server.set & SS_CFG_CLEANUP_POLICY));
 	out->remote_system_enable = !c || !c->has_server ? 0 : c->remote_system_enable ? 1 : -1;
+}
+
+void ss_config_resolve(const struct ss_config *c, const char *topic, struct ss_topic_cfg *out)
+{
+	ss_config_resolve_ctx(c, NULL, topic, out);
+}
+
+const struct ss_cfg_entry *ss_cfg_entry_find(const struct ss_topic_cfg *t, const char *key)
+{
+	for (uint32_t i = 0; i < t->n_entries; i++)
+		if (strcmp(t->entries[i].key, key) == 0)
+			return &t->entries[i];
+	return NULL;
 }

@@ -1,7 +1,21 @@
 /*
- * A topic's effective config (struct ss_topic_cfg, eval.h) from the parsed --topic-config
- * and server.properties (fmt/config.h): topic line > '*' line > server.properties >
- * Kafka defaults.
+ * A topic's effective config (struct ss_topic_cfg, eval.h), with Kafka's precedence and
+ * synonyms (core/src/main/scala/kafka/server/ConfigHelper.scala createTopicConfigEntry,
+ * server/.../config/ServerTopicConfigSynonyms.java, DynamicBrokerConfig):
+ *
+ *   --topic-config line (TOPIC_CONFIG_FILE: what-if questions override everything)
+ *   > the topic's dynamic config            (DYNAMIC_TOPIC_CONFIG, metadata log)
+ *   > this broker's dynamic config          (DYNAMIC_BROKER_CONFIG, BROKER "<node.id>")
+ *   > the cluster-wide dynamic default      (DYNAMIC_DEFAULT_BROKER_CONFIG, BROKER "")
+ *   > server.properties                     (STATIC_BROKER_CONFIG, when given)
+ *   > Kafka's default                       (DEFAULT_CONFIG)
+ *
+ * Broker levels use the broker names (log.retention.bytes for retention.bytes, ...).
+ * retention.ms takes log.retention.ms, else .minutes, else .hours over the merged broker
+ * levels (KafkaConfig.logRetentionTimeMillis over DynamicBrokerConfig's merged props),
+ * while the source DescribeConfigs names looks at log.retention.ms alone: a static
+ * log.retention.hours=72 gives value 259200000 with source DEFAULT_CONFIG, as Kafka 4.3
+ * and 4.4 answer (tests/fixtures/kafka/cluster-meta/cluster.json).
  */
 #ifndef SS_EVAL_CONFIG_H
 #define SS_EVAL_CONFIG_H
@@ -9,7 +23,27 @@
 #include "eval/eval.h"
 #include "fmt/config.h"
 
-/* Effective config of a topic; c may be NULL (Kafka defaults, remote storage unset). */
+enum ss_cfg_level { SS_CFGL_DYN_TOPIC, SS_CFGL_DYN_BROKER, SS_CFGL_DYN_DEFAULT };
+
+/* The dynamic configs (from the metadata log): the raw value of `key` at `level` for
+ * `topic` (DYN_TOPIC) or for this broker / the cluster default, or NULL when unset. */
+struct ss_cfg_dynamic {
+	const char *(*get)(const void *arg, enum ss_cfg_level level, const char *topic, const char *key);
+	const void *arg;
+};
+
+/* Effective config of a topic. c may be NULL (no --topic-config, no server.properties);
+ * dyn NULL: no metadata log was read, so dynamic levels are unknown and a value found
+ * only as Kafka's default is reported with a NULL source. Warnings about dynamic values
+ * that do not parse go to the entry's value as given, the typed field keeps the lower
+ * level's value. */
+void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynamic *dyn, const char *topic,
+			   struct ss_topic_cfg *out);
+
+/* Without dynamic configs (tests, the old callers): ss_config_resolve_ctx(c, NULL, ...). */
 void ss_config_resolve(const struct ss_config *c, const char *topic, struct ss_topic_cfg *out);
+
+/* Find one entry of a resolved config by key, or NULL. */
+const struct ss_cfg_entry *ss_cfg_entry_find(const struct ss_topic_cfg *t, const char *key);
 
 #endif

@@ -24,6 +24,7 @@
 
 #include "common/darray.h"
 #include "eval/eval_int.h"
+#include "fmt/names.h"
 
 /* ---- findings and notes ---- */
 int ss_eval_add_finding(struct ss_eval *ev, const struct ss_finding_spec *spec, const char *fmt, ...)
@@ -150,6 +151,35 @@ static const char *plural(int64_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* ---- the broker's release (eval/releases.h) ---- */
+enum ss_affect ss_eval_affects(const struct ss_eval_input *in, const char *ticket)
+{
+	const struct ss_ticket *t = ss_ticket_find(ticket);
+	if (!t)
+		return SS_AFFECT_UNKNOWN;
+	if (in->release && in->release->known)
+		return ss_ticket_affects(t, &in->release->v);
+	if (in->release && in->release->mv_level > 0)
+		return ss_ticket_affects_mv(t, in->release->mv_level);
+	return ss_ticket_affects(t, NULL);
+}
+
+void ss_eval_release_caveat(const struct ss_eval_input *in, const char *ticket, char *buf, size_t n)
+{
+	const struct ss_ticket *t = ss_ticket_find(ticket);
+	char which[160] = "";
+	buf[0] = 0;
+	if (!t || ss_eval_affects(in, ticket) != SS_AFFECT_UNKNOWN)
+		return;
+	ss_ticket_describe(t, which, sizeof(which));
+	if (in->release && in->release->text)
+		snprintf(buf, n, " (%s affects %s; this broker runs %s, which the release table cannot place: give "
+			 "--kafka-version to be sure)", ticket, which, in->release->text);
+	else
+		snprintf(buf, n, " (%s affects %s; the broker's release is unknown: give --kafka-version or let "
+			 "segscan read the metadata log)", ticket, which);
+}
+
 /* "3d 4h", "5m 2s", "750ms": an age an operator reads at a glance */
 static void human_ms(int64_t ms, char *buf, size_t len)
 {
@@ -218,7 +248,11 @@ static int eval_remote(struct ss_evctx *x)
 	if (x->n_fin > 1)
 		qsort(x->fin, x->n_fin, sizeof(*x->fin), cmp_fin);
 
-	/* dangling: DANGLING, or a STARTED state older than dangling_after (KAFKA-17428) */
+	/* dangling: DANGLING, or a STARTED state older than dangling_after (KAFKA-17428).
+	 * Releases with the fix retry a delete left in DELETE_SEGMENT_STARTED on every cleanup
+	 * run, so there a stuck delete is still counted but raises no finding; a copy that
+	 * crashed before any cleanup is dangling on every release. */
+	bool retries_deletes = ss_eval_affects(in, "KAFKA-17428") == SS_NOT_AFFECTED;
 	for (uint32_t i = 0; i < rp->n_segs; i++) {
 		const struct ss_rseg *s = ss_remote_seg(rp, i);
 		bool stuck = s->state == SS_RSEG_COPY_STARTED || s->state == SS_RSEG_DELETE_STARTED;
@@ -236,6 +270,8 @@ static int eval_remote(struct ss_evctx *x)
 			.code = "DANGLING_REMOTE_SEGMENT", .ref = "KAFKA-17428", .has_amount = true,
 			.segments = 1, .bytes = s->size_bytes, .ids = &id, .n_ids = 1,
 		};
+		if (s->state == SS_RSEG_DELETE_STARTED && retries_deletes)
+			continue;
 		if (s->state == SS_RSEG_DANGLING)
 			e = ss_eval_add_finding(ev, &spec,
 						"remote segment %s (offsets %lld..%lld, %lld bytes) was marked DANGLING "
@@ -259,8 +295,12 @@ static int eval_remote(struct ss_evctx *x)
 			return e;
 	}
 
-	/* KAFKA-20932: finished segments Kafka's epoch index lost */
-	for (uint32_t i = 0; i < x->n_fin; i++) {
+	/* KAFKA-20932: finished segments Kafka's epoch index lost (counted whatever the
+	 * release; a finding only where the broker's release drops them) */
+	char lost_caveat[512];
+	bool lost_bug = ss_eval_affects(in, "KAFKA-20932") != SS_NOT_AFFECTED;
+	ss_eval_release_caveat(in, "KAFKA-20932", lost_caveat, sizeof(lost_caveat));
+	for (uint32_t i = 0; lost_bug && i < x->n_fin; i++) {
 		const struct ss_rseg *s = x->fin[i];
 		if (!ss_remote_seg_lost(rp, s))
 			continue;
@@ -274,9 +314,10 @@ static int eval_remote(struct ss_evctx *x)
 			     "remote segment %s (offsets %lld..%lld, %lld bytes, leader epoch%s %d%s) was displaced from "
 			     "Kafka's leader-epoch index by a later overlapping upload with the same start offset: the "
 			     "broker no longer lists it, so its retention never deletes it and its size is not counted; "
-			     "segscan still counts it and proposes it for retention",
+			     "segscan still counts it and proposes it for retention%s",
 			     s->id, (long long)s->start_offset, (long long)s->end_offset, (long long)s->size_bytes,
-			     s->n_epochs > 1 ? "s" : "", s->epochs[0].epoch, s->n_epochs > 1 ? " and later" : "")))
+			     s->n_epochs > 1 ? "s" : "", s->epochs[0].epoch, s->n_epochs > 1 ? " and later" : "",
+			     lost_caveat)))
 			return e;
 	}
 	return 0;
@@ -340,7 +381,13 @@ static int eval_local_findings(struct ss_evctx *x)
 					     "%s: its last offset %lld overlaps the next segment, which starts at %lld",
 					     name, (long long)s->last_offset, (long long)x->live[k + 1]->base_offset)))
 			return e;
-		if ((s->flags & SS_SEG_BASE_MISMATCH) &&
+		/* Below the name is always wrong; above it is normal in a compacted topic (the
+		 * cleaner names a cleaned segment after the first segment of its group), so it is
+		 * a finding only where cleanup.policy is known and has no compact. */
+		bool base_bad = (s->flags & SS_SEG_BASE_MISMATCH) &&
+				(s->first_batch_base < s->base_offset ||
+				 (x->in->cfg->policy_known && !x->in->cfg->compact));
+		if (base_bad &&
 		    (e = ss_eval_add_finding(ev, NO_AMOUNT("BASE_OFFSET_MISMATCH"),
 					     "%s: the first batch starts at offset %lld, not at the base offset %lld in "
 					     "the file name",
@@ -348,6 +395,66 @@ static int eval_local_findings(struct ss_evctx *x)
 			return e;
 	}
 	return 0;
+}
+
+/* ---- the metadata log's view: configs, assignment, STRAY_PARTITION ---- */
+static int eval_cluster(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	const struct ss_eval_cluster *c = in->cluster;
+	const struct ss_part *p = in->part;
+	struct ss_eval *ev = x->ev;
+	char a[23], b[23];
+
+	ev->n_config = in->cfg->n_entries < 9 ? in->cfg->n_entries : 9;
+	memcpy(ev->config, in->cfg->entries, ev->n_config * sizeof(ev->config[0]));
+	ev->here = -1;
+	if (!c || !c->image || in->metadata_log)
+		return 0;
+	if (c->partition_known) {
+		ev->has_assignment = true;
+		ev->replicas = c->replicas;
+		ev->n_replicas = c->n_replicas;
+		ev->isr = c->isr;
+		ev->n_isr = c->n_isr;
+		ev->leader = c->leader;
+		ev->leader_epoch = c->leader_epoch;
+		if (c->node_id >= 0) {
+			ev->here = 0;
+			for (uint32_t i = 0; i < c->n_replicas; i++)
+				if (c->replicas[i] == c->node_id)
+					ev->here = 1;
+		}
+	}
+	/* a directory Kafka is deleting or moving between log dirs is not stray */
+	if (p->kind == SS_DIR_DELETE || p->kind == SS_DIR_FUTURE)
+		return 0;
+	const char *why = NULL;
+	char buf[256];
+	if (!c->topic_known) {
+		why = "its topic does not exist in the cluster metadata (deleted, or never created in this cluster)";
+	} else if (c->topic_id_mismatch) {
+		ss_uuid_format(p->topic_id, a);
+		ss_uuid_format(c->topic_id, b);
+		snprintf(buf, sizeof(buf), "its partition.metadata names topic id %s, but the cluster's %s has id %s: "
+			 "the directory belongs to a deleted incarnation of the topic", a, p->topic, b);
+		why = buf;
+	} else if (!c->partition_known) {
+		why = "the cluster metadata has no such partition of the topic";
+	} else if (ev->here == 0) {
+		snprintf(buf, sizeof(buf), "the cluster metadata assigns its replicas to other brokers, not this one "
+			 "(node %d)", c->node_id);
+		why = buf;
+	}
+	if (!why && p->kind != SS_DIR_STRAY)
+		return 0;
+	ev->stray = true;
+	const struct ss_finding_spec spec = { .code = "STRAY_PARTITION", .has_amount = true,
+					      .segments = x->n_live, .bytes = ev->size_bytes };
+	return ss_eval_add_finding(ev, &spec, "%s/%s: %s; the broker does not serve this data, and it occupies %lld "
+				   "bytes",
+				   p->logdir_path ? p->logdir_path : "", p->dir,
+				   why ? why : "Kafka itself marked the directory stray (-stray)", (long long)ev->size_bytes);
 }
 
 int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
@@ -423,6 +530,11 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 	} else if (in->has_seed) {
 		ev->tiered = true;
 		ev->tiered_reason = "remote.storage.enable not configured; the partition was seeded";
+	} else if (part->has_log_start && x.n_live && part->log_start_ckpt < x.live[0]->base_offset) {
+		/* only a remote tier holds offsets below the first local segment */
+		ev->tiered = true;
+		ev->tiered_reason = "remote.storage.enable not known; the log start offset is below the first local "
+				    "segment, evidence of a remote tier";
 	} else {
 		ev->tiered = false;
 		ev->tiered_reason = "remote.storage.enable not configured and no remote metadata for the partition";
@@ -457,22 +569,43 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 						  (long long)h)))
 				goto fail;
 		}
+	} else if (in->remote_known_empty && ev->tiered) {
+		ev->seeded = true;
+		ev->highest_offset = -1;
+		ev->source = in->remote_empty_source ? in->remote_empty_source : in->remote_source;
+		if ((e = ss_eval_add_note(ev, "its remote metadata partition was read whole and holds no segment of it: "
+					      "nothing is in remote storage yet (highest offset -1, as the broker "
+					      "computes it)")))
+			goto fail;
 	} else {
 		ev->seeded = false;
 		ev->highest_offset = -1;
 		ev->source = NULL;
+	}
+	if (ev->tiered && !ev->seeded) {
+		ev->remote_state_unknown = true;
+		const struct ss_finding_spec spec = { .code = "REMOTE_STATE_UNKNOWN" };
+		if ((e = ss_eval_add_finding(
+			     ev, &spec,
+			     "the partition is tiered (%s) but no source gives its remote state: %s; its only-local set, "
+			     "copy lag and size retention are unknown, not zero",
+			     ev->tiered_reason,
+			     in->remote_unknown_why ? in->remote_unknown_why : "no remote metadata was read")))
+			goto fail;
 	}
 	if (in->remote && in->remote->delete_state >= 0 &&
 	    (e = ss_eval_add_note(ev, "remote partition deletion: %s", ss_rpart_state_name(in->remote->delete_state))))
 		goto fail;
 
 	/* ---- only-local, copy lag, broker-reported copy lag ---- */
-	int64_t active_size = active ? active->size_bytes : 0;
+	int64_t active_size = active ? ss_seg_kafka_size(active) : 0;
+	/* KAFKA-20977: releases with the fix count base_offset > highest, the others >= */
+	bool strict_broker = ss_eval_affects(in, "KAFKA-20977") == SS_NOT_AFFECTED;
 	if (!ev->tiered) {
 		for (uint32_t k = 0; k < x.n_live; k++) {
 			x.live[k]->flags |= SS_SEG_ONLY_LOCAL;
 			ev->only_local_segments++;
-			ev->only_local_bytes += x.live[k]->size_bytes;
+			ev->only_local_bytes += ss_seg_kafka_size(x.live[k]);
 		}
 		ev->copy_lag_null = true;
 		ev->broker_copy_lag_null = true;
@@ -481,9 +614,9 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		int64_t h = ev->seeded ? ev->highest_offset : -1;
 		int64_t bs = 0, bb = 0;
 		for (uint32_t k = 0; k < x.n_live; k++) {
-			if (x.live[k]->base_offset >= h) {
+			if (strict_broker ? x.live[k]->base_offset > h : x.live[k]->base_offset >= h) {
 				bs++;
-				bb += x.live[k]->size_bytes;
+				bb += ss_seg_kafka_size(x.live[k]);
 			}
 		}
 		ev->broker_copy_lag_segments = bs - 1 > 0 ? bs - 1 : 0;
@@ -497,10 +630,10 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 				if (s->base_offset > ev->highest_offset) {
 					s->flags |= SS_SEG_ONLY_LOCAL;
 					ev->only_local_segments++;
-					ev->only_local_bytes += s->size_bytes;
+					ev->only_local_bytes += ss_seg_kafka_size(s);
 					if (s != active) {
 						ev->copy_lag_segments++;
-						ev->copy_lag_bytes += s->size_bytes;
+						ev->copy_lag_bytes += ss_seg_kafka_size(s);
 					}
 				}
 			}
@@ -523,21 +656,37 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		const struct ss_finding_spec spec = {
 			.code = "PHANTOM_COPY_LAG", .ref = "KAFKA-20977", .has_amount = true, .segments = xs, .bytes = xb,
 		};
+		char caveat[512];
+		ss_eval_release_caveat(in, "KAFKA-20977", caveat, sizeof(caveat));
 		if ((e = ss_eval_add_finding(
 			     ev, &spec,
 			     "the broker's RemoteCopyLagSegments/RemoteCopyLagBytes report %lld segment%s and %lld bytes "
 			     "more than are waiting for upload (%lld segment%s, %lld bytes): its test base_offset >= "
 			     "highest offset in remote storage (%lld) also counts %s%s, which is already in remote "
-			     "storage",
+			     "storage%s",
 			     (long long)xs, plural(xs), (long long)xb, (long long)ev->copy_lag_segments,
 			     plural(ev->copy_lag_segments), (long long)ev->copy_lag_bytes, (long long)ev->highest_offset,
-			     name[0] ? "the segment " : "the segment starting at that offset", name)))
+			     name[0] ? "the segment " : "the segment starting at that offset", name, caveat)))
 			goto fail;
 	}
 
-	if ((e = ss_eval_retention(&x)))
+	if (in->metadata_log) {
+		/* Kafka applies no topic retention to its metadata log: snapshots and the
+		 * log cleaner of the raft layer decide what goes */
+		static const char why[] = "the KRaft metadata log (Kafka applies no topic retention to it)";
+		struct ss_retention *rs[3] = { &ev->size, &ev->time, &ev->local };
+		for (int i = 0; i < 3; i++) {
+			rs[i]->evaluated = false;
+			rs[i]->reason = why;
+			rs[i]->limit = -1;
+			rs[i]->total_bytes = -1;
+		}
+	} else if ((e = ss_eval_retention(&x))) {
 		goto fail;
+	}
 	if ((e = eval_local_findings(&x)))
+		goto fail;
+	if ((e = eval_cluster(&x)))
 		goto fail;
 
 	free(x.live);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "eval/releases.h"
 #include "model.h"
 
 struct ss_remote_part;   /* eval/remote.h: one user partition's replayed remote state */
@@ -32,6 +33,42 @@ struct ss_topic_cfg {
 	int     remote_system_enable;  /* remote.log.storage.system.enable from
 					  server.properties: 0 unknown (no file), 1 true,
 					  -1 false (the broker tiers nothing) */
+	bool    policy_known;          /* cleanup.policy comes from a source that says it (a
+					  --topic-config line, the metadata log, server.properties),
+					  not from Kafka's default alone with the dynamic configs
+					  unknown */
+	bool    preallocate;           /* preallocate / log.preallocate */
+	/* Each reported key as Kafka's DescribeConfigs prints it (eval/config.h). */
+	struct ss_cfg_entry {
+		const char *key;       /* "retention.ms", ... (static) */
+		char        value[40]; /* DescribeConfigs' text: "604800000", "true", "compact,delete" */
+		const char *source;    /* "DYNAMIC_TOPIC_CONFIG", ..., "TOPIC_CONFIG_FILE"; NULL:
+					  only Kafka's default was found while the levels that could
+					  override it were not read (no metadata log) */
+	} entries[9];
+	uint32_t n_entries;
+};
+
+/* What the KRaft metadata log says about one partition (source/cluster_ctx.h builds it).
+ * The arrays point into the scan's cluster image and live as long as the scan. */
+struct ss_eval_cluster {
+	bool           image;              /* a metadata log was replayed: the facts below are known */
+	bool           topic_known;        /* the topic exists in the metadata */
+	uint8_t        topic_id[16];       /* its id there (valid with topic_known) */
+	bool           topic_id_mismatch;  /* partition.metadata names another id: another incarnation */
+	bool           partition_known;    /* the topic has this partition */
+	const int32_t *replicas, *isr;
+	uint32_t       n_replicas, n_isr;
+	int32_t        leader, leader_epoch;
+	int32_t        node_id;            /* this broker, -1 unknown */
+};
+
+/* The broker's Kafka release as far as it is known (eval/releases.h). */
+struct ss_eval_release {
+	bool           known;              /* v is exact ("4.3.1") or a line ("4.4") */
+	struct ss_kver v;
+	int            mv_level;           /* this broker's highest supported metadata.version; 0 unknown */
+	const char    *text;               /* "4.3.1", "4.4", or what the metadata.version says; NULL */
 };
 
 struct ss_eval_input {
@@ -45,6 +82,17 @@ struct ss_eval_input {
 	int64_t                      seed;
 	int64_t                      now_ms;
 	int64_t                      dangling_after_ms;
+	/* Remote state known to be empty: the source that would hold this partition's events
+	 * was read whole (its __remote_log_metadata partition is in the scanned log dirs) and
+	 * has none, so nothing was copied yet and the highest offset is -1, as the broker's
+	 * findHighestRemoteOffset answers. */
+	bool                         remote_known_empty;
+	const char                  *remote_empty_source;
+	/* Why no remote state is known when there is none (for REMOTE_STATE_UNKNOWN). */
+	const char                  *remote_unknown_why;
+	const struct ss_eval_cluster *cluster;  /* NULL: no metadata log */
+	const struct ss_eval_release *release;  /* NULL: release unknown */
+	bool                         metadata_log; /* this is __cluster_metadata-0 itself */
 };
 
 struct ss_retention {
@@ -103,6 +151,16 @@ struct ss_eval {
 	int64_t     local_limit_ms;     /* effective local retention limits used (-1 = none) */
 	int64_t     local_limit_bytes;
 	int64_t     lost_segments, lost_bytes;  /* KAFKA-20932 (also in findings) */
+	/* cluster context */
+	bool        remote_state_unknown;   /* REMOTE_STATE_UNKNOWN: tiered, no source gives remote state */
+	struct ss_cfg_entry config[9];      /* the effective configs with their sources (output) */
+	uint32_t    n_config;
+	bool        has_assignment;         /* the metadata log assigns this partition */
+	const int32_t *replicas, *isr;      /* into the cluster image (lives as long as the scan) */
+	uint32_t    n_replicas, n_isr;
+	int32_t     leader, leader_epoch;
+	int         here;                   /* -1 unknown (no node id), 0, 1 */
+	bool        stray;                  /* STRAY_PARTITION raised */
 	char      **notes;              /* owned: facts an operator should know that are not
 					   findings (how highest_offset was derived, a remote
 					   partition deletion in progress, ...) */

@@ -33,6 +33,13 @@ int ss_eval_add_finding(struct ss_eval *ev, const struct ss_finding_spec *spec, 
 	__attribute__((format(printf, 3, 4)));
 int ss_eval_add_note(struct ss_eval *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Does the broker's release (in->release) have the bug `ticket` ("KAFKA-20977")? Unknown
+ * release: SS_AFFECT_UNKNOWN, and a finding for it is raised with a caveat. */
+enum ss_affect ss_eval_affects(const struct ss_eval_input *in, const char *ticket);
+/* "" when the answer is definite; else " (KAFKA-x affects Kafka A to B ...; the broker's
+ * release is unknown ...)" for the end of a finding's message. */
+void ss_eval_release_caveat(const struct ss_eval_input *in, const char *ticket, char *buf, size_t n);
+
 /* x + 1 and x - 1, saturating: offsets come from files and user input */
 static inline int64_t ss_inc_sat(int64_t x)
 {

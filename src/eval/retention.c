@@ -152,6 +152,8 @@ static int unseeded_size_finding(struct ss_evctx *x, int64_t limit)
 		if (s->end_offset > hi)
 			hi = s->end_offset;
 	}
+	char caveat[512];
+	ss_eval_release_caveat(x->in, "KAFKA-20732", caveat, sizeof(caveat));
 	const struct ss_finding_spec spec = {
 		.code = "UNSEEDED_SIZE_RETENTION", .ref = "KAFKA-20732", .has_amount = true,
 		.segments = n, .bytes = bytes, .ids = ids, .n_ids = n,
@@ -161,9 +163,10 @@ static int unseeded_size_finding(struct ss_evctx *x, int64_t limit)
 		"a broker that runs size retention before it knows its highest offset in remote storage (a new "
 		"leader, KAFKA-20732) counts all %lld local bytes as not yet uploaded on top of %lld remote bytes: "
 		"%lld > retention.bytes %lld, so it would delete %u more remote segment%s (%lld bytes, offsets "
-		"%lld..%lld) that are within retention (the correct total is %lld bytes)",
+		"%lld..%lld) that are within retention (the correct total is %lld bytes)%s",
 		(long long)ev->size_bytes, (long long)ev->remote_bytes, (long long)btotal, (long long)limit, n,
-		n == 1 ? "" : "s", (long long)bytes, (long long)lo, (long long)hi, (long long)ev->size.total_bytes);
+		n == 1 ? "" : "s", (long long)bytes, (long long)lo, (long long)hi, (long long)ev->size.total_bytes,
+		caveat);
 	free(ids);
 	return e;
 }
@@ -205,7 +208,9 @@ static int tiered_retention(struct ss_evctx *x)
 			return e;
 	}
 
-	if (ev->seeded && cfg->retention_bytes >= 0 && (e = unseeded_size_finding(x, cfg->retention_bytes)))
+	/* KAFKA-20732: only where the broker's release can run size retention unseeded */
+	if (ev->seeded && cfg->retention_bytes >= 0 && ss_eval_affects(x->in, "KAFKA-20732") != SS_NOT_AFFECTED &&
+	    (e = unseeded_size_finding(x, cfg->retention_bytes)))
 		return e;
 
 	/* local tier: local.retention.* (-2: retention.*) over segments already uploaded */

@@ -16,6 +16,7 @@
 #include "common/ascii.h"
 #include "common/darray.h"
 #include "fmt/config.h"
+#include "fmt/kafka_configs.h"
 #include "fmt/lines.h"
 #include "fmt/names.h"
 #include "segscan.h"
@@ -25,6 +26,7 @@ int ss_config_new(struct ss_config **out)
 	struct ss_config *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	c->node_id = -1;
 	*out = c;
 	return 0;
 }
@@ -39,6 +41,7 @@ void ss_config_free(struct ss_config *c)
 	for (uint32_t i = 0; i < c->n_log_dirs; i++)
 		free(c->log_dirs[i]);
 	free(c->log_dirs);
+	free(c->metadata_log_dir);
 	for (uint32_t i = 0; i < c->n_warnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
@@ -151,10 +154,14 @@ static bool parse_bool(const char *s, size_t len, bool *out)
 	return false;
 }
 
-/* cleanup.policy: a comma-separated list of delete / compact. */
-static bool parse_policy(const char *s, size_t len, bool *compact)
+/* cleanup.policy: a comma-separated list of delete / compact. norm gets the list as
+ * Kafka prints it (ConfigDef's LIST type: the items joined by ',', no spaces). */
+static bool parse_policy(const char *s, size_t len, bool *compact, char *norm, size_t normlen)
 {
 	bool any = false, comp = false;
+	size_t nn = 0;
+	if (normlen)
+		norm[0] = 0;
 	size_t i = 0;
 	while (i <= len) {
 		size_t j = i;
@@ -169,6 +176,13 @@ static bool parse_policy(const char *s, size_t len, bool *compact)
 			comp = true;
 		else if (!(b - a == 6 && memcmp(s + a, "delete", 6) == 0))
 			return false;
+		if (nn + (b - a) + 2 <= normlen) {
+			if (nn)
+				norm[nn++] = ',';
+			memcpy(norm + nn, s + a, b - a);
+			nn += b - a;
+			norm[nn] = 0;
+		}
 		any = true;
 		i = j + 1;
 	}
@@ -214,6 +228,7 @@ static const struct keydef topic_keys[] = {
 	{ "remote.storage.enable", VK_BOOL, 0, SS_CFG_REMOTE_STORAGE },
 	{ "remote.log.copy.disable", VK_BOOL, 0, SS_CFG_REMOTE_COPY_DISABLE },
 	{ "cleanup.policy", VK_POLICY, 0, SS_CFG_CLEANUP_POLICY },
+	{ "preallocate", VK_BOOL, 0, SS_CFG_PREALLOCATE },
 };
 
 /* Parse `val` as key `d` into v. false when the value does not parse or validate. */
@@ -235,7 +250,7 @@ static bool set_value(const struct keydef *d, const char *val, size_t vlen, stru
 			return false;
 		break;
 	case VK_POLICY:
-		if (!parse_policy(val, vlen, &b))
+		if (!parse_policy(val, vlen, &b, v->policy, sizeof(v->policy)))
 			return false;
 		break;
 	}
@@ -248,6 +263,7 @@ static bool set_value(const struct keydef *d, const char *val, size_t vlen, stru
 	case SS_CFG_REMOTE_STORAGE: v->remote_storage = b; break;
 	case SS_CFG_REMOTE_COPY_DISABLE: v->remote_copy_disable = b; break;
 	case SS_CFG_CLEANUP_POLICY: v->compact = b; break;
+	case SS_CFG_PREALLOCATE: v->preallocate = b; break;
 	default: return false;
 	}
 	v->set |= d->bit;
@@ -275,9 +291,21 @@ int ss_cfg_vals_merge(struct ss_cfg_vals *dst, const struct ss_cfg_vals *src)
 	if (src->set & SS_CFG_SEGMENT_BYTES) dst->segment_bytes = src->segment_bytes;
 	if (src->set & SS_CFG_REMOTE_STORAGE) dst->remote_storage = src->remote_storage;
 	if (src->set & SS_CFG_REMOTE_COPY_DISABLE) dst->remote_copy_disable = src->remote_copy_disable;
-	if (src->set & SS_CFG_CLEANUP_POLICY) dst->compact = src->compact;
+	if (src->set & SS_CFG_CLEANUP_POLICY) {
+		dst->compact = src->compact;
+		memcpy(dst->policy, src->policy, sizeof(dst->policy));
+	}
+	if (src->set & SS_CFG_PREALLOCATE) dst->preallocate = src->preallocate;
 	dst->set |= src->set;
 	return 0;
+}
+
+bool ss_cfg_parse_value(const char *key, const char *val, size_t vlen, struct ss_cfg_vals *v)
+{
+	for (size_t k = 0; k < sizeof(topic_keys) / sizeof(topic_keys[0]); k++)
+		if (strcmp(topic_keys[k].name, key) == 0)
+			return set_value(&topic_keys[k], val, vlen, v);
+	return false;
 }
 
 struct ss_config_topic *ss_config_find(const struct ss_config *c, const char *t, size_t len)
@@ -403,6 +431,39 @@ static int topic_line_at(void *arg, unsigned no, const char *s, size_t n)
 	return topic_line(x, s, n);
 }
 
+/* kafka-configs.sh --describe output (fmt/kafka_configs.h): each topic block's entries of
+ * the keys segscan reads are that topic's line; the other keys (describe --all lists every
+ * one) are not warned about one by one, and broker blocks are left to the metadata log. */
+struct kc_ctx {
+	struct cctx *x;
+	uint64_t     broker_entries;
+};
+
+static int kc_entry(void *arg, const struct ss_kc_entry *e)
+{
+	struct kc_ctx *k = arg;
+	struct cctx *x = k->x;
+	x->line = e->line;
+	if (strcmp(e->entity_type, "topic") != 0) {
+		k->broker_entries++;
+		return 0;
+	}
+	if (!ss_topic_name_ok(e->entity, strlen(e->entity)))
+		return cfail(x, "\"%.80s\" is not a topic name", e->entity);
+	const struct keydef *d = NULL;
+	for (size_t i = 0; i < sizeof(topic_keys) / sizeof(topic_keys[0]); i++)
+		if (strcmp(topic_keys[i].name, e->key) == 0)
+			d = &topic_keys[i];
+	if (!d || !e->value)
+		return 0;
+	struct ss_cfg_vals one, *dst;
+	memset(&one, 0, sizeof(one));
+	if (!set_value(d, e->value, strlen(e->value), &one))
+		return cfail(x, "%s=%.80s: the value must be %s", d->name, e->value, kind_text(d->kind, d->min));
+	int r = topic_get(x->c, e->entity, strlen(e->entity), e->line, &dst);
+	return r ? r : ss_cfg_vals_merge(dst, &one);
+}
+
 int ss_config_load_topics_buf(struct ss_config *c, const char *buf, size_t len, const char *fname, char *err,
 			      size_t errlen)
 {
@@ -410,6 +471,23 @@ int ss_config_load_topics_buf(struct ss_config *c, const char *buf, size_t len, 
 
 	if (err && errlen)
 		err[0] = '\0';
+	if (ss_kc_detect(buf, len)) {
+		struct kc_ctx k = { .x = &x };
+		char kerr[256] = "";
+		int r = ss_kc_parse(buf, len, x.fname, kc_entry, &k, kerr, sizeof(kerr));
+		if (r == SEGSCAN_ECONFIG && kerr[0] && err && errlen)
+			snprintf(err, errlen, "%s", kerr);
+		if (r)
+			return r;
+		c->kafka_configs_format = true;
+		if (k.broker_entries) {
+			x.line = 0;
+			return cwarn(&x, "%llu broker config entries ignored: broker-level configs come from the "
+				     "metadata log and --server-properties",
+				     (unsigned long long)k.broker_entries);
+		}
+		return 0;
+	}
 	return ss_lines_each(buf, len, SS_LINES_LF, topic_line_at, &x);
 }
 
@@ -423,7 +501,8 @@ struct prop {
 static const char *const prop_keys[] = {
 	"log.dirs", "log.dir", "log.retention.ms", "log.retention.minutes", "log.retention.hours",
 	"log.retention.bytes", "log.local.retention.ms", "log.local.retention.bytes", "log.segment.bytes",
-	"remote.log.storage.system.enable", "log.cleanup.policy",
+	"remote.log.storage.system.enable", "log.cleanup.policy", "log.preallocate", "metadata.log.dir",
+	"node.id", "broker.id",
 };
 #define N_PROP_KEYS (sizeof(prop_keys) / sizeof(prop_keys[0]))
 
@@ -571,10 +650,13 @@ static int server_apply(struct cctx *x, struct prop *props)
 		x->line = p->line;
 		if (!parse_long(p->val, strlen(p->val), rt[i].min, rt[i].max, &n))
 			return cfail(x, "%s=%.80s: not an integer", rt[i].name, p->val);
+		c->server_retention[i] = n;
+		c->server_retention_set |= (uint8_t)(1u << i);
+		if (v.set & SS_CFG_RETENTION_MS)
+			continue;   /* a later synonym is kept for the sources, not for the value */
 		n *= rt[i].unit;
 		v.retention_ms = n < 0 ? -1 : n;
 		v.set |= SS_CFG_RETENTION_MS;
-		break;
 	}
 	static const struct { int idx; struct keydef d; } simple[] = {
 		{ 5, { "log.retention.bytes", VK_LONG, INT64_MIN, SS_CFG_RETENTION_BYTES } },
@@ -582,6 +664,7 @@ static int server_apply(struct cctx *x, struct prop *props)
 		{ 7, { "log.local.retention.bytes", VK_LONG, -2, SS_CFG_LOCAL_RETENTION_BYTES } },
 		{ 8, { "log.segment.bytes", VK_INT, 14, SS_CFG_SEGMENT_BYTES } },
 		{ 10, { "log.cleanup.policy", VK_POLICY, 0, SS_CFG_CLEANUP_POLICY } },
+		{ 11, { "log.preallocate", VK_BOOL, 0, SS_CFG_PREALLOCATE } },
 	};
 	for (size_t i = 0; i < sizeof(simple) / sizeof(simple[0]); i++) {
 		struct prop *p = PROP(simple[i].idx);
@@ -599,6 +682,19 @@ static int server_apply(struct cctx *x, struct prop *props)
 			return cfail(x, "remote.log.storage.system.enable=%.80s: the value must be true or false",
 				     PROP(9)->val);
 		sys = b;
+	}
+	if (PROP(12)->val && PROP(12)->val[0] && !(c->metadata_log_dir = strdup(PROP(12)->val)))
+		return -ENOMEM;
+	/* node.id, else broker.id (KafkaConfig: the two must agree when both are set) */
+	c->node_id = -1;
+	for (int k = 13; k <= 14; k++) {
+		if (!PROP(k)->val)
+			continue;
+		x->line = PROP(k)->line;
+		if (!parse_long(PROP(k)->val, strlen(PROP(k)->val), -1, INT32_MAX, &n))
+			return cfail(x, "%s=%.80s: not an integer", prop_keys[k], PROP(k)->val);
+		c->node_id = (int32_t)n;
+		break;
 	}
 	/* log.dirs wins over log.dir (KafkaConfig.logDirs) */
 	struct prop *dirs = PROP(0)->val ? PROP(0) : PROP(1)->val ? PROP(1) : NULL;

@@ -28,11 +28,13 @@
 #define SS_CFG_REMOTE_STORAGE      0x020
 #define SS_CFG_REMOTE_COPY_DISABLE 0x040
 #define SS_CFG_CLEANUP_POLICY      0x080
+#define SS_CFG_PREALLOCATE         0x100
 
 struct ss_cfg_vals {
 	uint32_t set;
 	int64_t  retention_ms, retention_bytes, local_retention_ms, local_retention_bytes, segment_bytes;
-	bool     remote_storage, remote_copy_disable, compact;
+	bool     remote_storage, remote_copy_disable, compact, preallocate;
+	char     policy[24];   /* cleanup.policy as Kafka prints it: "delete", "compact", "compact,delete" */
 };
 
 struct ss_config_topic {
@@ -50,6 +52,15 @@ struct ss_config {
 	bool                    remote_system_enable; /* valid with has_server (Kafka default false) */
 	char                  **log_dirs;    /* log.dirs, else log.dir, split at ',' */
 	uint32_t                n_log_dirs, cap_log_dirs;
+	/* server.properties' retention synonyms, each as given (KafkaConfig takes
+	 * log.retention.ms, else .minutes, else .hours; DescribeConfigs names only the first as
+	 * a source): bit i of server_retention_set for [ms, minutes, hours], raw values in
+	 * server_retention[i] (not yet scaled to ms) */
+	uint8_t                 server_retention_set;
+	int64_t                 server_retention[3];
+	char                   *metadata_log_dir;  /* metadata.log.dir, NULL when absent */
+	int32_t                 node_id;           /* node.id (broker.id), -1 when absent */
+	bool                    kafka_configs_format; /* --topic-config was kafka-configs output */
 	char                  **warnings;    /* "FILE:LINE: ..." for ignored keys */
 	uint32_t                n_warnings, cap_warnings;
 };
@@ -65,6 +76,11 @@ int ss_config_load_topics_buf(struct ss_config *c, const char *buf, size_t len, 
 /* --server-properties (Java properties syntax, java.util.Properties.load). Same returns. */
 int ss_config_load_server_buf(struct ss_config *c, const char *buf, size_t len, const char *fname, char *err,
 			      size_t errlen);
+
+/* One topic-level config value (the topic name of a key: "retention.ms", "cleanup.policy",
+ * "preallocate", ...) parsed and validated as the --topic-config file does, into v (its bit
+ * set in v->set). false: the key is not one segscan reads, or the value does not parse. */
+bool ss_cfg_parse_value(const char *key, const char *val, size_t vlen, struct ss_cfg_vals *v);
 
 /* The topic's own entry (merged over all its lines), or NULL. */
 struct ss_config_topic *ss_config_find(const struct ss_config *c, const char *topic, size_t len);

@@ -13,6 +13,7 @@
 #include "lib/options.h"
 #include "out/out.h"
 #include "scan/scan_int.h"
+#include "source/cluster_ctx.h"
 
 int segscan_scan_new(segscan_scan **out)
 {
@@ -46,6 +47,7 @@ void segscan_scan_free(segscan_scan *s)
 		ss_remote_free(s->remote);
 	if (s->config)
 		ss_config_free(s->config);
+	ss_cluster_ctx_free(s->cluster);
 	for (uint32_t i = 0; i < s->n_logdir_paths; i++)
 		free(s->logdir_paths[i]);
 	free(s->logdir_paths);

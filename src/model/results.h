@@ -34,6 +34,7 @@ struct ss_res_logdir {
  * evaluation with the scan; total is the wall time of segscan_run. */
 struct ss_res_times {
 	double discover, remote, scan, evaluate;
+	double cluster;          /* replaying the KRaft metadata log */
 	double total;
 };
 
@@ -72,6 +73,30 @@ struct ss_res_pipeline {
 	unsigned n_workers;
 };
 
+/* What the cluster context says and where it came from (summary.broker, the summary
+ * line's sources). Strings live as long as the scan; NULL where unknown. */
+struct ss_res_cluster {
+	bool        metadata_log;        /* a KRaft metadata log was replayed */
+	const char *metadata_dir;        /* the __cluster_metadata-0 that was read */
+	const char *metadata_why_not;    /* why none was read */
+	const char *snapshot;            /* the snapshot it started from */
+	int64_t     last_offset;         /* the last metadata offset applied, -1 */
+	uint64_t    records;             /* metadata records read */
+	uint64_t    warnings;            /* malformed, unknown or inconsistent records and torn files */
+	bool        complete;            /* every chosen file read to its end */
+	int32_t     node_id;             /* -1 unknown */
+	const char *cluster_id;
+	const char *kafka_version;       /* "4.3.1", "4.4", or what the metadata.version implies */
+	const char *kafka_version_source;/* "--kafka-version" | "metadata log" */
+	const char *metadata_version;    /* the finalized metadata.version as Kafka names it */
+	int         metadata_version_level; /* 0 unknown */
+	int         supported_metadata_version; /* this node's highest, 0 unknown */
+	/* remote metadata: how many of the scanned tiered partitions have it */
+	uint32_t    tiered_partitions, remote_known_partitions;
+	int32_t     rlmm_partitions;     /* __remote_log_metadata's partition count, -1 */
+	uint32_t    rlmm_local;          /* of them in the scanned log dirs */
+};
+
 struct ss_results {
 	const struct ss_res_logdir *logdirs;
 	uint32_t                    n_logdirs;
@@ -86,8 +111,7 @@ struct ss_results {
 	uint32_t                    n_problems;
 	struct ss_res_run           run;
 	struct ss_res_pipeline      pipeline;
-	/* next: const struct ss_res_broker *broker; the summary's broker object (cluster
-	 * context: version, controller, where the metadata came from), NULL when unknown */
+	struct ss_res_cluster       cluster;
 };
 
 /* The log dir a partition lives in. */

@@ -63,6 +63,92 @@ static void write_pair(struct ss_jw *w, const char *name, bool null, int64_t seg
 	ss_jw_obj_end(w);
 }
 
+/* config: { "<key>": { value, source } }, source null where only Kafka's default was
+ * found and the levels that could override it were not read (no metadata log) */
+static void write_config(struct ss_jw *w, const struct ss_eval *ev)
+{
+	ss_jw_key(w, "config");
+	ss_jw_obj(w);
+	for (uint32_t i = 0; i < ev->n_config; i++) {
+		ss_jw_key(w, ev->config[i].key);
+		ss_jw_obj(w);
+		ss_jw_kstr(w, "value", ev->config[i].value);
+		ss_jw_kstr(w, "source", ev->config[i].source);
+		ss_jw_obj_end(w);
+	}
+	ss_jw_obj_end(w);
+}
+
+static void write_i32s(struct ss_jw *w, const char *k, const int32_t *v, uint32_t n)
+{
+	ss_jw_key(w, k);
+	ss_jw_arr(w);
+	for (uint32_t i = 0; i < n; i++)
+		ss_jw_i64(w, v[i]);
+	ss_jw_arr_end(w);
+}
+
+/* assignment: null without a metadata log (or for a partition it does not know) */
+static void write_assignment(struct ss_jw *w, const struct ss_eval *ev)
+{
+	ss_jw_key(w, "assignment");
+	if (!ev->has_assignment) {
+		ss_jw_null(w);
+		return;
+	}
+	ss_jw_obj(w);
+	write_i32s(w, "replicas", ev->replicas, ev->n_replicas);
+	write_i32s(w, "isr", ev->isr, ev->n_isr);
+	ss_jw_ki64n(w, "leader", ev->leader >= 0, ev->leader);
+	ss_jw_ki64(w, "leader_epoch", ev->leader_epoch);
+	ss_jw_key(w, "here");
+	if (ev->here < 0)
+		ss_jw_null(w);
+	else
+		ss_jw_bool(w, ev->here == 1);
+	ss_jw_obj_end(w);
+}
+
+/* Does a problem's path name this partition's directory or a file in it? */
+static bool problem_of(const struct ss_results *r, const struct ss_part *p, const char *path)
+{
+	const char *ld = ss_res_logdir_of(r, p);
+	size_t ll = strlen(ld), dl = strlen(p->dir);
+	if (strncmp(path, ld, ll) == 0 && path[ll] == '/')
+		path += ll + 1;
+	return strncmp(path, p->dir, dl) == 0 && (path[dl] == 0 || path[dl] == '/');
+}
+
+/* errors: [ { file, message } ]: every place of this partition that could not be read */
+static void write_part_errors(const struct ss_results *r, const struct ss_part *p, struct ss_jw *w)
+{
+	char errtxt[512], rel[320], path[4096];
+	ss_jw_key(w, "errors");
+	ss_jw_arr(w);
+	for (uint32_t i = 0; i < r->n_problems; i++) {
+		const struct ss_problem *pr = &r->problems[i];
+		if (!pr->path || !problem_of(r, p, pr->path))
+			continue;
+		ss_jw_obj(w);
+		ss_jw_kstr(w, "file", pr->path);
+		ss_jw_kstr(w, "message", pr->what);
+		ss_jw_obj_end(w);
+	}
+	for (uint32_t k = 0; k < p->seg_count; k++) {
+		const struct ss_seg *sg = &r->segs[p->seg_first + k];
+		if (!ss_res_seg_failed(sg))
+			continue;
+		ss_res_seg_errfile(r, sg, rel, sizeof(rel));
+		snprintf(path, sizeof(path), "%s/%s", ss_res_logdir_of(r, p), rel);
+		seg_error_text(r, sg, errtxt, sizeof(errtxt));
+		ss_jw_obj(w);
+		ss_jw_kstr(w, "file", path);
+		ss_jw_kstr(w, "message", errtxt);
+		ss_jw_obj_end(w);
+	}
+	ss_jw_arr_end(w);
+}
+
 void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, FILE *f)
 {
 	const struct ss_eval *ev = p->eval;
@@ -178,7 +264,10 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 			ss_jw_obj_end(&w);
 		}
 		ss_jw_arr_end(&w);
+		write_config(&w, ev);
+		write_assignment(&w, ev);
 	}
+	write_part_errors(r, p, &w);
 	ss_jw_obj_end(&w);
 }
 
@@ -190,6 +279,7 @@ static void write_errors(const struct ss_results *r, struct ss_jw *w)
 	for (uint32_t i = 0; i < r->n_problems; i++) {
 		const struct ss_problem *pr = &r->problems[i];
 		ss_jw_obj(w);
+		ss_jw_kstr(w, "file", pr->path);
 		ss_jw_kstr(w, "path", pr->path);
 		ss_jw_ki64n(w, "where", pr->where >= 0, pr->where);
 		ss_jw_kstr(w, "error", segscan_strerror(pr->err));
@@ -205,6 +295,7 @@ static void write_errors(const struct ss_results *r, struct ss_jw *w)
 		snprintf(path, sizeof(path), "%s/%s", ss_res_logdir_of(r, &r->parts[sg->part]), rel);
 		seg_error_text(r, sg, errtxt, sizeof(errtxt));
 		ss_jw_obj(w);
+		ss_jw_kstr(w, "file", path);
 		ss_jw_kstr(w, "path", path);
 		ss_jw_ki64n(w, "where", sg->err_pos >= 0, sg->err_pos);
 		ss_jw_kstr(w, "error", segscan_strerror(sg->err));
@@ -212,6 +303,39 @@ static void write_errors(const struct ss_results *r, struct ss_jw *w)
 		ss_jw_obj_end(w);
 	}
 	ss_jw_arr_end(w);
+}
+
+/* summary.broker, and where the cluster context came from */
+static void write_broker(struct ss_jw *w, const struct ss_res_cluster *c)
+{
+	ss_jw_key(w, "broker");
+	ss_jw_obj(w);
+	ss_jw_ki64n(w, "node_id", c->node_id >= 0, c->node_id);
+	ss_jw_kstr(w, "cluster_id", c->cluster_id);
+	ss_jw_kstr(w, "kafka_version", c->kafka_version);
+	ss_jw_kstr(w, "kafka_version_source", c->kafka_version_source);
+	ss_jw_kstr(w, "metadata_version", c->metadata_version);
+	ss_jw_ki64n(w, "metadata_version_level", c->metadata_version_level > 0, c->metadata_version_level);
+	ss_jw_ki64n(w, "supported_metadata_version_level", c->supported_metadata_version > 0,
+		    c->supported_metadata_version);
+	ss_jw_obj_end(w);
+	ss_jw_key(w, "cluster_metadata");
+	ss_jw_obj(w);
+	ss_jw_kbool(w, "used", c->metadata_log);
+	ss_jw_kstr(w, "dir", c->metadata_dir);
+	ss_jw_kstr(w, "snapshot", c->snapshot);
+	ss_jw_ki64n(w, "last_offset", c->last_offset >= 0, c->last_offset);
+	ss_jw_ki64(w, "records", (int64_t)c->records);
+	ss_jw_ki64(w, "warnings", (int64_t)c->warnings);
+	ss_jw_kstr(w, "why_not", c->metadata_log ? NULL : c->metadata_why_not);
+	ss_jw_obj_end(w);
+	ss_jw_key(w, "remote_metadata");
+	ss_jw_obj(w);
+	ss_jw_ki64(w, "tiered_partitions", c->tiered_partitions);
+	ss_jw_ki64(w, "known_partitions", c->remote_known_partitions);
+	ss_jw_ki64n(w, "metadata_partitions", c->rlmm_partitions >= 0, c->rlmm_partitions);
+	ss_jw_ki64(w, "local_metadata_partitions", c->rlmm_local);
+	ss_jw_obj_end(w);
 }
 
 int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
@@ -265,6 +389,7 @@ int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 	ss_jw_ki64(&w, "threads", r->run.threads);
 	ss_jw_kstr(&w, "remote_source", r->run.remote_source);
 	ss_jw_ki64(&w, "exit_code", r->run.exit_code);
+	write_broker(&w, &r->cluster);
 	ss_jw_key(&w, "notes");
 	ss_jw_arr(&w);
 	for (uint32_t i = 0; i < r->n_notes; i++) {

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "out/out.h"
@@ -61,6 +62,36 @@ static void finding_codes(const struct ss_eval *ev, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* Which sources the report stands on, and what is missing (the cluster context). */
+static void write_sources(const struct ss_results *r, FILE *f)
+{
+	const struct ss_res_cluster *c = &r->cluster;
+	if (c->metadata_log)
+		fprintf(f, "  metadata log: yes, to offset %" PRId64 "%s%s%s, %" PRIu64 " records%s", c->last_offset,
+			c->snapshot ? " (snapshot " : "", c->snapshot ? c->snapshot : "", c->snapshot ? ")" : "",
+			c->records, c->warnings ? " with warnings" : "");
+	else
+		fprintf(f, "  metadata log: no%s%s%s", c->metadata_why_not ? " (" : "",
+			c->metadata_why_not ? c->metadata_why_not : "", c->metadata_why_not ? ")" : "");
+	fprintf(f, "; kafka %s%s%s%s", c->kafka_version ? c->kafka_version : "unknown",
+		c->kafka_version_source ? " (from " : "", c->kafka_version_source ? c->kafka_version_source : "",
+		c->kafka_version_source ? ")" : "");
+	if (c->node_id >= 0)
+		fprintf(f, ", node %d", c->node_id);
+	fprintf(f, "\n  remote metadata: ");
+	if (!c->tiered_partitions)
+		fprintf(f, "no tiered partition");
+	else
+		fprintf(f, "known for %u of %u tiered partitions", c->remote_known_partitions, c->tiered_partitions);
+	if (r->run.remote_source)
+		fprintf(f, " (from %s", r->run.remote_source);
+	if (r->run.remote_source && c->rlmm_partitions > 0)
+		fprintf(f, ": %u of %d __remote_log_metadata partitions here", c->rlmm_local, c->rlmm_partitions);
+	if (r->run.remote_source)
+		fputc(')', f);
+	fputc('\n', f);
+}
+
 int ss_out_table(const struct ss_results *r, FILE *f)
 {
 	struct ss_summary sum;
@@ -75,9 +106,11 @@ int ss_out_table(const struct ss_results *r, FILE *f)
 	fprintf(f, "\n  log dirs:");
 	for (uint32_t i = 0; i < r->n_logdirs; i++)
 		fprintf(f, " %s", r->logdirs[i].path);
-	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n\n", r->run.verify ? "verify (every byte)" : "fast path (index tails)",
+	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n", r->run.verify ? "verify (every byte)" : "fast path (index tails)",
 		r->run.io, r->run.threads, r->run.times.total,
 		ss_human_bytes(r->run.bytes_read, b1, sizeof(b1)), r->run.remote_source ? "" : ", no remote metadata");
+	write_sources(r, f);
+	fputc('\n', f);
 
 	if (r->n_parts) {
 		fprintf(f, "%-32s %5s %5s %10s %-10s %-16s %-16s %-16s %-22s %s\n", "TOPIC", "PART", "SEGS", "LOCAL",
@@ -94,7 +127,11 @@ int ss_out_table(const struct ss_results *r, FILE *f)
 				continue;
 			const char *tname = j == i ? p->topic : "";
 			char remote[48];
-			if (ev->tiered || ev->remote_segments)
+			/* unknown remote state is '?', never the local-only picture */
+			bool unk = ev->remote_state_unknown;
+			if (unk && !ev->remote_segments)
+				snprintf(remote, sizeof(remote), "?");
+			else if (ev->tiered || ev->remote_segments)
 				snprintf(remote, sizeof(remote), "%" PRId64 " seg/%s", ev->remote_segments,
 					 ss_human_bytes(ev->remote_bytes, b2, sizeof(b2)));
 			else
@@ -102,8 +139,9 @@ int ss_out_table(const struct ss_results *r, FILE *f)
 			finding_codes(ev, b6, sizeof(b6));
 			fprintf(f, "%-32s %5d %5u %10s %-10s %-16s %-16s %-16s %-22s %s\n", tname, p->partition,
 				p->seg_count, ss_human_bytes(ev->size_bytes, b1, sizeof(b1)),
-				ev->only_local_null ? "unknown" : ss_human_bytes(ev->only_local_bytes, b2, sizeof(b2)),
-				remote, lag_text(ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes, b3, sizeof(b3)),
+				unk ? "?" : ev->only_local_null ? "unknown" : ss_human_bytes(ev->only_local_bytes, b2, sizeof(b2)),
+				remote,
+				unk ? "?" : lag_text(ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes, b3, sizeof(b3)),
 				lag_text(ev->broker_copy_lag_null, ev->broker_copy_lag_segments, ev->broker_copy_lag_bytes,
 					 b4, sizeof(b4)),
 				retention_text(ev, b5, sizeof(b5)), b6);

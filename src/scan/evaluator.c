@@ -17,7 +17,11 @@
 #include "common/probes.h"
 #include "eval/config.h"
 #include "eval/remote.h"
+#include "fmt/rlmm.h"
 #include "scan/scan_int.h"
+#include "source/cluster_ctx.h"
+#include "source/cluster_image.h"
+#include "source/context.h"
 
 #define POP_BURST 256
 
@@ -116,15 +120,114 @@ void *ss_evaluator_main(void *arg)
 	return NULL;
 }
 
+/* Is __remote_log_metadata-<m> among the scanned log dirs' partitions? */
+static bool rlmm_here(const struct segscan_scan *s, int32_t m)
+{
+	char want[40];
+	int n = snprintf(want, sizeof(want), "/__remote_log_metadata-%d", m);
+	for (uint32_t i = 0; i < s->cat.n_rlmm_dirs; i++) {
+		const char *d = s->cat.rlmm_dirs[i];
+		size_t l = strlen(d);
+		while (l > 1 && d[l - 1] == '/')
+			l--;
+		if (l >= (size_t)n && memcmp(d + l - (size_t)n, want, (size_t)n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* What the metadata log says about this partition (cluster_ctx.h). */
+static void cluster_facts(const struct segscan_scan *s, const struct ss_part *p, struct ss_eval_cluster *ec)
+{
+	const struct ss_cluster_ctx *c = s->cluster;
+	memset(ec, 0, sizeof(*ec));
+	ec->node_id = c ? c->node_id : -1;
+	if (!c || !c->mlog_used)
+		return;
+	ec->image = true;
+	const struct ss_ci_topic *t = ss_cimage_topic(c->img, p->topic);
+	if (!t)
+		return;
+	ec->topic_known = true;
+	memcpy(ec->topic_id, t->id, 16);
+	ec->topic_id_mismatch = p->has_topic_id && memcmp(p->topic_id, t->id, 16) != 0;
+	const struct ss_ci_partition *cp = ss_ci_topic_partition(t, p->partition);
+	if (!cp)
+		return;
+	ec->partition_known = true;
+	ec->replicas = cp->replicas;
+	ec->n_replicas = cp->n_replicas;
+	ec->isr = cp->isr;
+	ec->n_isr = cp->n_isr;
+	ec->leader = cp->leader;
+	ec->leader_epoch = cp->leader_epoch;
+}
+
+/* Where remote state for this partition could come from, when no source gave any:
+ * known to be empty (its metadata partition is here, read whole), or why unknown. */
+static void remote_coverage(const struct segscan_scan *s, const struct ss_part *p, const struct ss_eval_cluster *ec,
+			    struct ss_eval_input *in, char *why, size_t n)
+{
+	const struct ss_cluster_ctx *c = s->cluster;
+	if (s->remote_source && strcmp(s->remote_source, SS_SOURCE_REMOTE_STATE) == 0) {
+		snprintf(why, n, "the --remote-state file has no event for it");
+		in->remote_unknown_why = why;
+		return;
+	}
+	if (s->remote_source && strcmp(s->remote_source, SS_SOURCE_METADATA_TOPIC) == 0) {
+		const uint8_t *id = p->has_topic_id ? p->topic_id : ec->topic_known ? ec->topic_id : NULL;
+		int32_t np = c ? c->rlmm_partitions : -1;
+		int32_t m = id && np > 0 ? ss_rlmm_metadata_partition(id, p->partition, np) : -1;
+		if (m >= 0 && rlmm_here(s, m)) {
+			in->remote_known_empty = true;
+			in->remote_empty_source = SS_SOURCE_METADATA_TOPIC;
+			return;
+		}
+		if (m >= 0)
+			snprintf(why, n, "its metadata is in __remote_log_metadata-%d, which is not in the scanned log dirs "
+				 "(another broker hosts it; --bootstrap-server reads it from the cluster)", m);
+		else if (!id)
+			snprintf(why, n, "its topic id is unknown, so the __remote_log_metadata partition that holds its "
+				 "metadata cannot be told, and the local ones have no event for it");
+		else
+			snprintf(why, n, "the partition count of __remote_log_metadata is unknown without the metadata "
+				 "log, and the local metadata partitions have no event for it");
+		in->remote_unknown_why = why;
+		return;
+	}
+	if (s->cat.n_rlmm_dirs == 0)
+		snprintf(why, n, "no __remote_log_metadata partition is in the scanned log dirs and no "
+			 "--remote-state or --bootstrap-server was given");
+	else
+		snprintf(why, n, "remote metadata was not read (--remote-metadata=%s)", s->opts.remote_metadata);
+	in->remote_unknown_why = why;
+}
+
 int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 {
 	struct ss_part *p = &s->cat.parts[pi];
 	struct ss_topic_cfg cfg;
 	struct ss_eval_input in;
+	struct ss_eval_cluster ec;
+	struct ss_eval_release rel;
+	struct ss_cfg_dynamic dyn;
+	char why[320];
 	int r;
 
-	ss_config_resolve(s->config, p->topic, &cfg);
+	bool have_dyn = ss_cluster_ctx_dynamic(s->cluster, &dyn);
+	ss_config_resolve_ctx(s->config, have_dyn ? &dyn : NULL, p->topic, &cfg);
 	memset(&in, 0, sizeof(in));
+	cluster_facts(s, p, &ec);
+	in.cluster = &ec;
+	if (s->cluster && (s->cluster->has_version || s->cluster->mv_supported_max > 0)) {
+		memset(&rel, 0, sizeof(rel));
+		rel.known = s->cluster->has_version;
+		rel.v = s->cluster->version;
+		rel.mv_level = s->cluster->mv_supported_max;
+		rel.text = s->cluster->version_text[0] ? s->cluster->version_text : NULL;
+		in.release = &rel;
+	}
+	in.metadata_log = strcmp(p->topic, "__cluster_metadata") == 0 && p->partition == 0;
 	in.part = p;
 	in.segs = &s->cat.segs[p->seg_first];
 	in.cfg = &cfg;
@@ -139,6 +242,8 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 		}
 	in.now_ms = s->opts.now_ms;
 	in.dangling_after_ms = s->opts.dangling_after_ms;
+	if (!in.has_seed && !(in.remote && ss_remote_has_metadata(in.remote)))
+		remote_coverage(s, p, &ec, &in, why, sizeof(why));
 	r = ss_eval_partition(&in, &p->eval);
 	if (r)
 		p->eval = NULL;

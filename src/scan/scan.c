@@ -15,6 +15,8 @@
 #include "common/clock.h"
 #include "common/probes.h"
 #include "scan/scan_int.h"
+#include "source/cluster_ctx.h"
+#include "source/cluster_image.h"
 #include "source/context.h"
 
 static int fail(segscan_scan *s, int err, const char *fmt, ...)
@@ -140,7 +142,12 @@ static int run_pipeline(segscan_scan *s)
 	if (s->prev && (r = build_reuse(s)))
 		return fail(s, r, "reuse: %s", segscan_strerror(r));
 
-	/* The remote state is complete before the workers start and read-only after. */
+	/* The cluster context (the KRaft metadata log) and the remote state are complete
+	 * before the workers start and read-only after. */
+	t0 = ss_mono();
+	if ((r = ss_cluster_ctx_load(s)))
+		return fail(s, r, "cluster metadata: %s", segscan_strerror(r));
+	s->times.cluster = ss_mono() - t0;
 	t0 = ss_mono();
 	if ((r = ss_load_remote(s)))
 		return r;
@@ -202,6 +209,39 @@ int ss_scan_publish_results(segscan_scan *s)
 		.times = s->times,
 	};
 	r->run.exit_code = s->usage_error ? 2 : ss_results_exit_code(r);
+	struct ss_res_cluster *cl = &r->cluster;
+	const struct ss_cluster_ctx *cc = s->cluster;
+	*cl = (struct ss_res_cluster){ .node_id = -1, .last_offset = -1, .rlmm_partitions = -1,
+				       .rlmm_local = c->n_rlmm_dirs };
+	if (cc) {
+		cl->node_id = cc->node_id;
+		cl->cluster_id = cc->cluster_id;
+		cl->kafka_version = cc->version_text[0] ? cc->version_text : NULL;
+		cl->kafka_version_source = cc->version_source;
+		cl->metadata_version = cc->mv_text[0] ? cc->mv_text : NULL;
+		cl->metadata_version_level = cc->mv_finalized;
+		cl->supported_metadata_version = cc->mv_supported_max;
+		cl->rlmm_partitions = cc->rlmm_partitions;
+		cl->metadata_why_not = cc->mlog_why_not;
+		if (cc->mlog_used) {
+			const struct ss_ci_stats *st = ss_cimage_stats(cc->img);
+			cl->metadata_log = true;
+			cl->metadata_dir = cc->info.dir;
+			cl->snapshot = cc->info.snapshot;
+			cl->last_offset = cc->info.last_offset;
+			cl->records = st->records;
+			cl->warnings = ss_cimage_warning_count(cc->img) + st->warnings_dropped;
+			cl->complete = cc->info.complete;
+		}
+	}
+	for (uint32_t i = 0; i < c->n_parts; i++) {
+		const struct ss_eval *ev = c->parts[i].eval;
+		if (!ev || !ev->tiered)
+			continue;
+		cl->tiered_partitions++;
+		if (ev->seeded)
+			cl->remote_known_partitions++;
+	}
 	r->pipeline = (struct ss_res_pipeline){
 		.syscalls = s->totals.io.syscalls,
 		.submissions = s->totals.io.submissions,

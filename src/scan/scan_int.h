@@ -22,6 +22,7 @@
 
 struct ss_remote;      /* eval/remote.h */
 struct ss_config;      /* eval/config.h */
+struct ss_cluster_ctx; /* source/cluster_ctx.h */
 
 struct ss_seed {
 	char   *topic;
@@ -89,6 +90,7 @@ struct segscan_scan {
 	struct ss_catalog    cat;
 	struct ss_remote    *remote;
 	struct ss_config    *config;
+	struct ss_cluster_ctx *cluster;     /* source/cluster_ctx.h: the metadata log's view; NULL before */
 	const char          *remote_source;  /* "remote-state" | "metadata-topic" | NULL */
 	char                 err[1024];      /* last error message (segscan_last_error) */
 	bool                 ran;

@@ -1,0 +1,186 @@
+/* The cluster context of a scan: see cluster_ctx.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan/scan_int.h"
+#include "source/cluster_ctx.h"
+#include "source/cluster_image.h"
+
+static int why_not(struct ss_cluster_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int why_not(struct ss_cluster_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	free(c->mlog_why_not);
+	int r = vasprintf(&c->mlog_why_not, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		c->mlog_why_not = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Where the metadata log is: the first of --metadata-dir, metadata.log.dir, a
+ * __cluster_metadata-0 partition among the scanned log dirs. NULL: nowhere to look. */
+static char *locate(const struct segscan_scan *s, const char **how)
+{
+	char *p = NULL;
+	if (s->opts.metadata_dir) {
+		*how = "--metadata-dir";
+		return strdup(s->opts.metadata_dir);
+	}
+	if (s->config && s->config->metadata_log_dir) {
+		*how = "metadata.log.dir";
+		return strdup(s->config->metadata_log_dir);
+	}
+	for (uint32_t i = 0; i < s->cat.n_parts; i++) {
+		const struct ss_part *pt = &s->cat.parts[i];
+		if (pt->kind == SS_DIR_LIVE && pt->partition == 0 && strcmp(pt->topic, "__cluster_metadata") == 0) {
+			*how = "log dir";
+			if (asprintf(&p, "%s/%s", pt->logdir_path, pt->dir) < 0)
+				return NULL;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* "IBP_4_4_IV3" -> "4.4-IV3", the way Kafka prints a metadata.version. */
+static void mv_kafka_name(const char *ibp, char *buf, size_t n)
+{
+	int a, b;
+	char iv[16];
+	if (ibp && sscanf(ibp, "IBP_%d_%d_%15s", &a, &b, iv) == 3)
+		snprintf(buf, n, "%d.%d-%s", a, b, iv);
+	else
+		buf[0] = 0;
+}
+
+static void release_from_image(struct ss_cluster_ctx *c)
+{
+	const struct ss_ci_broker *b = c->node_id >= 0 ? ss_cimage_broker(c->img, c->node_id) : NULL;
+	int16_t lo, hi, lvl;
+	if (ss_cimage_feature_level(c->img, "metadata.version", &lvl) == 0 && lvl > 0) {
+		struct ss_mv_release r;
+		c->mv_finalized = lvl;
+		if (ss_release_from_mv(lvl, &r) == 0)
+			mv_kafka_name(r.mv_name, c->mv_text, sizeof(c->mv_text));
+	}
+	if (!b || ss_ci_broker_feature(b, "metadata.version", &lo, &hi) != 0 || hi <= 0)
+		return;
+	c->mv_supported_max = hi;
+	if (c->has_version)   /* --kafka-version wins */
+		return;
+	struct ss_mv_release r;
+	if (ss_release_from_mv(hi, &r) != 0)
+		return;
+	/* A definite line only when the level cannot mean two lines (see releases.h). */
+	if (r.kind == SS_MV_LINE && r.nlines == 1) {
+		c->has_version = true;
+		c->version = r.lines[0];
+		c->version_source = "metadata log";
+		ss_kver_format(&c->version, c->version_text, sizeof(c->version_text));
+	} else {
+		/* Say what the level means even when it names no single release. */
+		ss_mv_release_describe(&r, c->version_text, sizeof(c->version_text));
+		c->version_source = "metadata log";
+	}
+}
+
+int ss_cluster_ctx_load(struct segscan_scan *s)
+{
+	struct ss_cluster_ctx *c = calloc(1, sizeof(*c));
+	int r = 0;
+	if (!c)
+		return -ENOMEM;
+	s->cluster = c;
+	c->node_id = -1;
+	c->rlmm_partitions = -1;
+
+	if (s->opts.kafka_version && ss_kver_parse(s->opts.kafka_version, &c->version) == 0) {
+		c->has_version = true;
+		c->version_source = "--kafka-version";
+		snprintf(c->version_text, sizeof(c->version_text), "%s", s->opts.kafka_version);
+	}
+	if (s->config && s->config->node_id >= 0) {
+		c->node_id = s->config->node_id;
+		c->node_id_source = "server.properties";
+	}
+	if (!s->opts.cluster_metadata)
+		return why_not(c, "--cluster-metadata=off");
+
+	const char *how = NULL;
+	char *where = locate(s, &how);
+	if (!where)
+		return why_not(c, "no __cluster_metadata-0 in the scanned log dirs (give --metadata-dir or "
+				  "--server-properties with metadata.log.dir)");
+	r = ss_mlog_replay(where, &c->img, &c->info);
+	if (r == -ENOMEM) {
+		free(where);
+		return r;
+	}
+	if (r) {
+		r = why_not(c, "%s (%s): %s", where, how, segscan_strerror(r));
+		free(where);
+		return r;
+	}
+	free(where);
+	c->mlog_used = true;
+	if (c->info.node_id >= 0) {
+		c->node_id = c->info.node_id;
+		c->node_id_source = "meta.properties";
+	}
+	if (c->info.cluster_id && !(c->cluster_id = strdup(c->info.cluster_id)))
+		return -ENOMEM;
+	release_from_image(c);
+	const struct ss_ci_topic *t = ss_cimage_topic(c->img, "__remote_log_metadata");
+	if (t)
+		c->rlmm_partitions = (int32_t)t->n_parts;
+	return 0;
+}
+
+void ss_cluster_ctx_free(struct ss_cluster_ctx *c)
+{
+	if (!c)
+		return;
+	if (c->mlog_used) {
+		ss_cimage_free(c->img);
+		ss_mlog_info_free(&c->info);
+	}
+	free(c->mlog_why_not);
+	free(c->cluster_id);
+	free(c);
+}
+
+/* ---- dynamic configs ------------------------------------------------------------------ */
+
+static const char *dyn_get(const void *arg, enum ss_cfg_level lvl, const char *topic, const char *key)
+{
+	const struct ss_cluster_ctx *c = arg;
+	char node[16];
+	switch (lvl) {
+	case SS_CFGL_DYN_TOPIC:
+		return topic ? ss_cimage_config(c->img, SS_CI_RES_TOPIC, topic, key) : NULL;
+	case SS_CFGL_DYN_BROKER:
+		if (c->node_id < 0)
+			return NULL;
+		snprintf(node, sizeof(node), "%d", c->node_id);
+		return ss_cimage_config(c->img, SS_CI_RES_BROKER, node, key);
+	case SS_CFGL_DYN_DEFAULT:
+		return ss_cimage_config(c->img, SS_CI_RES_BROKER, SS_CI_DEFAULT_BROKER, key);
+	}
+	return NULL;
+}
+
+bool ss_cluster_ctx_dynamic(const struct ss_cluster_ctx *c, struct ss_cfg_dynamic *out)
+{
+	if (!c || !c->mlog_used)
+		return false;
+	out->get = dyn_get;
+	out->arg = c;
+	return true;
+}

@@ -1,0 +1,60 @@
+/*
+ * Cluster context: what a broker host's own disk says about the cluster, beyond the log
+ * dirs' data (docs/contract.md "Cluster context"). Built once per scan from the KRaft
+ * metadata log (source/metadata_log.h) and the options, read-only afterwards; the
+ * evaluator thread reads it for every partition (no locks: it is never written again).
+ *
+ *   where the metadata log is    --metadata-dir, else metadata.log.dir of
+ *                                --server-properties, else a __cluster_metadata-0 found
+ *                                in a scanned log dir (Kafka's default: the first log dir)
+ *   this broker                  node.id of the metadata log's meta.properties, else of
+ *                                --server-properties
+ *   the Kafka release            --kafka-version exactly; else the release line of the
+ *                                highest metadata.version this node registered as
+ *                                supported (eval/releases.h); else unknown
+ */
+#ifndef SS_SOURCE_CLUSTER_CTX_H
+#define SS_SOURCE_CLUSTER_CTX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "eval/config.h"
+#include "eval/releases.h"
+#include "source/metadata_log.h"
+
+struct ss_cluster_ctx {
+	/* the metadata log */
+	bool                 mlog_used;      /* replayed: img and info are valid */
+	char                *mlog_why_not;   /* when not used: why (owned), NULL when not looked for */
+	struct ss_cimage    *img;
+	struct ss_mlog_info  info;
+	/* this broker */
+	int32_t              node_id;        /* -1 unknown */
+	const char          *node_id_source; /* "meta.properties" | "server.properties" | NULL */
+	char                *cluster_id;     /* NULL unknown (owned) */
+	/* the release */
+	bool                 has_version;    /* version is exact or a line */
+	struct ss_kver       version;
+	const char          *version_source; /* "--kafka-version" | "metadata log" | NULL */
+	char                 version_text[48];   /* "4.3.1", "4.4", "4.2 (or 4.1 with unstable ...)" */
+	int                  mv_supported_max;   /* this node's RegisterBrokerRecord metadata.version max; 0 */
+	int                  mv_finalized;       /* FeatureLevelRecord metadata.version; 0 unknown */
+	char                 mv_text[32];        /* the finalized level as Kafka names it: "4.4-IV3" */
+	/* __remote_log_metadata */
+	int32_t              rlmm_partitions;    /* its partition count from the metadata log; -1 */
+};
+
+struct segscan_scan;
+
+/* Fill s->cluster from the scan's options, configs and discovered catalog. A metadata
+ * log that cannot be read is not an error (the context then says why); only -ENOMEM is. */
+int  ss_cluster_ctx_load(struct segscan_scan *s);
+void ss_cluster_ctx_free(struct ss_cluster_ctx *c);
+
+/* The dynamic-config face of the metadata log for ss_config_resolve_ctx (eval/config.h).
+ * false (and *out untouched) when no metadata log was replayed: the dynamic levels are
+ * then unknown, not empty. */
+bool ss_cluster_ctx_dynamic(const struct ss_cluster_ctx *c, struct ss_cfg_dynamic *out);
+
+#endif
