@@ -164,12 +164,101 @@ static void test_dir_named_like_segment(void **state)
 	free(root);
 }
 
+/* ---- item 2: remote state ---------------------------------------------------------- */
+
+/* A remote-state file built from gen's own: its first line edited by edit(line) (which
+ * returns a malloc'd replacement), the rest as gen wrote it. Returns the file's path. */
+static char *state_with(const char *root, char *(*edit)(const char *line))
+{
+	char in[4096], out[4096];
+	snprintf(in, sizeof(in), "%s/remote.ndjson", root);
+	snprintf(out, sizeof(out), "%s/edited.ndjson", root);
+	size_t len;
+	char *text = tu_read_file(in, &len);
+	assert_non_null(text);
+	char *nl = strchr(text, '\n');
+	assert_non_null(nl);
+	*nl = 0;
+	char *first = edit(text);
+	FILE *f = fopen(out, "w");
+	assert_non_null(f);
+	fputs(first, f);
+	fputc('\n', f);
+	fputs(nl + 1, f);
+	assert_int_equal(fclose(f), 0);
+	free(first);
+	free(text);
+	return strdup(out);
+}
+
+/* padding inside the object: still one valid event, 5 MiB long */
+static char *pad_line(const char *line)
+{
+	size_t n = strlen(line), pad = (size_t)5 << 20;
+	char *o = malloc(n + pad + 1);
+	assert_non_null(o);
+	memcpy(o, line, n - 1);
+	memset(o + n - 1, ' ', pad);
+	memcpy(o + n - 1 + pad, "}", 2);
+	return o;
+}
+
+/* leader epoch 0 spelled "00" */
+static char *epoch_00(const char *line)
+{
+	const char *k = strstr(line, "\"leader_epochs\":{\"0\":");
+	assert_non_null(k);
+	size_t at = (size_t)(k - line) + strlen("\"leader_epochs\":{\"");
+	char *o = malloc(strlen(line) + 2);
+	assert_non_null(o);
+	memcpy(o, line, at);
+	o[at] = '0';
+	strcpy(o + at + 1, line + at);
+	return o;
+}
+
+static void test_remote_state_line_cap_and_epoch_keys(void **state)
+{
+	char *root = NULL, *ld = su_gen("hostile_state", 1, 2, 3, 64 << 10, 0, true, &root);
+	assert_non_null(ld);
+	char extra[8192];
+	/* gen's own file is accepted: what follows is about the edits, not the file */
+	snprintf(extra, sizeof(extra), "--remote-state='%s/remote.ndjson'", root);
+	assert_int_equal(scan_cli(root, ld, extra), 0);
+
+	char *padded = state_with(root, pad_line);
+	snprintf(extra, sizeof(extra), "--remote-state='%s'", padded);
+	assert_int_equal(scan_cli(root, ld, extra), 2);
+	char *err = slurp(root, "err.txt");
+	char want[4200];
+	snprintf(want, sizeof(want), "%s:1:", padded);
+	if (!strstr(err, want) || !strstr(err, "cap"))
+		fprintf(stderr, "stderr: %s\n", err);
+	assert_non_null(strstr(err, want));
+	assert_non_null(strstr(err, "MiB cap"));
+	free(err);
+
+	char *e00 = state_with(root, epoch_00);
+	snprintf(extra, sizeof(extra), "--remote-state='%s'", e00);
+	assert_int_equal(scan_cli(root, ld, extra), 2);
+	err = slurp(root, "err.txt");
+	snprintf(want, sizeof(want), "%s:1:", e00);
+	assert_non_null(strstr(err, want));
+	assert_non_null(strstr(err, "\"00\""));
+	free(err);
+	free(padded);
+	free(e00);
+	free(ld);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fifo_everywhere),
 		cmocka_unit_test(test_engine_fifo_open),
 		cmocka_unit_test(test_dir_named_like_segment),
+		cmocka_unit_test(test_remote_state_line_cap_and_epoch_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,10 +69,15 @@ static int get_int(struct ndj *c, json_t *o, const char *key, int64_t min, int64
 	return 0;
 }
 
-/* Epoch keys are decimal strings ("0", "15"), as JSON objects only have string keys. */
+/* Epoch keys are decimal strings ("0", "15"), as JSON objects only have string keys.
+ * Canonical form only: with "00" or "+1" accepted, "0" and "00" would be two keys for
+ * one epoch that JSON_REJECT_DUPLICATES cannot see (issue 14 item 11). */
 static bool parse_epoch_key(const char *k, int32_t *out)
 {
-	return ss_dec_u31(k, strlen(k), out);
+	size_t n = strlen(k);
+	if (n > 1 && k[0] == '0')
+		return false;
+	return ss_dec_u31(k, n, out);
 }
 
 static int get_epochs(struct ndj *c, json_t *o, struct ss_remote_event *ev)
@@ -91,7 +96,7 @@ static int get_epochs(struct ndj *c, json_t *o, struct ss_remote_event *ev)
 	json_object_foreach(v, key, val) {
 		int32_t epoch;
 		if (!parse_epoch_key(key, &epoch))
-			return fail(c, SEGSCAN_EJSON, "leader_epochs key \"%.40s\" is not a leader epoch (decimal, 0..2147483647)",
+			return fail(c, SEGSCAN_EJSON, "leader_epochs key \"%.40s\" is not a leader epoch (decimal without leading zeros, 0..2147483647)",
 				    key);
 		if (!json_is_integer(val))
 			return fail(c, SEGSCAN_EJSON, "leader_epochs[\"%s\"] must be an integer offset", key);
@@ -119,7 +124,14 @@ static int do_line(struct ndj *c, const char *line, size_t len)
 	if (k == len)
 		return 0;   /* blank line */
 
+	if (len > SS_NDJSON_LINE_MAX)
+		return fail(c, SEGSCAN_EJSON, "line of %zu bytes is over the %zu MiB cap for a remote-state line", len,
+			    SS_NDJSON_LINE_MAX >> 20);
 	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	/* jansson's own allocation failure is not a malformed line: an error of its own
+	 * (never a line taken as the end of the file) */
+	if (!o && json_error_code(&jerr) == json_error_out_of_memory)
+		return fail(c, -ENOMEM, "out of memory parsing the line (%zu bytes)", len);
 	if (!o)
 		return fail(c, SEGSCAN_EJSON, "malformed JSON at column %d: %s", jerr.column, jerr.text);
 	if (!json_is_object(o)) {

@@ -20,6 +20,11 @@
  * A positive callback return (the consumer dropped the event) is not an error.
  * Blank lines are allowed.
  */
+/* The longest line accepted (SEGSCAN_EJSON "FILE:LINE: line of N bytes is over the cap"
+ * beyond): a segment event with 100k leader epochs is about 3 MiB. A bound, so that one
+ * hostile line cannot make the JSON parser allocate a multiple of its size. */
+#define SS_NDJSON_LINE_MAX ((size_t)4 << 20)
+
 int ss_ndjson_parse(const char *buf, size_t len, const char *fname, ss_remote_event_fn fn, void *arg, char *err,
 		    size_t errlen);
 
