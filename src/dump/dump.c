@@ -110,6 +110,13 @@ void dd_strn(struct ss_dout *o, const uint8_t *s, int32_t n)
 	ss_dout_ch(o, '"');
 }
 
+/* --print-data shows bytes as text when they are valid UTF-8 without a NUL (a NUL is valid
+ * UTF-8 but marks binary data, which base64 shows better), else base64. */
+static bool is_text(const uint8_t *p, int32_t n)
+{
+	return !memchr(p, 0, (size_t)n) && ss_utf8_valid(p, (size_t)n);
+}
+
 /* --print-data: a key, value or header value as UTF-8 text when valid, else base64. */
 static void data_field(struct ss_dump *d, const char *name, const uint8_t *p, int32_t n)
 {
@@ -122,7 +129,7 @@ static void data_field(struct ss_dump *d, const char *name, const uint8_t *p, in
 		ss_dj_knull(o, enc);
 		return;
 	}
-	if (ss_utf8_valid(p, (size_t)n)) {
+	if (is_text(p, n)) {
 		ss_dj_strn(o, p, (size_t)n);
 		ss_dj_kstr(o, enc, "utf8");
 	} else {
@@ -142,7 +149,7 @@ static void text_data(struct ss_dump *d, const char *label, const uint8_t *p, in
 		ss_dout_str(o, ": null");
 		return;
 	}
-	if (ss_utf8_valid(p, (size_t)n)) {
+	if (is_text(p, n)) {
 		ss_dout_mem(o, ": ", 2);
 		ss_dout_mem(o, p, (size_t)n);
 	} else {

@@ -1,0 +1,770 @@
+/*
+ * `segscan dump` on hand-built files: every control record type, every codec, headers,
+ * keys and values as text or base64, the coordinator decoders' record versions
+ * (fmt/group_metadata.h, fmt/txn_state.h), producer snapshots and txn indexes, corrupt,
+ * truncated and zero-filled tails, --offsets through the offset index, --max-bytes,
+ * --verify-index's failures, and the CLI's exit codes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "common/endian.h"
+#include "dump/dump.h"
+#include "fmt/crc32c.h"
+#include "fmt/group_metadata.h"
+#include "fmt/producer_snapshot.h"
+#include "fmt/txn_state.h"
+#include "gen/encode.h"
+#include "segscan.h"
+#include "testutil.h"
+
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+static char *g_dir;
+
+/* ---- building files ---- */
+
+struct buf {
+	uint8_t *p;
+	size_t   n;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	b->p = realloc(b->p, b->n + n);
+	assert_non_null(b->p);
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+/* One batch of `n` records at base, record i keyed "k<i>" with value v[i] (or "value-<i>"). */
+static void add_batch(struct buf *b, int64_t base, enum ss_codec codec, uint8_t attrs, int n,
+		      const struct ss_enc_record *recs)
+{
+	struct ss_enc e;
+	ss_enc_init(&e);
+	ss_enc_begin(&e, &(struct ss_enc_batch){ .base_offset = base, .leader_epoch = 3, .codec = codec,
+						  .attributes = attrs, .producer_id = 9, .producer_epoch = 1,
+						  .base_sequence = (int32_t)base });
+	char keys[64][16], vals[64][32];
+	for (int i = 0; i < n; i++) {
+		struct ss_enc_record r;
+		if (recs) {
+			r = recs[i];
+		} else {
+			snprintf(keys[i], sizeof(keys[i]), "k%lld", (long long)(base + i));
+			snprintf(vals[i], sizeof(vals[i]), "value-%lld", (long long)(base + i));
+			r = (struct ss_enc_record){ .timestamp = 1000 + base + i, .offset_delta = i,
+						    .key = (const uint8_t *)keys[i], .key_len = (int32_t)strlen(keys[i]),
+						    .value = (const uint8_t *)vals[i], .value_len = (int32_t)strlen(vals[i]) };
+		}
+		assert_int_equal(ss_enc_append(&e, &r), 0);
+	}
+	const uint8_t *out;
+	size_t len;
+	assert_int_equal(ss_enc_finish(&e, &out, &len), 0);
+	put(b, out, len);
+	ss_enc_free(&e);
+}
+
+static char *write_file(const char *sub, const char *name, const struct buf *b)
+{
+	char *d = NULL, *p = NULL;
+	assert_true(asprintf(&d, "%s/%s", g_dir, sub) > 0);
+	mkdir(d, 0755);
+	assert_true(asprintf(&p, "%s/%s", d, name) > 0);
+	assert_int_equal(tu_write_file(p, b->p ? (const void *)b->p : "", b->n), 0);
+	free(d);
+	return p;
+}
+
+/* ---- running the dump in-process ---- */
+
+static json_t *dump(const char *path, struct ss_dump_opts o, int *status)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_non_null(f);
+	o.fmt = SS_DUMP_NDJSON;
+	struct ss_dump d;
+	assert_int_equal(ss_dump_init(&d, &o, f), 0);
+	*status = ss_dump_file(&d, path);
+	assert_int_equal(ss_dump_finish(&d), 0);
+	fclose(f);
+	json_t *arr = json_array();
+	char *save = NULL;
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		json_error_t e;
+		json_t *j = json_loads(l, JSON_ALLOW_NUL, &e);
+		if (!j)
+			fail_msg("not JSON (%s): %s", e.text, l);
+		json_array_append_new(arr, j);
+	}
+	free(out);
+	return arr;
+}
+
+static json_t *items(json_t *all, const char *type)
+{
+	json_t *o = json_array(), *v;
+	size_t i;
+	json_array_foreach(all, i, v) if (!strcmp(json_string_value(json_object_get(v, "type")), type))
+		json_array_append(o, v);
+	return o;
+}
+
+static int64_t ival(json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
+static const char *sval(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
+
+/* ---- control records ---- */
+
+static void test_control_records(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER",
+					     "KRAFT_VERSION", "KRAFT_VOTERS" };
+	struct buf b = { 0 };
+	for (int t = 0; t < 7; t++) {
+		uint8_t key[4], val[6];
+		ss_put_be16(key, 0);
+		ss_put_be16(key + 2, (uint16_t)t);
+		ss_put_be16(val, 0);
+		ss_put_be32(val + 2, (uint32_t)(40 + t));   /* coordinator epoch for markers */
+		struct ss_enc_record r = { .timestamp = 5, .key = key, .key_len = 4, .value = val, .value_len = 6 };
+		add_batch(&b, t, SS_CODEC_NONE, SS_ATTR_CONTROL | SS_ATTR_TRANSACTIONAL, 1, &r);
+	}
+	char *p = write_file("ctl-0", "00000000000000000000.log", &b);
+	int st;
+	json_t *all = dump(p, (struct ss_dump_opts){ .records = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_OK);
+	json_t *recs = items(all, "record"), *bats = items(all, "batch");
+	assert_int_equal(json_array_size(recs), 7);
+	for (int t = 0; t < 7; t++) {
+		json_t *c = json_object_get(json_array_get(recs, t), "control");
+		assert_non_null(c);
+		assert_string_equal(sval(c, "type"), names[t]);
+		assert_int_equal(ival(c, "type_id"), t);
+		if (t <= 1)
+			assert_int_equal(ival(c, "coordinator_epoch"), 40 + t);
+		else
+			assert_null(json_object_get(c, "coordinator_epoch"));
+		assert_true(json_is_true(json_object_get(json_array_get(bats, t), "control")));
+		assert_true(json_is_true(json_object_get(json_array_get(bats, t), "transactional")));
+	}
+	/* the text form as DumpLogSegments prints it */
+	char *out = NULL;
+	assert_int_equal(tu_run(&out, "%s dump --records %s", tu_segscan(), p), 0);
+	assert_non_null(strstr(out, "endTxnMarker: COMMIT coordinatorEpoch: 41"));
+	assert_non_null(strstr(out, "endTxnMarker: ABORT coordinatorEpoch: 40"));
+	assert_non_null(strstr(out, "controlType: LEADER_CHANGE(2)"));
+	free(out);
+	json_decref(recs);
+	json_decref(bats);
+	json_decref(all);
+	free(p);
+	free(b.p);
+}
+
+/* ---- codecs, headers, data ---- */
+
+static void test_codecs_and_data(void **state)
+{
+	(void)state;
+	static const enum ss_codec codecs[] = { SS_CODEC_NONE, SS_CODEC_GZIP, SS_CODEC_SNAPPY, SS_CODEC_LZ4,
+						SS_CODEC_ZSTD };
+	static const char *const cn[] = { "none", "gzip", "snappy", "lz4", "zstd" };
+	const uint8_t binary[] = { 0xff, 0x00, 0xfe, 'a' };   /* not UTF-8: base64 "/wD+YQ==" */
+	const uint8_t hval[] = "hv";
+	struct ss_enc_header hdrs[2] = { { "trace", 5, hval, 2 }, { "n", 1, NULL, -1 } };
+	struct ss_enc_record recs[3] = {
+		{ .timestamp = 100, .offset_delta = 0, .key = (const uint8_t *)"k\xc3\xa9", .key_len = 3,
+		  .value = (const uint8_t *)"text \"q\"\n", .value_len = 9, .headers = hdrs, .n_headers = 2 },
+		{ .timestamp = 101, .offset_delta = 1, .key = NULL, .key_len = -1, .value = binary, .value_len = 4 },
+		{ .timestamp = 99, .offset_delta = 2, .key = (const uint8_t *)"t", .key_len = 1, .value = NULL,
+		  .value_len = -1 },
+	};
+	for (size_t c = 0; c < 5; c++) {
+		struct buf b = { 0 };
+		add_batch(&b, 10, codecs[c], 0, 3, recs);
+		char sub[32];
+		snprintf(sub, sizeof(sub), "codec-%s-0", cn[c]);
+		char *p = write_file(sub, "00000000000000000010.log", &b);
+		int st;
+		json_t *all = dump(p, (struct ss_dump_opts){ .records = true, .print_data = true, .max_bytes = -1 }, &st);
+		assert_int_equal(st, SS_DUMP_OK);
+		json_t *bat = items(all, "batch"), *r = items(all, "record");
+		assert_int_equal(json_array_size(bat), 1);
+		json_t *b0 = json_array_get(bat, 0);
+		assert_string_equal(sval(b0, "compression"), cn[c]);
+		assert_true(json_is_true(json_object_get(b0, "crc_valid")));
+		assert_int_equal(ival(b0, "count"), 3);
+		assert_int_equal(ival(b0, "max_timestamp_ms"), 101);
+		assert_int_equal(json_array_size(r), 3);
+		json_t *r0 = json_array_get(r, 0), *r1 = json_array_get(r, 1), *r2 = json_array_get(r, 2);
+		assert_int_equal(ival(r0, "offset"), 10);
+		assert_int_equal(ival(r2, "offset"), 12);
+		assert_int_equal(ival(r2, "timestamp_ms"), 99);
+		assert_int_equal(ival(r1, "sequence"), 11);
+		assert_string_equal(sval(r0, "key"), "k\xc3\xa9");
+		assert_string_equal(sval(r0, "key_encoding"), "utf8");
+		assert_string_equal(sval(r0, "value"), "text \"q\"\n");
+		assert_true(json_is_null(json_object_get(r1, "key")));
+		assert_int_equal(ival(r1, "key_size"), -1);
+		assert_string_equal(sval(r1, "value"), "/wD+YQ==");
+		assert_string_equal(sval(r1, "value_encoding"), "base64");
+		assert_true(json_is_null(json_object_get(r2, "value")));
+		json_t *h = json_object_get(r0, "headers");
+		assert_int_equal(json_array_size(h), 2);
+		assert_string_equal(sval(json_array_get(h, 0), "key"), "trace");
+		assert_string_equal(sval(json_array_get(h, 0), "value"), "hv");
+		assert_int_equal(ival(json_array_get(h, 1), "value_size"), -1);
+		assert_true(json_is_null(json_object_get(json_array_get(h, 1), "value")));
+		json_decref(bat);
+		json_decref(r);
+		json_decref(all);
+		/* text: headerKeys and the base64 mark */
+		char *out = NULL;
+		assert_int_equal(tu_run(&out, "%s dump --print-data %s", tu_segscan(), p), 0);
+		assert_non_null(strstr(out, "headerKeys: [trace,n]"));
+		assert_non_null(strstr(out, "payload(base64): /wD+YQ=="));
+		char want[64];
+		snprintf(want, sizeof(want), "compresscodec: %s", cn[c]);
+		assert_non_null(strstr(out, want));
+		free(out);
+		free(p);
+		free(b.p);
+	}
+}
+
+/* ---- corrupt, truncated, zero tail, CRC ---- */
+
+static void test_bad_tails(void **state)
+{
+	(void)state;
+	struct buf good = { 0 };
+	add_batch(&good, 0, SS_CODEC_NONE, 0, 2, NULL);
+	add_batch(&good, 2, SS_CODEC_NONE, 0, 2, NULL);
+	size_t g = good.n;
+	int st;
+	/* garbage after two batches: size field below the minimum */
+	struct buf bad = { 0 };
+	put(&bad, good.p, g);
+	uint8_t junk[20] = { 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 5, 1, 2, 3, 4, 5, 6, 7, 8 };
+	put(&bad, junk, sizeof(junk));
+	char *p = write_file("bad-0", "00000000000000000000.log", &bad);
+	json_t *all = dump(p, (struct ss_dump_opts){ .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	json_t *e = items(all, "error"), *b = items(all, "batch");
+	assert_int_equal(json_array_size(b), 2);
+	assert_int_equal(json_array_size(e), 1);
+	assert_int_equal(ival(json_array_get(e, 0), "position"), (int64_t)g);
+	assert_non_null(strstr(sval(json_array_get(e, 0), "reason"), "corrupt"));
+	json_decref(e);
+	json_decref(b);
+	json_decref(all);
+	free(p);
+	/* the last batch cut short */
+	struct buf tr = { 0 };
+	put(&tr, good.p, g - 5);
+	p = write_file("trunc-0", "00000000000000000000.log", &tr);
+	all = dump(p, (struct ss_dump_opts){ .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	e = items(all, "error");
+	assert_int_equal(json_array_size(e), 1);
+	assert_non_null(strstr(sval(json_array_get(e, 0), "reason"), "truncated"));
+	assert_true(ival(json_array_get(e, 0), "position") > 0);
+	json_decref(e);
+	json_decref(all);
+	free(p);
+	/* zeros after the batches (preallocated): reported, not an error */
+	struct buf z = { 0 };
+	put(&z, good.p, g);
+	uint8_t zeros[4096] = { 0 };
+	put(&z, zeros, sizeof(zeros));
+	p = write_file("zero-0", "00000000000000000000.log", &z);
+	all = dump(p, (struct ss_dump_opts){ .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_OK);
+	e = items(all, "zero_tail");
+	assert_int_equal(json_array_size(e), 1);
+	assert_int_equal(ival(json_array_get(e, 0), "size_bytes"), 4096);
+	json_decref(e);
+	json_decref(all);
+	free(p);
+	/* a flipped byte in the records: crc_valid false, the dump goes on, status 1 */
+	struct buf c = { 0 };
+	put(&c, good.p, g);
+	c.p[70] ^= 0x55;
+	p = write_file("crc-0", "00000000000000000000.log", &c);
+	all = dump(p, (struct ss_dump_opts){ .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	b = items(all, "batch");
+	assert_int_equal(json_array_size(b), 2);
+	assert_true(json_is_false(json_object_get(json_array_get(b, 0), "crc_valid")));
+	assert_true(json_is_true(json_object_get(json_array_get(b, 1), "crc_valid")));
+	json_decref(b);
+	json_decref(all);
+	free(p);
+	free(good.p);
+	free(bad.p);
+	free(tr.p);
+	free(z.p);
+	free(c.p);
+}
+
+/* ---- --offsets through the index, --max-bytes, --verify-index ---- */
+
+static void test_offsets_index_verify(void **state)
+{
+	(void)state;
+	struct buf log = { 0 }, idx = { 0 }, tix = { 0 };
+	int64_t pos[20];
+	for (int i = 0; i < 20; i++) {   /* 20 batches of 5 records: offsets 100..199 */
+		pos[i] = (int64_t)log.n;
+		add_batch(&log, 100 + 5 * i, SS_CODEC_NONE, 0, 5, NULL);
+		if (i % 4 == 3) {   /* an index entry every 4 batches: last offset, position */
+			uint8_t e[8], t[12];
+			ss_put_be32(e, (uint32_t)(5 * i + 4));
+			ss_put_be32(e + 4, (uint32_t)pos[i]);
+			put(&idx, e, 8);
+			ss_put_be64(t, (uint64_t)(1000 + 100 + 5 * i + 4));
+			ss_put_be32(t + 8, (uint32_t)(5 * i + 4));
+			put(&tix, t, 12);
+		}
+	}
+	char *lp = write_file("off-0", "00000000000000000100.log", &log);
+	char *ip = write_file("off-0", "00000000000000000100.index", &idx);
+	char *tp = write_file("off-0", "00000000000000000100.timeindex", &tix);
+	int st;
+	/* 152 lies in batch 10 (150..154); the index's last entry <= 152 is batch 7's (139) */
+	json_t *all = dump(lp, (struct ss_dump_opts){ .records = true, .has_from = true, .from = 152, .has_to = true,
+						     .to = 161, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_OK);
+	json_t *fe = items(all, "file_end"), *b = items(all, "batch"), *r = items(all, "record");
+	assert_int_equal(ival(json_array_get(fe, 0), "start_position"), pos[7]);
+	assert_int_equal(json_array_size(b), 3);   /* 150.., 155.., 160.. */
+	assert_int_equal(ival(json_array_get(b, 0), "base_offset"), 150);
+	assert_int_equal(json_array_size(r), 10);  /* 152..161 */
+	assert_int_equal(ival(json_array_get(r, 0), "offset"), 152);
+	assert_int_equal(ival(json_array_get(r, 9), "offset"), 161);
+	json_decref(fe);
+	json_decref(b);
+	json_decref(r);
+	json_decref(all);
+	/* --max-bytes: only the batches wholly inside the first N bytes; not an error */
+	all = dump(lp, (struct ss_dump_opts){ .max_bytes = pos[3] + 10 }, &st);
+	assert_int_equal(st, SS_DUMP_OK);
+	b = items(all, "batch");
+	assert_int_equal(json_array_size(b), 3);
+	json_decref(b);
+	json_decref(all);
+	/* --verify-index on good indexes */
+	all = dump(ip, (struct ss_dump_opts){ .verify_index = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_OK);
+	json_t *v = items(all, "verify_index");
+	assert_true(json_is_true(json_object_get(json_array_get(v, 0), "ok")));
+	assert_int_equal(ival(json_array_get(v, 0), "entries"), 5);
+	json_decref(v);
+	json_decref(all);
+	all = dump(tp, (struct ss_dump_opts){ .verify_index = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_OK);
+	json_decref(all);
+	/* an entry naming the wrong offset: the first mismatch is reported */
+	ss_put_be32(idx.p + 2 * 8, 5 * 11 + 3);
+	free(write_file("off-0", "00000000000000000100.index", &idx));
+	all = dump(ip, (struct ss_dump_opts){ .verify_index = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	v = items(all, "verify_index");
+	assert_true(json_is_false(json_object_get(json_array_get(v, 0), "ok")));
+	assert_int_equal(ival(json_array_get(v, 0), "entry"), 2);
+	assert_non_null(strstr(sval(json_array_get(v, 0), "reason"), "Index offset: 158, log offset: 159"));
+	json_decref(v);
+	json_decref(all);
+	/* entries going backwards */
+	ss_put_be32(idx.p + 2 * 8, 5 * 11 + 4);
+	ss_put_be32(idx.p + 3 * 8 + 4, (uint32_t)pos[3]);
+	free(write_file("off-0", "00000000000000000100.index", &idx));
+	all = dump(ip, (struct ss_dump_opts){ .verify_index = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	v = items(all, "verify_index");
+	assert_int_equal(ival(json_array_get(v, 0), "entry"), 3);
+	assert_non_null(strstr(sval(json_array_get(v, 0), "reason"), "not increasing"));
+	json_decref(v);
+	json_decref(all);
+	/* a time entry whose timestamp is not its batch's */
+	ss_put_be64(tix.p + 12, 7);
+	free(write_file("off-0", "00000000000000000100.timeindex", &tix));
+	all = dump(tp, (struct ss_dump_opts){ .verify_index = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	v = items(all, "verify_index");
+	assert_int_equal(ival(json_array_get(v, 0), "entry"), 1);
+	json_decref(v);
+	json_decref(all);
+	/* a partial entry */
+	idx.n -= 3;
+	free(write_file("off-0", "00000000000000000100.index", &idx));
+	all = dump(ip, (struct ss_dump_opts){ .verify_index = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	json_decref(all);
+	free(lp);
+	free(ip);
+	free(tp);
+	free(log.p);
+	free(idx.p);
+	free(tix.p);
+}
+
+/* ---- producer snapshot, txn index ---- */
+
+static void test_snapshot_txnindex(void **state)
+{
+	(void)state;
+	uint8_t s[SS_PSNAP_HEADER + 2 * SS_PSNAP_ENTRY];
+	memset(s, 0, sizeof(s));
+	ss_put_be16(s, 1);
+	ss_put_be32(s + 6, 2);
+	for (int i = 0; i < 2; i++) {
+		uint8_t *e = s + SS_PSNAP_HEADER + i * SS_PSNAP_ENTRY;
+		ss_put_be64(e, (uint64_t)(7 + i));
+		ss_put_be16(e + 8, 3);
+		ss_put_be32(e + 10, 11);                        /* last sequence */
+		ss_put_be64(e + 14, i ? (uint64_t)-1 : 40);     /* last offset (-1: no batch metadata) */
+		ss_put_be32(e + 22, 3);                         /* offset delta */
+		ss_put_be64(e + 26, 12345);
+		ss_put_be32(e + 34, (uint32_t)-1);
+		ss_put_be64(e + 38, i ? 30 : (uint64_t)-1);     /* txn first offset */
+	}
+	ss_put_be32(s + 2, ss_crc32c(0, s + 6, sizeof(s) - 6));
+	struct ss_psnap ps;
+	assert_int_equal(ss_psnap_parse(s, sizeof(s), &ps), 0);
+	struct ss_pid_entry e0 = ss_psnap_entry(&ps, 0);
+	assert_int_equal(e0.producer_id, 7);
+	assert_int_equal(ss_psnap_first_seq(&e0), 8);
+	e0.last_seq = 1;
+	assert_int_equal(ss_psnap_first_seq(&e0), INT32_MAX - 1);   /* wraps like decrementSequence */
+	assert_int_equal(ss_psnap_parse(s, sizeof(s) - 1, &ps), SEGSCAN_ETRUNC);
+	struct buf b = { 0 };
+	put(&b, s, sizeof(s));
+	char *p = write_file("snap-0", "00000000000000000041.snapshot", &b);
+	int st;
+	json_t *all = dump(p, (struct ss_dump_opts){ .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_OK);
+	json_t *pr = items(all, "producer");
+	assert_int_equal(json_array_size(pr), 2);
+	assert_int_equal(ival(json_array_get(pr, 0), "first_sequence"), 8);
+	assert_true(json_is_null(json_object_get(json_array_get(pr, 0), "current_txn_first_offset")));
+	assert_null(json_object_get(json_array_get(pr, 1), "first_sequence"));
+	assert_int_equal(ival(json_array_get(pr, 1), "current_txn_first_offset"), 30);
+	json_decref(pr);
+	json_decref(all);
+	b.p[SS_PSNAP_HEADER + 5] ^= 1;   /* CRC no longer matches: entries shown, status 1 */
+	free(write_file("snap-0", "00000000000000000041.snapshot", &b));
+	all = dump(p, (struct ss_dump_opts){ .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	json_decref(all);
+	free(p);
+	free(b.p);
+
+	uint8_t t[SS_TXNIDX_ENTRY * 2] = { 0 };
+	for (int i = 0; i < 2; i++) {
+		ss_put_be64(t + i * 34 + 2, 5);
+		ss_put_be64(t + i * 34 + 10, (uint64_t)(10 * i));
+		ss_put_be64(t + i * 34 + 18, (uint64_t)(10 * i + 4));
+		ss_put_be64(t + i * 34 + 26, (uint64_t)(10 * i + 5));
+	}
+	struct ss_aborted_txn a;
+	assert_int_equal(ss_txnidx_entry(t, sizeof(t), 1, &a), 0);
+	assert_int_equal(a.last_offset, 14);
+	assert_int_equal(ss_txnidx_entry(t, sizeof(t), 2, &a), SEGSCAN_ETRUNC);
+	t[0] = 1;
+	assert_int_equal(ss_txnidx_entry(t, sizeof(t), 0, &a), SEGSCAN_ESCHEMA);
+}
+
+/* ---- coordinator decoders, each record version ---- */
+
+static void pstr(struct buf *b, const char *s, bool flex)
+{
+	uint8_t h[2];
+	size_t n = strlen(s);
+	if (flex) {
+		h[0] = (uint8_t)(n + 1);   /* short strings: one uvarint byte */
+		put(b, h, 1);
+	} else {
+		ss_put_be16(h, (uint16_t)n);
+		put(b, h, 2);
+	}
+	put(b, s, n);
+}
+static void p16(struct buf *b, int16_t v) { uint8_t h[2]; ss_put_be16(h, (uint16_t)v); put(b, h, 2); }
+static void p32(struct buf *b, int32_t v) { uint8_t h[4]; ss_put_be32(h, (uint32_t)v); put(b, h, 4); }
+static void p64(struct buf *b, int64_t v) { uint8_t h[8]; ss_put_be64(h, (uint64_t)v); put(b, h, 8); }
+static void p8(struct buf *b, uint8_t v) { put(b, &v, 1); }
+
+static void test_offsets_versions(void **state)
+{
+	(void)state;
+	struct ss_gm_key k;
+	for (int16_t kv = 0; kv <= 1; kv++) {
+		struct buf b = { 0 };
+		p16(&b, kv);
+		pstr(&b, "grp", false);
+		pstr(&b, "tp", false);
+		p32(&b, 4);
+		assert_int_equal(ss_gm_decode_key(b.p, b.n, &k), 0);
+		assert_true(k.known);
+		assert_int_equal(k.partition, 4);
+		assert_memory_equal(k.topic.p, "tp", 2);
+		p8(&b, 0);   /* a byte too many */
+		assert_int_equal(ss_gm_decode_key(b.p, b.n, &k), SEGSCAN_ESCHEMA);
+		free(b.p);
+	}
+	struct buf gk = { 0 };
+	p16(&gk, 2);
+	pstr(&gk, "grp", false);
+	assert_int_equal(ss_gm_decode_key(gk.p, gk.n, &k), 0);
+	assert_int_equal(k.type, 2);
+	assert_int_equal(k.group.len, 3);
+	gk.p[1] = 5;   /* a KIP-848 record type: framed, not decoded */
+	assert_int_equal(ss_gm_decode_key(gk.p, gk.n, &k), 0);
+	assert_false(k.known);
+	free(gk.p);
+
+	for (int16_t v = 0; v <= 4; v++) {
+		bool flex = v >= 4;
+		struct buf b = { 0 };
+		p16(&b, v);
+		p64(&b, 77);
+		if (v >= 3)
+			p32(&b, 6);
+		pstr(&b, "meta", flex);
+		p64(&b, 1000);
+		if (v == 1)
+			p64(&b, 2000);
+		if (flex) {   /* one tagged field: tag 0, the topic id */
+			p8(&b, 1);
+			p8(&b, 0);
+			p8(&b, 16);
+			uint8_t id[16] = { 1, 2, 3 };
+			put(&b, id, 16);
+		}
+		struct ss_gm_offset o;
+		assert_int_equal(ss_gm_decode_offset(b.p, b.n, &o), 0);
+		assert_int_equal(o.offset, 77);
+		assert_int_equal(o.leader_epoch, v >= 3 ? 6 : -1);
+		assert_int_equal(o.commit_timestamp, 1000);
+		assert_int_equal(o.expire_timestamp, v == 1 ? 2000 : -1);
+		assert_int_equal(o.has_topic_id, flex);
+		assert_int_equal(ss_gm_decode_offset(b.p, b.n - 1, &o), SEGSCAN_ETRUNC);
+		free(b.p);
+	}
+	for (int16_t v = 0; v <= 4; v++) {
+		bool flex = v >= 4;
+		struct buf b = { 0 };
+		p16(&b, v);
+		pstr(&b, "consumer", flex);
+		p32(&b, 3);
+		pstr(&b, "range", flex);
+		pstr(&b, "m1", flex);
+		if (v >= 2)
+			p64(&b, 555);
+		if (flex)
+			p8(&b, 2);   /* one member */
+		else
+			p32(&b, 1);
+		pstr(&b, "m1", flex);
+		if (v >= 3)
+			pstr(&b, "inst", flex);
+		pstr(&b, "client", flex);
+		pstr(&b, "/127.0.0.1", flex);
+		if (v >= 1)
+			p32(&b, 300);
+		p32(&b, 45);
+		if (flex) {
+			p8(&b, 3); put(&b, "sub", 2);
+			p8(&b, 1);
+			p8(&b, 0);   /* member tags */
+			p8(&b, 0);   /* struct tags */
+		} else {
+			p32(&b, 2); put(&b, "su", 2);
+			p32(&b, 0);
+		}
+		struct ss_gm_group g;
+		int r = ss_gm_decode_group(b.p, b.n, &g);
+		assert_int_equal(r, 0);
+		assert_int_equal(g.generation, 3);
+		assert_int_equal(g.n_members, 1);
+		assert_int_equal(g.members[0].session_timeout, 45);
+		assert_int_equal(g.members[0].rebalance_timeout, v >= 1 ? 300 : -1);
+		assert_int_equal(g.members[0].group_instance_id.len, v >= 3 ? 4 : -1);
+		assert_int_equal(g.members[0].subscription.len, 2);
+		assert_int_equal(g.current_state_timestamp, v >= 2 ? 555 : -1);
+		ss_gm_group_free(&g);
+		free(b.p);
+	}
+}
+
+static void test_txn_versions(void **state)
+{
+	(void)state;
+	struct buf k = { 0 };
+	p16(&k, 0);
+	pstr(&k, "tx-1", false);
+	struct ss_txn_key tk;
+	assert_int_equal(ss_txn_decode_key(k.p, k.n, &tk), 0);
+	assert_true(tk.known);
+	assert_int_equal(tk.transactional_id.len, 4);
+	k.p[1] = 1;
+	assert_int_equal(ss_txn_decode_key(k.p, k.n, &tk), 0);
+	assert_false(tk.known);
+	free(k.p);
+	for (int16_t v = 0; v <= 1; v++) {
+		bool flex = v >= 1;
+		struct buf b = { 0 };
+		p16(&b, v);
+		p64(&b, 42);
+		p16(&b, 3);
+		p32(&b, 60000);
+		p8(&b, 4);   /* CompleteCommit */
+		if (flex)
+			p8(&b, 2);   /* one topic */
+		else
+			p32(&b, 1);
+		pstr(&b, "t", flex);
+		if (flex)
+			p8(&b, 3);
+		else
+			p32(&b, 2);
+		p32(&b, 0);
+		p32(&b, 5);
+		if (flex)
+			p8(&b, 0);   /* topic tags */
+		p64(&b, 111);
+		p64(&b, 100);
+		if (flex) {   /* tags 0, 1, 2 */
+			p8(&b, 3);
+			p8(&b, 0); p8(&b, 8); p64(&b, 41);
+			p8(&b, 1); p8(&b, 8); p64(&b, 43);
+			p8(&b, 2); p8(&b, 2); p16(&b, 2);
+		}
+		struct ss_txn_value tv;
+		assert_int_equal(ss_txn_decode_value(b.p, b.n, &tv), 0);
+		assert_int_equal(tv.producer_id, 42);
+		assert_string_equal(ss_txn_status_name(tv.status), "CompleteCommit");
+		assert_int_equal(tv.n_topics, 1);
+		assert_int_equal(tv.topics[0].n_partitions, 2);
+		assert_int_equal(ss_be32s(tv.topics[0].partitions + 4), 5);
+		assert_int_equal(tv.start_timestamp_ms, 100);
+		assert_int_equal(tv.previous_producer_id, flex ? 41 : -1);
+		assert_int_equal(tv.next_producer_id, flex ? 43 : -1);
+		assert_int_equal(tv.client_txn_version, flex ? 2 : 0);
+		ss_txn_value_free(&tv);
+		assert_int_equal(ss_txn_decode_value(b.p, b.n - 1, &tv), SEGSCAN_ETRUNC);
+		ss_txn_value_free(&tv);
+		free(b.p);
+	}
+	assert_null(ss_txn_status_name(8));
+}
+
+/* ---- the CLI ---- */
+
+static void test_cli(void **state)
+{
+	(void)state;
+	const char *s = tu_segscan();
+	char *out = NULL;
+	assert_int_equal(tu_run(&out, "%s dump --help", s), 0);
+	assert_non_null(strstr(out, "--verify-index"));
+	assert_non_null(strstr(out, "Exit status"));
+	free(out);
+	assert_int_equal(tu_run(NULL, "%s dump 2>/dev/null", s), 2);
+	assert_int_equal(tu_run(NULL, "%s dump -f xml x.log 2>/dev/null", s), 2);
+	assert_int_equal(tu_run(NULL, "%s dump --offsets=9..3 x.log 2>/dev/null", s), 2);
+	assert_int_equal(tu_run(NULL, "%s dump --decode=nope x.log 2>/dev/null", s), 2);
+	assert_int_equal(tu_run(NULL, "%s dump --max-bytes=-1 x.log 2>/dev/null", s), 2);
+	assert_int_equal(tu_run(NULL, "%s dump %s/none-0/00000000000000000000.log 2>/dev/null", s, g_dir), 3);
+	/* a corrupt file between two good ones: all three dumped, exit 1 */
+	struct buf good = { 0 }, bad = { 0 };
+	add_batch(&good, 0, SS_CODEC_ZSTD, 0, 3, NULL);
+	put(&bad, good.p, good.n);
+	uint8_t junk[30] = { 0, 0, 0, 0, 0, 0, 0, 1, 0x7f, 0, 0, 0, 0, 0, 0, 0, 9 };
+	put(&bad, junk, sizeof(junk));
+	char *g1 = write_file("cli-a-0", "00000000000000000000.log", &good);
+	char *b1 = write_file("cli-b-0", "00000000000000000000.log", &bad);
+	char *g2 = write_file("cli-c-0", "00000000000000000000.log", &good);
+	assert_int_equal(tu_run(&out, "%s dump -f ndjson %s %s %s", s, g1, b1, g2), 1);
+	int lines = 0, batches = 0, errors = 0;
+	for (char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		lines++;
+		batches += !strncmp(l, "{\"type\":\"batch\"", 15);
+		errors += !strncmp(l, "{\"type\":\"error\"", 15);
+	}
+	assert_int_equal(batches, 3);
+	assert_int_equal(errors, 1);
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump -f json %s %s", s, g1, g2), 0);
+	json_error_t je;
+	json_t *doc = json_loads(out, 0, &je);
+	assert_non_null(doc);
+	assert_int_equal(json_array_size(json_object_get(doc, "files")), 2);
+	json_decref(doc);
+	free(out);
+	/* text: DumpLogSegments' lines, the error named with its position */
+	assert_int_equal(tu_run(&out, "%s dump %s", s, b1), 1);
+	assert_non_null(strstr(out, "Dumping "));
+	assert_non_null(strstr(out, "baseOffset: 0 lastOffset: 2 count: 3"));
+	char want[64];
+	snprintf(want, sizeof(want), "at position %zu: corrupt", good.n);
+	assert_non_null(strstr(out, want));
+	free(out);
+	/* the missing file among good ones: 3, the good ones still dumped */
+	assert_int_equal(tu_run(&out, "%s dump -f ndjson %s %s/nope-0/1.log %s 2>/dev/null", s, g1, g_dir, g2), 3);
+	assert_non_null(strstr(out, "\"status\":\"missing\""));
+	free(out);
+	free(g1);
+	free(b1);
+	free(g2);
+	free(good.p);
+	free(bad.p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	g_dir = tu_mkdtemp("dump");
+	return g_dir ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char *cmd = NULL;
+	if (asprintf(&cmd, "rm -rf '%s'", g_dir) > 0 && system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", g_dir);
+	free(cmd);
+	free(g_dir);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_control_records),
+		cmocka_unit_test(test_codecs_and_data),
+		cmocka_unit_test(test_bad_tails),
+		cmocka_unit_test(test_offsets_index_verify),
+		cmocka_unit_test(test_snapshot_txnindex),
+		cmocka_unit_test(test_offsets_versions),
+		cmocka_unit_test(test_txn_versions),
+		cmocka_unit_test(test_cli),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
