@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "io/engine.h"
 #include "segscan.h"
@@ -252,6 +253,54 @@ static void test_remote_state_line_cap_and_epoch_keys(void **state)
 	free(root);
 }
 
+/* ---- item 7: the open-file limit --------------------------------------------------- */
+
+static json_t *partitions_of(const char *root)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/out.json", root);
+	json_error_t e;
+	json_t *o = json_load_file(p, 0, &e);
+	assert_non_null(o);
+	json_t *parts = json_incref(json_object_get(o, "partitions"));
+	assert_non_null(parts);
+	assert_int_equal(json_array_size(json_object_get(o, "errors")), 0);
+	json_decref(o);
+	return parts;
+}
+
+/* `ulimit -n 64` (soft and hard: nothing to raise) with 16 threads, and a soft limit of
+ * 40 under a higher hard one: the same partitions as without a limit, no error. Before
+ * the fix: "Too many open files" errors and bytes missing. */
+static void test_open_file_limit(void **state)
+{
+	char *root = NULL, *ld = su_gen("hostile_nofile", 4, 16, 12, 32 << 10, 0, false, &root);
+	assert_non_null(ld);
+	assert_int_equal(scan_cli(root, ld, "--threads=16"), 0);
+	json_t *want = partitions_of(root);
+	assert_true(json_array_size(want) == 64);
+	static const char *const limits[] = { "ulimit -n 64", "ulimit -n 256", "ulimit -S -n 40" };
+	static const char *const engines[] = { "--io=pread", "--io=uring" };
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t k = 0; k < 2; k++) {
+			int rc = tu_run(NULL, "%s && timeout 60 %s scan -f json --threads=16 %s '%s' >'%s/out.json' 2>'%s/err.txt'",
+					limits[i], tu_segscan(), engines[k], ld, root, root);
+			if (rc != 0) {
+				char *err = slurp(root, "err.txt");
+				fprintf(stderr, "%s %s: exit %d: %.500s\n", limits[i], engines[k], rc, err);
+				free(err);
+			}
+			assert_int_equal(rc, 0);
+			json_t *got = partitions_of(root);
+			assert_true(json_equal(got, want));
+			json_decref(got);
+		}
+	}
+	json_decref(want);
+	free(ld);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_engine_fifo_open),
 		cmocka_unit_test(test_dir_named_like_segment),
 		cmocka_unit_test(test_remote_state_line_cap_and_epoch_keys),
+		cmocka_unit_test(test_open_file_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

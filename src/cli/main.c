@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/fdlimit.h"
 #include "segscan.h"
 
 static const char usage_main[] =
@@ -31,6 +32,9 @@ static const char usage_main[] =
 
 int main(int argc, char **argv)
 {
+	/* the soft open-file limit up to the hard one: a scan keeps many files open at
+	 * once; the library sizes what it keeps in flight from whatever limit is left */
+	ss_fd_raise_soft();
 	if (argc < 2) {
 		fputs(usage_main, stderr);
 		return 2;

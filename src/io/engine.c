@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fdlimit.h"
 #include "io/engine.h"
 #include "segscan.h"
 
@@ -164,20 +165,30 @@ int ss_io_sync_open(int dirfd, const char *path, bool *noatime_eperm, struct ss_
 	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
 	int fd;
 
-	if (!*noatime_eperm) {
-		c->syscalls++;
-		fd = openat(dirfd, path, flags | O_NOATIME);
-		if (fd >= 0)
-			return fd;
-		if (errno != EPERM)
+	/* EMFILE/ENFILE: the open-file limit, not the file. Other workers close files all
+	 * the time, so wait a little and try again before it becomes a data error
+	 * (issue 14 item 7; the tasks in flight are sized from the limit, fdlimit.h). */
+	for (unsigned attempt = 0;; attempt++) {
+		if (!*noatime_eperm) {
+			c->syscalls++;
+			fd = openat(dirfd, path, flags | O_NOATIME);
+			if (fd >= 0)
+				return fd;
+			if (errno == EPERM) {
+				/* O_NOATIME needs ownership of the file (or CAP_FOWNER). A log dir
+				 * has one owner, so once refused it will be refused for the rest. */
+				*noatime_eperm = true;
+				continue;
+			}
+		} else {
+			c->syscalls++;
+			fd = openat(dirfd, path, flags);
+			if (fd >= 0)
+				return fd;
+		}
+		if ((errno != EMFILE && errno != ENFILE) || !ss_fd_retry_wait(attempt))
 			return -errno;
-		/* O_NOATIME needs ownership of the file (or CAP_FOWNER). A log dir has one
-		 * owner, so once refused it will be refused for the rest: stop asking. */
-		*noatime_eperm = true;
 	}
-	c->syscalls++;
-	fd = openat(dirfd, path, flags);
-	return fd >= 0 ? fd : -errno;
 }
 
 int ss_io_sync_stat(const struct ss_io_req *req, struct ss_io_stat *st, struct ss_io_counters *c)

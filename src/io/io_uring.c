@@ -156,6 +156,11 @@ static bool complete(struct ss_uring *u, struct ss_uslot *s, int res)
 			if (prep(u, s) == 0)
 				return false;
 		}
+		if (res == -EMFILE || res == -ENFILE) {
+			/* the open-file limit: the synchronous open waits for others to close
+			 * and retries (engine.c), rather than turn the limit into a data error */
+			res = ss_io_sync_open(req->dirfd, req->path, &u->noatime_eperm, &u->ctr);
+		}
 		req->res = res;
 		return true;
 	case SS_IO_STAT:

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/fdlimit.h"
 #include "scan/scan_int.h"
 #include "common/probes.h"
 #include "scan/task.h"
@@ -174,6 +175,8 @@ static void *worker_main(void *arg)
 		w->n_tasks = 1;
 	if (s->opts.verify && w->n_tasks > 8)
 		w->n_tasks = 8; /* 1 MiB buffers each; the device is saturated well before */
+	/* what the open-file limit can hold open at once, shared by the workers */
+	w->n_tasks = ss_fd_tasks_cap(w->nthreads, w->n_tasks);
 	w->tasks = calloc(w->n_tasks, sizeof(*w->tasks));
 	idle = calloc(w->n_tasks, sizeof(*idle));
 	done = calloc(max_done, sizeof(*done));
@@ -337,6 +340,7 @@ int ss_workers_run(struct segscan_scan *s)
 		nthreads = cat->n_segs; /* idle threads would only cost setup */
 	if (nthreads == 0)
 		nthreads = 1;
+	nthreads = ss_fd_threads_cap(nthreads); /* a tiny `ulimit -n`: fewer workers, not errors */
 	s->threads_used = nthreads;
 
 	nodes = calloc(cat->n_logdirs ? cat->n_logdirs : 1, sizeof(int));
