@@ -173,8 +173,8 @@ void ss_eval_release_caveat(const struct ss_eval_input *in, const char *ticket, 
 		return;
 	ss_ticket_describe(t, which, sizeof(which));
 	if (in->release && in->release->text)
-		snprintf(buf, n, " (%s affects %s; this broker runs %s, which the release table cannot place: give "
-			 "--kafka-version to be sure)", ticket, which, in->release->text);
+		snprintf(buf, n, " (%s affects %s; this broker runs %s, a release line the table cannot settle: give "
+			 "--kafka-version=X.Y.Z to be sure)", ticket, which, in->release->text);
 	else
 		snprintf(buf, n, " (%s affects %s; the broker's release is unknown: give --kafka-version or let "
 			 "segscan read the metadata log)", ticket, which);
@@ -621,6 +621,10 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		}
 		ev->broker_copy_lag_segments = bs - 1 > 0 ? bs - 1 : 0;
 		ev->broker_copy_lag_bytes = bb - active_size > 0 ? bb - active_size : 0;
+		/* a fixed broker reports the strict count, which needs the highest offset: with
+		 * it unknown here, so is the broker's number (an affected one would use -1) */
+		if (!ev->seeded && strict_broker)
+			ev->broker_copy_lag_null = true;
 		if (!ev->seeded) {
 			ev->only_local_null = true;
 			ev->copy_lag_null = true;

@@ -88,6 +88,7 @@ struct ss_res_cluster {
 	const char *cluster_id;
 	const char *kafka_version;       /* "4.3.1", "4.4", or what the metadata.version implies */
 	const char *kafka_version_source;/* "--kafka-version" | "metadata log" */
+	const char *kafka_version_note;  /* what else the metadata.version level can mean */
 	const char *metadata_version;    /* the finalized metadata.version as Kafka names it */
 	int         metadata_version_level; /* 0 unknown */
 	int         supported_metadata_version; /* this node's highest, 0 unknown */

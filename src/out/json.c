@@ -314,6 +314,7 @@ static void write_broker(struct ss_jw *w, const struct ss_res_cluster *c)
 	ss_jw_kstr(w, "cluster_id", c->cluster_id);
 	ss_jw_kstr(w, "kafka_version", c->kafka_version);
 	ss_jw_kstr(w, "kafka_version_source", c->kafka_version_source);
+	ss_jw_kstr(w, "kafka_version_note", c->kafka_version_note);
 	ss_jw_kstr(w, "metadata_version", c->metadata_version);
 	ss_jw_ki64n(w, "metadata_version_level", c->metadata_version_level > 0, c->metadata_version_level);
 	ss_jw_ki64n(w, "supported_metadata_version_level", c->supported_metadata_version > 0,

@@ -76,6 +76,8 @@ static void write_sources(const struct ss_results *r, FILE *f)
 	fprintf(f, "; kafka %s%s%s%s", c->kafka_version ? c->kafka_version : "unknown",
 		c->kafka_version_source ? " (from " : "", c->kafka_version_source ? c->kafka_version_source : "",
 		c->kafka_version_source ? ")" : "");
+	if (c->kafka_version_note)
+		fprintf(f, " [%s]", c->kafka_version_note);
 	if (c->node_id >= 0)
 		fprintf(f, ", node %d", c->node_id);
 	fprintf(f, "\n  remote metadata: ");
@@ -142,6 +144,7 @@ int ss_out_table(const struct ss_results *r, FILE *f)
 				unk ? "?" : ev->only_local_null ? "unknown" : ss_human_bytes(ev->only_local_bytes, b2, sizeof(b2)),
 				remote,
 				unk ? "?" : lag_text(ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes, b3, sizeof(b3)),
+				unk && ev->broker_copy_lag_null ? "?" :
 				lag_text(ev->broker_copy_lag_null, ev->broker_copy_lag_segments, ev->broker_copy_lag_bytes,
 					 b4, sizeof(b4)),
 				retention_text(ev, b5, sizeof(b5)), b6);

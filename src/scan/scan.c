@@ -218,6 +218,7 @@ int ss_scan_publish_results(segscan_scan *s)
 		cl->cluster_id = cc->cluster_id;
 		cl->kafka_version = cc->version_text[0] ? cc->version_text : NULL;
 		cl->kafka_version_source = cc->version_source;
+		cl->kafka_version_note = cc->version_note[0] ? cc->version_note : NULL;
 		cl->metadata_version = cc->mv_text[0] ? cc->mv_text : NULL;
 		cl->metadata_version_level = cc->mv_finalized;
 		cl->supported_metadata_version = cc->mv_supported_max;

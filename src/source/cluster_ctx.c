@@ -84,10 +84,16 @@ static void release_from_image(struct ss_cluster_ctx *c)
 		c->version = r.lines[0];
 		c->version_source = "metadata log";
 		ss_kver_format(&c->version, c->version_text, sizeof(c->version_text));
+	} else if (r.kind == SS_MV_LINE) {
+		/* Two readings (this line's production top is another's testing top): report
+		 * the production one, keep the other in the note, and let the findings ask
+		 * both (ss_ticket_affects_mv) */
+		ss_kver_format(&r.lines[0], c->version_text, sizeof(c->version_text));
+		ss_mv_release_describe(&r, c->version_note, sizeof(c->version_note));
+		c->version_source = "metadata log";
 	} else {
 		/* Say what the level means even when it names no single release. */
-		ss_mv_release_describe(&r, c->version_text, sizeof(c->version_text));
-		c->version_source = "metadata log";
+		ss_mv_release_describe(&r, c->version_note, sizeof(c->version_note));
 	}
 }
 

@@ -37,7 +37,10 @@ struct ss_cluster_ctx {
 	bool                 has_version;    /* version is exact or a line */
 	struct ss_kver       version;
 	const char          *version_source; /* "--kafka-version" | "metadata log" | NULL */
-	char                 version_text[48];   /* "4.3.1", "4.4", "4.2 (or 4.1 with unstable ...)" */
+	char                 version_text[48];   /* "4.3.1", "4.4"; "" unknown */
+	char                 version_note[96];   /* what the metadata.version level can also mean:
+						    "4.3 (or 4.2 with unstable metadata versions)",
+						    "newer than 4.4", ...; "" when nothing to add */
 	int                  mv_supported_max;   /* this node's RegisterBrokerRecord metadata.version max; 0 */
 	int                  mv_finalized;       /* FeatureLevelRecord metadata.version; 0 unknown */
 	char                 mv_text[32];        /* the finalized level as Kafka names it: "4.4-IV3" */
