@@ -300,6 +300,145 @@ static void test_files(void **state)
 	free(dir);
 }
 
+/* ---- dynamic levels (the metadata log) --------------------------------------------- */
+struct dynkv {
+	enum ss_cfg_level lvl;
+	const char *topic, *key, *value;
+};
+struct dynset {
+	const struct dynkv *kv;
+	size_t n;
+};
+
+static const char *dyn_get(const void *arg, enum ss_cfg_level lvl, const char *topic, const char *key)
+{
+	const struct dynset *d = arg;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->kv[i].lvl == lvl && !strcmp(d->kv[i].key, key) &&
+		    (lvl != SS_CFGL_DYN_TOPIC || (topic && !strcmp(d->kv[i].topic, topic))))
+			return d->kv[i].value;
+	return NULL;
+}
+
+static const struct ss_cfg_entry *entry(const struct ss_topic_cfg *t, const char *key)
+{
+	const struct ss_cfg_entry *e = ss_cfg_entry_find(t, key);
+	if (!e)
+		fail_msg("no entry %s", key);
+	return e;
+}
+
+static void expect_entry(const struct ss_topic_cfg *t, const char *key, const char *value, const char *source)
+{
+	const struct ss_cfg_entry *e = entry(t, key);
+	assert_string_equal(e->value, value);
+	if (!source)
+		assert_null(e->source);
+	else if (!e->source)
+		fail_msg("%s: source null, want %s", key, source);
+	else
+		assert_string_equal(e->source, source);
+}
+
+/* Kafka's precedence: topic > this broker > cluster default > static > default, with the
+ * broker names; retention.ms over ms/minutes/hours merged across the broker levels, and
+ * the source DescribeConfigs names (log.retention.ms alone). */
+static void test_dynamic_levels(void **state)
+{
+	(void)state;
+	struct ss_config *c = NULL;
+	char err[256];
+	assert_int_equal(ss_config_new(&c), 0);
+	static const char props[] = "log.retention.hours=72\nlog.segment.bytes=536870912\n"
+				    "log.retention.bytes=99\nlog.cleanup.policy=delete\n";
+	assert_int_equal(ss_config_load_server_buf(c, props, strlen(props), "server.properties", err, sizeof(err)), 0);
+	static const struct dynkv kv[] = {
+		{ SS_CFGL_DYN_TOPIC, "t", "retention.bytes", "5000" },
+		{ SS_CFGL_DYN_TOPIC, "t", "cleanup.policy", "compact, delete" },
+		{ SS_CFGL_DYN_TOPIC, "t", "remote.storage.enable", "true" },
+		{ SS_CFGL_DYN_BROKER, NULL, "log.local.retention.ms", "1000" },
+		{ SS_CFGL_DYN_DEFAULT, NULL, "log.local.retention.ms", "2000" },
+		{ SS_CFGL_DYN_DEFAULT, NULL, "log.local.retention.bytes", "3000" },
+		{ SS_CFGL_DYN_DEFAULT, NULL, "log.retention.minutes", "10" },
+	};
+	struct dynset ds = { kv, sizeof(kv) / sizeof(kv[0]) };
+	struct ss_cfg_dynamic dyn = { dyn_get, &ds };
+	struct ss_topic_cfg t;
+
+	ss_config_resolve_ctx(c, &dyn, "t", &t);
+	expect_entry(&t, "retention.bytes", "5000", "DYNAMIC_TOPIC_CONFIG");
+	assert_int_equal(t.retention_bytes, 5000);
+	expect_entry(&t, "cleanup.policy", "compact,delete", "DYNAMIC_TOPIC_CONFIG");
+	assert_true(t.compact && t.policy_known);
+	expect_entry(&t, "remote.storage.enable", "true", "DYNAMIC_TOPIC_CONFIG");
+	assert_int_equal(t.remote_storage, 1);
+	expect_entry(&t, "local.retention.ms", "1000", "DYNAMIC_BROKER_CONFIG");     /* broker over default */
+	expect_entry(&t, "local.retention.bytes", "3000", "DYNAMIC_DEFAULT_BROKER_CONFIG");
+	expect_entry(&t, "segment.bytes", "536870912", "STATIC_BROKER_CONFIG");
+	/* minutes (dynamic default) beat hours (static): ms > minutes > hours over the merged
+	 * levels; no level holds log.retention.ms itself, so Kafka names DEFAULT_CONFIG */
+	expect_entry(&t, "retention.ms", "600000", "DEFAULT_CONFIG");
+	assert_int_equal(t.retention_ms, 600000);
+
+	/* another topic: no topic configs; static retention.bytes, remote storage off */
+	ss_config_resolve_ctx(c, &dyn, "u", &t);
+	expect_entry(&t, "retention.bytes", "99", "STATIC_BROKER_CONFIG");
+	expect_entry(&t, "remote.storage.enable", "false", "DEFAULT_CONFIG");
+	assert_int_equal(t.remote_storage, 0);
+	expect_entry(&t, "cleanup.policy", "delete", "STATIC_BROKER_CONFIG");
+	assert_true(t.policy_known && !t.compact);
+
+	/* without the metadata log a default is not a fact, and remote storage is unknown */
+	ss_config_resolve_ctx(c, NULL, "u", &t);
+	expect_entry(&t, "remote.storage.enable", "false", NULL);
+	assert_int_equal(t.remote_storage, -1);
+	expect_entry(&t, "retention.ms", "259200000", NULL);   /* static hours: the value, not Kafka's source */
+	expect_entry(&t, "retention.bytes", "99", "STATIC_BROKER_CONFIG");
+	ss_config_free(c);
+
+	/* without server.properties, a default of a key with a broker synonym is unknown */
+	ss_config_resolve_ctx(NULL, &dyn, "u", &t);
+	expect_entry(&t, "segment.bytes", "1073741824", NULL);
+	expect_entry(&t, "remote.storage.enable", "false", "DEFAULT_CONFIG");   /* topic-only key */
+	expect_entry(&t, "retention.ms", "600000", NULL);
+	assert_false(t.policy_known);
+
+	/* a --topic-config line overrides every level (what-if questions) */
+	c = topics("t retention.bytes=7\n* segment.bytes=1048576\n", 0);
+	ss_config_resolve_ctx(c, &dyn, "t", &t);
+	expect_entry(&t, "retention.bytes", "7", "TOPIC_CONFIG_FILE");
+	expect_entry(&t, "segment.bytes", "1048576", "TOPIC_CONFIG_FILE");
+	expect_entry(&t, "cleanup.policy", "compact,delete", "DYNAMIC_TOPIC_CONFIG");
+	ss_config_free(c);
+}
+
+/* kafka-configs.sh --describe --all output is a --topic-config file. */
+static void test_kafka_configs_file(void **state)
+{
+	(void)state;
+	struct ss_config *c = topics(
+		"All configs for topic orders are:\n"
+		"  cleanup.policy=compact,delete sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact,delete}\n"
+		"  retention.ms=3600000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=3600000}\n"
+		"  remote.storage.enable=true sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:remote.storage.enable=true}\n"
+		"  message.format.version=3.0-IV1 sensitive=false synonyms={}\n"
+		"Dynamic configs for broker 1 are:\n"
+		"  log.retention.bytes=1000 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.retention.bytes=1000}\n",
+		0);
+	assert_true(c->kafka_configs_format);
+	struct ss_topic_cfg t;
+	ss_config_resolve(c, "orders", &t);
+	assert_int_equal(t.retention_ms, 3600000);
+	assert_int_equal(t.remote_storage, 1);
+	assert_true(t.compact);
+	expect_entry(&t, "retention.ms", "3600000", "TOPIC_CONFIG_FILE");
+	/* the broker block is left to the metadata log, with one warning, not one per key */
+	assert_int_equal(c->n_warnings, 1);
+	ss_config_free(c);
+	/* a value Kafka would not accept is an error naming the line */
+	topics("All configs for topic t are:\n  retention.ms=abc sensitive=false synonyms={}\n", SEGSCAN_ECONFIG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +450,8 @@ int main(void)
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_server_errors),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_dynamic_levels),
+		cmocka_unit_test(test_kafka_configs_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
