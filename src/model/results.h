@@ -83,6 +83,8 @@ struct ss_res_cluster {
 	int64_t     last_offset;         /* the last metadata offset applied, -1 */
 	uint64_t    records;             /* metadata records read */
 	uint64_t    warnings;            /* malformed, unknown or inconsistent records and torn files */
+	const char *const *warning_texts;/* the first of them spelled out ("FILE: byte POS: problem") */
+	uint32_t    n_warning_texts;
 	bool        complete;            /* every chosen file read to its end */
 	int32_t     node_id;             /* -1 unknown */
 	const char *cluster_id;

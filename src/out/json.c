@@ -328,6 +328,12 @@ static void write_broker(struct ss_jw *w, const struct ss_res_cluster *c)
 	ss_jw_ki64n(w, "last_offset", c->last_offset >= 0, c->last_offset);
 	ss_jw_ki64(w, "records", (int64_t)c->records);
 	ss_jw_ki64(w, "warnings", (int64_t)c->warnings);
+	ss_jw_key(w, "warning_messages");
+	ss_jw_arr(w);
+	for (uint32_t i = 0; i < c->n_warning_texts; i++)
+		ss_jw_str(w, c->warning_texts[i]);
+	ss_jw_arr_end(w);
+	ss_jw_kbool(w, "complete", c->complete);
 	ss_jw_kstr(w, "why_not", c->metadata_log ? NULL : c->metadata_why_not);
 	ss_jw_obj_end(w);
 	ss_jw_key(w, "remote_metadata");

@@ -92,6 +92,11 @@ static void write_sources(const struct ss_results *r, FILE *f)
 	if (r->run.remote_source)
 		fputc(')', f);
 	fputc('\n', f);
+	/* a torn or corrupt metadata file: the replay used what it could read */
+	for (uint32_t i = 0; i < c->n_warning_texts && i < 20; i++)
+		fprintf(f, "  metadata log warning: %s\n", c->warning_texts[i]);
+	if (c->warnings > 20)
+		fprintf(f, "  metadata log: %" PRIu64 " warnings in all (json: summary.cluster_metadata)\n", c->warnings);
 }
 
 int ss_out_table(const struct ss_results *r, FILE *f)

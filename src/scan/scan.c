@@ -233,6 +233,8 @@ int ss_scan_publish_results(segscan_scan *s)
 			cl->records = st->records;
 			cl->warnings = ss_cimage_warning_count(cc->img) + st->warnings_dropped;
 			cl->complete = cc->info.complete;
+			cl->warning_texts = cc->warnings;
+			cl->n_warning_texts = cc->n_warnings;
 		}
 	}
 	for (uint32_t i = 0; i < c->n_parts; i++) {

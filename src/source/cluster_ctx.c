@@ -143,6 +143,11 @@ int ss_cluster_ctx_load(struct segscan_scan *s)
 	if (c->info.cluster_id && !(c->cluster_id = strdup(c->info.cluster_id)))
 		return -ENOMEM;
 	release_from_image(c);
+	size_t nw = ss_cimage_warning_count(c->img);
+	if (nw && !(c->warnings = calloc(nw, sizeof(*c->warnings))))
+		return -ENOMEM;
+	for (size_t i = 0; i < nw; i++)
+		c->warnings[c->n_warnings++] = ss_cimage_warning_at(c->img, i);
 	const struct ss_ci_topic *t = ss_cimage_topic(c->img, "__remote_log_metadata");
 	if (t)
 		c->rlmm_partitions = (int32_t)t->n_parts;
@@ -159,6 +164,7 @@ void ss_cluster_ctx_free(struct ss_cluster_ctx *c)
 	}
 	free(c->mlog_why_not);
 	free(c->cluster_id);
+	free(c->warnings);
 	free(c);
 }
 
