@@ -48,10 +48,14 @@ struct ss_pid_entry ss_psnap_entry(const struct ss_psnap *s, int32_t i)
 
 int32_t ss_psnap_first_seq(const struct ss_pid_entry *e)
 {
-	/* DefaultRecordBatch.decrementSequence: sequences wrap at Integer.MAX_VALUE */
-	if ((int64_t)e->last_seq - e->offset_delta < 0)
-		return (int32_t)(INT32_MAX - ((int64_t)e->offset_delta - e->last_seq) + 1);
-	return e->last_seq - e->offset_delta;
+	/* DefaultRecordBatch.decrementSequence: sequences wrap at Integer.MAX_VALUE; the file
+	 * may hold any ints, so compute in 64 bits and wrap to 32 as Java's int does */
+	int64_t r;
+	if (e->last_seq < e->offset_delta)
+		r = (int64_t)INT32_MAX - ((int64_t)e->offset_delta - e->last_seq) + 1;
+	else
+		r = (int64_t)e->last_seq - e->offset_delta;
+	return (int32_t)(uint32_t)(uint64_t)r;
 }
 
 int ss_txnidx_entry(const uint8_t *buf, size_t len, size_t i, struct ss_aborted_txn *out)

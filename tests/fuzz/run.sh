@@ -28,7 +28,7 @@ LIBS=(-lz -lsnappy -llz4 -lzstd -ljansson)
 rm -f "$out/libfuzzsrc.a" "$out"/obj/*.o
 objs=()
 # src/service/parse.c: the HTTP path and --listen parsers, apart from libmicrohttpd.
-for src in src/fmt/*.c src/common/*.c src/eval/*.c src/source/*.c src/service/parse.c; do
+for src in src/fmt/*.c src/common/*.c src/eval/*.c src/source/*.c src/service/parse.c src/dump/*.c; do
   [ -f "$src" ] || continue
   obj="$out/obj/$(echo "${src%.c}" | tr / _).o"
   if "$CC" "${CFLAGS[@]}" -c "$src" -o "$obj" 2>"$obj.log"; then
