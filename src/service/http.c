@@ -32,6 +32,7 @@
 #include "common/ascii.h"
 #include "common/clock.h"
 #include "fmt/names.h"
+#include "service/gzip.h"
 #include "service/log.h"
 #include "service/serve.h"
 
@@ -115,6 +116,33 @@ static enum MHD_Result send_snap(struct ss_http *h, struct MHD_Connection *c, vo
 		return MHD_NO;
 	}
 	enum MHD_Result ok = queue(c, MHD_HTTP_OK, resp, ctype, s->generation);
+	if (ok == MHD_YES) {
+		atomic_fetch_add_explicit(&h->inflight, 1, memory_order_relaxed);
+		*con_cls = &h->inflight;
+	}
+	return ok;
+}
+
+/* /metrics from the snapshot: gzip-compressed (once per publication, snapshot.c) for a
+ * client whose Accept-Encoding allows it (Prometheus sends "gzip"), else plain; both say
+ * Vary: Accept-Encoding. The response owns the caller's reference, as in send_snap. */
+static enum MHD_Result send_metrics(struct ss_http *h, struct MHD_Connection *c, void **con_cls,
+				    struct ss_snapshot *s)
+{
+	bool gz = s->metrics_gz &&
+		  ss_accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(
+		gz ? s->metrics_gz_len : s->metrics_len, gz ? s->metrics_gz : s->metrics, release_cb, s);
+	if (!resp) {
+		ss_snapshot_release(s);
+		return MHD_NO;
+	}
+	if ((gz && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") != MHD_YES) ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding") != MHD_YES) {
+		MHD_destroy_response(resp); /* runs release_cb */
+		return MHD_NO;
+	}
+	enum MHD_Result ok = queue(c, MHD_HTTP_OK, resp, CT_PROM, s->generation);
 	if (ok == MHD_YES) {
 		atomic_fetch_add_explicit(&h->inflight, 1, memory_order_relaxed);
 		*con_cls = &h->inflight;
@@ -252,7 +280,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	case R_METRICS:
 		if (!(s = ss_pub_acquire(h->pub)))
 			return not_ready(c, false);
-		return send_snap(h, c, con_cls, s, s->metrics, s->metrics_len, CT_PROM);
+		return send_metrics(h, c, con_cls, s);
 	case R_PARTS:
 		if (!(s = ss_pub_acquire(h->pub)))
 			return not_ready(c, true);

@@ -41,6 +41,9 @@ struct ss_snapshot {
 	segscan_scan *scan;            /* owned: freed with the snapshot */
 	char         *metrics;         /* Prometheus text 0.0.4 */
 	size_t        metrics_len;
+	char         *metrics_gz;      /* the same gzip-compressed (service/gzip.h), NULL if
+					  compression failed */
+	size_t        metrics_gz_len;
 	char         *json;            /* segscan_write(SEGSCAN_FMT_JSON) */
 	size_t        json_len;
 	char         *part_json;       /* every partition object, back to back */

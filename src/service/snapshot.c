@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "service/gzip.h"
 #include "service/serve.h"
 
 struct ss_pub {
@@ -133,6 +134,7 @@ void ss_snapshot_ref(struct ss_snapshot *snap)
 static void snapshot_destroy(struct ss_snapshot *s)
 {
 	free(s->metrics);
+	free(s->metrics_gz);
 	free(s->json);
 	free(s->part_json);
 	free(s->parts);
@@ -324,6 +326,10 @@ int ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen)
 	t.c.duration_seconds = st.seconds;
 	if ((r = render_metrics(snap, &t)) || (r = render_json(snap)) || (r = render_parts(snap)))
 		goto unlock;
+	/* /metrics gzip-compressed once per publication, not per scrape; a failure only costs
+	 * clients the compressed variant */
+	if (ss_gzip(snap->metrics, snap->metrics_len, &snap->metrics_gz, &snap->metrics_gz_len))
+		snap->metrics_gz = NULL;
 
 	pthread_mutex_lock(&pub->mu);
 	old = pub->cur;
