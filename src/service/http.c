@@ -34,6 +34,7 @@
 #include "fmt/names.h"
 #include "service/gzip.h"
 #include "service/log.h"
+#include "service/cluster_tail.h"
 #include "service/serve.h"
 
 #define SS_HTTP_CONN_LIMIT     64
@@ -161,7 +162,7 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls, en
 static enum MHD_Result healthz(struct ss_http *h, struct MHD_Connection *c)
 {
 	struct ss_snapshot *s = ss_pub_acquire(h->pub);
-	char body[512];
+	char body[4096];
 	if (!s)
 		return send_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, CT_JSON,
 				   "{\"status\":\"starting\",\"message\":\"the first scan has not finished yet\"}\n");
@@ -171,13 +172,20 @@ static enum MHD_Result healthz(struct ss_http *h, struct MHD_Connection *c)
 	/* Unhealthy (503) when the latest scan failed, or when nothing was published for a
 	 * few intervals: a scan loop that blocks or dies must not keep answering "ok". */
 	const char *status = t.last_failed ? "failing" : stale_after > 0 && age > stale_after ? "stale" : "ok";
+	/* the live __remote_log_metadata consumer, when serve runs one (cluster_tail.h): a
+	 * cluster that stopped answering makes the published remote state age */
+	char rm[3072];
+	int connected = 1;
+	int rn = ss_serve_cluster_healthz(rm, sizeof(rm), &connected);
+	if (!connected && !strcmp(status, "ok"))
+		status = "degraded";
 	unsigned code = strcmp(status, "ok") ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK;
 	int n = snprintf(body, sizeof(body),
 			 "{\"status\":\"%s\",\"generation\":%" PRIu64 ",\"age_seconds\":%.3f,\"stale_after_seconds\":%.3f,"
 			 "\"last_scan_duration_seconds\":%.6f,\"last_scan_finished\":%.3f,\"partitions\":%zu,"
-			 "\"scan_exit_code\":%d,\"scans\":%" PRIu64 ",\"failures\":%" PRIu64 "}\n",
+			 "\"scan_exit_code\":%d,\"scans\":%" PRIu64 ",\"failures\":%" PRIu64 "%s%s}\n",
 			 status, s->generation, age < 0 ? 0 : age, stale_after, s->stats.seconds, s->finished_wall, s->n_parts,
-			 s->exit_code, t.scans, t.failures);
+			 s->exit_code, t.scans, t.failures, rn > 0 ? "," : "", rn > 0 ? rm : "");
 	uint64_t gen = s->generation;
 	ss_snapshot_release(s);
 	if (n < 0 || (size_t)n >= sizeof(body))
@@ -280,6 +288,19 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	case R_METRICS:
 		if (!(s = ss_pub_acquire(h->pub)))
 			return not_ready(c, false);
+		{
+			/* with a live __remote_log_metadata consumer its gauges are read now, not at
+			 * the last publication: a stalled partition's age keeps growing */
+			char *live;
+			size_t live_len;
+			if (ss_serve_cluster_metrics(s->metrics, s->metrics_len, &live, &live_len) == 0 && live) {
+				uint64_t g = s->generation;
+				ss_snapshot_release(s);
+				return queue(c, MHD_HTTP_OK,
+					     MHD_create_response_from_buffer_with_free_callback(live_len, live, free),
+					     CT_PROM, g);
+			}
+		}
 		return send_metrics(h, c, con_cls, s);
 	case R_PARTS:
 		if (!(s = ss_pub_acquire(h->pub)))

@@ -34,6 +34,7 @@
 
 #include "common/clock.h"
 #include "fmt/config.h"
+#include "service/cluster_tail.h"
 #include "service/log.h"
 #include "service/notify.h"
 #include "service/serve.h"
@@ -568,8 +569,16 @@ int ss_serve_main(const struct ss_serve_opts *o)
 	struct timespec wd_ts = { .tv_sec = (time_t)(wd_us / 2000000), .tv_nsec = (long)(wd_us / 2 % 1000000) * 1000 };
 	ss_notify("READY=1\nSTATUS=listening; the first scan is running");
 
+	/* the __remote_log_metadata consumer, before the first scan so it reads from it */
+	if ((r = ss_serve_cluster_start(o, err, sizeof(err)))) {
+		ss_log("error", "cannot consume __remote_log_metadata", err);
+		ss_http_stop(http);
+		svc_destroy(&v);
+		return r == -EINVAL ? 2 : 1;
+	}
 	if ((r = pthread_create(&th, NULL, scan_main, &v))) {
 		ss_log("error", "cannot start the scan thread", strerror(r));
+		ss_serve_cluster_stop();
 		ss_http_stop(http);
 		svc_destroy(&v);
 		return 1;
@@ -627,6 +636,7 @@ int ss_serve_main(const struct ss_serve_opts *o)
 		fflush(stdout);
 		_exit(rc);
 	}
+	ss_serve_cluster_stop();   /* after the scan thread: no scan reads the tail any more */
 	svc_destroy(&v);
 	ss_log("info", "stopped", NULL);
 	return rc;

@@ -9,6 +9,7 @@
 #include "eval/remote.h"
 #include "fmt/names.h"
 #include "scan/scan_int.h"
+#include "source/cluster_load.h"
 #include "source/context.h"
 #include "source/local_files.h"
 #include "source/remote_topic.h"
@@ -95,6 +96,9 @@ int ss_load_remote(struct segscan_scan *s)
 			return r;
 		return check_topic_ids(s);
 	}
+	/* --remote-metadata=cluster, or auto with --bootstrap-server: the live cluster */
+	if (ss_cluster_wanted(s))
+		return ss_cluster_load_remote(s);
 	if (strcmp(s->opts.remote_metadata, "off") != 0 && strcmp(s->opts.remote_metadata, "cluster") != 0 &&
 	    s->cat.n_rlmm_dirs > 0) {
 		if ((r = ss_remote_new(SS_REMOTE_KAFKA, SS_SOURCE_METADATA_TOPIC, &s->remote)))

@@ -54,27 +54,28 @@ static int warnf(struct mt_ctx *c, int64_t offset, int64_t pos, int err, const c
 	return c->warn ? c->warn(c->warn_arg, c->path, c->mpart, offset, pos, err, msg) : 0;
 }
 
-static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_record *rec)
+/* One record value, from a segment file (on_record) or from the live cluster
+ * (ss_remote_topic_apply_value): decode, check placement, apply. */
+static int apply_value(struct mt_ctx *c, int64_t offset, const uint8_t *value, int32_t value_len)
 {
-	struct mt_ctx *c = arg;
 	struct ss_rlmm_rec d;
 	char msg[512];
 	int e;
 
 	c->st->records++;
-	if (rec->value_len < 0) {
+	if (value_len < 0) {
 		c->st->undecodable++;
-		return warnf(c, rec->offset, c->batch_pos, SEGSCAN_ESCHEMA,
+		return warnf(c, offset, c->batch_pos, SEGSCAN_ESCHEMA,
 			     "__remote_log_metadata-%d offset %lld: record without a value", c->mpart,
-			     (long long)rec->offset);
+			     (long long)offset);
 	}
-	if ((e = ss_rlmm_decode(rec->value, (size_t)rec->value_len, &d))) {
+	if ((e = ss_rlmm_decode(value, (size_t)value_len, &d))) {
 		if (e == -ENOMEM)
 			return e;
 		c->st->undecodable++;
-		return warnf(c, rec->offset, c->batch_pos, e,
+		return warnf(c, offset, c->batch_pos, e,
 			     "__remote_log_metadata-%d offset %lld: cannot decode the record (%d bytes): %s", c->mpart,
-			     (long long)rec->offset, rec->value_len, segscan_strerror(e));
+			     (long long)offset, value_len, segscan_strerror(e));
 	}
 	if (c->nparts > 0 && d.ev.has_topic_id && d.ev.type != SS_REV_SNAPSHOT) {
 		int32_t want = ss_rlmm_metadata_partition(d.ev.topic_id, d.ev.partition, c->nparts);
@@ -83,10 +84,10 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 			ss_uuid_format(d.ev.topic_id, tid);
 			c->st->misplaced++;
 			/* Kafka's consumer applies it anyway if it reads this partition: so do we */
-			if ((e = warnf(c, rec->offset, c->batch_pos, SEGSCAN_EMISMATCH,
+			if ((e = warnf(c, offset, c->batch_pos, SEGSCAN_EMISMATCH,
 				       "__remote_log_metadata-%d offset %lld: record for %.*s-%d (topic id %s) belongs in "
 				       "metadata partition %d of %d",
-				       c->mpart, (long long)rec->offset, (int)(d.ev.topic_len > 249 ? 249 : d.ev.topic_len),
+				       c->mpart, (long long)offset, (int)(d.ev.topic_len > 249 ? 249 : d.ev.topic_len),
 				       d.ev.topic, d.ev.partition, tid, want, c->nparts))) {
 				ss_rlmm_rec_free(&d);
 				return e;
@@ -102,8 +103,22 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 	if (e < 0)
 		return e;   /* -ENOMEM: a KAFKA-mode store drops everything else */
 	c->st->dropped++;
-	return warnf(c, rec->offset, c->batch_pos, SEGSCAN_ETRANSITION, "__remote_log_metadata-%d offset %lld: %s",
-		     c->mpart, (long long)rec->offset, msg);
+	return warnf(c, offset, c->batch_pos, SEGSCAN_ETRANSITION, "__remote_log_metadata-%d offset %lld: %s",
+		     c->mpart, (long long)offset, msg);
+}
+
+static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_record *rec)
+{
+	return apply_value(arg, rec->offset, rec->value, rec->value_len);
+}
+
+int ss_remote_topic_apply_value(struct ss_remote *r, int32_t mpart, int32_t num_partitions, int64_t offset,
+				const uint8_t *value, int32_t value_len, const char *where, ss_remote_topic_warn_fn warn,
+				void *warn_arg, struct ss_remote_topic_stats *st)
+{
+	struct mt_ctx c = { .r = r, .warn = warn, .warn_arg = warn_arg, .st = st, .nparts = num_partitions,
+			    .mpart = mpart, .path = where, .batch_pos = -1 };
+	return apply_value(&c, offset, value, value_len);
 }
 
 /* Fill buf[have..cap) from file position pos+have; sets *eof when the file ends. */

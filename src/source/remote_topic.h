@@ -47,6 +47,17 @@ int ss_remote_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_
 			     ss_remote_topic_warn_fn warn, void *warn_arg, struct ss_remote_topic_stats *st);
 
 /*
+ * One record value of metadata partition mpart at offset, read some other way (the live
+ * cluster, source/cluster.h): decoded, placement-checked when num_partitions > 0, and
+ * replayed into r as ss_remote_topic_replay does. value_len < 0: a record without a value.
+ * where names the source in warnings (file_pos is -1). st is required (counts add up).
+ * Returns 0, -ENOMEM or the warn callback's negative return.
+ */
+int ss_remote_topic_apply_value(struct ss_remote *r, int32_t mpart, int32_t num_partitions, int64_t offset,
+				const uint8_t *value, int32_t value_len, const char *where, ss_remote_topic_warn_fn warn,
+				void *warn_arg, struct ss_remote_topic_stats *st);
+
+/*
  * The scan's entry point: warnings become catalog problems (not data loss; the first
  * SS_REMOTE_TOPIC_MAX_PROBLEMS of them, then one summary), *n_warnings counts them all.
  */

@@ -81,7 +81,14 @@ public final class Broker implements AutoCloseable {
         String heap = "1g";
         /** Extra server.properties lines (static broker configs), applied last. */
         final Map<String, String> extra = new TreeMap<>();
+        /** Also a SASL_PLAINTEXT listener (mechanism PLAIN, user {@link #SASL_USER}) on a free port. */
+        boolean sasl;
     }
+
+    static final String SASL_USER = "segscan";
+    static final String SASL_PASSWORD = "segscan-secret";
+    /** The SASL_PLAINTEXT listener's port, -1 without one. */
+    final int saslPort;
 
     Broker(Path work, long timeoutMs) throws IOException {
         this(work, timeoutMs, new Options());
@@ -100,6 +107,7 @@ public final class Broker implements AutoCloseable {
         this.port = freePort();
         this.controllerPort = o.roles.contains("controller") ? freePort() : -1;
         this.jmxPort = freePort();
+        this.saslPort = o.sasl ? freePort() : -1;
         Files.createDirectories(logDir);
         Files.createDirectories(remoteDir);
         writeConfig();
@@ -131,6 +139,17 @@ public final class Broker implements AutoCloseable {
         c.put("controller.listener.names", "CONTROLLER");
         c.put("inter.broker.listener.name", "PLAINTEXT");
         c.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        if (saslPort > 0) {
+            // A second listener for clients that authenticate (the live-cluster tests' wrong password).
+            c.put("listeners", c.get("listeners") + ",SASL_PLAINTEXT://127.0.0.1:" + saslPort);
+            c.put("advertised.listeners", c.get("advertised.listeners") + ",SASL_PLAINTEXT://127.0.0.1:" + saslPort);
+            c.put("listener.security.protocol.map", c.get("listener.security.protocol.map")
+                    + ",SASL_PLAINTEXT:SASL_PLAINTEXT");
+            c.put("sasl.enabled.mechanisms", "PLAIN");
+            c.put("listener.name.sasl_plaintext.plain.sasl.jaas.config",
+                    "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + SASL_USER + "=\""
+                            + SASL_PASSWORD + "\";");
+        }
         c.put("log.dirs", logDir.toAbsolutePath().toString());
         // The KRaft metadata log keeps its active segment's 10 MiB preallocated indexes even after
         // a clean shutdown (its config ignores log.index.size.max.bytes); in its own dir it stays

@@ -37,6 +37,8 @@ public final class Cluster implements AutoCloseable {
     final String clusterId;
     final List<Broker> nodes = new ArrayList<>();
     final long timeoutMs;
+    /** Every node also gets a SASL_PLAINTEXT listener (Broker.Options.sasl). */
+    boolean sasl;
 
     private Cluster(Path work, long timeoutMs) {
         this.work = work;
@@ -53,7 +55,12 @@ public final class Cluster implements AutoCloseable {
      * controller stripes its partitions over all of them rather than putting them all on node 1.
      */
     static Cluster start(Path work, long timeoutMs, int n, Map<String, String> extra) throws Exception {
+        return start(work, timeoutMs, n, extra, false);
+    }
+
+    static Cluster start(Path work, long timeoutMs, int n, Map<String, String> extra, boolean sasl) throws Exception {
         Cluster c = new Cluster(work, timeoutMs);
+        c.sasl = sasl;
         try {
             Files.createDirectories(c.remoteDir);
             Broker.Options o1 = c.options(1, "broker,controller", null, extra);
@@ -84,6 +91,7 @@ public final class Cluster implements AutoCloseable {
         o.separateMetadataDir = id != 1;
         o.remoteDir = remoteDir;
         o.heap = "640m";
+        o.sasl = sasl;
         o.extra.putAll(extra);
         return o;
     }
@@ -186,6 +194,13 @@ public final class Cluster implements AutoCloseable {
             }
             Oracle.log("__remote_log_metadata partitions on nodes " + want + " (" + re.size() + " moved)");
         }
+    }
+
+    /** Starts every stopped node again (after {@link #stop}) and waits until the cluster is up. */
+    void resume() throws Exception {
+        for (int i = nodes.size() - 1; i >= 0; i--) nodes.get(i).launch();
+        waitRegistered();
+        for (Broker b : nodes) b.waitReady();
     }
 
     /** SIGTERM every node, brokers first, the controller last (it must see the others' controlled shutdown). */

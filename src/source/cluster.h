@@ -1,0 +1,148 @@
+/*
+ * Context source: the live cluster over the Kafka protocol (librdkafka), for the remote
+ * state of __remote_log_metadata and for topic configs where no metadata log is readable.
+ *
+ * What Kafka's own brokers do (TopicBasedRemoteLogMetadataManager's ConsumerTask,
+ * storage/src/main/java/org/apache/kafka/server/log/remote/metadata/storage/ConsumerTask.java):
+ * assign the metadata partitions that hold the user partitions of interest (placement:
+ * RemoteLogMetadataTopicPartitioner, murmur2(topicIdPartition) % N, fmt/rlmm.h), read each
+ * from the earliest offset, and replay the records in offset order. A one-shot read stops at
+ * the high watermark taken when it started; a tail (serve) keeps going.
+ *
+ * Every wait for the cluster is bounded by the timeout (--kafka-timeout): a cluster that is
+ * unreachable, refuses our credentials, or has a partition that makes no progress ends in an
+ * error whose message names the bootstrap servers and the reason; never a hang.
+ *
+ * The record callback receives the raw record value; the caller decodes it with the RLMM
+ * decoder and replays it with the one state machine (ss_remote_topic_apply_value).
+ */
+#ifndef SS_SOURCE_CLUSTER_H
+#define SS_SOURCE_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SS_SOURCE_CLUSTER "cluster"
+#define SS_CLUSTER_RLMM_TOPIC "__remote_log_metadata"
+#define SS_CLUSTER_DEFAULT_TIMEOUT_MS 10000
+
+struct ss_cluster;
+
+struct ss_cluster_opts {
+	const char *bootstrap;     /* HOST:PORT[,...] */
+	const char *config_file;   /* --kafka-config: java-properties, passed to librdkafka; NULL */
+	int64_t     timeout_ms;    /* <= 0: SS_CLUSTER_DEFAULT_TIMEOUT_MS */
+	/* warnings (e.g. a config file readable by others); NULL: stderr */
+	void      (*warn)(void *arg, const char *msg);
+	void       *warn_arg;
+};
+
+/*
+ * Reads the config file (a usage error is -EINVAL with err naming file and line; a file
+ * readable by group or others is a warning, since it usually holds a password), creates the
+ * client and checks that the cluster answers (metadata of __remote_log_metadata) within the
+ * timeout. -EHOSTUNREACH (unreachable), -EACCES (authentication failed), -ETIMEDOUT, with
+ * err "cluster 127.0.0.1:9092: <reason>".
+ */
+int  ss_cluster_open(struct ss_cluster **out, const struct ss_cluster_opts *o, char *err, size_t errlen);
+void ss_cluster_close(struct ss_cluster *c);
+const char *ss_cluster_bootstrap(const struct ss_cluster *c);
+
+/* The partition count of __remote_log_metadata (-ENOENT: the topic does not exist). */
+int  ss_cluster_rlmm_partitions(struct ss_cluster *c, int32_t *n, char *err, size_t errlen);
+
+/* A user partition by topic id: where its remote metadata lives. */
+struct ss_cluster_tp {
+	uint8_t topic_id[16];
+	int32_t partition;
+};
+/* The sorted, distinct metadata partitions holding tps under n_mparts partitions.
+ * *out is malloc'd (free it); *n_out may be 0. */
+int  ss_cluster_mparts_for(const struct ss_cluster_tp *tps, uint32_t n, int32_t n_mparts, int32_t **out,
+			   uint32_t *n_out);
+
+/* One record of a metadata partition. value may be NULL (len 0) for a record without a
+ * value. A negative return stops the read and is returned. */
+typedef int (*ss_cluster_record_fn)(void *arg, int32_t mpart, int64_t offset, int64_t timestamp_ms,
+				    const void *value, size_t len, bool has_value);
+
+struct ss_cluster_read_stats {
+	uint64_t records;
+	uint64_t bytes;
+	double   seconds;
+};
+
+/*
+ * Reads each of mparts from its earliest offset up to the high watermark taken at the start
+ * (partitions already empty need no fetch) and hands each record to fn in offset order
+ * within a partition. Bounded: no progress on a partition for timeout ms is -ETIMEDOUT
+ * (err names the partition, the servers and the client's last error).
+ */
+int  ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n, ss_cluster_record_fn fn,
+			  void *arg, struct ss_cluster_read_stats *st, char *err, size_t errlen);
+
+/* One config entry as DescribeConfigs returns it; source is Kafka's name
+ * (DYNAMIC_TOPIC_CONFIG, DEFAULT_CONFIG, ...). */
+typedef int (*ss_cluster_config_fn)(void *arg, const char *topic, const char *key, const char *value,
+				    const char *source);
+/* DescribeConfigs for the topics (broker_id >= 0: also that broker, reported with topic
+ * NULL). A topic the cluster does not know is skipped with its error in err only when no
+ * topic succeeds. */
+int  ss_cluster_describe_configs(struct ss_cluster *c, const char *const *topics, uint32_t n, int32_t broker_id,
+				 ss_cluster_config_fn fn, void *arg, char *err, size_t errlen);
+
+/* ---- the tail (serve): one thread keeps consuming between scans ------------------- */
+
+struct ss_cluster_tail;
+
+struct ss_cluster_part_status {
+	int32_t  partition;
+	int64_t  next_offset;      /* the offset the tail will read next */
+	int64_t  high_watermark;   /* last known; -1 unknown */
+	int64_t  lag_records;      /* high_watermark - next_offset; -1 unknown */
+	double   age_s;            /* seconds since it was last known to be up to date (or its last
+				      record), growing while the cluster does not answer */
+	uint64_t records;          /* kept for replay */
+	int64_t  last_record_ms;   /* timestamp of its newest record, -1 none */
+};
+
+struct ss_cluster_status {
+	bool     connected;        /* the last watermark check (within the timeout) answered */
+	bool     caught_up;        /* every partition reached the watermark seen when it was added */
+	double   since_s;          /* seconds since connected last changed */
+	uint64_t reconnects;
+	char     last_error[256];
+	uint32_t n_parts;
+	struct ss_cluster_part_status parts[]; /* n_parts */
+};
+
+/* Starts the tail thread on a fresh connection (the same checks as ss_cluster_open, so a
+ * bad config or unreachable cluster at startup is an error). The thread reconnects with
+ * backoff (0.5 s doubling to 30 s) whenever the cluster stops answering. */
+int  ss_cluster_tail_start(struct ss_cluster_tail **out, const struct ss_cluster_opts *o, char *err, size_t errlen);
+void ss_cluster_tail_stop(struct ss_cluster_tail *t);
+const char *ss_cluster_tail_bootstrap(const struct ss_cluster_tail *t);
+
+/*
+ * A scan's consistent snapshot: makes sure mparts are tailed (adds the missing ones, read
+ * from their earliest offset), waits up to the timeout until each reached the high watermark
+ * seen when it was added, then replays every record kept for them, in offset order per
+ * partition, up to the counts taken at one instant. -ETIMEDOUT with err when a partition
+ * has not caught up (the records kept so far are not replayed: no partial state).
+ * *n_mparts_out (may be NULL) gets the partition count of __remote_log_metadata.
+ */
+int  ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, uint32_t n, ss_cluster_record_fn fn,
+			      void *arg, char *err, size_t errlen);
+int  ss_cluster_tail_rlmm_partitions(struct ss_cluster_tail *t, int32_t *n, char *err, size_t errlen);
+/* Current status; *out malloc'd (free it). */
+int  ss_cluster_tail_status(struct ss_cluster_tail *t, struct ss_cluster_status **out);
+
+/* ---- the scan's entry (context loader) ---------------------------------------------- */
+
+/* The process-wide tail that serve registers so every scan with the same bootstrap servers
+ * reads from it instead of opening its own connection. NULL to clear. */
+void ss_cluster_tail_register(struct ss_cluster_tail *t);
+struct ss_cluster_tail *ss_cluster_tail_registered(const char *bootstrap);
+
+#endif

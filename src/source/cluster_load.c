@@ -1,0 +1,154 @@
+/*
+ * The scan's entry to the live-cluster source (source/cluster.h): which metadata partitions
+ * hold the scanned partitions, the read (one-shot, or a snapshot of serve's tail), and the
+ * replay through the same decoder and state machine as the on-disk topic
+ * (ss_remote_topic_apply_value). See ss_cluster_load_remote in cluster_load.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/remote.h"
+#include "scan/scan_int.h"
+#include "source/cluster.h"
+#include "source/cluster_load.h"
+#include "source/remote_topic.h"
+#include "segscan.h"
+
+struct replay {
+	struct ss_remote            *r;
+	struct ss_catalog           *cat;
+	int32_t                      nparts;
+	struct ss_remote_topic_stats st;
+	uint64_t                     warnings;
+	char                         where[300];
+};
+
+static int warn_fn(void *arg, const char *path, int32_t mpart, int64_t offset, int64_t file_pos, int err,
+		   const char *msg)
+{
+	struct replay *x = arg;
+	x->warnings++;
+	if (!x->cat || x->warnings > SS_REMOTE_TOPIC_MAX_PROBLEMS)
+		return 0;
+	return ss_catalog_problem(x->cat, path, err, -1, false, "%s", msg);
+}
+
+static int on_rec(void *arg, int32_t mpart, int64_t offset, int64_t ts, const void *value, size_t len,
+		  bool has_value)
+{
+	struct replay *x = arg;
+	return ss_remote_topic_apply_value(x->r, mpart, x->nparts, offset, value,
+					   has_value ? (int32_t)len : -1, x->where, warn_fn, x, &x->st);
+}
+
+static void warn_cb(void *arg, const char *msg)
+{
+	fprintf(stderr, "segscan: warning: %s\n", msg);
+}
+
+bool ss_cluster_wanted(const struct segscan_scan *s)
+{
+	if (s->opts.remote_state)
+		return false;
+	const char *m = s->opts.remote_metadata;
+	if (m && !strcmp(m, "cluster"))
+		return true;
+	return (!m || !strcmp(m, "auto")) && s->opts.bootstrap_server && *s->opts.bootstrap_server;
+}
+
+int ss_cluster_load_remote(struct segscan_scan *s)
+{
+	struct ss_cluster_tp *tps = NULL;
+	int32_t *mparts = NULL;
+	uint32_t n_tp = 0, n_mp = 0;
+	struct ss_cluster *c = NULL;
+	struct ss_remote *store = NULL;
+	struct replay x;
+	char err[768] = "";
+	int r;
+
+	memset(&x, 0, sizeof(x));
+	if (!s->opts.bootstrap_server || !*s->opts.bootstrap_server) {
+		snprintf(s->err, sizeof(s->err), "--remote-metadata=cluster needs --bootstrap-server");
+		s->usage_error = true;
+		return -EINVAL;
+	}
+	const struct ss_cluster_opts co = {
+		.bootstrap = s->opts.bootstrap_server,
+		.config_file = s->opts.kafka_config,
+		.timeout_ms = s->opts.kafka_timeout_ms,
+		.warn = warn_cb,
+	};
+	if (s->cat.n_parts && !(tps = calloc(s->cat.n_parts, sizeof(*tps)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < s->cat.n_parts; i++) {
+		const struct ss_part *p = &s->cat.parts[i];
+		if (!p->has_topic_id)
+			continue;   /* without partition.metadata there is no placement to compute */
+		if (!strncmp(p->topic, "__", 2))
+			continue;   /* Kafka's internal topics are never tiered (remote.storage.enable is refused) */
+		memcpy(tps[n_tp].topic_id, p->topic_id, 16);
+		tps[n_tp].partition = p->partition;
+		n_tp++;
+	}
+	struct ss_cluster_tail *tail = ss_cluster_tail_registered(s->opts.bootstrap_server);
+	if (tail) {
+		r = ss_cluster_tail_rlmm_partitions(tail, &x.nparts, err, sizeof(err));
+	} else {
+		r = ss_cluster_open(&c, &co, err, sizeof(err));   /* closed at out */
+		if (r == -EINVAL) {
+			/* the config file or a client property: the operator's to fix */
+			snprintf(s->err, sizeof(s->err), "%s", err);
+			s->usage_error = true;
+			goto out;
+		}
+		if (!r)
+			r = ss_cluster_rlmm_partitions(c, &x.nparts, err, sizeof(err));
+	}
+	if (r)
+		goto unavailable;
+	if ((r = ss_cluster_mparts_for(tps, n_tp, x.nparts, &mparts, &n_mp)))
+		goto out;
+	if ((r = ss_remote_new(SS_REMOTE_KAFKA, SS_SOURCE_CLUSTER, &store)))   /* freed at out unless kept */
+		goto out;
+	x.r = store;
+	x.cat = &s->cat;
+	snprintf(x.where, sizeof(x.where), "%s@%s", SS_CLUSTER_RLMM_TOPIC, s->opts.bootstrap_server);
+	if (tail)
+		r = ss_cluster_tail_snapshot(tail, mparts, n_mp, on_rec, &x, err, sizeof(err));
+	else
+		r = ss_cluster_read_rlmm(c, mparts, n_mp, on_rec, &x, NULL, err, sizeof(err));
+	if (r == -ENOMEM)
+		goto out;
+	if (r)
+		goto unavailable;
+	if (x.warnings > SS_REMOTE_TOPIC_MAX_PROBLEMS &&
+	    (r = ss_catalog_problem(&s->cat, x.where, SEGSCAN_ESCHEMA, -1, false,
+				    "%llu more __remote_log_metadata warnings not listed",
+				    (unsigned long long)(x.warnings - SS_REMOTE_TOPIC_MAX_PROBLEMS))))
+		goto out;
+	s->remote = store;
+	store = NULL;
+	s->remote_source = SS_SOURCE_CLUSTER;
+	s->remote_warnings += x.warnings;
+	r = 0;
+	goto out;
+
+unavailable:
+	/* No remote state at all rather than part of it: the tiered partitions become
+	 * REMOTE_STATE_UNKNOWN, and the scan exits 1 with the reason in errors[]. */
+	fprintf(stderr, "segscan: error: %s\n", err);
+	r = ss_catalog_problem(&s->cat, x.where[0] ? x.where : s->opts.bootstrap_server, r, -1, true,
+			       "remote state unknown: %s", err);
+out:
+	if (store)
+		ss_remote_free(store);
+	ss_cluster_close(c);
+	free(tps);
+	free(mparts);
+	return r;
+}

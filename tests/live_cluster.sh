@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# Live-cluster cases against real brokers: one 3-node KRaft cluster on loopback started by
+# scripts/kafka-oracle (segscan.oracle.LiveCluster), shared by every case. Run by
+# tests/test_live_cluster.c; writes one line per case to RESULTS:
+#   PASS name [detail] | FAIL name: why | SKIP name: why
+#
+# usage: SEGSCAN=build/segscan bash tests/live_cluster.sh RESULTS
+#
+# Kafka's own answers come from the Java side: ListOffsets LATEST_TIERED per partition and
+# RemoteLogMetadataSerde over the whole __remote_log_metadata topic (LiveCluster.state).
+set -u
+RESULTS=${1:?usage: live_cluster.sh RESULTS}
+: >"$RESULTS"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SEGSCAN=${SEGSCAN:-$ROOT/build/segscan}
+case "$SEGSCAN" in /*) ;; *) SEGSCAN="$ROOT/$SEGSCAN" ;; esac
+CASES="cluster_scan local_unknown unreachable sasl_wrong_password serve_live serve_outage"
+T0=$(date +%s)
+
+res() { echo "$*" >>"$RESULTS"; echo "live_cluster: $*" >&2; }
+skip_all() { for c in $CASES; do res "SKIP $c: $1"; done; exit 0; }
+fail_all() { for c in $CASES; do grep -q "^[A-Z]* $c\b" "$RESULTS" || res "FAIL $c: $1"; done; exit 0; }
+
+command -v java >/dev/null 2>&1 || skip_all "java not found (scripts/install-deps.sh installs openjdk-17-jdk-headless)"
+command -v mvn >/dev/null 2>&1 || skip_all "mvn not found (scripts/install-deps.sh installs maven)"
+command -v python3 >/dev/null 2>&1 || fail_all "python3 not found"
+command -v curl >/dev/null 2>&1 || fail_all "curl not found"
+
+# ---- the harness: offline from ~/.m2 first (as scripts/kafka-oracle/run.sh), then online ----
+OUT="$(dirname "$SEGSCAN")/kafka-oracle"
+KV=${KAFKA_VERSION:-4.4.0}
+if ! timeout 300 mvn -o -B -q -f "$ROOT/scripts/kafka-oracle/pom.xml" -Dkafka.version="$KV" -Doracle.out="$OUT" \
+        package >"$OUT.maven.log" 2>&1; then
+    timeout 900 mvn -B -q -f "$ROOT/scripts/kafka-oracle/pom.xml" -Dkafka.version="$KV" -Doracle.out="$OUT" \
+        package >"$OUT.maven.log" 2>&1 || fail_all "maven build of scripts/kafka-oracle failed (see $OUT.maven.log)"
+fi
+
+WORK=$(mktemp -d "${SEGSCAN_TEST_TMP:-/tmp}/live-cluster.XXXXXX")
+SERVE_PID=""
+cleanup() {
+    [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+    if [ -n "${LC_PID:-}" ]; then
+        exec {LC_IN}>&- 2>/dev/null   # EOF: LiveCluster stops its brokers and exits
+        for _ in $(seq 1 60); do kill -0 "$LC_PID" 2>/dev/null || break; sleep 0.5; done
+        kill "$LC_PID" 2>/dev/null
+        wait "$LC_PID" 2>/dev/null
+    fi
+    [ -z "${KEEP_LIVE_WORK:-}" ] && rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# ---- the cluster ----
+mkfifo "$WORK/lc.in"
+timeout --kill-after=20 600 java -Xmx384m -cp "$OUT/target/classes:$OUT/lib/*" \
+    -Dlog4j2.configurationFile="$ROOT/scripts/kafka-oracle/log4j2-oracle.properties" -Doracle.log.dir="$WORK" \
+    segscan.oracle.LiveCluster --work "$WORK/cluster" --timeout-ms 60000 <"$WORK/lc.in" >"$WORK/lc.out" 2>"$WORK/lc.err" &
+LC_PID=$!
+exec {LC_IN}>"$WORK/lc.in"
+LC_LINES=0
+# lc_wait: the next answer line of LiveCluster into $ANS (bounded)
+lc_wait() {
+    local limit=$1 i=0
+    while [ "$(wc -l <"$WORK/lc.out")" -le "$LC_LINES" ]; do
+        kill -0 "$LC_PID" 2>/dev/null || { ANS=""; return 1; }
+        i=$((i + 1)); [ $i -gt $((limit * 4)) ] && { ANS=""; return 1; }
+        sleep 0.25
+    done
+    LC_LINES=$((LC_LINES + 1))
+    ANS=$(sed -n "${LC_LINES}p" "$WORK/lc.out")
+    case "$ANS" in *'"ok": true'*) return 0 ;; *) return 1 ;; esac
+}
+lc() { echo "$1" >&"$LC_IN"; lc_wait "${2:-120}"; }
+
+if ! lc_wait 240; then
+    tail -n 20 "$WORK/lc.err" >&2
+    fail_all "the live cluster did not start (see its stderr above; work dir $WORK)"
+fi
+HELLO=$ANS
+echo "$HELLO" >"$WORK/hello.json"
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+BOOT=$(j "$WORK/hello.json" "d['bootstrap']")
+SASL_BOOT=$(j "$WORK/hello.json" "d['sasl_bootstrap']")
+SASL_USER=$(j "$WORK/hello.json" "d['sasl_user']")
+SASL_PASS=$(j "$WORK/hello.json" "d['sasl_password']")
+LOGDIR1=$(j "$WORK/hello.json" "[n for n in d['nodes'] if n['id']==1][0]['log_dir']")
+echo "live_cluster: cluster up in $(( $(date +%s) - T0 ))s: $BOOT" >&2
+
+lc state || fail_all "state: $ANS"
+echo "$ANS" >"$WORK/state.json"
+
+# compare.py STATE SCAN MODE: checks a scan of node 1's log dir against Kafka's answers.
+cat >"$WORK/compare.py" <<'EOF'
+import json, os, sys
+state = json.load(open(sys.argv[1])); scan = json.load(open(sys.argv[2])); mode = sys.argv[3]
+logdir = sys.argv[4]
+here = set(int(n.split('-')[-1]) for n in os.listdir(logdir) if n.startswith('__remote_log_metadata-'))
+parts = {(p['topic'], p['partition']): p for p in scan['partitions']}
+bad = []; n = 0
+for k in state['partitions']:
+    if 1 not in k['replicas']:
+        continue
+    key = (k['topic'], k['partition']); p = parts.get(key)
+    if p is None:
+        bad.append('%s-%d missing from the scan' % key); continue
+    n += 1
+    r = p.get('remote') or {}
+    codes = [f['code'] for f in p.get('findings', [])]
+    if mode == 'cluster' or (mode == 'local' and k['metadata_partition'] in here):
+        want_src = 'cluster' if mode == 'cluster' else 'metadata-topic'
+        if r.get('source') != want_src:
+            bad.append('%s-%d: remote.source %r, want %r' % (key + (r.get('source'), want_src)))
+        if r.get('highest_offset') != k['latest_tiered']:
+            bad.append('%s-%d: remote.highest_offset %r, ListOffsets LATEST_TIERED %r' % (key + (r.get('highest_offset'), k['latest_tiered'])))
+        if r.get('segments') != k['finished_segments']:
+            bad.append('%s-%d: remote.segments %r, RemoteLogMetadataSerde COPY_SEGMENT_FINISHED %r' % (key + (r.get('segments'), k['finished_segments'])))
+        if 'REMOTE_STATE_UNKNOWN' in codes:
+            bad.append('%s-%d: REMOTE_STATE_UNKNOWN with its remote state known' % key)
+    else:   # local without its metadata partition, or the cluster unreachable
+        if 'REMOTE_STATE_UNKNOWN' not in codes:
+            bad.append('%s-%d (metadata partition %d, not in this log dir): no REMOTE_STATE_UNKNOWN (findings %s, remote.source %r)' % (key + (k['metadata_partition'], codes, r.get('source'))))
+if mode == 'local' and not any(k['metadata_partition'] not in here for k in state['partitions'] if 1 in k['replicas']):
+    bad.append('placement: node 1 holds the metadata of all its tiered partitions; the case proves nothing')
+if n == 0:
+    bad.append('no tiered partition of node 1 checked')
+print('; '.join(bad[:6]) if bad else 'ok %d partitions' % n)
+EOF
+verdict() { # name, compare output
+    case "$2" in ok*) res "PASS $1 ($2)" ;; *) res "FAIL $1: $2" ;; esac
+}
+
+# ---- cluster_scan: --bootstrap-server gives Kafka's answer for every tiered partition here ----
+t=$(date +%s%N)
+"$SEGSCAN" scan -f json --bootstrap-server="$BOOT" "$LOGDIR1" >"$WORK/scan-cluster.json" 2>"$WORK/scan-cluster.err"
+rc=$?
+ms=$(( ($(date +%s%N) - t) / 1000000 ))
+if [ $rc -ne 0 ]; then
+    res "FAIL cluster_scan: exit $rc: $(head -c 400 "$WORK/scan-cluster.err")"
+else
+    verdict cluster_scan "$(python3 "$WORK/compare.py" "$WORK/state.json" "$WORK/scan-cluster.json" cluster "$LOGDIR1") in ${ms} ms"
+fi
+
+# ---- local_unknown: without it, exactly the partitions whose metadata lives elsewhere are unknown ----
+"$SEGSCAN" scan -f json "$LOGDIR1" >"$WORK/scan-local.json" 2>"$WORK/scan-local.err"
+rc=$?
+if [ $rc -gt 1 ]; then
+    res "FAIL local_unknown: exit $rc: $(head -c 400 "$WORK/scan-local.err")"
+else
+    verdict local_unknown "$(python3 "$WORK/compare.py" "$WORK/state.json" "$WORK/scan-local.json" local "$LOGDIR1")"
+fi
+
+# ---- unreachable: a closed port: exit 1 within the timeout, the servers named, partitions unknown ----
+DEAD=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1]); s.close()")
+t=$(date +%s%N)
+timeout 30 "$SEGSCAN" scan -f json --bootstrap-server=127.0.0.1:$DEAD --kafka-timeout=3000 "$LOGDIR1" \
+    >"$WORK/scan-dead.json" 2>"$WORK/scan-dead.err"
+rc=$?
+ms=$(( ($(date +%s%N) - t) / 1000000 ))
+if [ $rc -ne 1 ]; then
+    res "FAIL unreachable: exit $rc (want 1): $(head -c 300 "$WORK/scan-dead.err")"
+elif [ $ms -gt 8000 ]; then
+    res "FAIL unreachable: took ${ms} ms with --kafka-timeout=3000"
+elif ! grep -q "127.0.0.1:$DEAD" "$WORK/scan-dead.err"; then
+    res "FAIL unreachable: stderr does not name the server: $(head -c 300 "$WORK/scan-dead.err")"
+else
+    verdict unreachable "$(python3 "$WORK/compare.py" "$WORK/state.json" "$WORK/scan-dead.json" unknown "$LOGDIR1"), exit 1 in ${ms} ms"
+fi
+
+# ---- sasl_wrong_password: a clear error, exit 1, bounded; the right one works ----
+sasl_conf() { # file, password, mode
+    printf '# client properties, java-properties syntax\nsecurity.protocol = SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.username=%s\nsasl.password=%s\n' \
+        "$SASL_USER" "$2" >"$1"
+    chmod "$3" "$1"
+}
+sasl_conf "$WORK/wrong.properties" "not-the-password" 600
+sasl_conf "$WORK/right.properties" "$SASL_PASS" 644
+t=$(date +%s%N)
+timeout 60 "$SEGSCAN" scan -f json --bootstrap-server="$SASL_BOOT" --kafka-config="$WORK/wrong.properties" \
+    --kafka-timeout=5000 "$LOGDIR1" >"$WORK/scan-wrong.json" 2>"$WORK/scan-wrong.err"
+rc=$?
+ms=$(( ($(date +%s%N) - t) / 1000000 ))
+"$SEGSCAN" scan -f json --bootstrap-server="$SASL_BOOT" --kafka-config="$WORK/right.properties" \
+    --kafka-timeout=5000 "$LOGDIR1" >"$WORK/scan-right.json" 2>"$WORK/scan-right.err"
+rc2=$?
+if [ $rc -ne 1 ]; then
+    res "FAIL sasl_wrong_password: exit $rc (want 1): $(head -c 300 "$WORK/scan-wrong.err")"
+elif [ $ms -gt 10000 ]; then
+    res "FAIL sasl_wrong_password: took ${ms} ms with --kafka-timeout=5000"
+elif ! grep -qi "authentication" "$WORK/scan-wrong.err" || ! grep -q "$SASL_BOOT" "$WORK/scan-wrong.err"; then
+    res "FAIL sasl_wrong_password: the error does not say authentication and name $SASL_BOOT: $(head -c 300 "$WORK/scan-wrong.err")"
+elif grep -q "readable by" "$WORK/scan-wrong.err"; then
+    res "FAIL sasl_wrong_password: a mode 600 config file was warned about"
+elif [ $rc2 -ne 0 ]; then
+    res "FAIL sasl_wrong_password: the right password fails too (exit $rc2): $(head -c 300 "$WORK/scan-right.err")"
+elif ! grep -q "readable by others" "$WORK/scan-right.err"; then
+    res "FAIL sasl_wrong_password: no warning for a mode 644 config file: $(head -c 300 "$WORK/scan-right.err")"
+else
+    verdict sasl_wrong_password "$(python3 "$WORK/compare.py" "$WORK/state.json" "$WORK/scan-right.json" cluster "$LOGDIR1"), wrong password: exit 1 in ${ms} ms"
+fi
+
+# ---- serve: a live producer, then an outage ----
+PORT=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1]); s.close()")
+"$SEGSCAN" serve --listen=127.0.0.1:$PORT --interval=1 --bootstrap-server="$BOOT" --kafka-timeout=4000 "$LOGDIR1" \
+    >"$WORK/serve.log" 2>&1 &
+SERVE_PID=$!
+URL=http://127.0.0.1:$PORT
+for _ in $(seq 1 80); do curl -sf "$URL/healthz" >/dev/null 2>&1 && break; sleep 0.25; done
+# serve_check WANT_STATE: every tiered partition of node 1 published with the state's answers
+cat >"$WORK/serve_check.py" <<'EOF'
+import json, sys, urllib.request
+state = json.load(open(sys.argv[1])); url = sys.argv[2]
+scan = json.load(urllib.request.urlopen(url + '/v1/partitions', timeout=5))
+parts = {(p['topic'], p['partition']): p for p in scan['partitions']}
+bad = []
+for k in state['partitions']:
+    if 1 not in k['replicas']:
+        continue
+    p = parts.get((k['topic'], k['partition'])) or {}
+    r = p.get('remote') or {}
+    if r.get('source') != 'cluster' or r.get('highest_offset') != k['latest_tiered'] or r.get('segments') != k['finished_segments']:
+        bad.append('%s-%d: %r/%r/%r, Kafka %r/%r' % (k['topic'], k['partition'], r.get('source'), r.get('highest_offset'),
+                                                  r.get('segments'), k['latest_tiered'], k['finished_segments']))
+print('; '.join(bad[:4]) if bad else 'ok')
+EOF
+wait_for() { # seconds, command...: until the command prints "ok..."
+    local lim=$1; shift; local end=$(( $(date +%s%N) + lim * 1000000000 ))
+    while [ "$(date +%s%N)" -lt $end ]; do
+        OUTV=$("$@" 2>&1); case "$OUTV" in ok*) return 0 ;; esac; sleep 0.25
+    done
+    return 1
+}
+if ! wait_for 20 python3 "$WORK/serve_check.py" "$WORK/state.json" "$URL"; then
+    res "FAIL serve_live: the first publication does not match Kafka: $OUTV"
+    res "FAIL serve_outage: serve_live failed"
+    exit 0
+fi
+lc produce 120 || { res "FAIL serve_live: produce: $ANS"; res "FAIL serve_outage: produce failed"; exit 0; }
+t=$(date +%s%N)
+lc state || { res "FAIL serve_live: state: $ANS"; exit 0; }
+echo "$ANS" >"$WORK/state2.json"
+if [ "$(j "$WORK/state2.json" "sum(p['finished_segments'] for p in d['partitions'])")" -le \
+     "$(j "$WORK/state.json" "sum(p['finished_segments'] for p in d['partitions'])")" ]; then
+    res "FAIL serve_live: the brokers copied no new segment (the case proves nothing)"
+elif wait_for 15 python3 "$WORK/serve_check.py" "$WORK/state2.json" "$URL"; then
+    res "PASS serve_live (new segments published $(( ($(date +%s%N) - t) / 1000000 )) ms after Kafka reported them)"
+else
+    res "FAIL serve_live: not in a publication within 15 s: $OUTV"
+fi
+
+# the outage: healthz and the age metric flip within the timeout (4 s) of the brokers going away
+cat >"$WORK/health.py" <<'EOF'
+import json, sys, urllib.request, urllib.error, re
+url, want = sys.argv[1], sys.argv[2]
+try:
+    h = json.load(urllib.request.urlopen(url + '/healthz', timeout=5))
+except urllib.error.HTTPError as e:
+    h = json.load(e)
+m = urllib.request.urlopen(url + '/metrics', timeout=5).read().decode()
+conn = re.search(r'^segscan_remote_metadata_connected (\S+)$', m, re.M)
+ages = [float(x) for x in re.findall(r'^segscan_remote_metadata_age_seconds\{[^}]*\} (\S+)$', m, re.M)]
+rm = h.get('remote_metadata') or {}
+if want == 'down':
+    ok = rm.get('connected') is False and h.get('status') != 'ok' and conn and conn.group(1) == '0' and ages and min(ages) > 4
+else:
+    ok = rm.get('connected') is True and h.get('status') == 'ok' and conn and conn.group(1) == '1' and ages and max(ages) < 4
+print(('ok ' if ok else 'not yet ') + 'status=%s connected=%s metric=%s ages=%s' % (h.get('status'), rm.get('connected'), conn and conn.group(1), ages))
+EOF
+echo stop >&"$LC_IN"; t=$(date +%s%N)
+# the brokers' own clean shutdown takes seconds; the bound runs from the moment they are gone
+if ! lc_wait 120; then
+    res "FAIL serve_outage: stop: $ANS"
+else
+    t_down=$(date +%s%N)
+    if ! wait_for 10 python3 "$WORK/health.py" "$URL" down; then
+        res "FAIL serve_outage: not flipped within 10 s of the brokers stopping: $OUTV"
+    else
+        flip=$(( ($(date +%s%N) - t_down) / 1000000 ))
+        down_state=$OUTV
+        if ! lc resume 180; then
+            res "FAIL serve_outage: resume: $ANS"
+        else
+            t_up=$(date +%s%N)
+            if ! wait_for 30 python3 "$WORK/health.py" "$URL" up; then
+                res "FAIL serve_outage: not recovered within 30 s of the brokers coming back: $OUTV"
+            elif ! kill -0 "$SERVE_PID" 2>/dev/null; then
+                res "FAIL serve_outage: serve exited"
+            else
+                res "PASS serve_outage (down in ${flip} ms after the last broker stopped: $down_state; up again $(( ($(date +%s%N) - t_up) / 1000000 )) ms after they were back)"
+            fi
+        fi
+    fi
+fi
+echo "live_cluster: all cases in $(( $(date +%s) - T0 ))s" >&2
+exit 0
