@@ -437,6 +437,24 @@ def main():
         w("The replays use 100,000 partitions; RSS is the whole evalbench process (all three measurements).")
         w("")
 
+    # ---- KRaft metadata log ------------------------------------------------------------------
+    kr = find("kraft", "warm", "source")
+    if kr:
+        w("## KRaft metadata log replay (bench/kraftbench.c, through the library)")
+        w("")
+        w("| measurement | records | time | rate | peak RSS |")
+        w("|---|---:|---|---:|---:|")
+        w("| `ss_mlog_replay`: a `__cluster_metadata-0` of 10,000 topics / 100,000 partitions on disk "
+          "(page cache warm) replayed into a cluster image | %s | %s | %s records/s | %.0f MiB |" % (
+              format(kr.segments, ","), fmt_time(kr), fmt_rate(kr.segments / kr.med), kr.rss_kb / 1024))
+        w("")
+        parts = [(t, find("kraft", "warm", t)) for t in ("decode", "replay")]
+        parts = ["%s %s" % (t, fmt_time(g)) for t, g in parts if g]
+        w("The stream: %s. What a scan's cluster context costs; of it, from memory: %s "
+          "(decode: batches and record values only; replay: into the image)." % (
+              meta.get("kraft_stream", "?"), ", ".join(parts) or "?"))
+        w("")
+
     # ---- reuse ---------------------------------------------------------------------------------
     ru = [(k, g) for k, g in groups.items() if k[2].startswith("reuse-")]
     if ru:
@@ -478,7 +496,7 @@ def main():
     w("```")
     w("make bench                                   # BENCH_SCALE=small BENCH_REPS=5")
     w("BENCH_SCALE=large BENCH_REPS=3 make bench    # >= 1M segments; checks free disk first")
-    w("BENCH_ONLY=many,peers make bench             # parts: many,zstd,large,peers,callgrind,strace,eval,reuse")
+    w("BENCH_ONLY=many,peers make bench             # parts: many,zstd,large,peers,callgrind,strace,eval,reuse,kraft")
     w("```")
     w("")
     w("Every command the run executed is in `raw/%s.cmds`." % a.run_id)

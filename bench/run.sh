@@ -9,7 +9,7 @@
 #   BENCH_SCALE   small (default: a few minutes on 2 cores) | large (>= 1M segments)
 #   BENCH_REPS    repetitions of every measurement (default 5); medians with min-max
 #   BENCH_ONLY    comma-separated parts to run (default all): many,zstd,large,peers,
-#                 callgrind,strace,eval,reuse
+#                 callgrind,strace,eval,reuse,kraft
 #   BENCH_DATA    where generated trees live (default build/bench/data; reused between
 #                 runs while their gen parameters are unchanged: see the STAMP files)
 #   B / SEGSCAN   build dir (default build) / the binary (default $B/segscan)
@@ -59,7 +59,7 @@ mkdir -p "$WORK" "$RESULTS" "$DATA" "$TOOLS"
 : >"$META"
 
 # ---- helper programs: built with the Makefile's flags against $B/libsegscan.a ----------------
-PKGS="liburing numa jemalloc jansson libmicrohttpd zlib liblz4 libzstd"
+PKGS="liburing numa jemalloc jansson libmicrohttpd zlib liblz4 libzstd rdkafka"   # the Makefile's PKGS
 LIBS="$(pkg-config --libs $PKGS 2>/dev/null) -lsnappy -lpthread -lm"
 CFLAGS_B="-std=gnu11 -g -O2 -D_GNU_SOURCE -Iinclude -Isrc -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter"
 build_tool() { # name, extra link args...
@@ -71,8 +71,10 @@ build_tool() { # name, extra link args...
 }
 build_tool evict
 build_tool tailfloor -lpthread
-build_tool evalbench "$LIBA" $LIBS
-build_tool reusebench "$LIBA" $LIBS
+# each part's own helper is built only when that part runs, so one broken helper does not
+# stop the others
+if want eval; then build_tool evalbench "$LIBA" $LIBS; fi
+if want reuse; then build_tool reusebench "$LIBA" $LIBS; fi
 EVICT="$TOOLS/evict"
 
 # ---- workloads -----------------------------------------------------------------------------
@@ -524,6 +526,24 @@ if want eval; then
     rss=$(awk '{print $4}' "$WORK/evalbench.time" 2>/dev/null || echo 0)
     awk -v rss="$rss" '$1 == "evalbench" { printf "eval\twarm\t%s\t%s %s\t1\t%s\t%s\t%s\t0\t0\t%s\t0\t-1\t-1\n", $2, $6, $5, $6, $3, $4, rss }' \
         "$WORK/evalbench.out" >>"$RAW"
+fi
+
+# ---- KRaft metadata log: replay of 10k topics / 100k partitions (bench/kraftbench.c) ---------
+# One row in the report: ss_mlog_replay over the log on disk (page cache warm), what a scan's
+# cluster context costs. decode (batches and record values only) and replay (into the image,
+# from memory) go to raw.tsv beside it.
+if want kraft; then
+    build_tool kraftbench "$LIBA" $LIBS
+    kreps=$REPS
+    [ "$SCALE" = small ] && [ "$kreps" -gt 3 ] && kreps=3
+    logcmd "$TOOLS/kraftbench -r $kreps -t 10000 -p 100000"
+    /usr/bin/time -f '%e %U %S %M' -o "$WORK/kraftbench.time" "$TOOLS/kraftbench" -r "$kreps" -t 10000 -p 100000 \
+        >"$WORK/kraftbench.out" 2>"$WORK/kraftbench.err" || say "kraftbench failed: $(tail -1 "$WORK/kraftbench.err")"
+    rss=$(awk '{print $4}' "$WORK/kraftbench.time" 2>/dev/null || echo 0)
+    # "kraftbench NAME REP SECONDS RECORDS RECORDS_PER_S": records go in the segments column
+    awk -v rss="$rss" '$1 == "kraftbench" { printf "kraft\twarm\t%s\tt=10000,p=100000\t1\t%s\t%s\t%s\t0\t0\t%s\t0\t-1\t-1\n", $2, $5, $3, $4, rss }' \
+        "$WORK/kraftbench.out" >>"$RAW"
+    meta kraft_stream "$(sed -n 's/^kraftbench: \([0-9]* topics.*\) in .*/\1/p' "$WORK/kraftbench.err" | head -1)"
 fi
 
 # ---- incremental rescan: segscan_reuse over an unchanged tree ---------------------------------
