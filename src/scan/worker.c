@@ -439,6 +439,7 @@ int ss_workers_run(struct segscan_scan *s)
 	double t0 = ss_mono();
 	if ((r = pthread_create(&ev, NULL, ss_evaluator_main, s))) {
 		r = -r;
+		snprintf(s->err, sizeof(s->err), "cannot start the evaluator thread: %s", segscan_strerror(r));
 		goto out;
 	}
 	ev_started = true;
@@ -473,6 +474,13 @@ int ss_workers_run(struct segscan_scan *s)
 		}
 		started++;
 	}
+	if (r && started > 0) {
+		/* an address-space or thread limit (EAGAIN): the workers share one set of
+		 * queues, so the ones that started read everything, only slower */
+		r = 0;
+	} else if (r) {
+		snprintf(s->err, sizeof(s->err), "cannot start a worker thread: %s", segscan_strerror(r));
+	}
 	free(s->winfo);
 	s->winfo = calloc(nthreads, sizeof(*s->winfo));
 	s->n_winfo = s->winfo ? nthreads : 0;
@@ -497,7 +505,9 @@ int ss_workers_run(struct segscan_scan *s)
 			s->totals.tasks_peak = st->tasks_peak;
 		if (ws[i].err && !r) {
 			r = ws[i].err;
-			snprintf(s->err, sizeof(s->err), "worker %u: %s", i, ws[i].errmsg);
+			/* an error without a message of its own (an allocation) still says what */
+			snprintf(s->err, sizeof(s->err), "worker %u: %s", i,
+				 ws[i].errmsg[0] ? ws[i].errmsg : segscan_strerror(ws[i].err));
 		}
 	}
 	pthread_join(ev, NULL);
