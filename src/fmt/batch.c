@@ -29,6 +29,7 @@
 
 /* Bytes past the zero-tail start the walker asks for per read while checking it. */
 #define SS_WALK_ZERO_CHUNK ((int64_t)1 << 20)
+_Static_assert(SS_WALK_ZERO_CHUNK <= SS_WALK_WHOLE_MAX, "batch.h: want_len <= SS_WALK_WHOLE_MAX");
 
 /* ---- header ---------------------------------------------------------------------- */
 
@@ -431,6 +432,7 @@ void ss_walk_init(struct ss_walk *w, int64_t seg_base, int64_t file_size, int64_
 	w->records = 0;
 	w->err_pos = -1;
 	w->zero_from = -1;
+	w->whole_max = SS_WALK_WHOLE_MAX;
 	if (w->pos >= w->file_size) {
 		walk_end(w);
 		return;
@@ -458,13 +460,14 @@ static void walk_corrupt(struct ss_walk *w, int err, int64_t at)
 	walk_end(w);
 }
 
-/* Account one complete entry e[0..h->size) at w->pos. */
-static void walk_entry(struct ss_walk *w, const uint8_t *e, const struct ss_batch_hdr *h)
+/* Account one complete entry e[0..h->size) at w->pos. e is NULL for an entry verify mode
+ * checked in pieces; vrc is then its CRC verdict (0 or SEGSCAN_ECRC). */
+static void walk_entry(struct ss_walk *w, const uint8_t *e, const struct ss_batch_hdr *h, int vrc)
 {
 	int64_t base = h->has_base ? h->base_offset : -1;
 	bool valid = true;
 	if (w->verify) {
-		int rc = ss_batch_verify(e, h);
+		int rc = e ? ss_batch_verify(e, h) : vrc;
 		if (rc == SEGSCAN_ECRC) {
 			w->crc_errors++;
 			valid = false;
@@ -476,8 +479,16 @@ static void walk_entry(struct ss_walk *w, const uint8_t *e, const struct ss_batc
 			}
 		}
 		int64_t b = -1;
-		int64_t n = ss_batch_count_records(e, h, &b);
-		if (n < 0) {
+		int64_t n;
+		if (e)
+			n = ss_batch_count_records(e, h, &b);
+		else if (h->records_count >= 0)
+			n = h->records_count, b = h->base_offset; /* v2 and legacy uncompressed: the header's */
+		else
+			n = -1; /* a legacy wrapper too large to decompress here: count unknown */
+		if (n == -1 && !e) {
+			w->records = -1;
+		} else if (n < 0) {
 			/* The frame is sound but the payload is not: Kafka's recovery would keep
 			 * it (it never decompresses), so the walk goes on, but the segment is
 			 * reported corrupt and its record count becomes unknown. */
@@ -533,7 +544,10 @@ int ss_walk_feed(struct ss_walk *w, int64_t at, const uint8_t *buf, size_t len)
 	int64_t zfrom = at;
 	if (w->zero_tail)
 		goto zscan;
+	if (w->streaming)
+		goto stream;
 
+entries:
 	for (;;) {
 		int64_t remaining = w->file_size - w->pos;
 		if (remaining <= 0) {
@@ -571,7 +585,9 @@ int ss_walk_feed(struct ss_walk *w, int64_t at, const uint8_t *buf, size_t len)
 			walk_end(w);
 			return 0;
 		}
-		int64_t need = w->verify ? total : (total < SS_MAX_HEADER_SIZE ? total : SS_MAX_HEADER_SIZE);
+		/* a batch larger than whole_max is checked in pieces: only its header first */
+		bool pieces = w->verify && total > w->whole_max;
+		int64_t need = w->verify && !pieces ? total : (total < SS_MAX_HEADER_SIZE ? total : SS_MAX_HEADER_SIZE);
 		if (have < need)
 			return walk_want(w, w->pos, need);
 		struct ss_batch_hdr h;
@@ -581,8 +597,46 @@ int ss_walk_feed(struct ss_walk *w, int64_t at, const uint8_t *buf, size_t len)
 			walk_corrupt(w, rc ? rc : SEGSCAN_ECORRUPT, w->pos);
 			return 0;
 		}
-		walk_entry(w, e, &h);
+		if (pieces) {
+			/* the CRC covers [21, size) of a v2 batch, [16, size) of a legacy message
+			 * (ss_batch_verify); the header fits in any piece (whole_max >= 61) */
+			int64_t from = h.magic == 2 ? 21 : 16, take = have < total ? have : total;
+			w->streaming = true;
+			w->s_hdr = h;
+			w->s_crc = h.magic == 2 ? ss_crc32c(0, e + from, (size_t)(take - from))
+						: (uint32_t)crc32(0L, e + from, (uInt)(take - from));
+			w->s_next = w->pos + take;
+			if (take == total)
+				goto stream_done; /* the feed held all of it after all */
+			return walk_want(w, w->s_next, total - take < w->whole_max ? total - take : w->whole_max);
+		}
+		walk_entry(w, e, &h, 0);
 	}
+
+stream: {
+	/* the next piece of a batch checked in pieces: bytes [at, end) of it */
+	int64_t bend = w->pos + w->s_hdr.size;
+	int64_t upto = end < bend ? end : bend;
+	if (upto > at)
+		w->s_crc = w->s_hdr.magic == 2 ? ss_crc32c(w->s_crc, buf, (size_t)(upto - at))
+					       : (uint32_t)crc32(w->s_crc, buf, (uInt)(upto - at));
+	w->s_next = upto;
+	if (upto < bend) {
+		if (upto >= w->file_size) {
+			/* the file shrank under us inside the batch: a truncated tail */
+			w->streaming = false;
+			w->truncated_bytes = w->file_size - w->pos;
+			walk_end(w);
+			return 0;
+		}
+		return walk_want(w, upto, bend - upto < w->whole_max ? bend - upto : w->whole_max);
+	}
+}
+stream_done:
+	w->streaming = false;
+	walk_entry(w, NULL, &w->s_hdr, w->s_crc == w->s_hdr.crc ? 0 : SEGSCAN_ECRC);
+	goto entries; /* the rest of this feed, from the batch's end */
+
 
 zscan:
 	while (zfrom < end && buf[zfrom - at] == 0)

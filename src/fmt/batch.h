@@ -107,7 +107,11 @@ int ss_batch_foreach_record(const uint8_t *buf, const struct ss_batch_hdr *h, ss
  * Fast path (verify=false): only headers are needed; the walker asks for the next
  * header's position after the current chunk runs out. Verify mode asks for whole batches
  * (want_len = the batch size) and checks CRCs, framing and offsets, counting batches and
- * records exactly.
+ * records exactly. A batch larger than whole_max (SS_WALK_WHOLE_MAX unless the caller
+ * lowers it after init) is never asked for whole: its CRC is computed over pieces of at
+ * most whole_max bytes, so a reader's buffer of whole_max bytes is always enough, whatever
+ * size a header claims. Such a batch's records are counted from its header (v2, legacy
+ * uncompressed); a legacy compressed wrapper's count becomes unknown (records = -1).
  *
  * End of data follows Kafka: fewer than 17 bytes left, or an entry running past the end of
  * the file, is a truncated tail (truncated_bytes = what is left); size < 14 is corruption,
@@ -121,12 +125,18 @@ int ss_batch_foreach_record(const uint8_t *buf, const struct ss_batch_hdr *h, ss
  * call ss_walk_zero_refuted() if it is not. zero_tail and truncated_bytes are then
  * provisional until the caller's proof.
  */
+/* Largest batch verify mode asks for whole (Kafka's default max.message.bytes is 1 MiB).
+ * With whole_max left at (or below) it, want_len never exceeds it: a reader's buffer of
+ * SS_WALK_WHOLE_MAX bytes serves every request. */
+#define SS_WALK_WHOLE_MAX ((int64_t)1 << 20)
+
 struct ss_walk {
 	/* inputs */
 	int64_t  seg_base;        /* base offset from the file name */
 	int64_t  file_size;
 	bool     verify;
 	bool     probe_zeros;     /* leave a zero tail's unread rest to the caller (zero_from) */
+	int64_t  whole_max;       /* verify: larger batches are checked in pieces (>= 61) */
 	/* what to read next (valid while !done) */
 	int64_t  want_pos;
 	int64_t  want_len;
@@ -148,6 +158,11 @@ struct ss_walk {
 	int64_t  err_pos;         /* file position of err */
 	bool     zero_tail;
 	int64_t  zero_from;       /* probe_zeros: [zero_from, file_size) not yet checked; -1 none */
+	/* verify: the entry at pos checked in pieces (its size > whole_max) */
+	bool     streaming;
+	uint32_t s_crc;           /* CRC of [crc start, s_next - pos) so far */
+	int64_t  s_next;          /* file position of the next byte of it to take */
+	struct ss_batch_hdr s_hdr;
 	bool     done;
 };
 

@@ -283,13 +283,28 @@ static int next_read(struct ss_task *t)
 	if (want < chunk)
 		want = chunk;
 	if (want > t->buf_cap) {
-		/* a batch larger than the buffer: verify needs it whole */
-		uint8_t *nb = ss_arena_alloc(t->env->arena, want);
-		if (!nb)
-			return -ENOMEM;
-		ss_arena_free(t->buf);
-		t->buf = nb;
-		t->buf_cap = want;
+		/* The walker asks for at most SS_WALK_WHOLE_MAX bytes whatever a header claims
+		 * (larger batches are verified in pieces, fmt/batch.h), so the buffer grows at
+		 * most to that once: a task's memory is bounded, never a header's say. */
+		if ((int64_t)w->want_len > SS_WALK_WHOLE_MAX) {
+			seg_error(t, SEGSCAN_ECORRUPT, SS_HAS_LOG, w->want_pos);
+			w->done = true;
+			return finish(t);
+		}
+		if ((size_t)w->want_len <= t->buf_cap) {
+			want = t->buf_cap;
+		} else {
+			uint8_t *nb = ss_arena_alloc(t->env->arena, SS_WALK_WHOLE_MAX);
+			if (!nb) {
+				/* this segment cannot be read here: its error, not the scan's end */
+				seg_error(t, -ENOMEM, SS_HAS_LOG, w->want_pos);
+				w->done = true;
+				return finish(t);
+			}
+			ss_arena_free(t->buf);
+			t->buf = nb;
+			t->buf_cap = SS_WALK_WHOLE_MAX;
+		}
 	}
 	int64_t left = w->file_size - w->want_pos;
 	if (left <= 0) {
