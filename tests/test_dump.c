@@ -246,6 +246,32 @@ static void test_codecs_and_data(void **state)
 	}
 }
 
+/* The zstd context is kept per thread (fmt/codec.c): a broken frame between two good
+ * ones must not leave it in a state that fails the next one. */
+static void test_zstd_context_reuse(void **state)
+{
+	(void)state;
+	struct buf b = { 0 };
+	add_batch(&b, 0, SS_CODEC_ZSTD, 0, 4, NULL);
+	size_t one = b.n;
+	add_batch(&b, 4, SS_CODEC_ZSTD, 0, 4, NULL);
+	add_batch(&b, 8, SS_CODEC_ZSTD, 0, 4, NULL);
+	b.p[one + SS_V2_HEADER_SIZE + 6] ^= 0xff;   /* inside the second batch's zstd frame */
+	char *p = write_file("zreuse-0", "00000000000000000000.log", &b);
+	int st;
+	json_t *all = dump(p, (struct ss_dump_opts){ .records = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	json_t *r = items(all, "record"), *e = items(all, "error");
+	assert_int_equal(json_array_size(r), 8);   /* batches 1 and 3 */
+	assert_int_equal(ival(json_array_get(r, 4), "offset"), 8);
+	assert_true(json_array_size(e) >= 1);
+	json_decref(r);
+	json_decref(e);
+	json_decref(all);
+	free(p);
+	free(b.p);
+}
+
 /* ---- corrupt, truncated, zero tail, CRC ---- */
 
 static void test_bad_tails(void **state)
@@ -759,6 +785,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_control_records),
 		cmocka_unit_test(test_codecs_and_data),
+		cmocka_unit_test(test_zstd_context_reuse),
 		cmocka_unit_test(test_bad_tails),
 		cmocka_unit_test(test_offsets_index_verify),
 		cmocka_unit_test(test_snapshot_txnindex),

@@ -10,8 +10,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -180,6 +183,7 @@ ssize_t dd_pread(int fd, void *buf, size_t n, int64_t off)
 
 struct win {
 	int      fd;
+	const uint8_t *map;   /* the whole file mapped (NULL: read through buf) */
 	uint8_t *buf;
 	size_t   cap;
 	int64_t  at;      /* file position of buf[0] */
@@ -194,6 +198,10 @@ static ssize_t win_get(struct win *w, int64_t pos, size_t n, int64_t end, const 
 		return 0;
 	if ((int64_t)n > end - pos)
 		n = (size_t)(end - pos);
+	if (w->map) {   /* end <= the mapped size */
+		*p = w->map + pos;
+		return (ssize_t)n;
+	}
 	if (pos >= w->at && pos + (int64_t)n <= w->at + (int64_t)w->len) {
 		*p = w->buf + (pos - w->at);
 		return (ssize_t)n;
@@ -215,6 +223,27 @@ static ssize_t win_get(struct win *w, int64_t pos, size_t n, int64_t end, const 
 	w->len = (size_t)r;
 	*p = w->buf;
 	return (ssize_t)((size_t)r < n ? (size_t)r : n);
+}
+
+/*
+ * A .log is read through a read-only mapping: batches are decoded and CRC-checked where
+ * they lie in the page cache, with no copy (a pread window would copy every byte once,
+ * which alone costs what `cat` does). Kafka may truncate a segment while we read it; a
+ * page past the new end of file then raises SIGBUS, which this handler turns into a jump
+ * back to dump_log (armed only while dump_log runs on this thread: dd_bus), reported as
+ * the file having shrunk. Any other SIGBUS gets the default action. SA_NODEFER keeps the
+ * signal unblocked after the jump. src/io/mmap.c guards the scanner's copies the same way.
+ */
+static __thread sigjmp_buf *dd_bus;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)si;
+	(void)uc;
+	if (dd_bus)
+		siglongjmp(*dd_bus, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 /* The sibling file of a segment file: same directory and base name, another suffix. */
@@ -526,6 +555,125 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+/* The batches of [pos, end) of a .log of `size` bytes, read through w. */
+static void walk_log(struct ss_dump *d, struct win *w_, int64_t pos, int64_t end, int64_t size,
+		     enum ss_dump_decode dec, bool records, volatile int64_t *vpos)
+{
+	const struct ss_dump_opts *op = &d->opts;
+	struct win *w = w_;
+	while (pos < end) {
+		*vpos = pos;
+		const uint8_t *p;
+		ssize_t got = win_get(w, pos, SS_MAX_HEADER_SIZE, end, &p);
+		if (got < 0) {
+			dd_error(d, pos, "read: %s", strerror((int)-got));
+			return;
+		}
+		struct ss_batch_hdr h;
+		int hr = ss_batch_header(p, (size_t)got, &h);
+		if (hr <= 0 || pos + h.size > end) {
+			if (end < size && (hr == 0 || (hr > 0 && pos + h.size > end)))
+				break;   /* --max-bytes cut here: not a problem of the file */
+			/* the rest of the file: zeros (preallocated), or a real problem */
+			int64_t rest = size - pos;
+			bool zeros = true;
+			for (int64_t q = pos; q < size && zeros;) {
+				const uint8_t *zp;
+				ssize_t zg = win_get(w, q, WINDOW, size, &zp);
+				if (zg <= 0)
+					break;
+				zeros = all_zero(zp, (size_t)zg);
+				q += zg;
+			}
+			if (zeros) {
+				d->zero_tail = rest;
+				if (op->fmt == SS_DUMP_TEXT) {
+					ss_dout_str(&d->out, "Found ");
+					ss_dout_i64(&d->out, rest);
+					ss_dout_str(&d->out, " zero bytes at the end (preallocated or crashed segment)\n");
+				} else {
+					dd_item(d, "zero_tail");
+					ss_dj_ki64(&d->out, "position", pos);
+					ss_dj_ki64(&d->out, "size_bytes", rest);
+					dd_item_end(d);
+				}
+			} else if (hr < 0) {
+				dd_error(d, pos, "corrupt batch: %s (%lld bytes left in the file)", segscan_strerror(hr),
+					 (long long)rest);
+			} else if (hr == 0) {
+				dd_error(d, pos, "truncated: %lld bytes left, too few for a batch header", (long long)rest);
+			} else {
+				dd_error(d, pos, "truncated: the batch declares %lld bytes, the file has %lld left",
+					 (long long)h.size, (long long)rest);
+			}
+			d->trailing = rest;
+			return;
+		}
+		if (op->has_to && (h.has_base ? h.base_offset : h.last_offset) > op->to)
+			break;
+		bool skip = op->has_from && h.last_offset < op->from;
+		if (!skip) {
+			if (h.size > (int64_t)INT32_MAX + SS_LOG_OVERHEAD) {
+				dd_error(d, pos, "corrupt batch: size %lld", (long long)h.size);
+				return;
+			}
+			got = win_get(w, pos, (size_t)h.size, end, &p);
+			if (got < 0) {
+				dd_error(d, pos, "read: %s", strerror((int)-got));
+				return;
+			}
+			if (got < h.size) {   /* the file shrank under us */
+				dd_error(d, pos, "truncated: the file ended while reading the batch");
+				return;
+			}
+			int vr = ss_batch_verify(p, &h);
+			d->batches++;
+			emit_batch(d, &h, pos, vr == 0);
+			if (vr == SEGSCAN_ECRC) {
+				if (d->status < SS_DUMP_DATA)
+					d->status = SS_DUMP_DATA;
+				d->crc_errors++;
+			}
+			if (records && h.magic == 2) {
+				struct rec_ctx c = { d, pos, dec };
+				int fr = ss_batch_foreach_record(p, &h, on_record, &c);
+				if (fr < 0) {
+					end_batch(d);
+					dd_error(d, pos, "records of the batch at offset %lld: %s", (long long)h.base_offset,
+						 segscan_strerror(fr));
+					goto next;
+				}
+			} else if (records) {
+				end_batch(d);
+				dd_error(d, pos, "records of magic %d (legacy) message sets are not decoded", h.magic);
+				goto next;
+			}
+			end_batch(d);
+		}
+next:
+		pos += h.size;
+		d->valid_bytes = pos;
+	}
+}
+
+/* walk_log under the SIGBUS guard (only what the jump cannot clobber lives here). */
+static void guarded_walk(struct ss_dump *d, struct win *w, int64_t pos, int64_t end, int64_t size,
+			 enum ss_dump_decode dec, bool records)
+{
+	sigjmp_buf jb;
+	volatile int64_t vpos = pos;   /* where a SIGBUS found us */
+	if (w->map) {
+		if (sigsetjmp(jb, 0)) {
+			dd_bus = NULL;
+			dd_error(d, vpos, "the file shrank while it was read (a mapped page past its new end)");
+			return;
+		}
+		dd_bus = &jb;
+	}
+	walk_log(d, w, pos, end, size, dec, records, &vpos);
+	dd_bus = NULL;
+}
+
 static int dump_log(struct ss_dump *d, int fd, int64_t size, int64_t base)
 {
 	const struct ss_dump_opts *op = &d->opts;
@@ -559,99 +707,26 @@ static int dump_log(struct ss_dump *d, int fd, int64_t size, int64_t base)
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	int rc = 0;
-	while (pos < end) {
-		const uint8_t *p;
-		ssize_t got = win_get(&w, pos, SS_MAX_HEADER_SIZE, end, &p);
-		if (got < 0) {
-			dd_error(d, pos, "read: %s", strerror((int)-got));
-			goto out;
-		}
-		struct ss_batch_hdr h;
-		int hr = ss_batch_header(p, (size_t)got, &h);
-		if (hr <= 0 || pos + h.size > end) {
-			if (end < size && (hr == 0 || (hr > 0 && pos + h.size > end)))
-				break;   /* --max-bytes cut here: not a problem of the file */
-			/* the rest of the file: zeros (preallocated), or a real problem */
-			int64_t rest = size - pos;
-			bool zeros = true;
-			for (int64_t q = pos; q < size && zeros;) {
-				const uint8_t *zp;
-				ssize_t zg = win_get(&w, q, WINDOW, size, &zp);
-				if (zg <= 0)
-					break;
-				zeros = all_zero(zp, (size_t)zg);
-				q += zg;
-			}
-			if (zeros) {
-				d->zero_tail = rest;
-				if (op->fmt == SS_DUMP_TEXT) {
-					ss_dout_str(&d->out, "Found ");
-					ss_dout_i64(&d->out, rest);
-					ss_dout_str(&d->out, " zero bytes at the end (preallocated or crashed segment)\n");
-				} else {
-					dd_item(d, "zero_tail");
-					ss_dj_ki64(&d->out, "position", pos);
-					ss_dj_ki64(&d->out, "size_bytes", rest);
-					dd_item_end(d);
-				}
-			} else if (hr < 0) {
-				dd_error(d, pos, "corrupt batch: %s (%lld bytes left in the file)", segscan_strerror(hr),
-					 (long long)rest);
-			} else if (hr == 0) {
-				dd_error(d, pos, "truncated: %lld bytes left, too few for a batch header", (long long)rest);
+	struct sigaction bus = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO | SA_NODEFER }, old_bus;
+	bool bus_set = false;
+	if (size > 0) {
+		void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);   /* munmap below */
+		if (m != MAP_FAILED) {
+			sigemptyset(&bus.sa_mask);
+			if (sigaction(SIGBUS, &bus, &old_bus) == 0) {
+				bus_set = true;
+				w.map = m;
+				madvise(m, (size_t)size, MADV_SEQUENTIAL);
 			} else {
-				dd_error(d, pos, "truncated: the batch declares %lld bytes, the file has %lld left",
-					 (long long)h.size, (long long)rest);
+				munmap(m, (size_t)size);
 			}
-			d->trailing = rest;
-			goto out;
 		}
-		if (op->has_to && (h.has_base ? h.base_offset : h.last_offset) > op->to)
-			break;
-		bool skip = op->has_from && h.last_offset < op->from;
-		if (!skip) {
-			if (h.size > (int64_t)INT32_MAX + SS_LOG_OVERHEAD) {
-				dd_error(d, pos, "corrupt batch: size %lld", (long long)h.size);
-				goto out;
-			}
-			got = win_get(&w, pos, (size_t)h.size, end, &p);
-			if (got < 0) {
-				dd_error(d, pos, "read: %s", strerror((int)-got));
-				goto out;
-			}
-			if (got < h.size) {   /* the file shrank under us */
-				dd_error(d, pos, "truncated: the file ended while reading the batch");
-				goto out;
-			}
-			int vr = ss_batch_verify(p, &h);
-			d->batches++;
-			emit_batch(d, &h, pos, vr == 0);
-			if (vr == SEGSCAN_ECRC) {
-				if (d->status < SS_DUMP_DATA)
-					d->status = SS_DUMP_DATA;
-				d->crc_errors++;
-			}
-			if (records && h.magic == 2) {
-				struct rec_ctx c = { d, pos, dec };
-				int fr = ss_batch_foreach_record(p, &h, on_record, &c);
-				if (fr < 0) {
-					end_batch(d);
-					dd_error(d, pos, "records of the batch at offset %lld: %s", (long long)h.base_offset,
-						 segscan_strerror(fr));
-					goto next;
-				}
-			} else if (records) {
-				end_batch(d);
-				dd_error(d, pos, "records of magic %d (legacy) message sets are not decoded", h.magic);
-				goto next;
-			}
-			end_batch(d);
-		}
-next:
-		pos += h.size;
-		d->valid_bytes = pos;
 	}
-out:
+	guarded_walk(d, &w, pos, end, size, dec, records);
+	if (w.map)
+		munmap((void *)w.map, (size_t)size);   /* pairs with the mmap above */
+	if (bus_set)
+		sigaction(SIGBUS, &old_bus, NULL);
 	free(w.buf);   /* pairs with win_get's realloc */
 	return rc;
 }
