@@ -8,7 +8,7 @@ pkgs=(build-essential pkg-config clang
       zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
       systemtap-sdt-dev python3-kafka python3-snappy python3-lz4 python3-zstandard
       inotify-tools curl
-      mandoc prometheus systemd libsystemd-dev
+      mandoc prometheus systemd libsystemd-dev zsh
       librdkafka-dev)
 # librdkafka-dev: the live-cluster source (--bootstrap-server, src/source/cluster.c).
 # The live-cluster tests (tests/live_cluster.sh) and make conformance run real Kafka brokers
@@ -17,7 +17,8 @@ command -v java >/dev/null 2>&1 || pkgs+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || pkgs+=(maven)
 # mandoc: -Tlint on man/*; prometheus: promtool (check metrics, check/test rules); systemd:
 # systemd-analyze verify/security on the unit; libsystemd-dev: sd_notify for Type=notify
-# (optional at build time: the Makefile links it only when pkg-config finds it).
+# (optional at build time: the Makefile links it only when pkg-config finds it); zsh: the
+# check of completions/_segscan.
 # make fuzz (and CI): libFuzzer and the sanitizer runtimes of the clang that `clang` is,
 # in their own package since LLVM 14 (Debian 12: libclang-rt-14-dev)
 clang_major=$({ clang -dumpversion 2>/dev/null ||

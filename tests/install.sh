@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# `make install` into a temporary DESTDIR, as a packager would, then use what was
+# installed the way an operator and an embedder would: the installed segscan.pc builds
+# examples/ (the installed copy), the example runs on a generated log dir against the
+# installed libsegscan.so and agrees with the installed binary, libsegscan.so exports only
+# segscan_*, and `make uninstall` leaves no file behind. Run by tests/test_install.c.
+#   usage: tests/install.sh BUILD_DIR [MODE]
+set -euo pipefail
+B=$1; MODE=${2:-release}
+fail() { echo "install.sh: FAIL: $*" >&2; exit 1; }
+root=$(mktemp -d "${SEGSCAN_TEST_TMP:-/tmp}/install.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+dest=$root/dest
+# A nested make: drop the outer make's jobserver so this one stands alone.
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -j2 B="$B" MODE="$MODE" \
+	PREFIX=/usr DESTDIR="$dest" "$@"; }
+ver=$(sed -n 's/^#define SEGSCAN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' include/segscan_version.h | paste -sd.)
+major=${ver%%.*}
+
+mk install >"$root/install.log" 2>&1 || { cat "$root/install.log" >&2; fail "make install"; }
+
+for f in usr/bin/segscan "usr/lib/libsegscan.so.$ver" "usr/lib/libsegscan.so.$major" usr/lib/libsegscan.so \
+	 usr/lib/libsegscan.a usr/include/segscan.h usr/include/segscan_version.h usr/lib/pkgconfig/segscan.pc \
+	 usr/share/man/man1/segscan.1 usr/share/man/man1/segscan-scan.1 usr/share/man/man1/segscan-serve.1 \
+	 usr/share/man/man1/segscan-gen.1 usr/share/man/man1/segscan-dump.1 usr/share/man/man7/segscan-metrics.7 \
+	 usr/share/bash-completion/completions/segscan usr/share/zsh/site-functions/_segscan \
+	 usr/lib/systemd/system/segscan.service usr/share/doc/segscan/install.md \
+	 usr/share/doc/segscan/examples/embed.c usr/share/segscan/prometheus/segscan.rules.yml \
+	 usr/share/segscan/grafana/segscan-dashboard.json; do
+	[ -e "$dest/$f" ] || fail "make install did not install /$f"
+done
+[ "$(readlink "$dest/usr/lib/libsegscan.so.$major")" = "libsegscan.so.$ver" ] || fail "soname link"
+grep -q '^ExecStart=/usr/bin/segscan serve' "$dest/usr/lib/systemd/system/segscan.service" ||
+	fail "the installed unit does not run the installed binary (/usr/bin/segscan)"
+[ "$("$dest/usr/bin/segscan" --version)" = "segscan $ver" ] || fail "installed binary's --version"
+
+# The soname and the exports: segscan_* only (plus the version node itself).
+readelf -d "$dest/usr/lib/libsegscan.so" | grep -q "SONAME.*\[libsegscan.so.$major\]" || fail "soname"
+nm -D --defined-only "$dest/usr/lib/libsegscan.so" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' \
+	>"$root/exports"
+[ -s "$root/exports" ] || fail "nm -D found no exports"
+if grep -v '^segscan_' "$root/exports" >"$root/bad"; then
+	fail "libsegscan.so exports $(wc -l <"$root/bad") non-segscan_ symbols, e.g. $(head -3 "$root/bad" | paste -sd' ')"
+fi
+for s in segscan_scan_new segscan_run segscan_write segscan_check_version segscan_version; do
+	grep -qx "$s" "$root/exports" || fail "libsegscan.so does not export $s"
+done
+
+# pkg-config sees the installed .pc through the DESTDIR.
+export PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_PATH=$dest/usr/lib/pkgconfig
+[ "$(pkg-config --modversion segscan)" = "$ver" ] || fail "pkg-config --modversion segscan"
+pkg-config --libs segscan | grep -q -- "-L$dest/usr/lib" || fail "pkg-config --libs: $(pkg-config --libs segscan)"
+
+# Build the installed example with nothing but the installed header and .pc.
+cp -r "$dest/usr/share/doc/segscan/examples" "$root/ex"
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -C "$root/ex" >"$root/ex.log" 2>&1 ||
+	{ cat "$root/ex.log" >&2; fail "examples/ does not build against the installed segscan.pc"; }
+readelf -d "$root/ex/embed" | grep -q "NEEDED.*\[libsegscan.so.$major\]" ||
+	fail "the example is not linked against libsegscan.so.$major"
+
+"$dest/usr/bin/segscan" gen "$root/logdir" --topics=2 --partitions=3 --segments=3 --segment-bytes=64KiB \
+	--seed=7 >/dev/null 2>&1 || fail "segscan gen"
+LD_LIBRARY_PATH=$dest/usr/lib "$root/ex/embed" -f ndjson "$root/logdir" >"$root/embed.ndjson" 2>"$root/embed.err" ||
+	{ cat "$root/embed.err" >&2; fail "the example exited $?"; }
+# It really ran on the installed .so, not on some other copy.
+LD_LIBRARY_PATH=$dest/usr/lib LD_DEBUG=libs "$root/ex/embed" -f prom "$root/logdir" 2>"$root/ld.log" >/dev/null ||
+	fail "the example (LD_DEBUG run)"
+grep -q "calling init: $dest/usr/lib/libsegscan.so.$major" "$root/ld.log" || fail "the example did not load the installed .so"
+"$dest/usr/bin/segscan" scan -q -f ndjson "$root/logdir" >"$root/cli.ndjson" || fail "segscan scan"
+# The same partitions, segment counts, sizes and offsets through the library as through the CLI.
+python3 - "$root/embed.ndjson" "$root/cli.ndjson" "$root/embed.err" <<'PY' || fail "the example disagrees with segscan scan"
+import json, re, sys
+def key(path):
+    return sorted((p["topic"], p["partition"], len(p["segments"]), p["size_bytes"], p["log_end_offset"])
+                  for p in map(json.loads, open(path)))
+emb, cli = key(sys.argv[1]), key(sys.argv[2])
+assert len(cli) == 6, cli
+assert emb == cli, (emb, cli)
+lines = [tuple(m.groups()) for m in re.finditer(r"embed: (\S+)-(\d+) segments=(\d+) size_bytes=(\d+) "
+                                                r"log_end_offset=(\d+)", open(sys.argv[3]).read())]
+acc = sorted((t, int(p), int(s), int(b), int(o)) for t, p, s, b, o in lines)
+assert acc == cli, (acc, cli)
+PY
+
+mk uninstall >"$root/uninstall.log" 2>&1 || { cat "$root/uninstall.log" >&2; fail "make uninstall"; }
+left=$(find "$dest" \( -type f -o -type l \) | sed "s|^$dest||")
+[ -z "$left" ] || fail "make uninstall left: $left"
+echo "install.sh: ok (segscan $ver, $(wc -l <"$root/exports") exports)"

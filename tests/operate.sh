@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# The operator-facing files checked against the tools that consume them and against the
+# binary they describe (issue 11). Run by tests/test_operate.c, one check per test:
+#   tests/operate.sh CHECK SEGSCAN_BINARY
+#   man          mandoc -Tlint (warnings fail) on every page; every option of every
+#                command's --help is in its page; every family of an exposition is in
+#                segscan-metrics(7) and every segscan_* name it documents exists
+#   completions  the bash completion offers every option of every command's --help and
+#                the words of every a|b|c value; the zsh one parses and has a spec for each
+#   unit         systemd-analyze verify, and security --offline=true at most 2.0
+#   rules        promtool check rules and promtool test rules on contrib/prometheus
+#   metrics      promtool check metrics on scan -f prom and on serve's /metrics, plain and
+#                gzip-compressed (the same text)
+#   dashboard    contrib/grafana's JSON parses; every metric an expression names exists in
+#                an exposition or is recorded by the rules
+set -euo pipefail
+check=$1
+bin=$(readlink -f "$2")
+fail() { echo "operate.sh $check: FAIL: $*" >&2; exit 1; }
+need() { command -v "$1" >/dev/null || fail "$1 is not installed (scripts/install-deps.sh installs it)"; }
+tmp=$(mktemp -d "${SEGSCAN_TEST_TMP:-/tmp}/operate.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+commands=$("$bin" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p')
+[ -n "$commands" ] || fail "no commands in segscan --help"
+opts_of() { "$bin" "$1" --help | grep -oE '^ +(-[a-zA-Z], +)?--[a-z0-9-]+(=[^ ]+)?' | sed -E 's/^ +(-[a-zA-Z], +)?//'; }
+
+# A log dir with tiered topics, remote state and findings, and its exposition (serve
+# --once adds serve's own families to those of scan -f prom).
+fixture() {
+	"$bin" gen "$tmp/ld" --topics=3 --partitions=2 --segments=5 --segment-bytes=64KiB \
+		--single-record-tail=2 --seed=42 --remote-state="$tmp/remote.ndjson" >/dev/null 2>&1 ||
+		fail "segscan gen"
+	"$bin" serve --once --remote-state="$tmp/remote.ndjson" --topic-config="$tmp/topic-config.txt" \
+		--now=1700000000000 "$tmp/ld" >"$tmp/serve.prom" 2>/dev/null || fail "serve --once"
+	sed -n 's/^# TYPE \([a-z_0-9]*\) .*/\1/p' "$tmp/serve.prom" | sort -u >"$tmp/families"
+	[ "$(wc -l <"$tmp/families")" -ge 20 ] || fail "only $(wc -l <"$tmp/families") families in the exposition"
+}
+
+case $check in
+man)
+	need mandoc
+	for p in man/*.[1-9]; do
+		mandoc -Tlint -W warning "$p" || fail "mandoc -Tlint $p"
+	done
+	for c in $commands; do
+		[ -f "man/segscan-$c.1" ] || fail "no man/segscan-$c.1 for the command $c"
+		mandoc -Tascii "man/segscan-$c.1" | col -b >"$tmp/$c.txt"
+		for o in $(opts_of "$c"); do
+			# serve takes every scan option: segscan-scan.1 documents those
+			if [ "$c" = serve ] && opts_of scan | grep -qxF -- "$o"; then continue; fi
+			grep -qF -- "$o" "$tmp/$c.txt" || fail "segscan-$c.1 does not document $o (segscan $c --help has it)"
+		done
+	done
+	fixture
+	mandoc -Tascii man/segscan-metrics.7 | col -b >"$tmp/metrics.txt"
+	while read -r fam; do
+		grep -qw -- "$fam" "$tmp/metrics.txt" || fail "segscan-metrics.7 does not document $fam"
+	done <"$tmp/families"
+	# and nothing it documents as a metric is missing from the exposition (the recorded
+	# names of contrib/prometheus have colons and are checked there)
+	grep -oE '(^|[^:a-z_])segscan_[a-z0-9_]+' "$tmp/metrics.txt" | sed 's/^[^s]*//' | sort -u |
+	while read -r m; do
+		case $m in segscan_phantom_* | segscan_kafka_20732_* | segscan_scan_age_*) continue ;; esac
+		grep -qx -- "$m" "$tmp/families" || fail "segscan-metrics.7 documents $m, which no exposition has"
+	done
+	echo "operate.sh man: ok ($(ls man/*.[1-9] | wc -l) pages, $(wc -l <"$tmp/families") families)"
+	;;
+completions)
+	# bash: drive the completion function as readline would
+	cat >"$tmp/comp.bash" <<'EOS'
+source completions/segscan.bash
+comp() {
+	COMP_LINE=$1; COMP_POINT=${#1}
+	read -ra COMP_WORDS <<<"$1"
+	[[ $1 == *" " ]] && COMP_WORDS+=("")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	_segscan; printf '%s\n' "${COMPREPLY[@]}"
+}
+comp "$@"
+EOS
+	got=$(bash "$tmp/comp.bash" "$bin " | sort | paste -sd' ')
+	want=$(printf '%s\n' $commands --help --version | sort | paste -sd' ')
+	[ "$got" = "$want" ] || fail "commands: got '$got', want '$want'"
+	n=0
+	for c in $commands; do
+		bash "$tmp/comp.bash" "$bin $c --" >"$tmp/offered"
+		for o in $(opts_of "$c"); do
+			name=${o%%=*}
+			if [[ $o == *=* ]]; then name="$name="; fi
+			grep -qx -- "$name" "$tmp/offered" || fail "bash: 'segscan $c --<TAB>' does not offer $name"
+			n=$((n + 1))
+			meta=${o#*=}
+			if [[ $o == *=* && $meta == *'|'* ]]; then
+				got=$(bash "$tmp/comp.bash" "$bin $c ${o%%=*}=" | sort | paste -sd' ')
+				want=$(tr '|' '\n' <<<"$meta" | sort | paste -sd' ')
+				[ "$got" = "$want" ] || fail "bash: 'segscan $c ${o%%=*}=<TAB>': got '$got', want '$want'"
+			fi
+		done
+	done
+	# zsh: parses, and its spec builder covers the same options
+	need zsh
+	zsh -n completions/_segscan || fail "zsh -n completions/_segscan"
+	for c in $commands; do
+		zsh -fc "source completions/_segscan; _segscan_specs '$bin' $c" >"$tmp/zspecs" ||
+			fail "zsh: _segscan_specs $c"
+		for o in $(opts_of "$c"); do
+			name=${o%%=*}
+			[ "$name" = --help ] && continue
+			grep -qE -- "^$name(=|\\[)" "$tmp/zspecs" || fail "zsh: no spec for segscan $c $name"
+		done
+	done
+	echo "operate.sh completions: ok ($n options over $(wc -w <<<"$commands") commands)"
+	;;
+unit)
+	need systemd-analyze
+	# the unit as make install writes it (ExecStart= the real binary), its man pages
+	# where man finds them (verify checks Documentation=)
+	mkdir -p "$tmp/man/man1" "$tmp/man/man7" "$tmp/unit"
+	cp man/*.1 "$tmp/man/man1/"
+	cp man/*.7 "$tmp/man/man7/"
+	sed "s|/usr/local/bin/segscan|$bin|g" scripts/segscan.service >"$tmp/unit/segscan.service"
+	MANPATH=$tmp/man:$(manpath 2>/dev/null || echo /usr/share/man) \
+		systemd-analyze verify "$tmp/unit/segscan.service" >"$tmp/verify.log" 2>&1 ||
+		{ cat "$tmp/verify.log" >&2; fail "systemd-analyze verify"; }
+	if [ -s "$tmp/verify.log" ]; then cat "$tmp/verify.log" >&2; fail "systemd-analyze verify printed warnings"; fi
+	systemd-analyze security --offline=true --no-pager "$tmp/unit/segscan.service" >"$tmp/security.log" 2>&1 || true
+	score=$(sed -n 's/.*Overall exposure level for segscan.service: \([0-9.]*\).*/\1/p' "$tmp/security.log")
+	[ -n "$score" ] || { cat "$tmp/security.log" >&2; fail "no exposure score"; }
+	awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' || { grep '✗' "$tmp/security.log" >&2; fail "exposure $score > 2.0"; }
+	for want in 'Type=notify' 'WatchdogSec=' 'DynamicUser=yes' 'SupplementaryGroups=' 'PrivateUsers=yes' \
+		'ProtectProc=invisible' 'ProcSubset=pid' 'RemoveIPC=yes' 'RestrictNamespaces=yes' \
+		'SystemCallFilter=@system-service'; do
+		grep -q "^$want" scripts/segscan.service || fail "the unit lacks $want"
+	done
+	grep -q '^User=' scripts/segscan.service && fail "the unit runs as a fixed User= (the broker's?)"
+	echo "operate.sh unit: ok (exposure $score)"
+	;;
+rules)
+	need promtool
+	promtool check rules contrib/prometheus/segscan.rules.yml || fail "promtool check rules"
+	(cd contrib/prometheus && promtool test rules segscan.rules.test.yml) || fail "promtool test rules"
+	# every alert has a unit test
+	for a in $(sed -n 's/^ *- alert: //p' contrib/prometheus/segscan.rules.yml); do
+		grep -q "alertname: $a\$" contrib/prometheus/segscan.rules.test.yml || fail "alert $a has no unit test"
+	done
+	echo "operate.sh rules: ok"
+	;;
+metrics)
+	need promtool
+	need curl
+	fixture
+	"$bin" scan -q -f prom --remote-state="$tmp/remote.ndjson" --topic-config="$tmp/topic-config.txt" \
+		--now=1700000000000 "$tmp/ld" >"$tmp/scan.prom" || fail "scan -f prom"
+	promtool check metrics <"$tmp/scan.prom" || fail "promtool check metrics on scan -f prom"
+	promtool check metrics <"$tmp/serve.prom" || fail "promtool check metrics on serve --once"
+	# a live serve, scraped plain and with Accept-Encoding: gzip
+	port=$((20000 + RANDOM % 20000))
+	"$bin" serve --listen=127.0.0.1:$port --interval=60 --remote-state="$tmp/remote.ndjson" \
+		--topic-config="$tmp/topic-config.txt" "$tmp/ld" 2>"$tmp/serve.log" &
+	pid=$!
+	ok=0
+	for _ in $(seq 100); do
+		if curl -sf -o /dev/null "http://127.0.0.1:$port/metrics"; then ok=1; break; fi
+		sleep 0.1
+	done
+	if [ $ok = 1 ]; then
+		curl -sf -D "$tmp/h.plain" -o "$tmp/live.prom" "http://127.0.0.1:$port/metrics" || ok=0
+		curl -sf -D "$tmp/h.gz" -H 'Accept-Encoding: gzip' -o "$tmp/live.prom.gz" "http://127.0.0.1:$port/metrics" || ok=0
+	fi
+	kill "$pid"
+	wait "$pid" || true
+	[ $ok = 1 ] || { cat "$tmp/serve.log" >&2; fail "serve did not answer on port $port"; }
+	promtool check metrics <"$tmp/live.prom" || fail "promtool check metrics on /metrics"
+	grep -qi '^Content-Encoding: gzip' "$tmp/h.gz" || fail "/metrics with Accept-Encoding: gzip is not gzip"
+	grep -qi '^Content-Encoding' "$tmp/h.plain" && fail "/metrics without Accept-Encoding is encoded"
+	grep -qi '^Vary: Accept-Encoding' "$tmp/h.plain" || fail "/metrics lacks Vary: Accept-Encoding"
+	gzip -dc "$tmp/live.prom.gz" | cmp -s - "$tmp/live.prom" || fail "the gzip body is not the plain body"
+	[ "$(stat -c %s "$tmp/live.prom.gz")" -lt "$(stat -c %s "$tmp/live.prom")" ] || fail "gzip did not compress"
+	echo "operate.sh metrics: ok ($(grep -vc '^#' "$tmp/live.prom") samples; gzip $(stat -c %s "$tmp/live.prom.gz")/$(stat -c %s "$tmp/live.prom") bytes)"
+	;;
+dashboard)
+	fixture
+	python3 - contrib/grafana/segscan-dashboard.json contrib/prometheus/segscan.rules.yml "$tmp/families" <<'PY' ||
+import json, re, sys
+dash = json.load(open(sys.argv[1]))
+rules = open(sys.argv[2]).read()
+recorded = set(re.findall(r"^\s*- record: (\S+)", rules, re.M))
+families = set(open(sys.argv[3]).read().split())
+exprs = []
+def walk(panels):
+    for p in panels:
+        assert "id" in p and "gridPos" in p, p.get("title")
+        if p.get("type") != "row":
+            assert p.get("datasource", {}).get("uid") == "${datasource}", p["title"]
+            assert p.get("targets"), "panel without a query: " + p["title"]
+        for t in p.get("targets", []):
+            exprs.append((p["title"], t["expr"]))
+        walk(p.get("panels", []))
+walk(dash["panels"])
+ids = []
+def ids_of(panels):
+    for p in panels:
+        ids.append(p["id"]); ids_of(p.get("panels", []))
+ids_of(dash["panels"])
+assert len(ids) == len(set(ids)), "duplicate panel ids"
+for v in dash["templating"]["list"]:
+    q = v.get("query")
+    if isinstance(q, dict):
+        q = q.get("query")
+    if v["type"] == "query":
+        exprs.append(("variable " + v["name"], q))
+names = 0
+for where, e in exprs:
+    for m in re.findall(r"[a-z_]+:segscan_[a-z0-9_]+:[a-z0-9_]+|(?<![a-z_:])segscan_[a-z0-9_]+", e):
+        names += 1
+        if ":" in m:
+            assert m in recorded, "%s: %s is not recorded by the rules" % (where, m)
+        else:
+            assert m in families, "%s: %s is in no exposition" % (where, m)
+# what the rules read exists too
+for m in set(re.findall(r"(?<![a-z_:])segscan_[a-z0-9_]+", rules)):
+    assert m in families, "rules: %s is in no exposition" % m
+print("operate.sh dashboard: ok (%d panels, %d expressions, %d metric references)" % (len(ids), len(exprs), names))
+PY
+		fail "dashboard"
+	;;
+*)
+	fail "unknown check"
+	;;
+esac
