@@ -36,6 +36,8 @@ static const struct sample samples[] = {
 	{ "bootstrap-server", "127.0.0.1:9092,127.0.0.1:9093", 0, "127.0.0.1:9092,127.0.0.1:9093" },
 	{ "kafka-config", "client.properties", 0, "client.properties" },
 	{ "kafka-timeout", "2500", 2500, NULL },
+	{ "broker-process", "off", 0, NULL },
+	{ "proc-root", "/tmp/fake-proc", 0, "/tmp/fake-proc" },
 	{ "seed", "orders-3=1200", 1200, NULL },
 	{ "topic-config", "topics.txt", 0, "topics.txt" },
 	{ "server-properties", "server.properties", 0, "server.properties" },
@@ -43,7 +45,7 @@ static const struct sample samples[] = {
 	{ "dangling-after", "60000", 60000, NULL },
 	{ "threads", "7", 7, NULL },
 	{ "io", "mmap", 0, "mmap" },
-	{ "queue-depth", "8", 8, NULL },
+	{ "queue-depth", "1", 1, NULL },
 	{ "numa", "off", 0, NULL },
 	{ "stats", "yes", 1, NULL },
 	{ "progress", "on", 1, NULL },
@@ -65,8 +67,8 @@ static const struct bad {
 	{ "io", "aio", "expected uring, mmap or pread" },
 	{ "io", "", "expected uring, mmap or pread" },
 	{ "io", "urin", "expected uring, mmap or pread" },
-	{ "queue-depth", "7", "expected a queue depth from 8 to 32768" },
-	{ "queue-depth", "32769", "expected a queue depth from 8 to 32768" },
+	{ "queue-depth", "0", "expected a queue depth from 1 to 32768" },
+	{ "queue-depth", "32769", "expected a queue depth from 1 to 32768" },
 	{ "verify", "maybe", "expected true or false" },
 	{ "stats", "2", "expected true or false" },
 	{ "progress", "", "expected true or false" },
@@ -80,6 +82,8 @@ static const struct bad {
 	{ "kafka-timeout", "0", "expected milliseconds from 1 to 3600000" },
 	{ "numa-topology", "", "expected a directory" },
 	{ "metadata-dir", "", "expected a directory" },
+	{ "broker-process", "on", "expected auto or off" },
+	{ "proc-root", "", "expected a directory" },
 	{ "bootstrap-server", "", "expected HOST:PORT[,HOST:PORT...]" },
 	{ "kafka-config", "", "expected a file name" },
 	{ "remote-state", "", "expected a file name or '-'" },
@@ -383,8 +387,8 @@ static void test_cli_reaches_every_row(void **state)
 static void test_cli_abbreviations(void **state)
 {
 	char *out = NULL;
-	assert_int_equal(tu_run(&out, "%s scan --queue=7 /x 2>&1", tu_segscan()), 2);
-	assert_non_null(strstr(out, "segscan: --queue-depth=7: expected a queue depth from 8 to 32768"));
+	assert_int_equal(tu_run(&out, "%s scan --queue=0 /x 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "segscan: --queue-depth=0: expected a queue depth from 1 to 32768"));
 	free(out);
 	/* --n: now, numa and numa-topology all take a value: now comes first */
 	assert_int_equal(tu_run(&out, "%s scan --n=x /x 2>&1", tu_segscan()), 2);

@@ -48,6 +48,8 @@ void segscan_scan_free(segscan_scan *s)
 	if (s->config)
 		ss_config_free(s->config);
 	ss_cluster_ctx_free(s->cluster);
+	free(s->static_config);
+	free(s->static_config_how);
 	for (uint32_t i = 0; i < s->n_logdir_paths; i++)
 		free(s->logdir_paths[i]);
 	free(s->logdir_paths);

@@ -70,6 +70,14 @@ const struct ss_optdef ss_optdefs[] = {
 	{ .name = "kafka-timeout", .type = SS_OPT_INT, .values = "MS", .lo = 1, .hi = 3600000, .def = "10000",
 	  .off = F(kafka_timeout_ms), .err = "expected milliseconds from 1 to 3600000",
 	  .help = "bound on every wait for the cluster (default 10000)" },
+	{ .name = "broker-process", .type = SS_OPT_SWITCH, .values = "auto|off", .def = "auto",
+	  .off = F(broker_process), .err = "expected auto or off",
+	  .help = "without --server-properties, read the server.properties of the\n"
+		  "running broker whose log.dirs holds a scanned log dir (found\n"
+		  "through /proc/PID/cmdline; default auto)" },
+	{ .name = "proc-root", .type = SS_OPT_STRING, .values = "DIR", .off = F(proc_root),
+	  .err = "expected a directory",
+	  .help = "read processes from DIR instead of /proc (testing)" },
 	{ .name = "now", .type = SS_OPT_INT, .values = "EPOCH_MS", .lo = 0, .hi = INT64_MAX / 2,
 	  .off = F(now_ms), .has_off = SS_OPT_HAS(has_now), .err = "expected milliseconds since the epoch",
 	  .help = "the clock for time retention and dangling detection (default: now)" },
@@ -84,8 +92,8 @@ const struct ss_optdef ss_optdefs[] = {
 	  .err = "expected uring, mmap or pread",
 	  .help = "I/O backend (default uring; falls back to pread with one warning\n"
 		  "where io_uring is unavailable, e.g. under Docker's seccomp profile)" },
-	{ .name = "queue-depth", .type = SS_OPT_INT, .values = "N", .lo = 8, .hi = 32768, .narrow = true,
-	  .def = "128", .off = F(queue_depth), .err = "expected a queue depth from 8 to 32768",
+	{ .name = "queue-depth", .type = SS_OPT_INT, .values = "N", .lo = 1, .hi = 32768, .narrow = true,
+	  .def = "128", .off = F(queue_depth), .err = "expected a queue depth from 1 to 32768",
 	  .help = "io_uring submissions in flight per worker (default 128)" },
 	{ .name = "numa", .type = SS_OPT_SWITCH, .values = "auto|off", .def = "auto", .off = F(numa),
 	  .err = "expected auto or off",

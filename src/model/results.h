@@ -86,6 +86,9 @@ struct ss_res_cluster {
 	const char *const *warning_texts;/* the first of them spelled out ("FILE: byte POS: problem") */
 	uint32_t    n_warning_texts;
 	bool        complete;            /* every chosen file read to its end */
+	const char *static_config;       /* the server.properties read, NULL none */
+	const char *static_config_how;   /* "--server-properties", "the running broker's (pid N)", or
+					    "not read (why)" */
 	int32_t     node_id;             /* -1 unknown */
 	const char *cluster_id;
 	const char *kafka_version;       /* "4.3.1", "4.4", or what the metadata.version implies */

@@ -336,6 +336,11 @@ static void write_broker(struct ss_jw *w, const struct ss_res_cluster *c)
 	ss_jw_kbool(w, "complete", c->complete);
 	ss_jw_kstr(w, "why_not", c->metadata_log ? NULL : c->metadata_why_not);
 	ss_jw_obj_end(w);
+	ss_jw_key(w, "static_config");
+	ss_jw_obj(w);
+	ss_jw_kstr(w, "file", c->static_config);
+	ss_jw_kstr(w, "how", c->static_config_how);
+	ss_jw_obj_end(w);
 	ss_jw_key(w, "remote_metadata");
 	ss_jw_obj(w);
 	ss_jw_ki64(w, "tiered_partitions", c->tiered_partitions);

@@ -80,6 +80,10 @@ static void write_sources(const struct ss_results *r, FILE *f)
 		fprintf(f, " [%s]", c->kafka_version_note);
 	if (c->node_id >= 0)
 		fprintf(f, ", node %d", c->node_id);
+	if (c->static_config)
+		fprintf(f, "\n  broker config: %s (%s)", c->static_config, c->static_config_how ? c->static_config_how : "");
+	else if (c->static_config_how)
+		fprintf(f, "\n  broker config: %s", c->static_config_how);
 	fprintf(f, "\n  remote metadata: ");
 	if (!c->tiered_partitions)
 		fprintf(f, "no tiered partition");

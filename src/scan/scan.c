@@ -118,6 +118,9 @@ static int run_pipeline(segscan_scan *s)
 		s->usage_error = true;
 		return fail(s, -EINVAL, "no LOGDIR given (name one, or log.dirs through --server-properties)");
 	}
+	/* the broker's static configs: given, or the running broker's own */
+	if ((r = ss_cluster_find_static(s)))
+		return fail(s, r, "broker config: %s", segscan_strerror(r));
 
 	/* A --remote-state file needs nothing from discovery: replay it on a thread while
 	 * discovery walks the directories (a million events take seconds to parse). */
@@ -219,6 +222,10 @@ int ss_scan_publish_results(segscan_scan *s)
 		cl->kafka_version = cc->version_text[0] ? cc->version_text : NULL;
 		cl->kafka_version_source = cc->version_source;
 		cl->kafka_version_note = cc->version_note[0] ? cc->version_note : NULL;
+	}
+	cl->static_config = s->static_config;
+	cl->static_config_how = s->static_config_how;
+	if (cc) {
 		cl->metadata_version = cc->mv_text[0] ? cc->mv_text : NULL;
 		cl->metadata_version_level = cc->mv_finalized;
 		cl->supported_metadata_version = cc->mv_supported_max;

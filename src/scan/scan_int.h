@@ -45,6 +45,8 @@ struct ss_opts {
 	char        *kafka_version;  /* --kafka-version=X.Y[.Z], validated by ss_kver_parse */
 	char        *bootstrap_server;/* --bootstrap-server=HOST:PORT[,...] */
 	char        *kafka_config;   /* --kafka-config=FILE: librdkafka client properties */
+	bool         broker_process; /* --broker-process=auto: find the running broker's config in /proc */
+	char        *proc_root;      /* --proc-root: "/proc" (NULL) or a test tree */
 	int64_t      kafka_timeout_ms;/* --kafka-timeout: bound on every wait for the cluster */
 	char        *topic_config;
 	char        *server_properties;
@@ -91,6 +93,9 @@ struct segscan_scan {
 	struct ss_remote    *remote;
 	struct ss_config    *config;
 	struct ss_cluster_ctx *cluster;     /* source/cluster_ctx.h: the metadata log's view; NULL before */
+	char                *static_config;    /* the server.properties read (given or found), owned */
+	char                *static_config_how;/* "--server-properties", "the running broker's (pid N)", or
+						  why none was read; owned */
 	const char          *remote_source;  /* "remote-state" | "metadata-topic" | NULL */
 	char                 err[1024];      /* last error message (segscan_last_error) */
 	bool                 ran;

@@ -7,7 +7,9 @@
 
 #include "scan/scan_int.h"
 #include "source/cluster_ctx.h"
+#include "source/broker_process.h"
 #include "source/cluster_image.h"
+#include "source/local_files.h"
 
 static int why_not(struct ss_cluster_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int why_not(struct ss_cluster_ctx *c, const char *fmt, ...)
@@ -95,6 +97,57 @@ static void release_from_image(struct ss_cluster_ctx *c)
 		/* Say what the level means even when it names no single release. */
 		ss_mv_release_describe(&r, c->version_note, sizeof(c->version_note));
 	}
+}
+
+static int set_how(struct segscan_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int set_how(struct segscan_scan *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	free(s->static_config_how);
+	int r = vasprintf(&s->static_config_how, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		s->static_config_how = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int ss_cluster_find_static(struct segscan_scan *s)
+{
+	struct ss_broker_config b;
+	char err[512];
+	int r;
+	if (s->opts.server_properties) {
+		if (!(s->static_config = strdup(s->opts.server_properties)))
+			return -ENOMEM;
+		return set_how(s, "--server-properties");
+	}
+	if (!s->opts.broker_process)
+		return set_how(s, "not read (--broker-process=off; give --server-properties)");
+	if ((r = ss_broker_config_find(s->opts.proc_root, s->logdir_paths, s->n_logdir_paths, &b)))
+		return r;
+	if (!b.path)
+		return set_how(s, "not read (no running broker serves these log dirs; give --server-properties)");
+	if (b.err) {
+		r = set_how(s, "not read (the running broker, pid %d, uses %s: %s; give --server-properties)", b.pid,
+			    b.path, segscan_strerror(b.err));
+		ss_broker_config_release(&b);
+		return r;
+	}
+	r = ss_source_server_properties(s->config, b.path, err, sizeof(err));
+	if (r == -ENOMEM) {
+		ss_broker_config_release(&b);
+		return r;
+	}
+	if (r) {
+		r = set_how(s, "not read (the running broker's %s: %s)", b.path, err);
+		ss_broker_config_release(&b);
+		return r;
+	}
+	s->static_config = b.path;   /* ownership moves */
+	return set_how(s, "the running broker's (pid %d)", b.pid);
 }
 
 int ss_cluster_ctx_load(struct segscan_scan *s)

@@ -52,6 +52,12 @@ struct ss_cluster_ctx {
 
 struct segscan_scan;
 
+/* The broker's static configs when --server-properties is not given: the running broker's
+ * server.properties (source/broker_process.h), loaded into s->config as if given. Sets
+ * s->static_config / static_config_how either way; a file that cannot be read or parsed
+ * is a note, not an error. 0 or -ENOMEM. */
+int ss_cluster_find_static(struct segscan_scan *s);
+
 /* Fill s->cluster from the scan's options, configs and discovered catalog. A metadata
  * log that cannot be read is not an error (the context then says why); only -ENOMEM is. */
 int  ss_cluster_ctx_load(struct segscan_scan *s);
