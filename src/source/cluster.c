@@ -215,6 +215,7 @@ struct ss_cluster {
 	char             last_reason[256];
 	int32_t          rlmm_parts;   /* cached, 0 unknown */
 	struct ss_cluster_tail *tail;  /* the tail this client serves, for stats_cb; NULL one-shot */
+	char            *topic;        /* the metadata topic: __remote_log_metadata (benchmarks: another) */
 };
 
 static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
@@ -320,7 +321,7 @@ static int cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o,
 		e = -EINVAL;
 		goto fail;
 	}
-	if (!(c->bootstrap = strdup(o->bootstrap)))
+	if (!(c->bootstrap = strdup(o->bootstrap)) || !(c->topic = strdup(o->topic ? o->topic : SS_CLUSTER_RLMM_TOPIC)))
 		goto fail;
 	if (o->config_file && (e = conf_read(&cc, o->config_file, o->warn, o->warn_arg, err, errlen)))
 		goto fail;
@@ -345,6 +346,11 @@ static int cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o,
 		{ "fetch.max.bytes", "67108864" },
 		{ "max.partition.fetch.bytes", "16777216" },
 		{ "queued.max.messages.kbytes", "262144" },
+		/* librdkafka 2.0 pauses fetching for fetch.error.backoff.ms whenever its queue
+		 * holds queued.min.messages: at the defaults (100000, 500 ms) a 1M-record replay
+		 * spent 5 of its 6 s in those pauses. The byte bound above still caps memory. */
+		{ "queued.min.messages", "10000000" },
+		{ "fetch.error.backoff.ms", "50" },
 		{ "log.connection.close", "false" },
 	};
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++) {
@@ -422,7 +428,7 @@ int ss_cluster_rlmm_partitions(struct ss_cluster *c, int32_t *n, char *err, size
 	}
 	/* a topic handle, so the metadata request names only this topic (no auto-create:
 	 * a consumer never creates topics) */
-	if (!(t = rd_kafka_topic_new(c->rk, SS_CLUSTER_RLMM_TOPIC, NULL)))   /* destroyed below */
+	if (!(t = rd_kafka_topic_new(c->rk, c->topic, NULL)))   /* destroyed below */
 		return fail(c, rd_kafka_last_error(), err, errlen, "cannot make a topic handle");
 	double end = ss_mono() + (double)c->timeout_ms / 1000.0;
 	for (;;) {
@@ -443,12 +449,12 @@ int ss_cluster_rlmm_partitions(struct ss_cluster *c, int32_t *n, char *err, size
 	}
 	rd_kafka_topic_destroy(t);
 	if (e)
-		return fail(c, e, err, errlen, "no metadata for %s", SS_CLUSTER_RLMM_TOPIC);
+		return fail(c, e, err, errlen, "no metadata for %s", c->topic);
 	r = 0;
 	if (md->topic_cnt != 1 || md->topics[0].err || md->topics[0].partition_cnt <= 0) {
 		rd_kafka_resp_err_t te = md->topic_cnt == 1 ? md->topics[0].err : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
 		snprintf(err, errlen, "cluster %s: topic %s: %s (is remote.log.storage.system.enable set on the brokers?)",
-			 c->bootstrap, SS_CLUSTER_RLMM_TOPIC, rd_kafka_err2str(te ? te : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC));
+			 c->bootstrap, c->topic, rd_kafka_err2str(te ? te : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC));
 		r = -ENOENT;
 	} else {
 		c->rlmm_parts = md->topics[0].partition_cnt;
@@ -485,6 +491,7 @@ void ss_cluster_close(struct ss_cluster *c)
 	}
 	pthread_mutex_destroy(&c->emu);
 	free(c->bootstrap);
+	free(c->topic);
 	free(c);
 }
 
@@ -524,6 +531,8 @@ int ss_cluster_mparts_for(const struct ss_cluster_tp *tps, uint32_t n, int32_t n
 
 /* ---- the one-shot read ---------------------------------------------------------------- */
 
+#define READ_BATCH 4096
+
 struct rd_part {
 	int32_t mpart;
 	int64_t lo, hi;       /* watermarks at the start */
@@ -532,11 +541,11 @@ struct rd_part {
 	bool    done;
 };
 
-static int assign(rd_kafka_t *rk, const int32_t *mparts, const int64_t *offsets, uint32_t n)
+static int assign(rd_kafka_t *rk, const char *topic, const int32_t *mparts, const int64_t *offsets, uint32_t n)
 {
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)n);   /* destroyed below */
 	for (uint32_t i = 0; i < n; i++)
-		rd_kafka_topic_partition_list_add(l, SS_CLUSTER_RLMM_TOPIC, mparts[i])->offset = offsets[i];
+		rd_kafka_topic_partition_list_add(l, topic, mparts[i])->offset = offsets[i];
 	rd_kafka_resp_err_t e = rd_kafka_assign(rk, l);
 	rd_kafka_topic_partition_list_destroy(l);
 	return e;
@@ -552,6 +561,8 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 	double t0 = ss_mono();
 	int r = 0;
 	struct ss_cluster_read_stats s = { 0 };
+	rd_kafka_message_t **batch = NULL;
+	rd_kafka_queue_t *cq = NULL;   /* the consumer queue (poll_set_consumer) */
 
 	if (n && (!(ps = calloc(n, sizeof(*ps))) || !(ids = malloc(n * sizeof(*ids))) ||
 		  !(offs = malloc(n * sizeof(*offs))))) {
@@ -561,9 +572,9 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t lo, hi;
 		rd_kafka_resp_err_t e =
-			rd_kafka_query_watermark_offsets(c->rk, SS_CLUSTER_RLMM_TOPIC, mparts[i], &lo, &hi, (int)c->timeout_ms);
+			rd_kafka_query_watermark_offsets(c->rk, c->topic, mparts[i], &lo, &hi, (int)c->timeout_ms);
 		if (e) {
-			r = fail(c, e, err, errlen, "no watermarks for %s-%d", SS_CLUSTER_RLMM_TOPIC, mparts[i]);
+			r = fail(c, e, err, errlen, "no watermarks for %s-%d", c->topic, mparts[i]);
 			goto out;
 		}
 		ps[i] = (struct rd_part){ .mpart = mparts[i], .lo = lo, .hi = hi, .next = lo, .done = hi <= lo };
@@ -574,9 +585,9 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 		}
 	}
 	if (n_open) {
-		rd_kafka_resp_err_t e = assign(c->rk, ids, offs, n_open);
+		rd_kafka_resp_err_t e = assign(c->rk, c->topic, ids, offs, n_open);
 		if (e) {
-			r = fail(c, e, err, errlen, "cannot assign %s", SS_CLUSTER_RLMM_TOPIC);
+			r = fail(c, e, err, errlen, "cannot assign %s", c->topic);
 			goto out;
 		}
 	}
@@ -584,10 +595,16 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 	for (uint32_t i = 0; i < n; i++)
 		ps[i].last_progress = now;
 	uint32_t left = n_open;
+	if (left && (!(batch = malloc(READ_BATCH * sizeof(*batch))) || !(cq = rd_kafka_queue_get_consumer(c->rk)))) {
+		r = -ENOMEM;
+		goto out;
+	}
 	while (left) {
-		rd_kafka_message_t *m = rd_kafka_consumer_poll(c->rk, 100);   /* destroyed below */
+		/* a batch per call: per-message polls cost more than the decode and replay */
+		ssize_t got = rd_kafka_consume_batch_queue(cq, 100, batch, READ_BATCH);   /* each destroyed below */
 		now = ss_mono();
-		if (m) {
+		for (ssize_t bi = 0; bi < got; bi++) {
+			rd_kafka_message_t *m = batch[bi];
 			struct rd_part *p = NULL;
 			for (uint32_t i = 0; i < n; i++)
 				if (ps[i].mpart == m->partition)
@@ -604,21 +621,16 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 				    m->err != RD_KAFKA_RESP_ERR__TIMED_OUT) {
 					r = errno_of(m->err);
 					snprintf(err, errlen, "cluster %s: cannot read %s-%d: %s%s", c->bootstrap,
-						 SS_CLUSTER_RLMM_TOPIC, m->partition,
+						 c->topic, m->partition,
 						 m->err == RD_KAFKA_RESP_ERR__AUTHENTICATION ? "authentication failed: " : "",
 						 rd_kafka_message_errstr(m));
-					rd_kafka_message_destroy(m);
-					goto out;
 				}
 			} else if (p && !p->done) {
 				if (m->offset < p->hi) {
 					int64_t ts = rd_kafka_message_timestamp(m, NULL);
 					s.records++;
 					s.bytes += m->len;
-					if ((r = fn(arg, p->mpart, m->offset, ts, m->payload, m->len, m->payload != NULL))) {
-						rd_kafka_message_destroy(m);
-						goto out;
-					}
+					r = fn(arg, p->mpart, m->offset, ts, m->payload, m->len, m->payload != NULL);
 				}
 				p->next = m->offset + 1;
 				p->last_progress = now;
@@ -627,12 +639,17 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 					left--;
 				}
 			}
+			if (r) {
+				while (bi < got)
+					rd_kafka_message_destroy(batch[bi++]);
+				goto out;
+			}
 			rd_kafka_message_destroy(m);
 		}
 		for (uint32_t i = 0; i < n; i++) {
 			if (!ps[i].done && (now - ps[i].last_progress) * 1000.0 > (double)c->timeout_ms) {
 				r = fail(c, RD_KAFKA_RESP_ERR__TIMED_OUT, err, errlen,
-					 "%s-%d made no progress at offset %" PRId64 " of %" PRId64, SS_CLUSTER_RLMM_TOPIC,
+					 "%s-%d made no progress at offset %" PRId64 " of %" PRId64, c->topic,
 					 ps[i].mpart, ps[i].next, ps[i].hi);
 				goto out;
 			}
@@ -641,6 +658,9 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 out:
 	if (n_open)
 		rd_kafka_assign(c->rk, NULL);   /* partner of assign() above */
+	if (cq)
+		rd_kafka_queue_destroy(cq);
+	free(batch);
 	s.seconds = ss_mono() - t0;
 	if (st)
 		*st = s;
@@ -828,7 +848,7 @@ static void tail_assign(struct ss_cluster_tail *t)
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)t->n_parts);   /* destroyed below */
 	for (uint32_t i = 0; i < t->n_parts; i++) {
 		struct tail_part *p = &t->parts[i];
-		rd_kafka_topic_partition_list_add(l, SS_CLUSTER_RLMM_TOPIC, p->mpart)->offset =
+		rd_kafka_topic_partition_list_add(l, t->c->topic, p->mpart)->offset =
 			p->next >= 0 ? p->next : RD_KAFKA_OFFSET_BEGINNING;
 		p->assigned = true;
 	}
@@ -865,7 +885,7 @@ static int stats_cb(rd_kafka_t *rk, char *json, size_t len, void *opaque)
 				up_ids[n_up++] = (int32_t)json_integer_value(json_object_get(b, "nodeid"));
 		}
 	}
-	json_t *parts = json_object_get(json_object_get(json_object_get(root, "topics"), SS_CLUSTER_RLMM_TOPIC),
+	json_t *parts = json_object_get(json_object_get(json_object_get(root, "topics"), c->topic),
 					"partitions");
 	pthread_mutex_lock(&t->mu);   /* released below */
 	double now = ss_mono();
@@ -949,7 +969,7 @@ static void *tail_main(void *arg)
 			int e = tail_append(p, m);
 			if (e) {
 				snprintf(t->last_error, sizeof(t->last_error), "%s-%d offset %" PRId64 ": %s",
-					 SS_CLUSTER_RLMM_TOPIC, p->mpart, m->offset, strerror(-e));
+					 t->c->topic, p->mpart, m->offset, strerror(-e));
 			} else {
 				p->next = m->offset + 1;
 				p->last_ok = now;
@@ -1070,7 +1090,7 @@ int ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, u
 			snprintf(err, errlen,
 				 "cluster %s: %s-%d not read up to its high watermark (%" PRId64 ") within %" PRId64
 				 " ms (at offset %" PRId64 ")%s%s",
-				 t->c->bootstrap, SS_CLUSTER_RLMM_TOPIC, late->mpart, late->target, t->c->timeout_ms,
+				 t->c->bootstrap, t->c->topic, late->mpart, late->target, t->c->timeout_ms,
 				 late->next, t->last_error[0] ? ": " : "", t->last_error);
 			r = t->connected ? -ETIMEDOUT : -EHOSTUNREACH;
 			goto out;

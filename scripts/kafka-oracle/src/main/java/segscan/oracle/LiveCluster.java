@@ -103,6 +103,7 @@ public final class LiveCluster {
                         case "produce": lc.produceRound(true); ans = Json.obj("ok", true, "round", lc.round); break;
                         case "stop": cl.stop(); ans = Json.obj("ok", true); break;
                         case "resume": cl.resume(); ans = Json.obj("ok", true); break;
+                        case "bench": ans = lc.bench(1_000_000); break;
                         default: ans = Json.obj("ok", false, "error", "unknown command " + line);
                     }
                 } catch (Exception e) {
@@ -189,6 +190,59 @@ public final class LiveCluster {
             long was = e.getValue();
             waitUntil(tp + " copied past " + was, () -> latestTiered(tp) > was);
         }
+    }
+
+    /**
+     * The benchmark's input: n records of remote log metadata, as RemoteLogMetadataSerde
+     * writes them (a segment COPY_SEGMENT_STARTED, then its COPY_SEGMENT_FINISHED update, over
+     * 1000 user partitions of one topic id), produced into topic bench-rlmm (1 partition on
+     * node 1, uncompressed), so segscan can read the same records over the network and from
+     * node 1's log dir.
+     */
+    Map<String, Object> bench(int n) throws Exception {
+        String topic = "bench-rlmm";
+        try (Admin a = cl.admin()) {
+            Map<String, String> cfg = new TreeMap<>();
+            cfg.put("segment.bytes", Integer.toString(1 << 30));
+            cfg.put("retention.ms", "-1");
+            a.createTopics(List.of(new NewTopic(topic, Map.of(0, List.of(1))).configs(cfg))).all()
+                    .get(timeoutMs, TimeUnit.MILLISECONDS);
+            waitUntil(topic + " led", () -> Broker.allLed(a, java.util.Set.of(topic)));
+        }
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cl.bootstrap());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.ACKS_CONFIG, "1");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(1 << 20));
+        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(64L << 20));
+        RemoteLogMetadataSerde serde = new RemoteLogMetadataSerde();
+        org.apache.kafka.common.Uuid tid = org.apache.kafka.common.Uuid.randomUuid();
+        long t = System.currentTimeMillis();
+        long bytes = 0;
+        try (KafkaProducer<byte[], byte[]> pr = new KafkaProducer<>(p)) {
+            for (int i = 0; i < n / 2; i++) {
+                int up = i % 1000;
+                long k = i / 1000;
+                org.apache.kafka.server.log.remote.storage.RemoteLogSegmentId id =
+                        new org.apache.kafka.server.log.remote.storage.RemoteLogSegmentId(
+                                new org.apache.kafka.common.TopicIdPartition(tid, new TopicPartition("bench-user", up)),
+                                org.apache.kafka.common.Uuid.randomUuid());
+                byte[] add = serde.serialize(new org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata(
+                        id, k * 100, k * 100 + 99, t, 1, t, 1 << 20, Map.of(0, k * 100)));
+                byte[] fin = serde.serialize(new org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadataUpdate(
+                        id, t + 1, java.util.Optional.empty(),
+                        org.apache.kafka.server.log.remote.storage.RemoteLogSegmentState.COPY_SEGMENT_FINISHED, 1));
+                bytes += add.length + fin.length;
+                pr.send(new ProducerRecord<>(topic, 0, null, add));
+                pr.send(new ProducerRecord<>(topic, 0, null, fin));
+            }
+            pr.flush();
+        }
+        return Json.obj("ok", true, "topic", topic, "records", (long) (n / 2) * 2, "value_bytes", bytes,
+                "dir", cl.node(1).logDir.resolve(topic + "-0").toAbsolutePath().toString(),
+                "produce_ms", System.currentTimeMillis() - t);
     }
 
     long latestTiered(TopicPartition tp) throws Exception {

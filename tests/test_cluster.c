@@ -1,0 +1,180 @@
+/*
+ * The live-cluster source without a cluster (source/cluster.h): placement of user partitions
+ * on metadata partitions, the --kafka-config parser's errors and warnings, and bounded failure
+ * against a port nobody listens on. The real-broker cases are in test_live_cluster.c.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "fmt/rlmm.h"
+#include "source/cluster.h"
+
+static char tmpdir[512];
+
+static int setup(void **state)
+{
+	const char *t = getenv("SEGSCAN_TEST_TMP");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/test_cluster.XXXXXX", t ? t : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* A loopback port that nothing listens on: bound, then closed. */
+static int dead_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(a);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static char warned[1024];
+static int n_warned;
+static void warn_cb(void *arg, const char *msg)
+{
+	snprintf(warned, sizeof(warned), "%s", msg);
+	n_warned++;
+}
+
+/* mparts_for agrees with the placement function for every partition, sorted and distinct. */
+static void placement(void **state)
+{
+	struct ss_cluster_tp tps[40];
+	for (int i = 0; i < 40; i++) {
+		for (int b = 0; b < 16; b++)
+			tps[i].topic_id[b] = (uint8_t)(i / 8 * 37 + b * 11);
+		tps[i].partition = i % 8;
+	}
+	int32_t *mp = NULL;
+	uint32_t n = 0;
+	assert_int_equal(ss_cluster_mparts_for(tps, 40, 7, &mp, &n), 0);
+	assert_true(n >= 1 && n <= 7);
+	for (uint32_t i = 1; i < n; i++)
+		assert_true(mp[i - 1] < mp[i]);
+	for (int i = 0; i < 40; i++) {
+		int32_t want = ss_rlmm_metadata_partition(tps[i].topic_id, tps[i].partition, 7);
+		bool found = false;
+		for (uint32_t k = 0; k < n; k++)
+			found |= mp[k] == want;
+		assert_true(found);
+	}
+	/* and nothing that no partition maps to */
+	for (uint32_t k = 0; k < n; k++) {
+		bool used = false;
+		for (int i = 0; i < 40; i++)
+			used |= ss_rlmm_metadata_partition(tps[i].topic_id, tps[i].partition, 7) == mp[k];
+		assert_true(used);
+	}
+	free(mp);
+	assert_int_equal(ss_cluster_mparts_for(tps, 40, 0, &mp, &n), -EINVAL);
+}
+
+/* A property librdkafka does not know is a usage error naming the file and its line. */
+static void config_unknown_key(void **state)
+{
+	char path[600], err[1024];
+	snprintf(path, sizeof(path), "%s/bad.properties", tmpdir);
+	write_file(path, "# comment\n! also a comment\n\nsecurity.protocol=PLAINTEXT\nno.such.property = 1\n", 0600);
+	struct ss_cluster *c = NULL;
+	struct ss_cluster_opts o = { .bootstrap = "127.0.0.1:1", .config_file = path, .timeout_ms = 500, .warn = warn_cb };
+	n_warned = 0;
+	assert_int_equal(ss_cluster_open(&c, &o, err, sizeof(err)), -EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "line 5"));
+	assert_non_null(strstr(err, "no.such.property"));
+	assert_int_equal(n_warned, 0);   /* mode 600: no warning */
+}
+
+/* A config file others can read is warned about (it holds credentials); a JAAS line of the
+ * Java clients becomes sasl.username/sasl.password; an unreachable cluster fails within
+ * the timeout with a message naming the server. */
+static void config_mode_jaas_unreachable(void **state)
+{
+	char path[600], err[1024], boot[64];
+	snprintf(path, sizeof(path), "%s/sasl.properties", tmpdir);
+	write_file(path,
+		   "security.protocol: SASL_PLAINTEXT\n"
+		   "sasl.mechanism PLAIN\n"
+		   "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\\n"
+		   "    username=\"u\" password=\"p\";\n",
+		   0644);
+	snprintf(boot, sizeof(boot), "127.0.0.1:%d", dead_port());
+	struct ss_cluster *c = NULL;
+	struct ss_cluster_opts o = { .bootstrap = boot, .config_file = path, .timeout_ms = 800, .warn = warn_cb };
+	n_warned = 0;
+	double t0 = ss_mono();
+	int r = ss_cluster_open(&c, &o, err, sizeof(err));
+	double dt = ss_mono() - t0;
+	assert_true(r == -EHOSTUNREACH || r == -ETIMEDOUT);
+	assert_null(c);
+	assert_int_equal(n_warned, 1);
+	assert_non_null(strstr(warned, "readable by others"));
+	assert_non_null(strstr(err, boot));
+	assert_true(dt < 5.0);   /* bounded by the 0.8 s timeout, with slack for a loaded host */
+
+	/* a JAAS line without a password is refused (not silently dropped) */
+	write_file(path, "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required;\n", 0600);
+	assert_int_equal(ss_cluster_open(&c, &o, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "line 1"));
+}
+
+/* The tail starts while the cluster is down (a service catches up later), reports itself
+ * disconnected, and a snapshot of a partition never read fails within the timeout. */
+static void tail_down(void **state)
+{
+	char err[1024], boot[64];
+	snprintf(boot, sizeof(boot), "127.0.0.1:%d", dead_port());
+	struct ss_cluster_tail *t = NULL;
+	struct ss_cluster_opts o = { .bootstrap = boot, .timeout_ms = 700 };
+	assert_int_equal(ss_cluster_tail_start(&t, &o, err, sizeof(err)), 0);
+	int32_t mp = 0;
+	double t0 = ss_mono();
+	int r = ss_cluster_tail_snapshot(t, &mp, 1, NULL, NULL, err, sizeof(err));
+	assert_true(r == -EHOSTUNREACH || r == -ETIMEDOUT);
+	assert_true(ss_mono() - t0 < 5.0);
+	assert_non_null(strstr(err, boot));
+	struct ss_cluster_status *st = NULL;
+	assert_int_equal(ss_cluster_tail_status(t, &st), 0);
+	assert_false(st->connected);
+	assert_int_equal(st->n_parts, 1);
+	assert_false(st->caught_up);
+	assert_true(st->parts[0].age_s > 0.5);
+	free(st);
+	ss_cluster_tail_stop(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(placement),
+		cmocka_unit_test(config_unknown_key),
+		cmocka_unit_test(config_mode_jaas_unreachable),
+		cmocka_unit_test(tail_down),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
