@@ -24,11 +24,11 @@ static void test_threads_and_depths_agree(void **state)
 	char *ref = su_scan(logdir, SEGSCAN_FMT_NDJSON, NULL, kv1);
 	assert_non_null(ref);
 	const char *threads[] = { "2", "3", "4", "8" };
-	const char *depths[] = { "8", "128" };
-	const char *ios[] = { "pread", "uring" };
+	const char *depths[] = { "1", "5", "8", "128" };  /* 1..5: one task, a ring of its requests */
+	const char *ios[] = { "pread", "uring", "mmap" };
 	for (size_t t = 0; t < 4; t++)
-		for (size_t d = 0; d < 2; d++)
-			for (size_t i = 0; i < 2; i++) {
+		for (size_t d = 0; d < 4; d++)
+			for (size_t i = 0; i < 3; i++) {
 				const char *kv[] = { "threads", threads[t], "queue-depth", depths[d], "io", ios[i],
 						     "remote-state", rp, "now", "1700000000000", NULL };
 				char *out = su_scan(logdir, SEGSCAN_FMT_NDJSON, NULL, kv);

@@ -56,6 +56,14 @@ struct ss_worker {
 };
 
 /* Unclaimed segments over all queues (relaxed: a hint for sharing the tail fairly). */
+/* --queue-depth bounds the segments in flight (depth / SS_TASK_MAX_REQS tasks, at least
+ * one); the ring itself must hold every request one task submits at once, so a depth
+ * below that (1 is valid) still gets a ring of SS_TASK_MAX_REQS. */
+static unsigned ss_engine_depth(unsigned queue_depth)
+{
+	return queue_depth < SS_TASK_MAX_REQS ? SS_TASK_MAX_REQS : queue_depth;
+}
+
 static uint64_t unclaimed(const struct ss_worker *w)
 {
 	uint64_t n = 0;
@@ -150,7 +158,7 @@ static void *worker_main(void *arg)
 	}
 	if (s->opts.io_idle)
 		set_idle_io();
-	r = ss_io_create(w->engine_name, s->opts.queue_depth, &w->ops, &w->eng, &fb, why, sizeof(why));
+	r = ss_io_create(w->engine_name, ss_engine_depth(s->opts.queue_depth), &w->ops, &w->eng, &fb, why, sizeof(why));
 	if (r) {
 		w->err = r;
 		snprintf(w->errmsg, sizeof(w->errmsg), "cannot set up the %s I/O engine: %s", w->engine_name,
@@ -323,7 +331,7 @@ int ss_workers_run(struct segscan_scan *s)
 		struct ss_io_engine *e;
 		bool fb = false;
 		why[0] = 0;
-		if ((r = ss_io_create(s->opts.io, s->opts.queue_depth, &ops, &e, &fb, why, sizeof(why)))) {
+		if ((r = ss_io_create(s->opts.io, ss_engine_depth(s->opts.queue_depth), &ops, &e, &fb, why, sizeof(why)))) {
 			snprintf(s->err, sizeof(s->err), "cannot set up the %s I/O engine: %s", s->opts.io,
 				 segscan_strerror(r));
 			return r;
