@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "lib/options.h"
+#include "out/out.h"
 #include "segscan.h"
 
 static const char usage_scan[] =
@@ -90,7 +91,11 @@ int ss_cmd_scan(int argc, char **argv)
 	r = segscan_run(s);
 	if (r) {
 		rc = segscan_exit_code(s);
-		fprintf(stderr, "segscan: %s\n", segscan_last_error(s));
+		/* the message may name a file whose name holds anything: escape it */
+		const char *m = segscan_last_error(s);
+		fputs("segscan: ", stderr);
+		ss_term_write(stderr, m, strlen(m));
+		fputc('\n', stderr);
 		if (rc == 0)
 			rc = 1;
 		goto out;

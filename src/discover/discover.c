@@ -459,6 +459,12 @@ static int walk_logdir(struct ss_catalog *cat, uint32_t li, struct pjobs *jobs)
 			struct ss_dirname dn;
 			if (ss_dirname_parse(n, &dn) != 0)
 				r = add_note(cat, ld->path, n, NULL, "directory is not a <topic>-<partition> name");
+			else if (!ss_topic_name_ok(dn.topic, dn.topic_len))
+				/* Kafka never creates it (Topic.validate): not a partition, and its
+				 * bytes are reported escaped, never copied into a report raw */
+				r = add_note(cat, ld->path, n, NULL,
+					     "directory name is not a legal Kafka topic name ([a-zA-Z0-9._-], 1 to 249 "
+					     "characters): not a partition");
 			else if (dn.kind != SS_DIR_LIVE)
 				r = add_note(cat, ld->path, n, NULL,
 					     dn.kind == SS_DIR_DELETE ? "partition scheduled for deletion (-delete), not counted" :

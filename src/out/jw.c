@@ -1,6 +1,8 @@
 /* Streaming JSON writer: see jw.h. */
 #include <inttypes.h>
+#include <string.h>
 
+#include "common/utf8.h"
 #include "out/jw.h"
 
 void ss_jw_init(struct ss_jw *w, FILE *f)
@@ -50,10 +52,24 @@ void ss_jw_arr_end(struct ss_jw *w)
 
 void ss_jw_escape(FILE *f, const char *s)
 {
-	/* runs of plain bytes go out in one write */
+	/* runs of plain bytes go out in one write; a byte that does not start well-formed
+	 * UTF-8 (a directory name is any bytes) becomes U+FFFD, so the output stays JSON */
 	const unsigned char *run = (const unsigned char *)s;
 	for (const unsigned char *p = (const unsigned char *)s;; p++) {
-		if (*p >= 0x20 && *p != '"' && *p != '\\')
+		if (*p >= 0x80) {
+			uint32_t cp;
+			size_t l = ss_utf8_seq(p, strnlen((const char *)p, 4), &cp);
+			if (l) {
+				p += l - 1;
+				continue;
+			}
+			if (p > run)
+				fwrite_unlocked(run, 1, (size_t)(p - run), f);
+			run = p + 1;
+			fputs("\\ufffd", f);
+			continue;
+		}
+		if (*p >= 0x20 && *p != '"' && *p != '\\' && *p != 0x7f)
 			continue;
 		if (p > run)
 			fwrite_unlocked(run, 1, (size_t)(p - run), f);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "out/out.h"
@@ -103,7 +104,29 @@ static void write_sources(const struct ss_results *r, FILE *f)
 		fprintf(f, "  metadata log: %" PRIu64 " warnings in all (json: summary.cluster_metadata)\n", c->warnings);
 }
 
+static int table_body(const struct ss_results *r, FILE *f);
+
+/* The table is built in memory and written through ss_term_write: every name and
+ * message in it may hold bytes from a directory name. */
 int ss_out_table(const struct ss_results *r, FILE *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return -ENOMEM;
+	int e = table_body(r, m);
+	if (fclose(m) != 0 && !e)
+		e = -ENOMEM;
+	if (!e)
+		ss_term_write(f, buf, len);
+	free(buf);
+	if (!e && ferror(f))
+		e = -EIO;
+	return e;
+}
+
+static int table_body(const struct ss_results *r, FILE *f)
 {
 	struct ss_summary sum;
 	char b1[32], b2[32], b3[48], b4[48], b5[64], b6[256];
