@@ -39,7 +39,7 @@ med() {
     for _ in $(seq "$REPS"); do
         local s e
         s=$(date +%s.%N)
-        "$@" >/dev/null
+        "$@" >/dev/null 2>&1
         e=$(date +%s.%N)
         t+=("$(echo "$e - $s" | bc -l)")
     done
