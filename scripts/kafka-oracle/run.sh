@@ -122,6 +122,16 @@ if [ -n "$KAFKA_PREFIX_VERSION" ]; then
 fi
 echo "kafka-oracle: captures in $OUT/out/cases/"
 
+# ---- segscan dump's record-level readings (DumpCapture: DumpLogSegments over the captured
+# files, no broker): dump-records.json, dump-decoders.json in each case, by its own release ----
+for c in "$OUT"/out/cases/*/; do
+    v="$KAFKA_VERSION"
+    [ -n "$KAFKA_PREFIX_VERSION" ] && [[ "$(basename "$c")" == *"-$KAFKA_PREFIX_VERSION" ]] && v="$KAFKA_PREFIX_VERSION"
+    java -Xmx512m -cp "$OUT/kafka-$v/target/classes:$OUT/kafka-$v/lib/*" \
+        -Dlog4j2.configurationFile="$HERE/log4j2-oracle.properties" segscan.oracle.DumpCapture "$c" ||
+        die "DumpCapture failed on $c"
+done
+
 # ---- Kafka against Kafka: files, DumpLogSegments, JMX, Admin and remote metadata must agree ----
 if command -v python3 >/dev/null 2>&1; then
     python3 "$HERE/check_fixtures.py" "$OUT"/out/cases/*/ >"$OUT/out/check.txt" 2>&1 || {
