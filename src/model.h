@@ -93,6 +93,8 @@ struct ss_part {
 	const char      *logdir_path;/* that log dir's path (owned by the catalog) */
 	int32_t          partition;
 	enum ss_dir_kind kind;
+	int              unreadable; /* 0, or why the directory could not be listed (negative errno):
+					the partition is reported with its error and null values */
 	uint32_t         seg_first;  /* segments are contiguous in the scan's array, by base offset */
 	uint32_t         seg_count;
 	uint32_t         seg_pending;/* evaluator: segments not yet back from the workers */

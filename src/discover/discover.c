@@ -220,20 +220,25 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 	int r, dfd;
 
 	snprintf(where, sizeof(where), "%s/%s", ld->path, name);
+	/* A partition whose directory cannot be read is still a partition of the report
+	 * (with its error and null values), never silently absent: absent looks exactly
+	 * like a deleted partition. */
+	int open_err = 0;
 	dfd = ss_open_ro(ld->fd, name, O_DIRECTORY);
 	if (dfd < 0) {
 		/* Kafka deletes and renames partition dirs while we look: vanished is fine. */
 		if (dfd == -ENOENT)
 			return 0;
-		return ss_catalog_problem(cat, where, dfd, -1, true, "cannot open partition directory: %s",
-					  segscan_strerror(dfd));
-	}
-	d = fdopendir(dfd);
-	if (!d) {
-		r = -errno;
+		open_err = dfd;
+		if ((r = ss_catalog_problem(cat, where, dfd, -1, true, "cannot open partition directory: %s",
+					    segscan_strerror(dfd))))
+			return r;
+	} else if (!(d = fdopendir(dfd))) {
+		open_err = -errno;
 		close(dfd);
-		return ss_catalog_problem(cat, where, r, -1, true, "cannot list partition directory: %s",
-					  segscan_strerror(r));
+		if ((r = ss_catalog_problem(cat, where, open_err, -1, true, "cannot list partition directory: %s",
+					    segscan_strerror(open_err))))
+			return r;
 	}
 
 	/* Built here, then appended to the catalog in one locked step. */
@@ -248,6 +253,9 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 	p->logdir_path = ld->path;
 	p->partition = dn->partition;
 	p->kind = dn->kind;
+	p->unreadable = open_err;
+	if (open_err)
+		goto append;
 
 	struct dirent *e;
 	errno = 0;
@@ -360,6 +368,7 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 	if ((r = read_partition_meta(cat, p, dfd, where)))
 		goto out;
 
+append:;
 	char *rlmm = NULL;
 	if (strcmp(p->topic, "__remote_log_metadata") == 0 && p->kind == SS_DIR_LIVE && !(rlmm = strdup(where))) {
 		r = -ENOMEM;
@@ -393,7 +402,8 @@ out:
 	}
 	free(segs);
 	free(files);
-	closedir(d);
+	if (d)
+		closedir(d);
 	return r;
 }
 

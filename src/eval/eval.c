@@ -502,8 +502,12 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		ev->log_end_offset = (active->flags & SS_SEG_HAS_LAST) ? ss_inc_sat(active->last_offset) : active->base_offset;
 	else
 		ev->log_end_offset = part->has_log_start ? part->log_start_ckpt : 0;
-	for (uint32_t k = 0; k < x.n_live; k++)
+	for (uint32_t k = 0; k < x.n_live; k++) {
 		ev->size_bytes += ss_seg_kafka_size(x.live[k]); /* Kafka's Size: not a preallocated tail */
+		/* a segment that failed before its size was known counts as unknown, never 0 */
+		if (x.live[k]->err && x.live[k]->size_bytes == 0)
+			ev->size_unknown = true;
+	}
 	ev->log_start_offset = part->has_log_start ? part->log_start_ckpt : x.n_live ? x.live[0]->base_offset : 0;
 	ev->remote_storage = cfg->remote_storage;
 

@@ -124,6 +124,7 @@ struct ss_eval {
 	int64_t  log_start_offset;
 	int64_t  log_end_offset;
 	int64_t  size_bytes;
+	bool     size_unknown;          /* a live segment's size could not be read: size_bytes is a floor */
 	int      remote_storage;        /* -1 null, 0, 1 as reported */
 	bool     tiered;                /* evaluated as a tiered partition */
 

@@ -172,9 +172,11 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 		ss_jw_null(&w);
 	else
 		ss_jw_bool(&w, ev->remote_storage == 1);
-	ss_jw_ki64(&w, "log_start_offset", ev ? ev->log_start_offset : 0);
-	ss_jw_ki64(&w, "log_end_offset", ev ? ev->log_end_offset : 0);
-	ss_jw_ki64(&w, "size_bytes", ev ? ev->size_bytes : 0);
+	/* values that could not be computed are null, never a made-up 0 */
+	bool known = ev && !p->unreadable;
+	ss_jw_ki64n(&w, "log_start_offset", known, ev ? ev->log_start_offset : 0);
+	ss_jw_ki64n(&w, "log_end_offset", known, ev ? ev->log_end_offset : 0);
+	ss_jw_ki64n(&w, "size_bytes", known && !ev->size_unknown, ev ? ev->size_bytes : 0);
 
 	ss_jw_key(&w, "segments");
 	ss_jw_arr(&w);
@@ -186,7 +188,8 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 		ss_jw_ki64n(&w, "last_offset", has_last, sg->last_offset);
 		/* an empty active segment has no end offset yet */
 		ss_jw_ki64n(&w, "end_offset", !(sg->flags & SS_SEG_ACTIVE) || has_last, sg->end_offset);
-		ss_jw_ki64(&w, "size_bytes", sg->size_bytes);
+		/* failed before its size was read: unknown, not 0 */
+		ss_jw_ki64n(&w, "size_bytes", !(ss_res_seg_failed(sg) && sg->size_bytes == 0), sg->size_bytes);
 		ss_jw_ki64(&w, "valid_bytes", sg->valid_bytes);
 		ss_jw_ki64n(&w, "max_timestamp_ms", sg->max_timestamp_ms >= 0, sg->max_timestamp_ms);
 		ss_jw_ki64n(&w, "batches", sg->batches >= 0, sg->batches);
@@ -211,7 +214,16 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 	}
 	ss_jw_arr_end(&w);
 
-	if (ev) {
+	if (ev && p->unreadable) {
+		static const char *const nulls[] = { "remote", "only_local", "copy_lag", "broker_copy_lag", "retention" };
+		for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
+			ss_jw_knull(&w, nulls[i]);
+		ss_jw_key(&w, "findings");
+		ss_jw_arr(&w);
+		ss_jw_arr_end(&w);
+		write_config(&w, ev);
+		write_assignment(&w, ev);
+	} else if (ev) {
 		ss_jw_key(&w, "remote");
 		ss_jw_obj(&w);
 		ss_jw_kbool(&w, "seeded", ev->seeded);

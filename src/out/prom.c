@@ -83,10 +83,11 @@ static const struct family {
 static bool value(const struct ss_part *p, enum which w, int64_t *v)
 {
 	const struct ss_eval *ev = p->eval;
-	if (!ev)
+	/* an unreadable directory has no sizes or offsets to publish, only its read errors */
+	if (!ev || p->unreadable)
 		return false;
 	switch (w) {
-	case W_SIZE: *v = ev->size_bytes; return true;
+	case W_SIZE: *v = ev->size_bytes; return !ev->size_unknown;
 	case W_SEGS: *v = p->seg_count; return true;
 	case W_OL_SEGS: *v = ev->only_local_segments; return !ev->only_local_null;
 	case W_OL_BYTES: *v = ev->only_local_bytes; return !ev->only_local_null;

@@ -160,6 +160,11 @@ static int table_body(const struct ss_results *r, FILE *f)
 			if (!ev)
 				continue;
 			const char *tname = j == i ? p->topic : "";
+			if (p->unreadable) {
+				fprintf(f, "%-32s %5d %5s %10s %s\n", tname, p->partition, "?", "?",
+					"directory unreadable (see below)");
+				continue;
+			}
 			char remote[48];
 			/* unknown remote state is '?', never the local-only picture */
 			bool unk = ev->remote_state_unknown;
