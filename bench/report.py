@@ -124,6 +124,70 @@ def ratio(a, b):
     return a / b if b else float("nan")
 
 
+GOAL_SHAPE_CPU = 1.2     # fast path CPU per segment <= 1.2x the stat-only walk's
+GOAL_SHAPE_WALL = 1.0    # and wall <= 1.0x, default threads
+GOAL_SHAPE_BYTES = 8192  # bytes read per segment (--verify aside)
+
+
+def shapes_md(w, groups, tree, shapes):
+    """One summary table and one table per shape (bench/run.sh, part `shapes`)."""
+    def g(wl, tool, cfg=None):
+        for k, v in groups.items():
+            if k[0] == wl and k[1] == "warm" and k[2] == tool and (cfg is None or k[3] == cfg):
+                return v
+        return None
+
+    w("## Shapes")
+    w("")
+    w("The fast path on tree shapes real brokers have (issue 15): one log dir per shape, page cache "
+      "warm, `-f ndjson` to /dev/null, default `--io` and threads unless the row says otherwise. "
+      "Ratios are segscan's over the stat-only walk (`find -type f -printf %%s`: one getdents share "
+      "and one fstatat per file), the index-tail floor (bench/tailfloor.c) and `cat` of every `.log`. "
+      "CPU is user + system time of the whole process, medians. Goals: CPU <= %.1fx and wall <= %.1fx "
+      "the stat-only walk's, bytes read <= %d per segment (`--verify` aside)." %
+      (GOAL_SHAPE_CPU, GOAL_SHAPE_WALL, GOAL_SHAPE_BYTES))
+    w("")
+    w("| shape | segments | CPU / find | wall / find | wall / tailfloor | bytes read / segment | "
+      "CPU µs / segment (find) | verify wall / cat | met |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for wl in shapes:
+        f, fl, tf = g(wl, "segscan", "default threads"), g(wl, "find"), g(wl, "tailfloor")
+        v, c = g(wl, "segscan-verify"), g(wl, "cat")
+        if not f or not fl:
+            continue
+        segs = f.segments or 1
+        cr, wr = ratio(f.cpu, fl.cpu), ratio(f.med, fl.med)
+        bps = f.bytes_read / segs if f.bytes_read is not None else float("nan")
+        met = cr <= GOAL_SHAPE_CPU and wr <= GOAL_SHAPE_WALL and bps <= GOAL_SHAPE_BYTES
+        w("| %s | %d | %.2fx | %.2fx | %s | %.0f | %.1f (%.1f) | %s | %s |" % (
+            wl, segs, cr, wr, "%.2fx" % ratio(f.med, tf.med) if tf else "–", bps,
+            f.cpu / segs * 1e6, fl.cpu / segs * 1e6,
+            "%.2fx" % ratio(v.med, c.med) if v and c else "–", "yes" if met else "no"))
+    w("")
+    for wl in shapes:
+        rows = sorted((v for k, v in groups.items() if k[0] == wl and k[1] == "warm"),
+                      key=lambda x: (x.tool, x.config))
+        if not rows:
+            continue
+        fl, tf, c = g(wl, "find"), g(wl, "tailfloor"), g(wl, "cat")
+        segs = rows[0].segments or 1
+        w("### %s" % wl)
+        w("")
+        w("%d segments, %s of `.log` files." % (segs, fmt_bytes(sum(d[1] for d in tree.get(wl, [])))))
+        w("")
+        w("| tool | config | wall | CPU s | CPU µs / segment | bytes read / segment | peak RSS | "
+          "wall / find | CPU / find | wall / tailfloor | wall / cat |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|")
+        for x in rows:
+            bps = "%.0f" % (x.bytes_read / segs) if x.bytes_read is not None and x.bytes_read >= 0 else "–"
+            w("| %s | %s | %s | %.3f | %.1f | %s | %s | %s | %s | %s | %s |%s" % (
+                x.tool, x.config, fmt_time(x), x.cpu, x.cpu / segs * 1e6, bps, fmt_bytes(x.rss_kb * 1024),
+                "%.2fx" % ratio(x.med, fl.med) if fl else "–", "%.2fx" % ratio(x.cpu, fl.cpu) if fl else "–",
+                "%.2fx" % ratio(x.med, tf.med) if tf else "–", "%.2fx" % ratio(x.med, c.med) if c else "–",
+                " **%d failed**" % x.failed if x.failed else ""))
+        w("")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", required=True)
@@ -178,6 +242,13 @@ def main():
       "system time of the whole process (io_uring's kernel workers included) per segment, the number "
       "least disturbed by other load on the machine.")
     w("")
+
+    shapes = []
+    sp = os.path.join(a.work, "shapes.txt")
+    if os.path.exists(sp):
+        shapes = [l.strip() for l in open(sp) if l.strip()]
+    if shapes:
+        shapes_md(w, groups, tree, shapes)
 
     # ---- goals -------------------------------------------------------------------------------
     w("## Goals")

@@ -8,8 +8,9 @@
 # Environment:
 #   BENCH_SCALE   small (default: a few minutes on 2 cores) | large (>= 1M segments)
 #   BENCH_REPS    repetitions of every measurement (default 5); medians with min-max
-#   BENCH_ONLY    comma-separated parts to run (default all): many,zstd,large,peers,
+#   BENCH_ONLY    comma-separated parts to run (default all): shapes,many,zstd,large,peers,
 #                 callgrind,strace,eval,reuse,kraft
+#   BENCH_SHAPES  comma-separated shapes of the shapes part (default all of the scale)
 #   BENCH_DATA    where generated trees live (default build/bench/data; reused between
 #                 runs while their gen parameters are unchanged: see the STAMP files)
 #   B / SEGSCAN   build dir (default build) / the binary (default $B/segscan)
@@ -305,6 +306,92 @@ meta load_before "$(cut -d' ' -f1-3 /proc/loadavg)"
 meta date "$(date -u '+%Y-%m-%d %H:%M UTC')"
 
 T_START=$SECONDS
+
+# ---- shapes: the fast path on the tree shapes real brokers have (issue 15) -------------------
+# Segment sizes 4 KiB .. 1 GiB, batches of 1 .. 1000 records, uncompressed and zstd, a
+# preallocated active segment per partition (1 GiB holes, as log.preallocate=true leaves
+# them), trees from `segscan gen` and from kafka-python's encoder (bench/pytree.py). Every
+# shape is one log dir; each is compared with the stat-only walk (find), the index-tail
+# floor (tailfloor) and cat. name | kind (gen, prealloc, py) | options
+SHAPES=()
+if [ "$SCALE" = small ]; then
+    SHAPES+=("gen-4k-b1|gen|--topics=1 --partitions=400 --segments=50 --segment-bytes=4KiB --records-per-batch=1 --value-bytes=90")
+    SHAPES+=("gen-64k-b10|gen|--topics=1 --partitions=400 --segments=25 --segment-bytes=64KiB --records-per-batch=10 --value-bytes=90")
+    SHAPES+=("gen-128k-b10|gen|--topics=1 --partitions=200 --segments=25 --segment-bytes=128KiB --records-per-batch=10 --value-bytes=90")
+    SHAPES+=("gen-128k-b1|gen|--topics=1 --partitions=200 --segments=25 --segment-bytes=128KiB --records-per-batch=1 --value-bytes=90")
+    SHAPES+=("gen-1m-b100|gen|--topics=1 --partitions=50 --segments=20 --segment-bytes=1MiB --records-per-batch=100 --value-bytes=90")
+    SHAPES+=("gen-1m-b1000-zstd|gen|--topics=1 --partitions=50 --segments=20 --segment-bytes=1MiB --records-per-batch=1000 --value-bytes=90 --compression=zstd")
+    SHAPES+=("gen-64m-b100|gen|--topics=1 --partitions=2 --segments=8 --segment-bytes=64MiB --records-per-batch=100 --value-bytes=90")
+    SHAPES+=("prealloc-1g|prealloc|--topics=1 --partitions=1000 --segments=3 --segment-bytes=128KiB --records-per-batch=10 --value-bytes=90")
+    SHAPES+=("py-64k-b10|py|--partitions 400 --segments 25 --segment-bytes 65536 --records-per-batch 10 --value-bytes 90")
+    SHAPES+=("py-128k-b10|py|--partitions 200 --segments 25 --segment-bytes 131072 --records-per-batch 10 --value-bytes 90")
+else
+    SHAPES+=("gen-4k-b1|gen|--topics=4 --partitions=500 --segments=50 --segment-bytes=4KiB --records-per-batch=1 --value-bytes=90")
+    SHAPES+=("gen-64k-b10|gen|--topics=2 --partitions=1000 --segments=25 --segment-bytes=64KiB --records-per-batch=10 --value-bytes=90")
+    SHAPES+=("gen-128k-b10|gen|--topics=1 --partitions=800 --segments=25 --segment-bytes=128KiB --records-per-batch=10 --value-bytes=90")
+    SHAPES+=("gen-128k-b1|gen|--topics=1 --partitions=800 --segments=25 --segment-bytes=128KiB --records-per-batch=1 --value-bytes=90")
+    SHAPES+=("gen-1m-b100|gen|--topics=1 --partitions=200 --segments=20 --segment-bytes=1MiB --records-per-batch=100 --value-bytes=90")
+    SHAPES+=("gen-1m-b1000-zstd|gen|--topics=1 --partitions=200 --segments=20 --segment-bytes=1MiB --records-per-batch=1000 --value-bytes=90 --compression=zstd")
+    SHAPES+=("gen-64m-b100|gen|--topics=1 --partitions=8 --segments=8 --segment-bytes=64MiB --records-per-batch=100 --value-bytes=90")
+    SHAPES+=("gen-1g-b1000|gen|--topics=1 --partitions=2 --segments=3 --segment-bytes=1GiB --records-per-batch=1000 --value-bytes=90")
+    SHAPES+=("prealloc-1g|prealloc|--topics=4 --partitions=1000 --segments=3 --segment-bytes=128KiB --records-per-batch=10 --value-bytes=90")
+    SHAPES+=("py-64k-b10|py|--partitions 2000 --segments 25 --segment-bytes 65536 --records-per-batch 10 --value-bytes 90")
+    SHAPES+=("py-128k-b10|py|--partitions 800 --segments 25 --segment-bytes 131072 --records-per-batch 10 --value-bytes 90")
+    SHAPES+=("gen-8k-1m|gen|--topics=40 --partitions=1000 --segments=25 --segment-bytes=8KiB")
+fi
+ensure_shape() { # name kind options
+    local name="$1" kind="$2" opts="$3" dir="$DATA/$1" stamp p f
+    case "$kind" in
+        gen) ensure_tree "$name" 1 "$opts" ;;
+        prealloc)
+            ensure_tree "$name" 1 "$opts --preallocate"
+            # segment.bytes' default: extend each active .log's hole to 1 GiB (setLength)
+            for p in "$dir"/ld0/*-*/; do
+                f="$(ls "$p" | grep -E '^[0-9]{20}\.log$' | sort | tail -1)"
+                [ -n "$f" ] && truncate -s 1G "$p$f"
+            done ;;
+        py)
+            stamp="v$STAMP_VERSION py $opts"
+            if [ -f "$dir/STAMP" ] && [ "$(cat "$dir/STAMP")" = "$stamp" ]; then
+                say "$name: reusing $dir"
+            else
+                rm -rf "$dir"
+                mkdir -p "$dir"
+                say "$name: writing with kafka-python (bench/pytree.py)"
+                # shellcheck disable=SC2086
+                "$PY" bench/pytree.py "$dir/ld0" $opts || die "bench/pytree.py failed for $name"
+                tree_info "$dir" 1
+                echo "$stamp" >"$dir/STAMP"
+            fi ;;
+    esac
+}
+if want shapes; then
+    for sh in "${SHAPES[@]}"; do
+        IFS='|' read -r wl kind opts <<<"$sh"
+        if [ -n "${BENCH_SHAPES:-}" ] && [[ ",$BENCH_SHAPES," != *",$wl,"* ]]; then continue; fi
+        ensure_shape "$wl" "$kind" "$opts"
+        meta "desc.$wl" "$kind: $opts$([ "$kind" = prealloc ] && echo ' (active .log extended to a 1 GiB hole)')"
+        D="$(dirs_of "$wl" 1)"
+        # warm: the data (not the 1 GiB holes), then one scan and one floor run
+        find $D -name '*.log' -size -512M -exec cat {} + >/dev/null
+        "$SEGSCAN" scan -q -f ndjson $D >/dev/null 2>&1 || true
+        # shellcheck disable=SC2086
+        "$TOOLS/tailfloor" -q $D >/dev/null 2>&1 || true
+        consistency "$wl" 1
+        cfgs=()
+        cfgs+=("segscan|default threads|1|$(scan_cmd "$wl" 1 "")")
+        cfgs+=("segscan|t=1|1|$(scan_cmd "$wl" 1 "--threads=1")")
+        cfgs+=("find|stat-only walk|1|$(find_cmd $D)")
+        cfgs+=("tailfloor|t=$NPROC|1|$TOOLS/tailfloor -t $NPROC $D")
+        if [ "$kind" != prealloc ]; then   # 1 GiB holes per partition: cat and verify read them all
+            cfgs+=("segscan-verify|default threads|1|$(scan_cmd "$wl" 1 "--verify")")
+            cfgs+=("cat|read every .log|1|$(cat_cmd $D)")
+        fi
+        run_matrix "$wl" warm "${cfgs[@]}"
+        cp "$DATA/$wl/TREEINFO" "$WORK/treeinfo.$wl"
+        echo "$wl" >>"$WORK/shapes.txt"
+    done
+fi
 
 # ---- many: the full matrix -------------------------------------------------------------------
 if want many; then
