@@ -93,8 +93,14 @@ const char *segscan_last_error(const segscan_scan *s);
  */
 int segscan_reuse(segscan_scan *s, const segscan_scan *prev);
 
-/* Runs discovery, the workers and the evaluator. A scan runs once. */
+/* Runs discovery, the workers and the evaluator. A scan runs once. Returns -ECANCELED
+ * when segscan_cancel() stopped it (its results are then incomplete). */
 int segscan_run(segscan_scan *s);
+
+/* Ask a running segscan_run() to stop soon: no segment is started after it, those in
+ * flight finish. Safe from any thread and from a signal handler (one atomic store);
+ * s must stay alive until segscan_run() returns. */
+void segscan_cancel(segscan_scan *s);
 
 /* Exit code for the CLI per the contract: 0 complete, 1 some data unreadable or failed
  * verification, 3 a LOGDIR missing or unreadable. (2, usage, is decided before running.) */

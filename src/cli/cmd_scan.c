@@ -1,6 +1,7 @@
 /* `segscan scan`: parse options, run one scan, print the report, exit per the contract. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +31,25 @@ static const char exit_help[] =
 "  2  usage error: a bad option or value, an unreadable or malformed config or remote-state\n"
 "     file (the message names the file, line and problem)\n"
 "  3  a LOGDIR is missing or unreadable\n"
+"  130 interrupted (SIGINT, Ctrl-C) or 143 terminated (SIGTERM): the scan stops starting\n"
+"     segments, finishes those in flight, says so on stderr and writes no report\n"
 "\n"
 "Examples:\n"
 "  segscan scan /var/lib/kafka/data\n"
 "  segscan scan --format=ndjson --verify /data/kafka-1 /data/kafka-2\n"
 "  segscan scan --server-properties=/etc/kafka/server.properties --topic-config=topics.txt\n"
 "  segscan scan --remote-state=remote.ndjson --now=1700000000000 -f json LOGDIR\n";
+
+/* Ctrl-C: the scan stops cleanly (segscan_cancel is one atomic store, safe here) */
+static segscan_scan *volatile g_scan;
+static volatile sig_atomic_t g_signal;
+
+static void on_signal(int sig)
+{
+	g_signal = sig;
+	if (g_scan)
+		segscan_cancel(g_scan);
+}
 
 int ss_cmd_scan(int argc, char **argv)
 {
@@ -88,7 +102,21 @@ int ss_cmd_scan(int argc, char **argv)
 			goto out;
 		}
 	}
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	g_scan = s;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	r = segscan_run(s);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	g_scan = NULL;
+	if (g_signal) {
+		fprintf(stderr, "segscan: %s: the scan stopped early; no report written\n",
+			g_signal == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)");
+		rc = 128 + g_signal;
+		goto out;
+	}
 	if (r) {
 		rc = segscan_exit_code(s);
 		/* the message may name a file whose name holds anything: escape it */

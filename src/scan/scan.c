@@ -156,8 +156,12 @@ static int run_pipeline(segscan_scan *s)
 		return r;
 	s->times.remote += ss_mono() - t0;
 
+	if (atomic_load_explicit(&s->cancel, memory_order_relaxed))
+		return fail(s, -ECANCELED, "cancelled before the segments were read");
 	SS_PROBE_SCAN_START(s->cat.n_logdirs, s->opts.threads);
 	r = ss_workers_run(s);
+	if (!r && atomic_load_explicit(&s->cancel, memory_order_relaxed))
+		r = fail(s, -ECANCELED, "cancelled: the segments were not all read, the report would be incomplete");
 	SS_PROBE_SCAN_DONE(s->cat.n_segs, r);
 	s->times.total = ss_mono() - t_run;
 	if (r) {
@@ -166,6 +170,12 @@ static int run_pipeline(segscan_scan *s)
 		return r;
 	}
 	return 0;
+}
+
+void segscan_cancel(segscan_scan *s)
+{
+	if (s)
+		atomic_store_explicit(&s->cancel, true, memory_order_relaxed);
 }
 
 int segscan_run(segscan_scan *s)

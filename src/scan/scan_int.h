@@ -121,6 +121,10 @@ struct segscan_scan {
 	/* Evaluator wake-up: workers bump ev_seq after a publish and wake the evaluator
 	 * only when it said it sleeps (ev_sleeping), so a busy pipeline makes no futex
 	 * calls and an idle evaluator burns no CPU the workers need. */
+	/* segscan_cancel(): set (relaxed, from a signal handler too) and polled by the workers
+	 * before each claim and by the driver between stages; no ordering is needed, it only
+	 * makes the scan stop sooner */
+	atomic_bool          cancel;
 	atomic_uint          ev_seq;
 	atomic_uint          ev_sleeping;
 	/* what the writers and accessors read: filled by ss_scan_publish_results */

@@ -209,7 +209,8 @@ static void *worker_main(void *arg)
 			 * hoard: keep at most a fair share in flight so every worker reads. */
 			if (busy > 0 && busy >= unclaimed(w) / w->nthreads + 1)
 				break;
-			if (!claim(w, &seg)) {
+			/* segscan_cancel: claim nothing more, finish what is in flight */
+			if (atomic_load_explicit(&s->cancel, memory_order_relaxed) || !claim(w, &seg)) {
 				more = false;
 				break;
 			}
