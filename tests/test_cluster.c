@@ -18,8 +18,10 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "eval/config.h"
 #include "fmt/rlmm.h"
 #include "source/cluster.h"
+#include "source/cluster_load.h"
 
 static char tmpdir[512];
 
@@ -168,8 +170,41 @@ static void tail_down(void **state)
 	ss_cluster_tail_stop(t);
 }
 
-int main(void)
+/* Helper mode for tests/live_cluster.sh (a real cluster is only up there):
+ *   test_cluster describe BOOTSTRAP BROKER_ID TOPIC...
+ * prints every DescribeConfigs entry "topic|-<TAB>key<TAB>value<TAB>source" and, per topic,
+ * what the dynamic source answers for its DYNAMIC_TOPIC_CONFIG level. */
+static void print_ent(void *arg, const char *topic, const char *key, const char *value, const char *source)
 {
+	printf("%s\t%s\t%s\t%s\n", topic ? topic : "-", key, value ? value : "(null)", source);
+}
+
+static int describe(int argc, char **argv)
+{
+	struct ss_cluster_opts o = { .bootstrap = argv[2], .timeout_ms = 10000 };
+	struct ss_cluster_cfgs *c = NULL;
+	char err[1024];
+	int r = ss_cluster_cfgs_fetch(&o, (const char *const *)argv + 4, (uint32_t)(argc - 4), atoi(argv[3]), &c, err,
+				      sizeof(err));
+	if (r) {
+		fprintf(stderr, "describe: %s\n", err);
+		return 1;
+	}
+	ss_cluster_cfgs_each(c, print_ent, NULL);
+	struct ss_cfg_dynamic dyn;
+	ss_cluster_cfgs_dynamic(c, &dyn);
+	for (int i = 4; i < argc; i++) {
+		const char *v = dyn.get(dyn.arg, SS_CFGL_DYN_TOPIC, argv[i], "remote.storage.enable");
+		printf("dynamic\t%s\tremote.storage.enable\t%s\n", argv[i], v ? v : "(null)");
+	}
+	ss_cluster_cfgs_free(c);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 5 && !strcmp(argv[1], "describe"))
+		return describe(argc, argv);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(placement),
 		cmocka_unit_test(config_unknown_key),

@@ -11,6 +11,8 @@
  *   unreachable          a closed port: exit 1 within the timeout, the server named, unknown state
  *   sasl_wrong_password  SASL_PLAINTEXT with a wrong password: exit 1, "authentication", bounded;
  *                        the right password works; a group/other-readable config file is warned about
+ *   describe_configs     DescribeConfigs of two topics and broker 1: the values and sources Kafka
+ *                        reports for what the harness set (dynamic topic, static broker, default)
  *   serve_live           serve's tail: a segment the brokers copy later is in the next publication
  *   serve_outage         brokers stopped: /healthz and the age metric flip; resumed: recovered
  *
@@ -75,6 +77,7 @@ static void cluster_scan(void **s) { verdict("cluster_scan"); }
 static void local_unknown(void **s) { verdict("local_unknown"); }
 static void unreachable(void **s) { verdict("unreachable"); }
 static void sasl_wrong_password(void **s) { verdict("sasl_wrong_password"); }
+static void describe_configs(void **s) { verdict("describe_configs"); }
 static void serve_live(void **s) { verdict("serve_live"); }
 static void serve_outage(void **s) { verdict("serve_outage"); }
 
@@ -85,6 +88,7 @@ int main(void)
 		cmocka_unit_test(local_unknown),
 		cmocka_unit_test(unreachable),
 		cmocka_unit_test(sasl_wrong_password),
+		cmocka_unit_test(describe_configs),
 		cmocka_unit_test(serve_live),
 		cmocka_unit_test(serve_outage),
 	};

@@ -433,11 +433,13 @@ int ss_cluster_rlmm_partitions(struct ss_cluster *c, int32_t *n, char *err, size
 	double end = ss_mono() + (double)c->timeout_ms / 1000.0;
 	for (;;) {
 		double left = end - ss_mono();
-		e = rd_kafka_metadata(c->rk, 0, t, &md, left > 0 ? (int)(left * 1000.0) : 1);
-		if (e != RD_KAFKA_RESP_ERR__TRANSPORT || ss_mono() >= end)
+		/* short requests, so refused credentials end the wait as soon as librdkafka
+		 * reports them instead of at the deadline */
+		e = rd_kafka_metadata(c->rk, 0, t, &md, left > 0.25 ? 250 : left > 0 ? (int)(left * 1000.0) + 1 : 1);
+		if ((e != RD_KAFKA_RESP_ERR__TRANSPORT && e != RD_KAFKA_RESP_ERR__TIMED_OUT) || ss_mono() >= end)
 			break;
-		/* a connection closed under the request: refused credentials show up as an
-		 * event; anything else is worth another try until the deadline */
+		/* a connection closed under the request, or no answer yet: refused credentials
+		 * show up as an event; anything else is worth another try until the deadline */
 		drain_events(c);
 		rd_kafka_resp_err_t le;
 		char reason[8];
