@@ -220,9 +220,23 @@ for where, e in exprs:
 # what the rules read exists too
 for m in set(re.findall(r"(?<![a-z_:])segscan_[a-z0-9_]+", rules)):
     assert m in families, "rules: %s is in no exposition" % m
+# every expression is valid PromQL: promtool checks them as recording rules, with the
+# dashboard's variables replaced by what Grafana would put there
+with open(sys.argv[3] + ".rules.yml", "w") as f:
+    f.write("groups:\n  - name: dashboard\n    rules:\n")
+    for i, (where, e) in enumerate(exprs):
+        if e.startswith("label_values("):
+            m = re.match(r"label_values\((.*),\s*\w+\)$", e)
+            assert m, "%s: %s" % (where, e)
+            e = m.group(1)
+        e = e.replace("$__rate_interval", "5m").replace("${datasource}", "")
+        e = re.sub(r"\$\w+", ".*", e)
+        f.write("      - record: dashboard:expr_%d\n        expr: %s\n" % (i, json.dumps(e)))
 print("operate.sh dashboard: ok (%d panels, %d expressions, %d metric references)" % (len(ids), len(exprs), names))
 PY
 		fail "dashboard"
+	need promtool
+	promtool check rules "$tmp/families.rules.yml" >/dev/null || { promtool check rules "$tmp/families.rules.yml"; fail "a dashboard expression is not valid PromQL"; }
 	;;
 *)
 	fail "unknown check"
