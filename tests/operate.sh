@@ -153,6 +153,14 @@ metrics)
 		--now=1700000000000 "$tmp/ld" >"$tmp/scan.prom" || fail "scan -f prom"
 	promtool check metrics <"$tmp/scan.prom" || fail "promtool check metrics on scan -f prom"
 	promtool check metrics <"$tmp/serve.prom" || fail "promtool check metrics on serve --once"
+	# and the log dirs of real Kafka brokers (tests/fixtures/kafka: tiered, compacted, txn, ...)
+	nfx=0
+	for fx in tests/fixtures/kafka/*/logdir; do
+		[ -d "$fx" ] || continue
+		"$bin" scan -q -f prom "$fx" >"$tmp/fx.prom" 2>/dev/null || [ $? -le 1 ] || fail "scan -f prom $fx"
+		promtool check metrics <"$tmp/fx.prom" || fail "promtool check metrics on scan -f prom $fx"
+		nfx=$((nfx + 1))
+	done
 	# a live serve, scraped plain and with Accept-Encoding: gzip
 	port=$((20000 + RANDOM % 20000))
 	"$bin" serve --listen=127.0.0.1:$port --interval=60 --remote-state="$tmp/remote.ndjson" \
@@ -176,7 +184,7 @@ metrics)
 	grep -qi '^Vary: Accept-Encoding' "$tmp/h.plain" || fail "/metrics lacks Vary: Accept-Encoding"
 	gzip -dc "$tmp/live.prom.gz" | cmp -s - "$tmp/live.prom" || fail "the gzip body is not the plain body"
 	[ "$(stat -c %s "$tmp/live.prom.gz")" -lt "$(stat -c %s "$tmp/live.prom")" ] || fail "gzip did not compress"
-	echo "operate.sh metrics: ok ($(grep -vc '^#' "$tmp/live.prom") samples; gzip $(stat -c %s "$tmp/live.prom.gz")/$(stat -c %s "$tmp/live.prom") bytes)"
+	echo "operate.sh metrics: ok ($nfx Kafka fixtures; $(grep -vc '^#' "$tmp/live.prom") samples; gzip $(stat -c %s "$tmp/live.prom.gz")/$(stat -c %s "$tmp/live.prom") bytes)"
 	;;
 dashboard)
 	fixture
