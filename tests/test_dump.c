@@ -16,9 +16,11 @@
 
 #include <cmocka.h>
 #include <jansson.h>
+#include <zlib.h>
 
 #include "common/endian.h"
 #include "dump/dump.h"
+#include "fmt/codec.h"
 #include "fmt/crc32c.h"
 #include "fmt/group_metadata.h"
 #include "fmt/producer_snapshot.h"
@@ -267,6 +269,80 @@ static void test_zstd_context_reuse(void **state)
 	assert_true(json_array_size(e) >= 1);
 	json_decref(r);
 	json_decref(e);
+	json_decref(all);
+	free(p);
+	free(b.p);
+}
+
+/* ---- legacy (magic 0/1) message sets ---- */
+
+/* One legacy entry at out (offset, size, CRC-32 from the magic byte, magic, attributes,
+ * [timestamp], key, value); returns its length. */
+static size_t legacy_entry(uint8_t *out, int64_t off, uint8_t magic, uint8_t attrs, int64_t ts, const char *key,
+			   const uint8_t *val, int32_t vlen)
+{
+	size_t q = 16;
+	out[q++] = magic;
+	out[q++] = attrs;
+	if (magic == 1) {
+		ss_put_be64(out + q, (uint64_t)ts);
+		q += 8;
+	}
+	ss_put_be32(out + q, key ? (uint32_t)strlen(key) : (uint32_t)-1);
+	q += 4;
+	if (key) {
+		memcpy(out + q, key, strlen(key));
+		q += strlen(key);
+	}
+	ss_put_be32(out + q, (uint32_t)vlen);
+	q += 4;
+	if (vlen > 0) {
+		memcpy(out + q, val, (size_t)vlen);
+		q += (size_t)vlen;
+	}
+	ss_put_be64(out, (uint64_t)off);
+	ss_put_be32(out + 8, (uint32_t)(q - 12));
+	ss_put_be32(out + 12, (uint32_t)crc32(0, out + 16, (uInt)(q - 16)));
+	return q;
+}
+
+static void test_legacy(void **state)
+{
+	(void)state;
+	uint8_t f[1024], inner[256];
+	size_t n = legacy_entry(f, 0, 0, 0, 0, "a", (const uint8_t *)"v0", 2);   /* v0, offset 0 */
+	n += legacy_entry(f + n, 1, 1, 0, 500, NULL, (const uint8_t *)"v1", 2);  /* v1, offset 1 */
+	/* a v1 gzip wrapper holding offsets 2..3 (inner relative 0, 1), LogAppendTime 900 */
+	size_t in = legacy_entry(inner, 0, 1, 0, 10, "x", (const uint8_t *)"i0", 2);
+	in += legacy_entry(inner + in, 1, 1, 0, 11, "y", (const uint8_t *)"i1", 2);
+	uint8_t *z;
+	size_t zl;
+	assert_int_equal(ss_codec_compress(SS_CODEC_GZIP, inner, in, &z, &zl), 0);
+	n += legacy_entry(f + n, 3, 1, SS_CODEC_GZIP | SS_ATTR_LOG_APPEND, 900, NULL, z, (int32_t)zl);
+	free(z);
+	struct buf b = { 0 };
+	put(&b, f, n);
+	char *p = write_file("legacy-0", "00000000000000000000.log", &b);
+	int st;
+	json_t *all = dump(p, (struct ss_dump_opts){ .records = true, .print_data = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_OK);
+	json_t *bat = items(all, "batch"), *r = items(all, "record");
+	assert_int_equal(json_array_size(bat), 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_true(json_is_true(json_object_get(json_array_get(bat, i), "crc_valid")));
+	assert_int_equal(ival(json_array_get(bat, 0), "magic"), 0);
+	assert_string_equal(sval(json_array_get(bat, 2), "compression"), "gzip");
+	assert_int_equal(json_array_size(r), 4);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(ival(json_array_get(r, (size_t)i), "offset"), i);
+	assert_int_equal(ival(json_array_get(r, 0), "timestamp_ms"), -1);
+	assert_int_equal(ival(json_array_get(r, 1), "timestamp_ms"), 500);
+	assert_int_equal(ival(json_array_get(r, 2), "timestamp_ms"), 900);   /* the wrapper's */
+	assert_string_equal(sval(json_array_get(r, 3), "key"), "y");
+	assert_string_equal(sval(json_array_get(r, 3), "value"), "i1");
+	assert_true(json_is_null(json_object_get(json_array_get(r, 1), "key")));
+	json_decref(bat);
+	json_decref(r);
 	json_decref(all);
 	free(p);
 	free(b.p);
@@ -786,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_control_records),
 		cmocka_unit_test(test_codecs_and_data),
 		cmocka_unit_test(test_zstd_context_reuse),
+		cmocka_unit_test(test_legacy),
 		cmocka_unit_test(test_bad_tails),
 		cmocka_unit_test(test_offsets_index_verify),
 		cmocka_unit_test(test_snapshot_txnindex),

@@ -515,6 +515,101 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 	return 0;
 }
 
+/*
+ * Records of a legacy (magic 0/1) entry, as LegacyRecord / AbstractLegacyRecordBatch read
+ * them (docs/kafka-format.md §2.5): an uncompressed entry is one record; a compressed
+ * wrapper's value is a compressed run of inner entries (offsets absolute in v0, relative
+ * to the wrapper's last offset in v1; a LogAppendTime wrapper's timestamp is every inner
+ * record's). Returns 0 or a negative error.
+ */
+static int legacy_one(const uint8_t *e, int64_t n, struct ss_record *r, uint8_t *magic, uint8_t *attrs)
+{
+	/* offset 8, size 4, crc 4, magic 1, attributes 1, [timestamp 8], key, value */
+	if (n < SS_LOG_OVERHEAD + SS_LEGACY_MIN_V0)
+		return SEGSCAN_ECORRUPT;
+	*magic = e[16];
+	*attrs = e[17];
+	if (*magic > 1)
+		return SEGSCAN_EMAGIC;
+	int64_t q = 18;
+	r->offset = ss_be64s(e);
+	r->timestamp = -1;
+	if (*magic == 1) {
+		if (n < SS_LOG_OVERHEAD + SS_LEGACY_MIN_V1)
+			return SEGSCAN_ECORRUPT;
+		r->timestamp = ss_be64s(e + q);
+		q += 8;
+	}
+	for (int k = 0; k < 2; k++) {
+		if (q + 4 > n)
+			return SEGSCAN_ECORRUPT;
+		int32_t l = ss_be32s(e + q);
+		q += 4;
+		if (l >= 0 && l > n - q)
+			return SEGSCAN_ECORRUPT;
+		if (k == 0) { r->key = l >= 0 ? e + q : NULL; r->key_len = l < 0 ? -1 : l; }
+		else { r->value = l >= 0 ? e + q : NULL; r->value_len = l < 0 ? -1 : l; }
+		if (l > 0)
+			q += l;
+	}
+	r->header_count = 0;
+	r->headers = r->headers_end = NULL;
+	return 0;
+}
+
+static int legacy_records(const uint8_t *buf, const struct ss_batch_hdr *h, struct rec_ctx *c)
+{
+	struct ss_record r;
+	uint8_t magic, attrs;
+	int rc = legacy_one(buf, h->size, &r, &magic, &attrs);
+	if (rc)
+		return rc;
+	int codec = attrs & SS_ATTR_CODEC_MASK;
+	if (codec == SS_CODEC_NONE)
+		return on_record(c, h, &r);
+	if (codec > SS_CODEC_ZSTD || r.value_len < 0)
+		return SEGSCAN_ECODEC;
+	uint8_t *plain = NULL;
+	size_t plen = 0;
+	if ((rc = ss_codec_decompress((enum ss_codec)codec, r.value, (size_t)r.value_len, &plain, &plen,
+				      (size_t)256 << 20)))
+		return rc;
+	/* v1: inner offsets are relative; the wrapper's offset is the last inner one's */
+	int64_t last_rel = 0;
+	for (size_t q = 0; magic == 1 && q + SS_LOG_OVERHEAD <= plen;) {
+		int64_t sz = (int64_t)ss_be32s(plain + q + 8) + SS_LOG_OVERHEAD;
+		if (sz < SS_LOG_OVERHEAD || (uint64_t)sz > plen - q)
+			break;
+		last_rel = ss_be64s(plain + q);
+		q += (size_t)sz;
+	}
+	int64_t wrapper_off = h->last_offset, wrapper_ts = r.timestamp;
+	for (size_t q = 0; q < plen && rc == 0;) {
+		if (plen - q < SS_LOG_OVERHEAD) {
+			rc = SEGSCAN_ECORRUPT;
+			break;
+		}
+		int64_t sz = (int64_t)ss_be32s(plain + q + 8) + SS_LOG_OVERHEAD;
+		if (sz < SS_LOG_OVERHEAD || (uint64_t)sz > plen - q) {
+			rc = SEGSCAN_ECORRUPT;
+			break;
+		}
+		struct ss_record in;
+		uint8_t im, ia;
+		if ((rc = legacy_one(plain + q, sz, &in, &im, &ia)))
+			break;
+		if (magic == 1) {
+			in.offset = wrapper_off - last_rel + in.offset;
+			if (attrs & SS_ATTR_LOG_APPEND)
+				in.timestamp = wrapper_ts;
+		}
+		rc = on_record(c, h, &in);
+		q += (size_t)sz;
+	}
+	free(plain);   /* pairs with ss_codec_decompress */
+	return rc;
+}
+
 /* The decoder for this file: --decode, or by its partition directory's name (auto). */
 static enum ss_dump_decode pick_decoder(struct ss_dump *d, const char *path)
 {
@@ -644,9 +739,14 @@ static void walk_log(struct ss_dump *d, struct win *w_, int64_t pos, int64_t end
 					goto next;
 				}
 			} else if (records) {
-				end_batch(d);
-				dd_error(d, pos, "records of magic %d (legacy) message sets are not decoded", h.magic);
-				goto next;
+				struct rec_ctx c = { d, pos, dec };
+				int lr = legacy_records(p, &h, &c);
+				if (lr < 0) {
+					end_batch(d);
+					dd_error(d, pos, "records of the legacy (magic %d) entry at offset %lld: %s", h.magic,
+						 (long long)h.last_offset, segscan_strerror(lr));
+					goto next;
+				}
 			}
 			end_batch(d);
 		}
