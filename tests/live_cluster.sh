@@ -14,7 +14,7 @@ RESULTS=${1:?usage: live_cluster.sh RESULTS}
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SEGSCAN=${SEGSCAN:-$ROOT/build/segscan}
 case "$SEGSCAN" in /*) ;; *) SEGSCAN="$ROOT/$SEGSCAN" ;; esac
-CASES="cluster_scan local_unknown unreachable sasl_wrong_password serve_live serve_outage"
+CASES="cluster_scan local_unknown unreachable sasl_wrong_password describe_configs serve_live serve_outage"
 T0=$(date +%s)
 
 res() { echo "$*" >>"$RESULTS"; echo "live_cluster: $*" >&2; }
@@ -27,7 +27,7 @@ command -v python3 >/dev/null 2>&1 || fail_all "python3 not found"
 command -v curl >/dev/null 2>&1 || fail_all "curl not found"
 
 # ---- the harness: offline from ~/.m2 first (as scripts/kafka-oracle/run.sh), then online ----
-OUT="$(dirname "$SEGSCAN")/kafka-oracle"
+OUT="$(dirname "$SEGSCAN")/kafka-oracle-live"
 KV=${KAFKA_VERSION:-4.4.0}
 if ! timeout 300 mvn -o -B -q -f "$ROOT/scripts/kafka-oracle/pom.xml" -Dkafka.version="$KV" -Doracle.out="$OUT" \
         package >"$OUT.maven.log" 2>&1; then
@@ -195,6 +195,28 @@ elif ! grep -q "readable by others" "$WORK/scan-right.err"; then
     res "FAIL sasl_wrong_password: no warning for a mode 644 config file: $(head -c 300 "$WORK/scan-right.err")"
 else
     verdict sasl_wrong_password "$(python3 "$WORK/compare.py" "$WORK/state.json" "$WORK/scan-right.json" cluster "$LOGDIR1"), wrong password: exit 1 in ${ms} ms"
+fi
+
+# ---- describe_configs: DescribeConfigs over the same client, sources as Kafka names them ----
+# The topics were created with remote.storage.enable=true and segment.ms=60000 (LiveCluster.setup),
+# the brokers started with log.segment.bytes=1048576 in server.properties; the rest are defaults.
+TC="$(dirname "$SEGSCAN")/tests/test_cluster"
+if [ ! -x "$TC" ]; then
+    res "FAIL describe_configs: $TC not built"
+elif ! "$TC" describe "$BOOT" 1 lc-a lc-b >"$WORK/describe.tsv" 2>"$WORK/describe.err"; then
+    res "FAIL describe_configs: $(head -c 300 "$WORK/describe.err")"
+else
+    miss=""
+    for want in "lc-a	remote.storage.enable	true	DYNAMIC_TOPIC_CONFIG" "lc-b	segment.ms	60000	DYNAMIC_TOPIC_CONFIG" \
+                "lc-a	local.retention.ms	-2	DYNAMIC_TOPIC_CONFIG" "lc-a	cleanup.policy	delete	DEFAULT_CONFIG" \
+                "-	log.segment.bytes	1048576	STATIC_BROKER_CONFIG" "dynamic	lc-a	remote.storage.enable	true"; do
+        grep -qxF -e "$want" "$WORK/describe.tsv" || miss="$miss [$want]"
+    done
+    if [ -n "$miss" ]; then
+        res "FAIL describe_configs: missing$miss (got $(wc -l <"$WORK/describe.tsv") entries)"
+    else
+        res "PASS describe_configs ($(wc -l <"$WORK/describe.tsv") entries, sources as Kafka reports them)"
+    fi
 fi
 
 # ---- serve: a live producer, then an outage ----
