@@ -217,7 +217,8 @@ install: all shared $(B)/segscan.pc $(B)/segscan.service
 	$(if $(wildcard completions/_segscan),install -m 0644 completions/_segscan $(DESTDIR)$(ZSHCOMPDIR)/_segscan)
 	install -m 0644 $(B)/segscan.service $(DESTDIR)$(UNITDIR)/segscan.service
 
-# Removes exactly what install put there, then the directories that are segscan's own.
+# Removes exactly what install put there (by name: DOCDIR or PKGDATADIR may have been pointed
+# at a shared directory), then segscan's own directories if they are empty.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/segscan $(DESTDIR)$(LIBDIR)/libsegscan.so.$(VERSION) \
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libsegscan.so $(DESTDIR)$(LIBDIR)/libsegscan.a \
@@ -225,7 +226,12 @@ uninstall:
 	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7))) \
 	    $(DESTDIR)$(BASHCOMPDIR)/segscan $(DESTDIR)$(ZSHCOMPDIR)/_segscan $(DESTDIR)$(UNITDIR)/segscan.service
-	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PKGDATADIR)
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS))) \
+	    $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(notdir $(EXAMPLES))) \
+	    $(addprefix $(DESTDIR)$(PKGDATADIR)/prometheus/,$(notdir $(wildcard contrib/prometheus/*.yml))) \
+	    $(addprefix $(DESTDIR)$(PKGDATADIR)/grafana/,$(notdir $(wildcard contrib/grafana/*.json)))
+	-rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PKGDATADIR)/prometheus \
+	    $(DESTDIR)$(PKGDATADIR)/grafana $(DESTDIR)$(PKGDATADIR) 2>/dev/null
 
 # Regenerate the golden fixtures from a live Kafka broker (needs Java 17, Maven and Maven
 # Central), then compare segscan with them.
