@@ -128,6 +128,44 @@ static json_t *items(json_t *all, const char *type)
 static int64_t ival(json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
 static const char *sval(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
 
+/* ---- the output buffer's own formatting ---- */
+
+static void test_dout(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_non_null(f);
+	struct ss_dout o;
+	assert_int_equal(ss_dout_init(&o, f), 0);
+	static const int64_t v[] = { 0, 9, 10, 99, 100, 101, 12345, -1, -10, INT64_MAX, INT64_MIN };
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		ss_dout_i64(&o, v[i]);
+		ss_dout_ch(&o, ' ');
+	}
+	ss_dout_u64(&o, UINT64_MAX);
+	ss_dout_ch(&o, ' ');
+	static const char *const b64in[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
+	for (size_t i = 0; i < 7; i++) {
+		ss_dout_base64(&o, (const uint8_t *)b64in[i], strlen(b64in[i]));
+		ss_dout_ch(&o, '|');
+	}
+	ss_dout_jesc(&o, (const uint8_t *)"a\"\\\n\x01" "b", 6);
+	assert_int_equal(ss_dout_flush(&o), 0);
+	ss_dout_free(&o);
+	fclose(f);
+	assert_string_equal(out, "0 9 10 99 100 101 12345 -1 -10 9223372036854775807 -9223372036854775808 "
+				 "18446744073709551615 |Zg==|Zm8=|Zm9v|Zm9vYg==|Zm9vYmE=|Zm9vYmFy|"
+				 "a\\\"\\\\\\n\\u0001b");
+	free(out);
+	assert_true(ss_utf8_valid((const uint8_t *)"h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 12));
+	assert_false(ss_utf8_valid((const uint8_t *)"\xc0\xaf", 2));          /* overlong */
+	assert_false(ss_utf8_valid((const uint8_t *)"\xed\xa0\x80", 3));      /* a surrogate */
+	assert_false(ss_utf8_valid((const uint8_t *)"\xf4\x90\x80\x80", 4));  /* > U+10FFFF */
+	assert_false(ss_utf8_valid((const uint8_t *)"\xe2\x82", 2));          /* cut short */
+}
+
 /* ---- control records ---- */
 
 static void test_control_records(void **state)
@@ -859,6 +897,7 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dout),
 		cmocka_unit_test(test_control_records),
 		cmocka_unit_test(test_codecs_and_data),
 		cmocka_unit_test(test_zstd_context_reuse),
