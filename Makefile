@@ -7,7 +7,7 @@
 CC       ?= cc
 # The version lives in include/segscan_version.h (the header an embedder compiles against).
 VERSION  := $(shell sed -n 's/^\#define SEGSCAN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' include/segscan_version.h | paste -sd.)
-PKGS     := liburing numa jemalloc jansson libmicrohttpd zlib liblz4 libzstd rdkafka
+PKGS     := liburing numa jemalloc jansson libmicrohttpd zlib liblz4 libzstd rdkafka libxcrypt
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -DSEGSCAN_VERSION=\"$(VERSION)\" -Iinclude -Isrc $(WARN) \
              -I/usr/include/x86_64-linux-gnu

@@ -3,6 +3,7 @@
 # so `make` on a fresh machine needs nothing typed first and costs nothing afterwards.
 set -euo pipefail
 pkgs=(build-essential pkg-config clang
+      libcrypt-dev openssl
       liburing-dev libnuma-dev libjemalloc-dev libcmocka-dev
       libmicrohttpd-dev libjansson-dev
       zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
@@ -19,6 +20,8 @@ command -v mvn >/dev/null 2>&1 || pkgs+=(maven)
 # systemd-analyze verify/security on the unit; libsystemd-dev: sd_notify for Type=notify
 # (optional at build time: the Makefile links it only when pkg-config finds it); zsh: the
 # check of completions/_segscan.
+# libcrypt-dev: crypt(3) for serve's bcrypt basic auth (--web.config.file); openssl: the
+# TLS test's certificate.
 # make fuzz (and CI): libFuzzer and the sanitizer runtimes of the clang that `clang` is,
 # in their own package since LLVM 14 (Debian 12: libclang-rt-14-dev)
 clang_major=$({ clang -dumpversion 2>/dev/null ||

@@ -53,6 +53,9 @@ static const char usage_serve[] =
 "      --interval=SECONDS  time from the start of one scan to the start of the next\n"
 "                          (default 60; fractions allowed, minimum 0.1). A scan that takes\n"
 "                          longer is followed by a full interval of rest.\n"
+"      --web.config.file=PATH  TLS and basic auth, in the Prometheus exporter-toolkit\n"
+"                          format: tls_server_config (cert_file, key_file) and\n"
+"                          basic_auth_users (name: bcrypt hash); see docs/serve.md\n"
 "      --textfile=PATH     after each publication also write the metrics to PATH for\n"
 "                          node_exporter's textfile collector: PATH.tmp in the same\n"
 "                          directory, fsync, rename. Refused inside a scanned log dir.\n"
@@ -100,7 +103,7 @@ static const char tail_help[] =
 "\n"
 "A hardened systemd unit is in scripts/segscan.service; see docs/serve.md.\n";
 
-enum { O_LISTEN = 1000, O_INTERVAL, O_TEXTFILE, O_ONCE, O_NO_EVICT };
+enum { O_LISTEN = 1000, O_INTERVAL, O_TEXTFILE, O_ONCE, O_NO_EVICT, O_WEB_CONFIG };
 
 static const struct option serve_opts[] = {
 	{ "listen", required_argument, NULL, O_LISTEN },
@@ -108,6 +111,7 @@ static const struct option serve_opts[] = {
 	{ "textfile", required_argument, NULL, O_TEXTFILE },
 	{ "once", no_argument, NULL, O_ONCE },
 	{ "no-evict", no_argument, NULL, O_NO_EVICT },
+	{ "web.config.file", required_argument, NULL, O_WEB_CONFIG },
 };
 
 static int add_kv(struct ss_serve_opts *o, const char *name, const char *value)
@@ -191,6 +195,13 @@ int ss_cmd_serve(int argc, char **argv)
 			continue;
 		case O_ONCE:
 			o.once = true;
+			continue;
+		case O_WEB_CONFIG:
+			if (!*optarg) {
+				fputs("segscan: --web.config.file: expected a file path\n", stderr);
+				goto out;
+			}
+			o.web_config = optarg;
 			continue;
 		case O_NO_EVICT:
 			no_evict = true;

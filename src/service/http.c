@@ -36,8 +36,17 @@
 #include "service/log.h"
 #include "service/cluster_tail.h"
 #include "service/serve.h"
+#include "service/webconfig.h"
+#include "common/fdlimit.h"
 
-#define SS_HTTP_CONN_LIMIT     64
+/* Slowloris (issue 14 item 3): 64 idle or trickling sockets used to take every slot,
+ * and each trickled byte reset the idle timeout. Now: slots sized from the open-file
+ * limit, a per-client cap, and a deadline for a request's headers that no trickle
+ * extends (the reaper below). */
+#define SS_HTTP_CONN_MIN       64
+#define SS_HTTP_CONN_MAX       8192
+#define SS_HTTP_PER_CLIENT     64           /* connections from one address */
+#define SS_HTTP_HEADER_DEADLINE_S 10.0      /* connect (or the last response) to headers in */
 #define SS_HTTP_CONN_MEMORY    (32 * 1024)  /* request line + headers + MHD's buffers */
 #define SS_HTTP_TIMEOUT_S      15
 #define SS_HTTP_MAX_URL        1024
@@ -60,6 +69,25 @@ struct ss_http {
 	time_t             log_sec;         /* log_mu */
 	unsigned           log_n;           /* log_mu: lines in log_sec */
 	unsigned long      log_dropped;     /* log_mu: lines dropped in log_sec */
+	const struct ss_web_config *web;    /* TLS and basic auth, or NULL (the caller's) */
+	/* Open connections, for the header deadline: MHD's own timeout is an idle timeout
+	 * that every byte resets. The reaper thread shuts down (never closes: the fd is
+	 * MHD's) a connection whose headers are not in by its deadline; MHD then closes it
+	 * and tells us (conn_notify CLOSED, under conn_mu, before it closes the fd). */
+	pthread_mutex_t    conn_mu;
+	struct ss_hconn   *conns;           /* conn_mu: doubly linked */
+	bool               reaper_stop;     /* conn_mu */
+	pthread_cond_t     reaper_cv;       /* conn_mu */
+	pthread_t          reaper;
+	bool               reaper_started;
+};
+
+struct ss_hconn {
+	struct ss_hconn *prev, *next;
+	int              fd;
+	double           since;     /* CLOCK_MONOTONIC: connect, or the last response done */
+	bool             waiting;   /* headers of the next request not in yet */
+	bool             reaped;
 };
 
 #define SS_HTTP_LOG_PER_SEC 10
@@ -151,12 +179,96 @@ static enum MHD_Result send_metrics(struct ss_http *h, struct MHD_Connection *c,
 	return ok;
 }
 
+/* The connection's ss_hconn (conn_notify STARTED), or NULL. */
+static struct ss_hconn *hconn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/* Headers in (waiting = false) or a response done, the next request's deadline starts
+ * now (waiting = true). */
+static void hconn_mark(struct ss_http *h, struct MHD_Connection *c, bool waiting)
+{
+	struct ss_hconn *hc = hconn_of(c);
+	if (!hc)
+		return;
+	pthread_mutex_lock(&h->conn_mu);
+	hc->waiting = waiting;
+	hc->since = ss_mono();
+	pthread_mutex_unlock(&h->conn_mu);
+}
+
 static void request_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
 	struct ss_http *h = cls;
 	if (*con_cls == &h->inflight)
 		atomic_fetch_sub_explicit(&h->inflight, 1, memory_order_relaxed);
 	*con_cls = NULL;
+	hconn_mark(h, c, true);
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION: every connection joins h->conns at STARTED and leaves
+ * it at CLOSED (the pair). */
+static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct ss_http *h = cls;
+	struct ss_hconn *hc = *socket_context;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (!ci || !(hc = calloc(1, sizeof(*hc))))
+			return; /* untracked: MHD's idle timeout still applies */
+		hc->fd = ci->connect_fd;
+		hc->since = ss_mono();
+		hc->waiting = true;
+		pthread_mutex_lock(&h->conn_mu);
+		hc->next = h->conns;
+		if (h->conns)
+			h->conns->prev = hc;
+		h->conns = hc;
+		pthread_mutex_unlock(&h->conn_mu);
+		*socket_context = hc;
+		return;
+	}
+	if (!hc)
+		return;
+	pthread_mutex_lock(&h->conn_mu);
+	if (hc->prev)
+		hc->prev->next = hc->next;
+	else
+		h->conns = hc->next;
+	if (hc->next)
+		hc->next->prev = hc->prev;
+	pthread_mutex_unlock(&h->conn_mu);
+	free(hc);
+	*socket_context = NULL;
+}
+
+static void *reaper_main(void *arg)
+{
+	struct ss_http *h = arg;
+	pthread_mutex_lock(&h->conn_mu);
+	while (!h->reaper_stop) {
+		double now = ss_mono();
+		for (struct ss_hconn *hc = h->conns; hc; hc = hc->next) {
+			if (hc->waiting && !hc->reaped && now - hc->since > SS_HTTP_HEADER_DEADLINE_S) {
+				/* MHD sees the end of the stream and closes the connection itself */
+				shutdown(hc->fd, SHUT_RDWR);
+				hc->reaped = true;
+			}
+		}
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 250 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&h->reaper_cv, &h->conn_mu, &ts);
+	}
+	pthread_mutex_unlock(&h->conn_mu);
+	return NULL;
 }
 
 static enum MHD_Result healthz(struct ss_http *h, struct MHD_Connection *c)
@@ -269,9 +381,28 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	 * counts as "early" for MHD and would cost the client its keep-alive connection. */
 	bool first = *con_cls == NULL;
 	*con_cls = h; /* any non-NULL marker */
+	if (first)
+		hconn_mark(h, c, false); /* the headers are in: no deadline while we answer */
 	bool body = has_body(c, *upload_data_size);
 	if (first && !body)
 		return MHD_YES;
+	if (h->web && h->web->n_users) {
+		/* basic auth before anything else, /healthz included (exporter-toolkit) */
+		char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
+		bool ok = ss_web_auth_ok(h->web, user, pass);
+		MHD_free(user);
+		MHD_free(pass);
+		if (!ok) {
+			static const char msg[] = "authentication required\n";
+			struct MHD_Response *resp =
+				MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+			if (!resp)
+				return MHD_NO;
+			enum MHD_Result q = MHD_queue_basic_auth_fail_response(c, "segscan", resp);
+			MHD_destroy_response(resp);
+			return q;
+		}
+	}
 	if (strlen(url) > SS_HTTP_MAX_URL)
 		return send_static(c, MHD_HTTP_URI_TOO_LONG, CT_TEXT, "URI too long\n");
 	enum route rt = route_of(url);
@@ -375,6 +506,12 @@ static void addr_text(const struct sockaddr *sa, socklen_t len, char *out, size_
 int ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub, char *err,
 		  size_t errlen)
 {
+	return ss_http_start_web(out, sa, salen, pub, NULL, err, errlen);
+}
+
+int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
+		      const struct ss_web_config *web, char *err, size_t errlen)
+{
 	char at[NI_MAXHOST + NI_MAXSERV + 4];
 	int r, one = 1;
 	struct ss_http *h = calloc(1, sizeof(*h));
@@ -383,6 +520,7 @@ int ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sal
 		return -ENOMEM;
 	}
 	h->pub = pub;
+	h->web = web;
 	h->fd = -1;
 	atomic_init(&h->inflight, 0);
 	if ((r = pthread_mutex_init(&h->log_mu, NULL))) {
@@ -390,6 +528,22 @@ int ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sal
 		snprintf(err, errlen, "pthread_mutex_init: %s", strerror(r));
 		return -r;
 	}
+	pthread_condattr_t ca;
+	if ((r = pthread_mutex_init(&h->conn_mu, NULL))) {
+		pthread_mutex_destroy(&h->log_mu);
+		free(h);
+		snprintf(err, errlen, "pthread_mutex_init: %s", strerror(r));
+		return -r;
+	}
+	if ((r = pthread_condattr_init(&ca)) || (r = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC)) ||
+	    (r = pthread_cond_init(&h->reaper_cv, &ca))) {
+		pthread_mutex_destroy(&h->conn_mu);
+		pthread_mutex_destroy(&h->log_mu);
+		free(h);
+		snprintf(err, errlen, "pthread_cond_init: %s", strerror(r));
+		return -r;
+	}
+	pthread_condattr_destroy(&ca);
 	addr_text(sa, salen, at, sizeof(at));
 	/* Our own socket rather than MHD's: bind errors get a precise message, and an
 	 * IPv6 listener stays IPv6-only instead of silently taking IPv4 too. */
@@ -410,26 +564,55 @@ int ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sal
 		snprintf(err, errlen, "bind %s: %s", at, strerror(-r));
 		goto fail;
 	}
-	if (listen(h->fd, 128)) {
+	if (listen(h->fd, 1024)) {
 		r = -errno;
 		snprintf(err, errlen, "listen %s: %s", at, strerror(-r));
 		goto fail;
 	}
 	/* ITC: MHD_quiesce_daemon needs it with an internal thread (see ss_http_stop) */
+	/* epoll (MHD picks it on Linux): more connections than select(2) could watch */
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	if (sa->sa_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, h,
-				/* the logger first: MHD reports options parsed before it on its own */
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
-				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)SS_HTTP_CONN_LIMIT,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SS_HTTP_CONN_MEMORY,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SS_HTTP_TIMEOUT_S,
-				MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL,
-				MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
-				MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
-				MHD_OPTION_END);
+	if (ss_web_tls(web))
+		flags |= MHD_USE_TLS;
+	/* slots: what the open-file limit leaves after the scan's own share */
+	unsigned soft = ss_fd_soft(), limit = soft > 512 ? (soft - 256) / 2 : SS_HTTP_CONN_MIN;
+	if (limit > SS_HTTP_CONN_MAX)
+		limit = SS_HTTP_CONN_MAX;
+	if (limit < SS_HTTP_CONN_MIN)
+		limit = SS_HTTP_CONN_MIN;
+	struct MHD_OptionItem opts[16];
+	int no = 0;
+#define OPT(o, v, p) (opts[no++] = (struct MHD_OptionItem){ (o), (intptr_t)(v), (p) })
+	/* the logger first: MHD reports options parsed before it on its own */
+	OPT(MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, h);
+	OPT(MHD_OPTION_LISTEN_SOCKET, h->fd, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, limit, NULL);
+	OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, SS_HTTP_PER_CLIENT, NULL);
+	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, SS_HTTP_CONN_MEMORY, NULL);
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, SS_HTTP_TIMEOUT_S, NULL);
+	OPT(MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)no_unescape, NULL);
+	OPT(MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)request_done, h);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)conn_notify, h);
+	OPT(MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL);
+	if (ss_web_tls(web)) {
+		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, web->cert_pem);
+		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, web->key_pem);
+	}
+	OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, h, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	if (h->d) {
+		if ((r = pthread_create(&h->reaper, NULL, reaper_main, h))) {
+			MHD_stop_daemon(h->d);
+			h->d = NULL;
+			snprintf(err, errlen, "cannot start the HTTP header-deadline thread: %s", strerror(r));
+			r = -r;
+			goto fail;
+		}
+		h->reaper_started = true;
+	}
 	if (!h->d) {
 		r = -EIO;
 		snprintf(err, errlen, "starting the HTTP server on %s failed (see the http log lines)", at);
@@ -440,6 +623,8 @@ int ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sal
 fail:
 	if (h->fd >= 0)
 		close(h->fd);
+	pthread_cond_destroy(&h->reaper_cv);
+	pthread_mutex_destroy(&h->conn_mu);
 	pthread_mutex_destroy(&h->log_mu);
 	free(h);
 	return r;
@@ -458,8 +643,16 @@ void ss_http_stop(struct ss_http *h)
 		struct timespec ts = { 0, 5 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
-	MHD_stop_daemon(h->d);
+	MHD_stop_daemon(h->d); /* every connection CLOSED (conn_notify): the list is empty */
+	pthread_mutex_lock(&h->conn_mu);
+	h->reaper_stop = true;
+	pthread_cond_signal(&h->reaper_cv);
+	pthread_mutex_unlock(&h->conn_mu);
+	if (h->reaper_started)
+		pthread_join(h->reaper, NULL); /* pthread_create in ss_http_start_web */
 	close(h->fd); /* MHD does not close a listen socket it was given */
+	pthread_cond_destroy(&h->reaper_cv);
+	pthread_mutex_destroy(&h->conn_mu);
 	pthread_mutex_destroy(&h->log_mu);
 	free(h);
 }

@@ -19,6 +19,7 @@
  * PATH.tmp, truncated by the next run).
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -38,6 +39,7 @@
 #include "service/log.h"
 #include "service/notify.h"
 #include "service/serve.h"
+#include "service/webconfig.h"
 #include "source/local_files.h"
 
 static struct timespec ts_of(double t)
@@ -500,6 +502,18 @@ static int serve_once(struct svc *v)
 	return ec;
 }
 
+static bool listen_is_loopback(const struct sockaddr_storage *sa)
+{
+	if (sa->ss_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+		return IN6_IS_ADDR_LOOPBACK(a) ||
+		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
+}
+
 int ss_serve_main(const struct ss_serve_opts *o)
 {
 	struct svc v;
@@ -526,6 +540,12 @@ int ss_serve_main(const struct ss_serve_opts *o)
 			o->listen);
 		return 2;
 	}
+	/* the process's lifetime: MHD reads the certificate and key for every handshake */
+	static struct ss_web_config web;
+	if (!o->once && o->web_config && ss_web_config_load(o->web_config, &web, err, sizeof(err))) {
+		fprintf(stderr, "segscan: %s\n", err);
+		return 2;
+	}
 	if ((r = svc_init(&v, o))) {
 		fprintf(stderr, "segscan: %s\n", segscan_strerror(r));
 		return 1;
@@ -550,7 +570,8 @@ int ss_serve_main(const struct ss_serve_opts *o)
 	}
 	signal(SIGPIPE, SIG_IGN); /* a scraper hanging up must not kill us */
 
-	if ((r = ss_http_start(&http, (struct sockaddr *)&sa, salen, v.pub, err, sizeof(err)))) {
+	if ((r = ss_http_start_web(&http, (struct sockaddr *)&sa, salen, v.pub, o->web_config ? &web : NULL, err,
+				     sizeof(err)))) {
 		ss_log("error", "cannot listen", err);
 		svc_destroy(&v);
 		return 1;
@@ -560,7 +581,18 @@ int ss_serve_main(const struct ss_serve_opts *o)
 	ss_log_str(&l, "listen", o->listen);
 	ss_log_fmt(&l, "interval_s", "%g", o->interval_s);
 	ss_log_str(&l, "version", segscan_version());
+	ss_log_str(&l, "tls", ss_web_tls(&web) ? "true" : "false");
+	ss_log_str(&l, "basic_auth", web.n_users ? "true" : "false");
 	ss_log_end(&l);
+	if (!listen_is_loopback(&sa) && (!ss_web_tls(&web) || !web.n_users)) {
+		/* the metrics name every topic of the broker: beyond this host they deserve
+		 * what Prometheus exporters offer */
+		ss_log_begin(&l, "warn", "listening beyond loopback without TLS and basic auth");
+		ss_log_str(&l, "listen", o->listen);
+		ss_log_str(&l, "hint", "--web.config.file with tls_server_config and basic_auth_users "
+			   "(the Prometheus exporter-toolkit format)");
+		ss_log_end(&l);
+	}
 	/* Type=notify: ready once the socket listens (/healthz says 503 until the first scan).
 	 * With WatchdogSec= the signal loop below pings at half the interval; a scan that
 	 * hangs is caught by the scan-age alert (contrib/prometheus), not by the watchdog,

@@ -114,10 +114,15 @@ int  ss_url_decode(const char *in, size_t len, char *out, size_t cap);
 int  ss_parse_listen(const char *spec, struct sockaddr_storage *sa, socklen_t *len);
 
 struct ss_http;
+struct ss_web_config;
 /* Binds, listens and starts serving `pub` on an MHD internal thread. On failure err
  * names the problem (for example "bind 127.0.0.1:10405: Address already in use"). */
 int  ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
 		   char *err, size_t errlen);
+/* The same, with TLS and basic auth from a --web.config.file (NULL: plain HTTP, no
+ * auth); web must outlive the server. */
+int  ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
+		       const struct ss_web_config *web, char *err, size_t errlen);
 /* Closes the listening socket and every connection, joins MHD's thread. */
 void ss_http_stop(struct ss_http *h);
 
@@ -142,6 +147,7 @@ struct ss_serve_opts {
 	const char *listen;          /* default SS_SERVE_DEFAULT_LISTEN */
 	double      interval_s;      /* default 60 */
 	const char *textfile;        /* NULL: none */
+	const char *web_config;      /* --web.config.file (TLS, basic auth), NULL: none */
 	bool        once;
 	bool        stats;           /* log each scan's pipeline statistics */
 	/* scan options applied by name (segscan_set) to every scan, in order */
