@@ -21,14 +21,15 @@ CC=${FUZZ_CC:-clang}
 CFLAGS=(-std=gnu11 -g -O1 -D_GNU_SOURCE -DSEGSCAN_VERSION=\"fuzz\" "-DSS_BATCH_MAX_PLAIN=((size_t)8<<20)"
         ${FUZZ_CFLAGS:-} -Iinclude -Isrc -fsanitize=fuzzer-no-link,address,undefined
         -fno-sanitize-recover=all)
-LIBS=(-lz -lsnappy -llz4 -lzstd -ljansson)
+LIBS=(-lz -lsnappy -llz4 -lzstd -ljansson -lcrypt)  # -lcrypt: src/service/webconfig.c
 
 # Library sources go into an archive, so a target links only the objects it needs and a
 # module that does not compile yet (others' work in progress) cannot break the rest.
 rm -f "$out/libfuzzsrc.a" "$out"/obj/*.o
 objs=()
-# src/service/parse.c: the HTTP path and --listen parsers, apart from libmicrohttpd.
-for src in src/fmt/*.c src/common/*.c src/eval/*.c src/source/*.c src/service/parse.c src/dump/*.c; do
+# src/service/parse.c: the HTTP path and --listen parsers, apart from libmicrohttpd;
+# src/service/webconfig.c: the --web.config.file parser.
+for src in src/fmt/*.c src/common/*.c src/eval/*.c src/source/*.c src/service/parse.c src/service/webconfig.c src/dump/*.c; do
   [ -f "$src" ] || continue
   obj="$out/obj/$(echo "${src%.c}" | tr / _).o"
   if "$CC" "${CFLAGS[@]}" -c "$src" -o "$obj" 2>"$obj.log"; then
