@@ -235,13 +235,20 @@ static ssize_t win_get(struct win *w, int64_t pos, size_t n, int64_t end, const 
  * signal unblocked after the jump. src/io/mmap.c guards the scanner's copies the same way.
  */
 static __thread sigjmp_buf *dd_bus;
+static struct sigaction dd_prev_bus;   /* the action before ours: faults not ours go there */
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
-	(void)si;
-	(void)uc;
 	if (dd_bus)
 		siglongjmp(*dd_bus, 1);
+	if ((dd_prev_bus.sa_flags & SA_SIGINFO) && dd_prev_bus.sa_sigaction) {
+		dd_prev_bus.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (dd_prev_bus.sa_handler != SIG_DFL && dd_prev_bus.sa_handler != SIG_IGN) {
+		dd_prev_bus.sa_handler(sig);
+		return;
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -815,6 +822,7 @@ static int dump_log(struct ss_dump *d, int fd, int64_t size, int64_t base)
 			sigemptyset(&bus.sa_mask);
 			if (sigaction(SIGBUS, &bus, &old_bus) == 0) {
 				bus_set = true;
+				dd_prev_bus = old_bus;
 				w.map = m;
 				madvise(m, (size_t)size, MADV_SEQUENTIAL);
 			} else {
