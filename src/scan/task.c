@@ -622,8 +622,12 @@ static int advance(struct ss_task *t, bool *finished)
 		}
 		if (!idx_ok)
 			s->flags |= SS_SEG_INDEX_BAD;
-		ss_index_tail_init(&t->tf_idx, SS_OFFSET_ENTRY, idx_ok ? t->idx_size : 0, SS_TASK_PROBE);
-		ss_index_tail_init(&t->tf_tim, SS_TIME_ENTRY, tim_ok ? t->tim_size : 0, SS_TASK_PROBE);
+		/* A closed segment's indexes are trimmed at roll (LogSegment.onBecomeInactiveSegment:
+		 * trimToValidSize), so their last entry is their last slot: a small window finds it
+		 * in one read. The active segment's are preallocated: whole pages per probe. */
+		size_t win = (s->flags & SS_SEG_ACTIVE) ? SS_TASK_PROBE : SS_TASK_CLOSED_WIN;
+		ss_index_tail_init(&t->tf_idx, SS_OFFSET_ENTRY, idx_ok ? t->idx_size : 0, win);
+		ss_index_tail_init(&t->tf_tim, SS_TIME_ENTRY, tim_ok ? t->tim_size : 0, win);
 		t->phase = PH_TAIL;
 		if (t->tf_idx.done && t->tf_tim.done)
 			return tails_done(t);
