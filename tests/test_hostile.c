@@ -360,6 +360,48 @@ static void test_address_space_sweep(void **state)
 	free(root);
 }
 
+/* ---- item 11: the smaller ones --------------------------------------------------------- */
+
+static void test_small_items(void **state)
+{
+	char *root = NULL, *ld = gen_tree("hostile_small", &root), *out = NULL;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	/* --avoid-cpus naming every CPU is a usage error (2), not a scan failure (1) */
+	int rc = tu_run(&out, "%s scan --avoid-cpus=0-%ld '%s' 2>&1 >/dev/null", tu_segscan(), ncpu - 1, ld);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "--avoid-cpus"));
+	free(out);
+	/* a full disk is ENOSPC, not EIO */
+	rc = tu_run(&out, "%s scan -f json '%s' 2>&1 >/dev/full", tu_segscan(), ld);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(out, strerror(ENOSPC)));
+	free(out);
+	/* serve's io_uring fallback warning: one logfmt line, not one plain line per scan */
+	int port = 40000 + (int)((unsigned)getpid() % 20000u);
+	rc = tu_run(&out, "SEGSCAN_FORCE_URING_FAIL=1 timeout -s TERM 3 %s serve --listen=127.0.0.1:%d --interval=0.2 "
+			  "'%s' 2>&1 >/dev/null", tu_segscan(), port, ld);
+	unsigned n = 0, scans = 0;
+	for (const char *p = out; (p = strstr(p, "io_uring unavailable")); p++) {
+		const char *e = strchr(p, '\n'); /* count lines, not mentions: the line names it twice */
+		n++;
+		p = e ? e : p + strlen(p) - 1;
+	}
+	for (const char *p = out; (p = strstr(p, "msg=\"scan complete\"")); p++)
+		scans++;
+	if (n != 1 || scans < 3)
+		fprintf(stderr, "serve log:\n%.3000s\n", out);
+	assert_true(scans >= 3);
+	assert_int_equal(n, 1);
+	const char *w = strstr(out, "io_uring unavailable");
+	while (w > out && w[-1] != '\n')
+		w--;
+	assert_int_equal(strncmp(w, "ts=", 3), 0);
+	assert_non_null(strstr(w, "level=warn"));
+	free(out);
+	free(ld);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_remote_state_line_cap_and_epoch_keys),
 		cmocka_unit_test(test_open_file_limit),
 		cmocka_unit_test(test_address_space_sweep),
+		cmocka_unit_test(test_small_items),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

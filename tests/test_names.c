@@ -275,7 +275,8 @@ static void test_partition_metadata(void **state)
 	const int lines[] = { 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2 };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		line = -1;
-		if (ss_partition_metadata_parse(bad[i], strlen(bad[i]), id, &line) != SEGSCAN_ECHECKPOINT ||
+		/* its own error, not "malformed checkpoint file" (issue 14 item 11) */
+		if (ss_partition_metadata_parse(bad[i], strlen(bad[i]), id, &line) != SEGSCAN_EPARTMETA ||
 		    line != lines[i])
 			fail_msg("case %zu accepted or wrong line %d", i, line);
 	}

@@ -128,7 +128,12 @@ int ss_cmd_scan(int argc, char **argv)
 			rc = 1;
 		goto out;
 	}
+	errno = 0;
 	if ((r = segscan_write(s, fmt, stdout))) {
+		/* the writers say EIO for any stream error; the write(2) underneath said why
+		 * (ENOSPC on a full disk or /dev/full, EPIPE, ...): report that */
+		if (r == -EIO && ferror(stdout) && errno && errno != EIO)
+			r = -errno;
 		fprintf(stderr, "segscan: writing the report: %s\n", segscan_strerror(r));
 		rc = 1;
 		goto out;

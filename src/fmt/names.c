@@ -388,5 +388,5 @@ int ss_partition_metadata_parse(const char *buf, size_t len, uint8_t topic_id[16
 	return 0;
 bad:
 	*err_line = line;
-	return SEGSCAN_ECHECKPOINT;
+	return SEGSCAN_EPARTMETA; /* not a checkpoint file: its own message (issue 14 item 11) */
 }

@@ -50,7 +50,8 @@ struct ss_epoch_entry { int32_t epoch; int64_t start_offset; };
  * (may exceed cap: call again with a larger array). */
 int ss_ckpt_parse_epochs(const char *buf, size_t len, struct ss_epoch_entry *out, size_t cap, size_t *n, int *err_line);
 
-/* partition.metadata: "version: 0\ntopic_id: <base64url>" (§1.5). */
+/* partition.metadata: "version: 0\ntopic_id: <base64url>" (§1.5). SEGSCAN_EPARTMETA
+ * with *err_line (1 or 2) when malformed. */
 int ss_partition_metadata_parse(const char *buf, size_t len, uint8_t topic_id[16], int *err_line);
 
 /* ---- Kafka Uuid text form: base64url without padding, 22 chars (§6.3) ---- */

@@ -18,6 +18,7 @@
 #include "scan/scan_int.h"
 #include "common/probes.h"
 #include "scan/task.h"
+#include "service/log.h"
 #include "sched/arena.h"
 #include "sched/topology.h"
 
@@ -341,7 +342,15 @@ int ss_workers_run(struct segscan_scan *s)
 		ops->destroy(e);
 		if (fb) {
 			s->io_fell_back = true;
-			fprintf(stderr, "segscan: warning: %s\n", why);
+			/* once per process, not once per scan: serve scans every interval. Quiet
+			 * callers (serve) get serve's own logfmt line on stderr (issue 14 item 11). */
+			static atomic_bool warned;
+			if (!atomic_exchange(&warned, true)) {
+				if (s->opts.quiet)
+					ss_log("warn", "io_uring unavailable: reading with pread", why);
+				else
+					fprintf(stderr, "segscan: warning: %s\n", why);
+			}
 		}
 	}
 
@@ -423,6 +432,7 @@ int ss_workers_run(struct segscan_scan *s)
 			if (CPU_COUNT(&allowed) == 0) {
 				r = -EINVAL;
 				snprintf(s->err, sizeof(s->err), "--avoid-cpus leaves no CPU to run on");
+				s->usage_error = true; /* a bad option value: exit 2 (issue 14 item 11) */
 				goto out;
 			}
 			if (topo)
