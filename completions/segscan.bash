@@ -12,7 +12,7 @@ _segscan_help()
 {
 	local key="$1 $2" out
 	if [[ -z ${_segscan_cache[$key]+set} ]]; then
-		out=$("$1" $2 --help 2>/dev/null | grep -oE '^ +(-[a-zA-Z], +)?--[a-z0-9-]+(=[^ ]+)?' |
+		out=$("$1" $2 --help 2>/dev/null | grep -oE '^ +(-[a-zA-Z], +)?--[a-z0-9.-]+(=[^ ]+)?' |
 			sed -E 's/^ +(-[a-zA-Z], +)?//')
 		_segscan_cache[$key]=$out
 	fi
@@ -40,7 +40,7 @@ _segscan()
 	if [[ $cur == --*=* ]]; then
 		opt=${cur%%=*}
 		val=${cur#*=}
-		spec=$(_segscan_help "$bin" "$cmd" | grep -E "^$opt=" | head -1)
+		spec=$(_segscan_help "$bin" "$cmd" | grep -F -- "$opt=" | grep -E "^${opt//./\\.}=" | head -1)
 		meta=${spec#*=}
 		case $meta in
 		"" | "$spec") return 0 ;;

@@ -22,7 +22,7 @@ tmp=$(mktemp -d "${SEGSCAN_TEST_TMP:-/tmp}/operate.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 commands=$("$bin" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p')
 [ -n "$commands" ] || fail "no commands in segscan --help"
-opts_of() { "$bin" "$1" --help | grep -oE '^ +(-[a-zA-Z], +)?--[a-z0-9-]+(=[^ ]+)?' | sed -E 's/^ +(-[a-zA-Z], +)?//'; }
+opts_of() { "$bin" "$1" --help | grep -oE '^ +(-[a-zA-Z], +)?--[a-z0-9.-]+(=[^ ]+)?' | sed -E 's/^ +(-[a-zA-Z], +)?//'; }
 
 # A log dir with tiered topics, remote state and findings, and its exposition (serve
 # --once adds serve's own families to those of scan -f prom).
@@ -87,7 +87,7 @@ EOS
 		for o in $(opts_of "$c"); do
 			name=${o%%=*}
 			if [[ $o == *=* ]]; then name="$name="; fi
-			grep -qx -- "$name" "$tmp/offered" || fail "bash: 'segscan $c --<TAB>' does not offer $name"
+			grep -qxF -- "$name" "$tmp/offered" || fail "bash: 'segscan $c --<TAB>' does not offer $name"
 			n=$((n + 1))
 			meta=${o#*=}
 			if [[ $o == *=* && $meta == *'|'* ]]; then
@@ -106,7 +106,7 @@ EOS
 		for o in $(opts_of "$c"); do
 			name=${o%%=*}
 			[ "$name" = --help ] && continue
-			grep -qE -- "^$name(=|\\[)" "$tmp/zspecs" || fail "zsh: no spec for segscan $c $name"
+			grep -qE -- "^${name//./\\.}(=|\\[)" "$tmp/zspecs" || fail "zsh: no spec for segscan $c $name"
 		done
 	done
 	echo "operate.sh completions: ok ($n options over $(wc -w <<<"$commands") commands)"
