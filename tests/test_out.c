@@ -70,6 +70,8 @@ static struct ss_finding findings0[] = {
 };
 static char *notes0[] = { note_seed };
 
+static const int32_t repl0[] = { 1, 2, 3 }, isr0[] = { 1, 3 };
+
 static struct ss_eval ev_tiered = {
 	.log_start_offset = 0, .log_end_offset = 150, .size_bytes = 1500, .remote_storage = 1, .tiered = true,
 	.seeded = true, .highest_offset = 99, .source = "remote-state", .remote_segments = 1,
@@ -84,11 +86,18 @@ static struct ss_eval ev_tiered = {
 	.local = { .evaluated = true, .limit = -1 },
 	.findings = findings0, .n_findings = 3,
 	.tiered_reason = "remote.storage.enable=true", .notes = notes0, .n_notes = 1,
+	.config = { { .key = "retention.ms", .value = "3600000", .source = "DYNAMIC_TOPIC_CONFIG" },
+		    { .key = "cleanup.policy", .value = "delete", .source = NULL } },
+	.n_config = 2,
+	.has_assignment = true,
+	.assignment = { .replicas = repl0, .n_replicas = 3, .isr = isr0, .n_isr = 2, .leader = -1, .leader_epoch = 7 },
+	.here = 1,
 };
 
 static struct ss_eval ev_unseeded = {
 	.log_start_offset = 0, .log_end_offset = 0, .size_bytes = 0, .remote_storage = 1, .tiered = true,
-	.only_local_null = true, .copy_lag_null = true,
+	.only_local_null = true, .copy_lag_null = true, .remote_state_unknown = true,
+	.here = -1,
 	.size = { .evaluated = false, .reason = NULL, .limit = -1 },
 	.time = { .evaluated = false, .reason = "not seeded", .limit = 604800000 },
 	.local = { .evaluated = false, .reason = "not seeded", .limit = -1 },
@@ -148,6 +157,8 @@ static struct ss_results view(void)
 		.run = { .verify = false, .io = "pread", .threads = 2, .queue_depth = 64, .bytes_read = 12345,
 			 .remote_source = "remote-state", .remote_warnings = 3, .exit_code = 1,
 			 .times = { .discover = 0.010, .remote = 0.020, .scan = 0.100, .evaluate = 0.005, .total = 0.125 } },
+		/* no metadata log: unknown node, release and metadata partitions */
+		.cluster = { .node_id = -1, .last_offset = -1, .rlmm_partitions = -1 },
 		.pipeline = { .syscalls = 40, .submissions = 70, .tasks_peak = 4, .ring_stalls = 1,
 			      .workers = workers, .n_workers = 2 },
 	};
@@ -235,8 +246,19 @@ static void test_json_partitions(void **state)
 	for (int i = 0; i < 5; i++)
 		expect_str(json_array_get(ps, i), "topic", order[i]);
 
-	/* tiered, seeded from the remote state */
+	/* tiered, seeded from the remote state; its configs with sources, its assignment */
 	json_t *p = json_array_get(ps, 0);
+	json_t *cfg = json_object_get(p, "config");   /* keys hold dots: looked up directly */
+	expect_str(json_object_get(cfg, "retention.ms"), "value", "3600000");
+	expect_str(json_object_get(cfg, "retention.ms"), "source", "DYNAMIC_TOPIC_CONFIG");
+	expect_null(json_object_get(cfg, "cleanup.policy"), "source");   /* a default nobody could confirm */
+	expect_int(p, "assignment.replicas.2", 3);
+	expect_int(p, "assignment.isr.1", 3);
+	expect_null(p, "assignment.leader");                /* no leader: null, not -1 */
+	expect_int(p, "assignment.leader_epoch", 7);
+	expect_bool(p, "assignment.here", true);
+	assert_int_equal(json_array_size(json_object_get(p, "errors")), 0);
+	expect_null(json_array_get(ps, 1), "assignment");
 	expect_int(p, "partition", 0);
 	expect_str(p, "log_dir", "/data/a");
 	expect_str(p, "dir", "orders-0");
@@ -321,10 +343,11 @@ static void test_json_partitions(void **state)
 	expect_bool(p, "segments.1.vanished", true);
 	expect_absent(p, "segments.1.error");
 
-	/* never evaluated: the offsets are 0 and there is no evaluation at all */
+	/* never evaluated: the offsets and size are unknown (null, not a made-up 0) and
+	 * there is no evaluation at all */
 	p = json_array_get(ps, 4);
-	expect_int(p, "log_end_offset", 0);
-	expect_int(p, "size_bytes", 0);
+	expect_null(p, "log_end_offset");
+	expect_null(p, "size_bytes");
 	expect_null(p, "remote_storage");
 	expect_absent(p, "remote");
 	expect_absent(p, "findings");
@@ -585,10 +608,20 @@ static void test_table(void **state)
 				   "1 remote segments (1000 B)");
 	free(first);
 	assert_non_null(strstr(out, "\n  log dirs: /data/a " WEIRD_DIR "\n"));
-	assert_non_null(strstr(out, "\n  scan: fast path (index tails), io=pread, 2 threads, 0.125 s, 12.1 KiB read\n\n"));
+	assert_non_null(strstr(out, "\n  scan: fast path (index tails), io=pread, 2 threads, 0.125 s, 12.1 KiB read\n"
+				    "  metadata log: no; kafka unknown\n"));
 
 	char *hdr = line_of(out, "TOPIC");
 	assert_non_null(hdr);
+	/* orders-1 has unknown remote state: '?' in ONLY-LOCAL, REMOTE and COPY LAG */
+	char *unk = strstr(out, "\n                                     1 ");
+	assert_non_null(unk);
+	char ul[400];
+	sscanf(unk + 1, "%399[^\n]", ul);
+	int q = 0;
+	for (char *c = ul; (c = strstr(c, " ? ")); c++)
+		q++;
+	assert_int_equal(q, 3);
 	char *o0 = line_of(out, "orders  "), *pl = line_of(out, "plain "), *br = line_of(out, "zbroken ");
 	assert_non_null(o0);
 	assert_non_null(pl);
@@ -608,8 +641,9 @@ static void test_table(void **state)
 	/* each code once, in order of first appearance */
 	expect_column(hdr, o0, "FINDINGS", "REMOTE_DANGLING,COPY_LAG_MISREPORTED");
 	assert_int_equal(o0[strlen(o0) - 1], 'D');
-	expect_column(hdr, o1l, "ONLY-LOCAL", "unknown ");
-	expect_column(hdr, o1l, "COPY LAG", "- ");
+	expect_column(hdr, o1l, "ONLY-LOCAL", "? ");   /* REMOTE_STATE_UNKNOWN: unknown, not local-only */
+	expect_column(hdr, o1l, "REMOTE", "? ");
+	expect_column(hdr, o1l, "COPY LAG", "? ");
 	expect_column(hdr, o1l, "RETENTION", "not evaluated ");
 	expect_column(hdr, o1l, "FINDINGS", "-");
 	expect_column(hdr, pl, "REMOTE", "- ");

@@ -413,16 +413,11 @@ static int eval_cluster(struct ss_evctx *x)
 		return 0;
 	if (c->partition_known) {
 		ev->has_assignment = true;
-		ev->replicas = c->replicas;
-		ev->n_replicas = c->n_replicas;
-		ev->isr = c->isr;
-		ev->n_isr = c->n_isr;
-		ev->leader = c->leader;
-		ev->leader_epoch = c->leader_epoch;
+		ev->assignment = c->a;
 		if (c->node_id >= 0) {
 			ev->here = 0;
-			for (uint32_t i = 0; i < c->n_replicas; i++)
-				if (c->replicas[i] == c->node_id)
+			for (uint32_t i = 0; i < c->a.n_replicas; i++)
+				if (c->a.replicas[i] == c->node_id)
 					ev->here = 1;
 		}
 	}

@@ -49,17 +49,22 @@ struct ss_topic_cfg {
 	uint32_t n_entries;
 };
 
-/* What the KRaft metadata log says about one partition (source/cluster_ctx.h builds it).
- * The arrays point into the scan's cluster image and live as long as the scan. */
+/* A partition's replica assignment as the metadata log has it. The arrays point into the
+ * scan's cluster image and live as long as the scan. */
+struct ss_assignment {
+	const int32_t *replicas, *isr;
+	uint32_t       n_replicas, n_isr;
+	int32_t        leader, leader_epoch;
+};
+
+/* What the KRaft metadata log says about one partition (source/cluster_ctx.h builds it). */
 struct ss_eval_cluster {
 	bool           image;              /* a metadata log was replayed: the facts below are known */
 	bool           topic_known;        /* the topic exists in the metadata */
 	uint8_t        topic_id[16];       /* its id there (valid with topic_known) */
 	bool           topic_id_mismatch;  /* partition.metadata names another id: another incarnation */
 	bool           partition_known;    /* the topic has this partition */
-	const int32_t *replicas, *isr;
-	uint32_t       n_replicas, n_isr;
-	int32_t        leader, leader_epoch;
+	struct ss_assignment a;            /* valid with partition_known */
 	int32_t        node_id;            /* this broker, -1 unknown */
 };
 
@@ -157,9 +162,7 @@ struct ss_eval {
 	struct ss_cfg_entry config[9];      /* the effective configs with their sources (output) */
 	uint32_t    n_config;
 	bool        has_assignment;         /* the metadata log assigns this partition */
-	const int32_t *replicas, *isr;      /* into the cluster image (lives as long as the scan) */
-	uint32_t    n_replicas, n_isr;
-	int32_t     leader, leader_epoch;
+	struct ss_assignment assignment;    /* valid with has_assignment */
 	int         here;                   /* -1 unknown (no node id), 0, 1 */
 	bool        stray;                  /* STRAY_PARTITION raised */
 	char      **notes;              /* owned: facts an operator should know that are not

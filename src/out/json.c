@@ -96,11 +96,12 @@ static void write_assignment(struct ss_jw *w, const struct ss_eval *ev)
 		ss_jw_null(w);
 		return;
 	}
+	const struct ss_assignment *a = &ev->assignment;
 	ss_jw_obj(w);
-	write_i32s(w, "replicas", ev->replicas, ev->n_replicas);
-	write_i32s(w, "isr", ev->isr, ev->n_isr);
-	ss_jw_ki64n(w, "leader", ev->leader >= 0, ev->leader);
-	ss_jw_ki64(w, "leader_epoch", ev->leader_epoch);
+	write_i32s(w, "replicas", a->replicas, a->n_replicas);
+	write_i32s(w, "isr", a->isr, a->n_isr);
+	ss_jw_ki64n(w, "leader", a->leader >= 0, a->leader);
+	ss_jw_ki64(w, "leader_epoch", a->leader_epoch);
 	ss_jw_key(w, "here");
 	if (ev->here < 0)
 		ss_jw_null(w);

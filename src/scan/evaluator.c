@@ -155,12 +155,8 @@ static void cluster_facts(const struct segscan_scan *s, const struct ss_part *p,
 	if (!cp)
 		return;
 	ec->partition_known = true;
-	ec->replicas = cp->replicas;
-	ec->n_replicas = cp->n_replicas;
-	ec->isr = cp->isr;
-	ec->n_isr = cp->n_isr;
-	ec->leader = cp->leader;
-	ec->leader_epoch = cp->leader_epoch;
+	ec->a = (struct ss_assignment){ .replicas = cp->replicas, .isr = cp->isr, .n_replicas = cp->n_replicas,
+					.n_isr = cp->n_isr, .leader = cp->leader, .leader_epoch = cp->leader_epoch };
 }
 
 /* Where remote state for this partition could come from, when no source gave any:

@@ -11,20 +11,23 @@
 #include "source/cluster_image.h"
 #include "source/local_files.h"
 
-static int why_not(struct ss_cluster_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int why_not(struct ss_cluster_ctx *c, const char *fmt, ...)
+/* Replace *dst with a formatted message. 0 or -ENOMEM (then *dst is NULL). */
+static int set_msg(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int set_msg(char **dst, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	free(c->mlog_why_not);
-	int r = vasprintf(&c->mlog_why_not, fmt, ap);
+	free(*dst);
+	int r = vasprintf(dst, fmt, ap);
 	va_end(ap);
 	if (r < 0) {
-		c->mlog_why_not = NULL;
+		*dst = NULL;
 		return -ENOMEM;
 	}
 	return 0;
 }
+#define why_not(c, ...) set_msg(&(c)->mlog_why_not, __VA_ARGS__)
+#define set_how(s, ...) set_msg(&(s)->static_config_how, __VA_ARGS__)
 
 /* Where the metadata log is: the first of --metadata-dir, metadata.log.dir, a
  * __cluster_metadata-0 partition among the scanned log dirs. NULL: nowhere to look. */
@@ -97,21 +100,6 @@ static void release_from_image(struct ss_cluster_ctx *c)
 		/* Say what the level means even when it names no single release. */
 		ss_mv_release_describe(&r, c->version_note, sizeof(c->version_note));
 	}
-}
-
-static int set_how(struct segscan_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int set_how(struct segscan_scan *s, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	free(s->static_config_how);
-	int r = vasprintf(&s->static_config_how, fmt, ap);
-	va_end(ap);
-	if (r < 0) {
-		s->static_config_how = NULL;
-		return -ENOMEM;
-	}
-	return 0;
 }
 
 int ss_cluster_find_static(struct segscan_scan *s)
