@@ -6,7 +6,7 @@
  *                     (adds, finishes, deletes, leader changes) over PARTS partitions,
  *                     straight into the state machine and its epoch index
  *   replay_ndjson     the same kind of stream as --remote-state text: EVENTS NDJSON lines
- *                     parsed and applied by ss_ndjson_read_buf(), what `scan
+ *                     parsed by ss_ndjson_parse() and applied by ss_remote_apply_fn, what `scan
  *                     --remote-state` pays before the first segment is read
  *   evaluate          PARTS partitions of SEGS local segments each, evaluated as the
  *                     evaluator thread does it (topic config lookup, remote state lookup,
@@ -31,7 +31,7 @@
 
 #include "eval/config.h"
 #include "eval/eval.h"
-#include "eval/ndjson.h"
+#include "fmt/ndjson.h"
 #include "eval/remote.h"
 #include "model.h"
 #include "segscan.h"
@@ -200,7 +200,7 @@ static int bench_ndjson(const struct eb_buf *b, double *secs, char *err, size_t 
 	if (e)
 		return e;
 	double t0 = mono();
-	e = ss_ndjson_read_buf(r, b->p, b->len, "evalbench.ndjson", err, errlen);
+	e = ss_ndjson_parse(b->p, b->len, "evalbench.ndjson", ss_remote_apply_fn, r, err, errlen);
 	*secs = mono() - t0;
 	ss_remote_free(r);
 	return e;
