@@ -55,7 +55,20 @@ struct cctx {
 	unsigned          line;
 	char             *err;
 	size_t            errlen;
+	/* Topics new in this load are appended (c->topics[sorted..n_topics)) and found
+	 * through a hash of their indices, then the array is sorted once at the end: one
+	 * insertion per line kept the array sorted at the cost of a memmove each, quadratic
+	 * (300k lines: 68 s; issue 14 item 11). */
+	uint32_t          sorted;     /* the sorted prefix when the load began */
+	uint32_t         *ht;         /* open addressing: index + 1, 0 = empty */
+	uint32_t          ht_cap;     /* a power of two, or 0 */
+	/* Warnings past SS_CONFIG_WARN_MAX are counted into one summary line instead (2M
+	 * unknown keys printed 2M lines). */
+	uint32_t          warn_slot;  /* the summary's index in c->warnings, valid if suppressed */
+	uint64_t          suppressed;
 };
+
+#define SS_CONFIG_WARN_MAX 100
 
 static int cfail(struct cctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int cfail(struct cctx *x, const char *fmt, ...)
@@ -77,6 +90,21 @@ static int cwarn(struct cctx *x, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	char *w;
+	if (x->suppressed || c->n_warnings >= SS_CONFIG_WARN_MAX) {
+		if (!x->suppressed++) {
+			/* the summary line's place, filled in by warn_summary() */
+			if (!(w = strdup("")))
+				return -ENOMEM;
+			char **slot;
+			if (SS_DA_PUSH(&c->warnings, &c->n_warnings, &c->cap_warnings, &slot) < 0) {
+				free(w);
+				return -ENOMEM;
+			}
+			*slot = w;
+			x->warn_slot = c->n_warnings - 1;
+		}
+		return 0;
+	}
 	if (asprintf(&w, "%s:%u: %s", x->fname, x->line, what) < 0)
 		return -ENOMEM;
 	char **slot;
@@ -328,10 +356,63 @@ struct ss_config_topic *ss_config_find(const struct ss_config *c, const char *t,
 	return NULL;
 }
 
-static int topic_get(struct ss_config *c, const char *t, size_t len, unsigned line, struct ss_cfg_vals **out)
+static uint32_t name_hash(const char *t, size_t len)
 {
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)t[i]) * 16777619u;
+	return h;
+}
+
+static int ht_put(struct cctx *x, uint32_t idx)
+{
+	if ((uint64_t)(x->c->n_topics - x->sorted) * 2 >= x->ht_cap) {
+		uint32_t nc = x->ht_cap ? x->ht_cap * 2 : 1024;
+		uint32_t *n = calloc(nc, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < x->ht_cap; i++) {
+			if (!x->ht[i])
+				continue;
+			const char *t = x->c->topics[x->ht[i] - 1].topic;
+			uint32_t k = name_hash(t, strlen(t)) & (nc - 1);
+			while (n[k])
+				k = (k + 1) & (nc - 1);
+			n[k] = x->ht[i];
+		}
+		free(x->ht);
+		x->ht = n;
+		x->ht_cap = nc;
+	}
+	const char *t = x->c->topics[idx].topic;
+	uint32_t k = name_hash(t, strlen(t)) & (x->ht_cap - 1);
+	while (x->ht[k])
+		k = (k + 1) & (x->ht_cap - 1);
+	x->ht[k] = idx + 1;
+	return 0;
+}
+
+static struct ss_config_topic *ht_find(struct cctx *x, const char *t, size_t len)
+{
+	if (!x->ht_cap)
+		return NULL;
+	for (uint32_t k = name_hash(t, len) & (x->ht_cap - 1); x->ht[k]; k = (k + 1) & (x->ht_cap - 1)) {
+		struct ss_config_topic *e = &x->c->topics[x->ht[k] - 1];
+		if (strlen(e->topic) == len && memcmp(e->topic, t, len) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static int topic_get(struct cctx *x, const char *t, size_t len, unsigned line, struct ss_cfg_vals **out)
+{
+	struct ss_config *c = x->c;
+	/* the sorted prefix (earlier loads), then this load's own topics */
+	uint32_t n = c->n_topics;
+	c->n_topics = x->sorted;
 	struct ss_config_topic *e = ss_config_find(c, t, len);
-	if (e) {
+	c->n_topics = n;
+	if (e || (e = ht_find(x, t, len))) {
 		*out = &e->v;
 		return 0;
 	}
@@ -340,22 +421,41 @@ static int topic_get(struct ss_config *c, const char *t, size_t len, unsigned li
 	char *name = strndup(t, len);
 	if (!name)
 		return -ENOMEM;
-	/* keep sorted: insertion position by binary search */
-	uint32_t lo = 0, hi = c->n_topics;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (strcmp(c->topics[mid].topic, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	memmove(&c->topics[lo + 1], &c->topics[lo], (size_t)(c->n_topics - lo) * sizeof(*c->topics));
-	memset(&c->topics[lo], 0, sizeof(c->topics[lo]));
-	c->topics[lo].topic = name;
-	c->topics[lo].line = line;
+	e = &c->topics[c->n_topics];
+	memset(e, 0, sizeof(*e));
+	e->topic = name;
+	e->line = line;
 	c->n_topics++;
-	*out = &c->topics[lo].v;
+	int r = ht_put(x, c->n_topics - 1);
+	if (r)
+		return r; /* the entry stays: freed with the config */
+	*out = &e->v;
 	return 0;
+}
+
+static int cmp_topic(const void *a, const void *b)
+{
+	return strcmp(((const struct ss_config_topic *)a)->topic, ((const struct ss_config_topic *)b)->topic);
+}
+
+/* The end of a load: one sort (the names are unique), the warning summary. */
+static int load_done(struct cctx *x, int r)
+{
+	struct ss_config *c = x->c;
+	if (c->n_topics > x->sorted)
+		qsort(c->topics, c->n_topics, sizeof(*c->topics), cmp_topic);
+	free(x->ht);
+	x->ht = NULL;
+	x->ht_cap = 0;
+	if (x->suppressed) {
+		char *w;
+		if (asprintf(&w, "%s: %llu more warnings like the ones above not shown", x->fname,
+			     (unsigned long long)x->suppressed) < 0)
+			return r ? r : -ENOMEM;
+		free(c->warnings[x->warn_slot]);
+		c->warnings[x->warn_slot] = w;
+	}
+	return r;
 }
 
 static int topic_line(struct cctx *x, const char *s, size_t len)
@@ -416,7 +516,7 @@ static int topic_line(struct cctx *x, const char *s, size_t len)
 	struct ss_cfg_vals *dst;
 	if (star) {
 		dst = &x->c->deflt;
-	} else if ((e = topic_get(x->c, topic, tlen, x->line, &dst))) {
+	} else if ((e = topic_get(x, topic, tlen, x->line, &dst))) {
 		return e;
 	}
 	return ss_cfg_vals_merge(dst, &line_vals);
@@ -460,14 +560,15 @@ static int kc_entry(void *arg, const struct ss_kc_entry *e)
 	memset(&one, 0, sizeof(one));
 	if (!set_value(d, e->value, strlen(e->value), &one))
 		return cfail(x, "%s=%.80s: the value must be %s", d->name, e->value, kind_text(d->kind, d->min));
-	int r = topic_get(x->c, e->entity, strlen(e->entity), e->line, &dst);
+	int r = topic_get(x, e->entity, strlen(e->entity), e->line, &dst);
 	return r ? r : ss_cfg_vals_merge(dst, &one);
 }
 
 int ss_config_load_topics_buf(struct ss_config *c, const char *buf, size_t len, const char *fname, char *err,
 			      size_t errlen)
 {
-	struct cctx x = { .c = c, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
+	struct cctx x = { .c = c, .fname = fname ? fname : "-", .err = err, .errlen = errlen,
+			  .sorted = c->n_topics };
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -478,17 +579,17 @@ int ss_config_load_topics_buf(struct ss_config *c, const char *buf, size_t len, 
 		if (r == SEGSCAN_ECONFIG && kerr[0] && err && errlen)
 			snprintf(err, errlen, "%s", kerr);
 		if (r)
-			return r;
+			return load_done(&x, r);
 		c->kafka_configs_format = true;
 		if (k.broker_entries) {
 			x.line = 0;
-			return cwarn(&x, "%llu broker config entries ignored: broker-level configs come from the "
-				     "metadata log and --server-properties",
-				     (unsigned long long)k.broker_entries);
+			return load_done(&x, cwarn(&x, "%llu broker config entries ignored: broker-level configs come "
+						  "from the metadata log and --server-properties",
+						  (unsigned long long)k.broker_entries));
 		}
-		return 0;
+		return load_done(&x, 0);
 	}
-	return ss_lines_each(buf, len, SS_LINES_LF, topic_line_at, &x);
+	return load_done(&x, ss_lines_each(buf, len, SS_LINES_LF, topic_line_at, &x));
 }
 
 /* ---- server.properties (java.util.Properties.load) ---- */
