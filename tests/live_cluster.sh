@@ -14,7 +14,7 @@ RESULTS=${1:?usage: live_cluster.sh RESULTS}
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SEGSCAN=${SEGSCAN:-$ROOT/build/segscan}
 case "$SEGSCAN" in /*) ;; *) SEGSCAN="$ROOT/$SEGSCAN" ;; esac
-CASES="cluster_scan local_unknown unreachable sasl_wrong_password describe_configs serve_live serve_outage"
+CASES="cluster_scan local_unknown unreachable sasl_wrong_password describe_configs scan_configs serve_live serve_outage"
 T0=$(date +%s)
 
 res() { echo "$*" >>"$RESULTS"; echo "live_cluster: $*" >&2; }
@@ -218,6 +218,35 @@ else
         res "PASS describe_configs ($(wc -l <"$WORK/describe.tsv") entries, sources as Kafka reports them)"
     fi
 fi
+
+# ---- scan_configs: no metadata log readable (--cluster-metadata=off): the scan takes the
+# topics' configs from DescribeConfigs, and reports their sources as Kafka does ----
+"$SEGSCAN" scan -q -f json --cluster-metadata=off --bootstrap-server="$BOOT" "$LOGDIR1" \
+    >"$WORK/scan-cfg.json" 2>"$WORK/scan-cfg.err"
+cfg=$(python3 - "$WORK/scan-cfg.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+if d['summary'].get('dynamic_configs_from') != 'cluster':
+    bad.append('dynamic_configs_from=%r' % d['summary'].get('dynamic_configs_from'))
+n = 0
+for p in d['partitions']:
+    if p['topic'] not in ('lc-a', 'lc-b'):
+        continue
+    n += 1
+    c = p.get('config') or {}
+    rse = c.get('remote.storage.enable') or {}
+    if (rse.get('value'), rse.get('source')) != ('true', 'DYNAMIC_TOPIC_CONFIG'):
+        bad.append('%s-%d remote.storage.enable %r' % (p['topic'], p['partition'], rse))
+    if p['remote_storage'] is not True:
+        bad.append('%s-%d remote_storage %r' % (p['topic'], p['partition'], p['remote_storage']))
+print('ok %d' % n if not bad and n else 'FAIL ' + '; '.join(bad[:5]) + (' (no lc partitions)' if not n else ''))
+EOF
+)
+case "$cfg" in
+    ok*) res "PASS scan_configs (${cfg#ok } partitions: remote.storage.enable=true from DYNAMIC_TOPIC_CONFIG over DescribeConfigs)" ;;
+    *) res "FAIL scan_configs: $cfg $(head -c 200 "$WORK/scan-cfg.err")" ;;
+esac
 
 # ---- serve: a live producer, then an outage ----
 PORT=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1]); s.close()")

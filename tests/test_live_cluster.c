@@ -13,6 +13,7 @@
  *                        the right password works; a group/other-readable config file is warned about
  *   describe_configs     DescribeConfigs of two topics and broker 1: the values and sources Kafka
  *                        reports for what the harness set (dynamic topic, static broker, default)
+ *   scan_configs         no metadata log: the scan's topic configs come from DescribeConfigs
  *   serve_live           serve's tail: a segment the brokers copy later is in the next publication
  *   serve_outage         brokers stopped: /healthz and the age metric flip; resumed: recovered
  *
@@ -78,6 +79,7 @@ static void local_unknown(void **s) { verdict("local_unknown"); }
 static void unreachable(void **s) { verdict("unreachable"); }
 static void sasl_wrong_password(void **s) { verdict("sasl_wrong_password"); }
 static void describe_configs(void **s) { verdict("describe_configs"); }
+static void scan_configs(void **s) { verdict("scan_configs"); }
 static void serve_live(void **s) { verdict("serve_live"); }
 static void serve_outage(void **s) { verdict("serve_outage"); }
 
@@ -89,6 +91,7 @@ int main(void)
 		cmocka_unit_test(unreachable),
 		cmocka_unit_test(sasl_wrong_password),
 		cmocka_unit_test(describe_configs),
+		cmocka_unit_test(scan_configs),
 		cmocka_unit_test(serve_live),
 		cmocka_unit_test(serve_outage),
 	};

@@ -86,6 +86,9 @@ struct ss_res_cluster {
 	const char *const *warning_texts;/* the first of them spelled out ("FILE: byte POS: problem") */
 	uint32_t    n_warning_texts;
 	bool        complete;            /* every chosen file read to its end */
+	const char *configs_from;        /* "metadata log" | "cluster" (DescribeConfigs) | NULL: dynamic
+					    configs unknown */
+	const char *configs_error;       /* why the cluster's could not be fetched */
 	const char *static_config;       /* the server.properties read, NULL none */
 	const char *static_config_how;   /* "--server-properties", "the running broker's (pid N)", or
 					    "not read (why)" */

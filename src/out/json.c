@@ -349,6 +349,8 @@ static void write_broker(struct ss_jw *w, const struct ss_res_cluster *c)
 	ss_jw_kbool(w, "complete", c->complete);
 	ss_jw_kstr(w, "why_not", c->metadata_log ? NULL : c->metadata_why_not);
 	ss_jw_obj_end(w);
+	ss_jw_kstr(w, "dynamic_configs_from", c->configs_from);
+	ss_jw_kstr(w, "dynamic_configs_error", c->configs_error);
 	ss_jw_key(w, "static_config");
 	ss_jw_obj(w);
 	ss_jw_kstr(w, "file", c->static_config);

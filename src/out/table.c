@@ -81,6 +81,10 @@ static void write_sources(const struct ss_results *r, FILE *f)
 		fprintf(f, " [%s]", c->kafka_version_note);
 	if (c->node_id >= 0)
 		fprintf(f, ", node %d", c->node_id);
+	if (!c->metadata_log && c->configs_from)
+		fprintf(f, "\n  topic configs: from the cluster (DescribeConfigs)");
+	else if (c->configs_error)
+		fprintf(f, "\n  topic configs: unknown (%s)", c->configs_error);
 	if (c->static_config)
 		fprintf(f, "\n  broker config: %s (%s)", c->static_config, c->static_config_how ? c->static_config_how : "");
 	else if (c->static_config_how)

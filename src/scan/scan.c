@@ -234,6 +234,8 @@ int ss_scan_publish_results(segscan_scan *s)
 		cl->kafka_version_note = cc->version_note[0] ? cc->version_note : NULL;
 	}
 	cl->static_config = s->static_config;
+	cl->configs_from = cc && cc->mlog_used ? "metadata log" : cc && cc->cfgs ? "cluster" : NULL;
+	cl->configs_error = cc ? cc->cfgs_error : NULL;
 	cl->static_config_how = s->static_config_how;
 	if (cc) {
 		cl->metadata_version = cc->mv_text[0] ? cc->mv_text : NULL;

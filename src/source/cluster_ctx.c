@@ -8,7 +8,9 @@
 #include "scan/scan_int.h"
 #include "source/cluster_ctx.h"
 #include "source/broker_process.h"
+#include "source/cluster.h"
 #include "source/cluster_image.h"
+#include "source/cluster_load.h"
 #include "source/local_files.h"
 
 /* Replace *dst with a formatted message. 0 or -ENOMEM (then *dst is NULL). */
@@ -138,6 +140,35 @@ int ss_cluster_find_static(struct segscan_scan *s)
 	return set_how(s, "the running broker's (pid %d)", b.pid);
 }
 
+/* A ZooKeeper-mode cluster or an unreadable metadata.log.dir: the topics' configs from
+ * DescribeConfigs over --bootstrap-server, as the dynamic levels. A failure is a note
+ * (the configs are then unknown, which the report says), never the end of the scan. */
+static int cfgs_from_cluster(struct segscan_scan *s, struct ss_cluster_ctx *c)
+{
+	if (!s->opts.bootstrap_server)
+		return 0;
+	const char **topics = calloc(s->cat.n_parts ? s->cat.n_parts : 1, sizeof(*topics));
+	uint32_t n = 0;
+	char err[512] = "";
+	if (!topics)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->cat.n_parts; i++)   /* the catalog is sorted by topic */
+		if (!n || strcmp(topics[n - 1], s->cat.parts[i].topic) != 0)
+			topics[n++] = s->cat.parts[i].topic;
+	struct ss_cluster_opts o = { .bootstrap = s->opts.bootstrap_server, .config_file = s->opts.kafka_config,
+				     .timeout_ms = s->opts.kafka_timeout_ms };
+	int r = ss_cluster_cfgs_fetch(&o, topics, n, c->node_id, &c->cfgs, err, sizeof(err));
+	free(topics);
+	if (r == -ENOMEM)
+		return r;
+	if (r) {
+		c->cfgs = NULL;
+		return set_msg(&c->cfgs_error, "topic configs from %s: %s", s->opts.bootstrap_server,
+			       err[0] ? err : segscan_strerror(r));
+	}
+	return 0;
+}
+
 int ss_cluster_ctx_load(struct segscan_scan *s)
 {
 	struct ss_cluster_ctx *c = calloc(1, sizeof(*c));
@@ -157,25 +188,21 @@ int ss_cluster_ctx_load(struct segscan_scan *s)
 		c->node_id = s->config->node_id;
 		c->node_id_source = "server.properties";
 	}
-	if (!s->opts.cluster_metadata)
-		return why_not(c, "--cluster-metadata=off");
-
 	const char *how = NULL;
-	char *where = locate(s, &how);
-	if (!where)
-		return why_not(c, "no __cluster_metadata-0 in the scanned log dirs (give --metadata-dir or "
-				  "--server-properties with metadata.log.dir)");
-	r = ss_mlog_replay(where, &c->img, &c->info);
-	if (r == -ENOMEM) {
-		free(where);
-		return r;
-	}
-	if (r) {
-		r = why_not(c, "%s (%s): %s", where, how, segscan_strerror(r));
-		free(where);
-		return r;
-	}
+	char *where = s->opts.cluster_metadata ? locate(s, &how) : NULL;
+	/* r: 1 when no metadata log is used (why_not says why), 0 replayed, or -ENOMEM */
+	if (!s->opts.cluster_metadata)
+		r = why_not(c, "--cluster-metadata=off") ? -ENOMEM : 1;
+	else if (!where)
+		r = why_not(c, "no __cluster_metadata-0 in the scanned log dirs (give --metadata-dir or "
+			       "--server-properties with metadata.log.dir)") ? -ENOMEM : 1;
+	else if ((r = ss_mlog_replay(where, &c->img, &c->info)) && r != -ENOMEM)
+		r = why_not(c, "%s (%s): %s", where, how, segscan_strerror(r)) ? -ENOMEM : 1;
 	free(where);
+	if (r < 0)
+		return r;
+	if (r)   /* no metadata log: the live cluster's configs, when there is one */
+		return cfgs_from_cluster(s, c);
 	c->mlog_used = true;
 	if (c->info.node_id >= 0) {
 		c->node_id = c->info.node_id;
@@ -203,6 +230,9 @@ void ss_cluster_ctx_free(struct ss_cluster_ctx *c)
 		ss_cimage_free(c->img);
 		ss_mlog_info_free(&c->info);
 	}
+	if (c->cfgs)
+		ss_cluster_cfgs_free(c->cfgs);
+	free(c->cfgs_error);
 	free(c->mlog_why_not);
 	free(c->cluster_id);
 	free(c->warnings);
@@ -231,6 +261,10 @@ static const char *dyn_get(const void *arg, enum ss_cfg_level lvl, const char *t
 
 bool ss_cluster_ctx_dynamic(const struct ss_cluster_ctx *c, struct ss_cfg_dynamic *out)
 {
+	if (c && !c->mlog_used && c->cfgs) {
+		ss_cluster_cfgs_dynamic(c->cfgs, out);
+		return true;
+	}
 	if (!c || !c->mlog_used)
 		return false;
 	out->get = dyn_get;
