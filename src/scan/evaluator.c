@@ -19,6 +19,7 @@
 #include "eval/remote.h"
 #include "fmt/rlmm.h"
 #include "scan/scan_int.h"
+#include "source/cluster.h"
 #include "source/cluster_ctx.h"
 #include "source/cluster_image.h"
 #include "source/context.h"
@@ -168,6 +169,14 @@ static void remote_coverage(const struct segscan_scan *s, const struct ss_part *
 	if (s->remote_source && strcmp(s->remote_source, SS_SOURCE_REMOTE_STATE) == 0) {
 		snprintf(why, n, "the --remote-state file has no event for it");
 		in->remote_unknown_why = why;
+		return;
+	}
+	if (s->remote_source && strcmp(s->remote_source, SS_SOURCE_CLUSTER) == 0 && p->has_topic_id) {
+		/* the live cluster's metadata partition for this partition (placed by its
+		 * partition.metadata topic id) was read to its high watermark: none of its
+		 * events means nothing copied yet */
+		in->remote_known_empty = true;
+		in->remote_empty_source = SS_SOURCE_CLUSTER;
 		return;
 	}
 	if (s->remote_source && strcmp(s->remote_source, SS_SOURCE_METADATA_TOPIC) == 0) {
