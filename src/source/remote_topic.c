@@ -208,6 +208,15 @@ static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, uint
 		c->st->corrupt++;
 		return warnf(c, -1, -1, e, "__remote_log_metadata-%d: cannot open %s: %s", c->mpart, path, strerror(-e));
 	}
+	/* opened O_NONBLOCK (ss_open_ro): a FIFO there could not block, but must not pass for
+	 * an empty segment either (issue 14 item 1) */
+	struct stat sb;
+	if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		close(fd);
+		c->st->corrupt++;
+		return warnf(c, -1, -1, SEGSCAN_ENOTREG, "__remote_log_metadata-%d: %s: %s, not a regular file: not read",
+			     c->mpart, path, ss_file_type_name(sb.st_mode));
+	}
 	c->st->segments++;
 	uint8_t *buf = *bufp;
 	uint32_t cap = *capp;
