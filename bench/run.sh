@@ -72,6 +72,7 @@ build_tool() { # name, extra link args...
 }
 build_tool evict
 build_tool tailfloor -lpthread
+build_tool rtime
 # each part's own helper is built only when that part runs, so one broken helper does not
 # stop the others
 if want eval; then build_tool evalbench "$LIBA" $LIBS; fi
@@ -217,7 +218,8 @@ run_one() {
         if [ "$1" = bash ] && [ "$2" = -c ]; then printf '%s\n' "$3"; else printf '%s\n' "$*"; fi >>"$WORK/cmds.txt"
     fi
     t0=$(date +%s%N)
-    /usr/bin/time -f '%e %U %S %M' -o "$tf" "$@" >"$out" 2>"$err" || rc=$?
+    # bench/rtime.c: GNU time's %U %S in microseconds (it prints hundredths)
+    "$TOOLS/rtime" -o "$tf" "$@" >"$out" 2>"$err" || rc=$?
     t1=$(date +%s%N)
     local wall user sys rss bytes=-1 sysc=-1
     wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')

@@ -279,7 +279,10 @@ static int next_read(struct ss_task *t)
 	if (ss_walk_done(w))
 		return finish(t);
 	size_t want = (size_t)w->want_len;
-	size_t chunk = t->env->verify ? SS_TASK_VCHUNK : SS_TASK_CHUNK;
+	/* from an index entry the walk covers about index.interval.bytes (4096) and the last
+	 * batch, whose header is all it needs: a short first read; a walk from the start
+	 * (a small log, or no usable index) reads big chunks */
+	size_t chunk = t->env->verify ? SS_TASK_VCHUNK : t->idx_target >= 0 ? SS_TASK_TAIL_CHUNK : SS_TASK_CHUNK;
 	if (want < chunk)
 		want = chunk;
 	if (want > t->buf_cap) {

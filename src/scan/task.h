@@ -34,6 +34,9 @@
 #define SS_TASK_SMALL      (32 * 1024)
 #endif
 #define SS_TASK_CHUNK      (64 * 1024)   /* fast-path read size */
+#ifndef SS_TASK_TAIL_CHUNK
+#define SS_TASK_TAIL_CHUNK (8 * 1024)    /* fast-path read size from an index entry */
+#endif
 #define SS_TASK_VCHUNK     (1024 * 1024) /* verify read size */
 #define SS_TASK_PROBE      4096          /* index tail / probe read size */
 #ifndef SS_TASK_CLOSED_WIN
