@@ -133,6 +133,55 @@ unit)
 		grep -q "^$want" scripts/segscan.service || fail "the unit lacks $want"
 	done
 	grep -q '^User=' scripts/segscan.service && fail "the unit runs as a fixed User= (the broker's?)"
+	# The effective system call filter (the allow lines minus the ~ lines) lets through what
+	# the scanner calls: the calls of its options that a small test host does not exercise
+	# (ioprio_set for --io-priority=idle, sched_setaffinity for pinning, mbind and
+	# set_mempolicy for NUMA, io_uring, mincore for --evict), and, where strace is
+	# installed, every call an strace of serve (a scan, /metrics with gzip) makes.
+	expand() { # names and @groups -> syscall names, recursively
+		local x
+		for x in "$@"; do
+			if [[ $x == @* ]]; then
+				expand $(systemd-analyze syscall-filter "$x" 2>/dev/null | sed -n '2,$s/^ *\([^# ][^ ]*\).*/\1/p')
+			else
+				echo "$x"
+			fi
+		done
+	}
+	expand $(sed -n 's/^SystemCallFilter=\([^~].*\)/\1/p' scripts/segscan.service) | sort -u >"$tmp/allow"
+	expand $(sed -n 's/^SystemCallFilter=~\(.*\)/\1/p' scripts/segscan.service) | sort -u >"$tmp/deny"
+	comm -23 "$tmp/allow" "$tmp/deny" >"$tmp/allowed"
+	[ "$(wc -l <"$tmp/allowed")" -gt 100 ] || fail "the effective filter allows only $(wc -l <"$tmp/allowed") calls"
+	needed="ioprio_set sched_setaffinity sched_getaffinity mbind set_mempolicy get_mempolicy io_uring_setup
+		io_uring_enter io_uring_register mincore statx pread64 preadv2 fadvise64 madvise mmap munmap
+		openat getdents64 rt_sigtimedwait sendto sendmsg accept4 bind listen"
+	for c in $needed; do
+		grep -qx "$c" "$tmp/allowed" || fail "the unit's SystemCallFilter= denies $c, which the scanner calls"
+	done
+	if command -v strace >/dev/null; then
+		fixture
+		port=$((20000 + RANDOM % 20000))
+		strace -f -qq -o "$tmp/strace" "$bin" serve --listen=127.0.0.1:$port --interval=0.3 \
+			--remote-state="$tmp/remote.ndjson" "$tmp/ld" 2>/dev/null &
+		spid=$!
+		for _ in $(seq 100); do
+			curl -sf --compressed -o /dev/null "http://127.0.0.1:$port/metrics" && break
+			sleep 0.1
+		done
+		sleep 0.5
+		# end serve itself (strace ends with its tracee; a signal to strace would leave
+		# serve running, traced or not)
+		for c in $(ps -o pid= --ppid "$spid"); do kill "$c" 2>/dev/null || true; done
+		for _ in $(seq 50); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$spid" 2>/dev/null || true
+		wait "$spid" 2>/dev/null || true
+		sed -n 's/^[0-9]* *\([a-z_0-9]*\)(.*/\1/p' "$tmp/strace" | sort -u >"$tmp/used"
+		[ -s "$tmp/used" ] || fail "strace saw no system call"
+		for c in $(cat "$tmp/used"); do
+			case $c in execve) continue ;; esac # strace's own exec of the binary
+			grep -qx "$c" "$tmp/allowed" || fail "serve calls $c, which the unit's SystemCallFilter= denies"
+		done
+	fi
 	echo "operate.sh unit: ok (exposure $score)"
 	;;
 rules)
