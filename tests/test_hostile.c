@@ -19,10 +19,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <crypt.h>
 #include <jansson.h>
 
 #include "fmt/config.h"
 #include "io/engine.h"
+#include "service/webconfig.h"
 #include "segscan.h"
 #include "testutil.h"
 #include "scanutil.h"
@@ -452,6 +454,45 @@ static void test_topic_config_at_scale(void **state)
 	free(buf);
 }
 
+/* Item 3: basic auth cannot be turned into a CPU stall of the HTTP thread: past
+ * SS_WEB_BCRYPT_PER_SEC guesses a second, a wrong password is refused without a bcrypt;
+ * the right one, once verified, is remembered (no bcrypt on later scrapes). */
+static void test_basic_auth_flood(void **state)
+{
+	char salt[64], text[256];
+	struct crypt_data cd;
+	memset(&cd, 0, sizeof(cd));
+	assert_non_null(crypt_gensalt_rn("$2b$", 10, NULL, 0, salt, sizeof(salt)));
+	const char *hash = crypt_r("right", salt, &cd);
+	assert_non_null(hash);
+	int n = snprintf(text, sizeof(text), "basic_auth_users:\n  prom: %s\n", hash);
+	struct ss_web_config c;
+	memset(&c, 0, sizeof(c));
+	char err[256];
+	assert_int_equal(ss_web_config_parse(text, (size_t)n, "w.yml", &c, err, sizeof(err)), 0);
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < 200; i++)
+		assert_false(ss_web_auth_ok(&c, "prom", "wrong"));
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	/* 200 bcrypts at cost 10 take seconds; at most 8 per second are paid (plus the
+	 * next second's 8 if the loop crosses one) */
+	if (dt > 3.0)
+		fail_msg("200 wrong passwords took %.2f s: not throttled", dt);
+	sleep(1); /* a fresh second: the right password gets its one verification */
+	assert_true(ss_web_auth_ok(&c, "prom", "right"));
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < 100; i++)
+		assert_true(ss_web_auth_ok(&c, "prom", "right"));
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	if (dt > 0.5)
+		fail_msg("100 cached verifications took %.2f s", dt);
+	assert_false(ss_web_auth_ok(&c, "nobody", "right"));
+	ss_web_config_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_address_space_sweep),
 		cmocka_unit_test(test_small_items),
 		cmocka_unit_test(test_topic_config_at_scale),
+		cmocka_unit_test(test_basic_auth_flood),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

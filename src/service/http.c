@@ -69,7 +69,7 @@ struct ss_http {
 	time_t             log_sec;         /* log_mu */
 	unsigned           log_n;           /* log_mu: lines in log_sec */
 	unsigned long      log_dropped;     /* log_mu: lines dropped in log_sec */
-	const struct ss_web_config *web;    /* TLS and basic auth, or NULL (the caller's) */
+	struct ss_web_config *web;          /* TLS and basic auth, or NULL (the caller's; its auth cache is ours) */
 	/* Open connections, for the header deadline: MHD's own timeout is an idle timeout
 	 * that every byte resets. The reaper thread shuts down (never closes: the fd is
 	 * MHD's) a connection whose headers are not in by its deadline; MHD then closes it
@@ -510,7 +510,7 @@ int ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sal
 }
 
 int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
-		      const struct ss_web_config *web, char *err, size_t errlen)
+		      struct ss_web_config *web, char *err, size_t errlen)
 {
 	char at[NI_MAXHOST + NI_MAXSERV + 4];
 	int r, one = 1;

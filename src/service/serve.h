@@ -122,7 +122,7 @@ int  ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sa
 /* The same, with TLS and basic auth from a --web.config.file (NULL: plain HTTP, no
  * auth); web must outlive the server. */
 int  ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
-		       const struct ss_web_config *web, char *err, size_t errlen);
+		       struct ss_web_config *web, char *err, size_t errlen);
 /* Closes the listening socket and every connection, joins MHD's thread. */
 void ss_http_stop(struct ss_http *h);
 

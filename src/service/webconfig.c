@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/darray.h"
 #include "common/file.h"
@@ -166,6 +167,7 @@ void ss_web_config_free(struct ss_web_config *c)
 	for (uint32_t i = 0; i < c->n_users; i++) {
 		free(c->users[i].name);
 		free(c->users[i].hash);
+		free(c->users[i].ok_pass);
 	}
 	free(c->users);
 	memset(c, 0, sizeof(*c));
@@ -212,25 +214,46 @@ int ss_web_config_load(const char *path, struct ss_web_config *c, char *err, siz
 	return 0;
 }
 
-bool ss_web_auth_ok(const struct ss_web_config *c, const char *user, const char *pass)
+/* Equal strings, in a time that does not depend on where they differ. */
+static bool same(const char *x, const char *y)
+{
+	size_t a = strlen(x), b = strlen(y);
+	unsigned char d = a != b;
+	for (size_t k = 0; k < a && k < b; k++)
+		d |= (unsigned char)(x[k] ^ y[k]);
+	return d == 0;
+}
+
+bool ss_web_auth_ok(struct ss_web_config *c, const char *user, const char *pass)
 {
 	if (!c || !user || !pass)
 		return false;
 	for (uint32_t i = 0; i < c->n_users; i++) {
-		if (strcmp(c->users[i].name, user))
+		struct ss_web_user *u = &c->users[i];
+		if (strcmp(u->name, user))
 			continue;
+		if (u->ok_pass && same(u->ok_pass, pass))
+			return true;
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec != c->bcrypt_sec) {
+			c->bcrypt_sec = now.tv_sec;
+			c->bcrypt_n = 0;
+		}
+		if (c->bcrypt_n >= SS_WEB_BCRYPT_PER_SEC)
+			return false; /* a flood of guesses: refused without the cost */
+		c->bcrypt_n++;
 		struct crypt_data cd;
 		memset(&cd, 0, sizeof(cd));
-		const char *h = crypt_r(pass, c->users[i].hash, &cd);
-		if (!h || h[0] == '*')
-			return false; /* crypt(3)'s failure token */
-		size_t a = strlen(h), b = strlen(c->users[i].hash);
-		if (a != b)
-			return false;
-		unsigned char d = 0; /* the comparison takes the same time wherever they differ */
-		for (size_t k = 0; k < a; k++)
-			d |= (unsigned char)(h[k] ^ c->users[i].hash[k]);
-		return d == 0;
+		const char *h = crypt_r(pass, u->hash, &cd);
+		if (!h || h[0] == '*' || !same(h, u->hash))
+			return false; /* "*": crypt(3)'s failure token */
+		char *keep = strdup(pass);
+		if (keep) { /* without it, the next request just pays the bcrypt again */
+			free(u->ok_pass);
+			u->ok_pass = keep;
+		}
+		return true;
 	}
 	return false;
 }

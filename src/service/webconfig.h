@@ -27,6 +27,7 @@
 struct ss_web_user {
 	char *name;
 	char *hash;   /* bcrypt */
+	char *ok_pass; /* the password last verified against hash (the success cache), or NULL */
 };
 
 struct ss_web_config {
@@ -34,6 +35,8 @@ struct ss_web_config {
 	char   *cert_pem, *key_pem;     /* their contents, NUL-terminated (load) */
 	struct ss_web_user *users;
 	uint32_t n_users, cap_users;
+	long     bcrypt_sec;      /* CLOCK_MONOTONIC second of the count below */
+	unsigned bcrypt_n;        /* verifications in bcrypt_sec */
 };
 
 #define SS_WEB_CONFIG_MAX   ((size_t)1 << 20)  /* the file; a certificate chain is KiBs */
@@ -46,7 +49,12 @@ int  ss_web_config_parse(const char *buf, size_t len, const char *fname, struct 
 int  ss_web_config_load(const char *path, struct ss_web_config *c, char *err, size_t errlen);
 void ss_web_config_free(struct ss_web_config *c);
 static inline bool ss_web_tls(const struct ss_web_config *c) { return c && c->cert_pem && c->key_pem; }
-/* With users configured: true when user/pass match one (crypt(3) of the bcrypt hash). */
-bool ss_web_auth_ok(const struct ss_web_config *c, const char *user, const char *pass);
+/* With users configured: true when user/pass match one (crypt(3) of the bcrypt hash).
+ * A bcrypt costs tens of milliseconds on the HTTP thread, so: a password once verified is
+ * remembered per user (compared in constant time, no bcrypt), and at most
+ * SS_WEB_BCRYPT_PER_SEC other verifications run per second (beyond: refused without one),
+ * so wrong passwords cannot stall the scrapes. Called from MHD's one polling thread. */
+#define SS_WEB_BCRYPT_PER_SEC 8
+bool ss_web_auth_ok(struct ss_web_config *c, const char *user, const char *pass);
 
 #endif
