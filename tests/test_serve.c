@@ -828,7 +828,10 @@ static void test_sighup_reload(void **state)
 	size_t n = list_parts(ld, parts, 4);
 	char tc[600], opt[700];
 	snprintf(tc, sizeof(tc), "%s/topics.conf", root);
-	assert_int_equal(tu_write_file(tc, "* retention.bytes=-1\n", 21), 0);
+	/* not tiered: gen's log start offset sits below the first local segment, which
+	 * without a config is evidence of a remote tier (REMOTE_STATE_UNKNOWN) */
+	static const char c1[] = "* retention.bytes=-1 remote.storage.enable=false\n";
+	assert_int_equal(tu_write_file(tc, c1, strlen(c1)), 0);
 	snprintf(opt, sizeof(opt), "--topic-config=%s", tc);
 	const char *args[] = { "--interval=3600", opt, ld, NULL };
 	struct srv s;
@@ -842,7 +845,8 @@ static void test_sighup_reload(void **state)
 				    NULL));
 	free(m);
 
-	assert_int_equal(tu_write_file(tc, "* retention.bytes=1000\n", 23), 0);
+	static const char c2[] = "* retention.bytes=1000 remote.storage.enable=false\n";
+	assert_int_equal(tu_write_file(tc, c2, strlen(c2)), 0);
 	kill(s.pid, SIGHUP);
 	double deadline = now_s() + 20 * slack();
 	while (healthz_gen(s.port) < 2 && now_s() < deadline)

@@ -25,7 +25,11 @@ static int setup(void **state)
 		return 0;
 	}
 	free(out);
-	root = tu_mkdtemp("unr");
+	/* not under the test run's private (mode 0700) directory: the unprivileged user must
+	 * reach it */
+	root = strdup("/tmp/segscan-unr.XXXXXX");
+	assert_non_null(root);
+	assert_non_null(mkdtemp(root));
 	/* the binary goes beside the data: the checkout may sit where nobody cannot reach */
 	assert_int_equal(tu_run(&out, "cp -r tests/fixtures/kafka/plain/logdir %s/ld && cp %s %s/segscan && "
 				      "chmod -R a+rX %s && chmod a+x %s",
