@@ -493,6 +493,37 @@ static void test_basic_auth_flood(void **state)
 	ss_web_config_free(&c);
 }
 
+/* Item 11: a negative log start offset in log-start-offset-checkpoint (Kafka never writes
+ * one) is not reported as the partition's log start offset; a note says it was ignored. */
+static void test_negative_log_start_checkpoint(void **state)
+{
+	char *root = NULL, *ld = gen_tree("hostile_lso", &root), path[4096], *out = NULL;
+	snprintf(path, sizeof(path), "%s/log-start-offset-checkpoint", ld);
+	static const char ck[] = "0\n1\norders.v2 0 -5\n";
+	assert_int_equal(tu_write_file(path, ck, sizeof(ck) - 1), 0);
+	assert_int_equal(scan_cli(root, ld, NULL), 0);
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/out.json", root);
+	json_t *o = json_load_file(p, 0, NULL), *parts = json_object_get(o, "partitions");
+	assert_non_null(parts);
+	size_t i;
+	json_t *v;
+	bool seen = false;
+	json_array_foreach(parts, i, v) {
+		if (json_integer_value(json_object_get(v, "partition")) != 0)
+			continue;
+		seen = true;
+		assert_true(json_integer_value(json_object_get(v, "log_start_offset")) >= 0);
+	}
+	assert_true(seen);
+	json_decref(o);
+	assert_int_equal(tu_run(&out, "%s scan '%s' 2>&1", tu_segscan(), ld), 0);
+	assert_non_null(strstr(out, "negative log start offset -5"));
+	free(out);
+	free(ld);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_small_items),
 		cmocka_unit_test(test_topic_config_at_scale),
 		cmocka_unit_test(test_basic_auth_flood),
+		cmocka_unit_test(test_negative_log_start_checkpoint),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

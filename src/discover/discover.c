@@ -545,6 +545,16 @@ static int ckpt_entry(void *arg, const char *topic, size_t tlen, int32_t partiti
 		struct ss_part *p = &cat->parts[lo];
 		if (p->logdir == c->li && p->partition == partition && strlen(p->topic) == tlen &&
 		    memcmp(p->topic, topic, tlen) == 0) {
+			if (c->which == 0 && offset < 0) {
+				/* Kafka never checkpoints a negative log start offset: not a fact to
+				 * report (issue 14 item 11); said in a note, and the first segment's
+				 * base offset stands in, as when the entry is absent */
+				char what[160], ent[300];
+				snprintf(what, sizeof(what), "negative log start offset %lld for %s-%d: ignored",
+					 (long long)offset, p->topic, partition);
+				snprintf(ent, sizeof(ent), "log-start-offset-checkpoint");
+				return add_note(cat, cat->logdirs[c->li].path, ent, NULL, what);
+			}
 			if (c->which == 0) { p->has_log_start = true; p->log_start_ckpt = offset; }
 			if (c->which == 1) { p->has_recovery_point = true; p->recovery_point = offset; }
 			if (c->which == 2) { p->has_high_watermark = true; p->high_watermark = offset; }
