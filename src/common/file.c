@@ -1,5 +1,6 @@
 /* See file.h. */
 #include "common/file.h"
+#include "common/fdlimit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +13,16 @@
 int ss_open_ro(int dirfd, const char *path, int extra_flags)
 {
 	int base = O_RDONLY | O_CLOEXEC | O_NONBLOCK | extra_flags;
-	int fd = openat(dirfd, path, base | O_NOATIME);
-	if (fd < 0 && errno == EPERM)
-		fd = openat(dirfd, path, base);
-	return fd < 0 ? -errno : fd;
+	for (unsigned attempt = 0;; attempt++) {
+		int fd = openat(dirfd, path, base | O_NOATIME);
+		if (fd < 0 && errno == EPERM)
+			fd = openat(dirfd, path, base);
+		if (fd >= 0)
+			return fd;
+		/* the open-file limit, not the file: other threads close meanwhile (fdlimit.h) */
+		if ((errno != EMFILE && errno != ENFILE) || !ss_fd_retry_wait(attempt))
+			return -errno;
+	}
 }
 
 int ss_read_fd(int fd, size_t hint, size_t max, char **out, size_t *len)

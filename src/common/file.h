@@ -3,7 +3,8 @@
  * parsers never do I/O).
  *
  * ss_open_ro: openat(dirfd, path, O_RDONLY|O_CLOEXEC|O_NONBLOCK|O_NOATIME|extra), retried
- *   without O_NOATIME on EPERM (it needs ownership of the file or CAP_FOWNER). O_NONBLOCK
+ *   without O_NOATIME on EPERM (it needs ownership of the file or CAP_FOWNER), and after a
+ *   short wait on EMFILE/ENFILE (the open-file limit: fdlimit.h). O_NONBLOCK
  *   keeps a FIFO or a device from blocking the open; the caller refuses what is not a
  *   regular file. Returns the fd or a negative errno.
  * ss_read_file: the whole regular file, NUL-terminated (the NUL is not counted in *len),
