@@ -276,8 +276,8 @@ static json_t *partitions_of(const char *root)
 	return parts;
 }
 
-/* `ulimit -n 64` (soft and hard: nothing to raise) with 16 threads, and a soft limit of
- * 40 under a higher hard one: the same partitions as without a limit, no error. Before
+/* `ulimit -n 64` and 24 (soft and hard: nothing to raise) with 16 threads, and a soft
+ * limit of 40 under a higher hard one: the same partitions as without a limit, no error. Before
  * the fix: "Too many open files" errors and bytes missing. */
 static void test_open_file_limit(void **state)
 {
@@ -286,9 +286,9 @@ static void test_open_file_limit(void **state)
 	assert_int_equal(scan_cli(root, ld, "--threads=16"), 0);
 	json_t *want = partitions_of(root);
 	assert_true(json_array_size(want) == 64);
-	static const char *const limits[] = { "ulimit -n 64", "ulimit -n 256", "ulimit -S -n 40" };
+	static const char *const limits[] = { "ulimit -n 64", "ulimit -n 256", "ulimit -S -n 40", "ulimit -n 24" };
 	static const char *const engines[] = { "--io=pread", "--io=uring" };
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
 		for (size_t k = 0; k < 2; k++) {
 			int rc = tu_run(NULL, "%s && timeout 60 %s scan -f json --threads=16 %s '%s' >'%s/out.json' 2>'%s/err.txt'",
 					limits[i], tu_segscan(), engines[k], ld, root, root);
