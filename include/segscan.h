@@ -48,7 +48,8 @@ enum segscan_err {
 	SEGSCAN_EMISMATCH   = -(SEGSCAN_EBASE + 15), /* value contradicts another source */
 	SEGSCAN_ENOTREG     = -(SEGSCAN_EBASE + 16), /* a FIFO, device, socket or directory where a file belongs */
 	SEGSCAN_EPARTMETA   = -(SEGSCAN_EBASE + 17), /* malformed partition.metadata */
-	SEGSCAN_ELAST       = -(SEGSCAN_EBASE + 18),
+	SEGSCAN_ENOTLOGDIR  = -(SEGSCAN_EBASE + 18), /* a directory that is not a Kafka log dir */
+	SEGSCAN_ELAST       = -(SEGSCAN_EBASE + 19),
 };
 
 /* Works for negative errno values and SEGSCAN_E* alike. Never returns NULL. */

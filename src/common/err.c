@@ -23,6 +23,7 @@ static const char *const fmt_msgs[] = {
 	FMT_MSG(SEGSCAN_EMISMATCH)   = "value contradicts another source",
 	FMT_MSG(SEGSCAN_ENOTREG)     = "not a regular file",
 	FMT_MSG(SEGSCAN_EPARTMETA)   = "malformed partition.metadata file",
+	FMT_MSG(SEGSCAN_ENOTLOGDIR)  = "not a Kafka log dir",
 };
 /* A code added to the enum without a message here (or the other way round) stops the
  * build: the table ends exactly at SEGSCAN_ELAST. */

@@ -432,6 +432,53 @@ struct pjobs {
 	uint32_t     n, cap;
 };
 
+/* A directory given as a log dir that is none: a partition directory (the operator
+ * meant its parent), or anything else with neither meta.properties nor a partition
+ * directory (`segscan scan /etc`). Either is exit 3 with a hint, never "2 partitions". */
+static int check_logdir(struct ss_catalog *cat, uint32_t li)
+{
+	struct ss_logdir *ld = &cat->logdirs[li];
+	struct stat st;
+	if (ld->fd < 0 || fstatat(ld->fd, "meta.properties", &st, 0) == 0)
+		return 0;
+	/* Without meta.properties (a copied or restored log dir), one Kafka-looking partition
+	 * suffices: a segment, a topic id or a leader-epoch checkpoint. "dbus-1" is not one. */
+	for (uint32_t i = 0; i < cat->n_parts; i++) {
+		const struct ss_part *p = &cat->parts[i];
+		if (p->logdir == li && (p->seg_count > 0 || p->has_topic_id || p->epochs_read || p->unreadable))
+			return 0;
+	}
+	/* None: what was taken for partitions are other programs' directories. They have no
+	 * segments (else they would count), so dropping them leaves cat->segs as it is. */
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < cat->n_parts; i++) {
+		if (cat->parts[i].logdir == li) {
+			free(cat->parts[i].topic);
+			free(cat->parts[i].dir);
+			free(cat->parts[i].epochs);
+			continue;
+		}
+		cat->parts[w++] = cat->parts[i];
+	}
+	cat->n_parts = w;
+	const char *base = strrchr(ld->path, '/');
+	base = base && base[1] ? base + 1 : ld->path;
+	struct ss_dirname dn;
+	bool partition_like = ss_dirname_parse(base, &dn) == 0 &&
+			      (fstatat(ld->fd, "partition.metadata", &st, 0) == 0 ||
+			       fstatat(ld->fd, "leader-epoch-checkpoint", &st, 0) == 0 ||
+			       fstatat(ld->fd, "00000000000000000000.log", &st, 0) == 0);
+	ld->err = SEGSCAN_ENOTLOGDIR;
+	close(ld->fd);
+	ld->fd = -1;
+	if (partition_like)
+		return ss_catalog_problem(cat, ld->path, SEGSCAN_ENOTLOGDIR, -1, false,
+					  "this is a partition directory, not a log dir: pass its parent");
+	return ss_catalog_problem(cat, ld->path, SEGSCAN_ENOTLOGDIR, -1, false,
+				  "not a Kafka log dir: no meta.properties and no <topic>-<partition> directory "
+				  "(a broker's log.dirs entry holds both)");
+}
+
 static int walk_logdir(struct ss_catalog *cat, uint32_t li, struct pjobs *jobs)
 {
 	struct ss_logdir *ld = &cat->logdirs[li];
@@ -646,6 +693,25 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 			continue;
 		}
 		ld->fd = fd;
+		/* The same directory twice (by another path, a symlink): listed once. */
+		struct stat st_i;
+		bool dup = false;
+		if (fstat(fd, &st_i) == 0) {
+			for (uint32_t k = 0; k < i && !dup; k++) {
+				struct stat st_k;
+				if (cat->logdirs[k].fd >= 0 && fstat(cat->logdirs[k].fd, &st_k) == 0 &&
+				    st_k.st_dev == st_i.st_dev && st_k.st_ino == st_i.st_ino) {
+					dup = true;
+					if ((r = add_note(cat, paths[i], ".", NULL, "the same log dir was given twice: scanned once")))
+						goto out;
+				}
+			}
+		}
+		if (dup) {
+			close(fd);
+			ld->fd = -1;
+			continue;
+		}
 		if ((r = walk_logdir(cat, i, &jobs)))
 			goto out;
 	}
@@ -684,6 +750,10 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 			r = ls[t].err;
 	if (r)
 		goto out;
+
+	for (uint32_t i = 0; i < n; i++)
+		if ((r = check_logdir(cat, i)))
+			goto out;
 
 	/* Sort partitions; then point every segment at its partition's new index. */
 	if (cat->n_parts)

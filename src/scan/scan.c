@@ -142,6 +142,18 @@ static int run_pipeline(segscan_scan *s)
 	}
 	if (r)
 		return fail(s, r, "discovery: %s", segscan_strerror(r));
+	/* a --seed for a partition that is not here is a typo, not a no-op */
+	for (uint32_t i = 0; i < s->opts.n_seeds; i++) {
+		const struct ss_seed *sd = &s->opts.seeds[i];
+		bool found = false;
+		for (uint32_t k = 0; k < s->cat.n_parts && !found; k++)
+			found = s->cat.parts[k].partition == sd->partition && strcmp(s->cat.parts[k].topic, sd->topic) == 0;
+		if (!found) {
+			s->usage_error = true;
+			return fail(s, -EINVAL, "--seed=%s-%d=%lld: no partition %s-%d in the scanned log dirs", sd->topic,
+				    sd->partition, (long long)sd->offset, sd->topic, sd->partition);
+		}
+	}
 	if (s->prev && (r = build_reuse(s)))
 		return fail(s, r, "reuse: %s", segscan_strerror(r));
 
