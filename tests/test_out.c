@@ -614,7 +614,7 @@ static void test_table(void **state)
 	char *hdr = line_of(out, "TOPIC");
 	assert_non_null(hdr);
 	/* orders-1 has unknown remote state: '?' in ONLY-LOCAL, REMOTE and COPY LAG */
-	char *unk = strstr(out, "\n                                     1 ");
+	char *unk = strstr(out, "\norders                               1 ");
 	assert_non_null(unk);
 	char ul[400];
 	sscanf(unk + 1, "%399[^\n]", ul);
@@ -626,9 +626,10 @@ static void test_table(void **state)
 	assert_non_null(o0);
 	assert_non_null(pl);
 	assert_non_null(br);
-	/* orders-1 follows orders-0 with an empty topic cell, then the topic total */
+	/* orders-1 follows orders-0, then the topic total; not on a terminal, every row names
+	 * its topic (grep and sort work line by line) */
 	const char *o1 = strstr(out, o0) + strlen(o0) + 1;
-	assert_true(!strncmp(o1, "                                     1 ", 39));
+	assert_true(!strncmp(o1, "orders                               1 ", 39));
 	char *o1l = strndup(o1, strcspn(o1, "\n"));
 	char *tot = line_of(out, "  (topic total)");
 	assert_non_null(tot);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "out/out.h"
 #include "segscan.h"
@@ -108,7 +109,7 @@ static void write_sources(const struct ss_results *r, FILE *f)
 		fprintf(f, "  metadata log: %" PRIu64 " warnings in all (json: summary.cluster_metadata)\n", c->warnings);
 }
 
-static int table_body(const struct ss_results *r, FILE *f);
+static int table_body(const struct ss_results *r, FILE *f, bool every_row);
 
 /* The table is built in memory and written through ss_term_write: every name and
  * message in it may hold bytes from a directory name. */
@@ -119,7 +120,10 @@ int ss_out_table(const struct ss_results *r, FILE *f)
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		return -ENOMEM;
-	int e = table_body(r, m);
+	/* on a terminal the topic is named once per group; elsewhere (a pipe, a file) on
+	 * every row, so that grep and sort work line by line */
+	int fd = fileno(f);
+	int e = table_body(r, m, fd < 0 || !isatty(fd));
 	if (fclose(m) != 0 && !e)
 		e = -ENOMEM;
 	if (!e)
@@ -130,7 +134,7 @@ int ss_out_table(const struct ss_results *r, FILE *f)
 	return e;
 }
 
-static int table_body(const struct ss_results *r, FILE *f)
+static int table_body(const struct ss_results *r, FILE *f, bool every_row)
 {
 	struct ss_summary sum;
 	char b1[32], b2[32], b3[48], b4[48], b5[64], b6[256];
@@ -163,7 +167,7 @@ static int table_body(const struct ss_results *r, FILE *f)
 			const struct ss_eval *ev = p->eval;
 			if (!ev)
 				continue;
-			const char *tname = j == i ? p->topic : "";
+			const char *tname = j == i || every_row ? p->topic : "";
 			if (p->unreadable) {
 				fprintf(f, "%-32s %5d %5s %10s %s\n", tname, p->partition, "?", "?",
 					"directory unreadable (see below)");
