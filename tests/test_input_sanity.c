@@ -59,11 +59,38 @@ static void test_twice_and_seed(void **state)
 	free(out);
 }
 
+/* --topic and --findings-only filter every format; the exit code is the whole scan's. */
+static void test_filters(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	const char *ld = "tests/fixtures/kafka/multi-broker/logdir-1";
+	assert_int_equal(tu_run(&out, "%s scan -q -f ndjson --topic='mt-b' %s | grep -c '\"topic\":\"mt-b\"'", tu_segscan(),
+				ld), 0);
+	assert_int_equal(atoi(out), 2);
+	free(out);
+	assert_int_equal(tu_run(&out, "%s scan -q -f ndjson --topic='mt-b' %s | wc -l", tu_segscan(), ld), 0);
+	assert_int_equal(atoi(out), 2);   /* anchored: no other topic */
+	free(out);
+	/* only the three REMOTE_STATE_UNKNOWN partitions have findings */
+	assert_int_equal(tu_run(&out, "%s scan -q -f ndjson --findings-only %s | wc -l", tu_segscan(), ld), 0);
+	assert_int_equal(atoi(out), 3);
+	free(out);
+	assert_int_equal(tu_run(&out, "%s scan -q -f prom --findings-only %s | grep -c '^segscan_log_size_bytes{'", tu_segscan(),
+				ld), 0);
+	assert_int_equal(atoi(out), 3);
+	free(out);
+	assert_int_equal(tu_run(&out, "%s scan -q --topic='(' %s 2>&1", tu_segscan(), ld), 2);
+	assert_non_null(strstr(out, "--topic=("));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_not_a_logdir),
 		cmocka_unit_test(test_twice_and_seed),
+		cmocka_unit_test(test_filters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

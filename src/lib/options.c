@@ -78,6 +78,13 @@ const struct ss_optdef ss_optdefs[] = {
 	{ .name = "proc-root", .type = SS_OPT_STRING, .values = "DIR", .off = F(proc_root),
 	  .err = "expected a directory",
 	  .help = "read processes from DIR instead of /proc (testing)" },
+	{ .name = "topic", .type = SS_OPT_STRING, .values = "REGEX", .off = F(topic_regex),
+	  .err = "expected a regular expression",
+	  .help = "report only topics matching REGEX (POSIX extended, anchored: the\n"
+		  "whole name must match); every format" },
+	{ .name = "findings-only", .type = SS_OPT_BOOL, .def = "false", .off = F(findings_only),
+	  .err = "expected true or false",
+	  .help = "report only partitions with findings or errors; every format" },
 	{ .name = "now", .type = SS_OPT_INT, .values = "EPOCH_MS", .lo = 0, .hi = INT64_MAX / 2,
 	  .off = F(now_ms), .has_off = SS_OPT_HAS(has_now), .err = "expected milliseconds since the epoch",
 	  .help = "the clock for time retention and dangling detection (default: now)" },

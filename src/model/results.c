@@ -9,7 +9,7 @@ int ss_res_seg_errfile(const struct ss_results *r, const struct ss_seg *sg, char
 	const char *ext = sg->err_file == SS_HAS_INDEX ? "index" :
 			  sg->err_file == SS_HAS_TIMEINDEX ? "timeindex" : "log";
 	/* the same name discovery found (ss_seg_relpath): Kafka's 20-digit base offset */
-	int n = snprintf(buf, len, "%s/%020lld.%s", r->parts[sg->part].dir, (long long)sg->base_offset, ext);
+	int n = snprintf(buf, len, "%s/%020lld.%s", ss_res_part_of_seg(r, sg)->dir, (long long)sg->base_offset, ext);
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
 	return n;

@@ -111,6 +111,9 @@ struct ss_results {
 	uint32_t                    n_logdirs;
 	const struct ss_part       *parts;
 	uint32_t                    n_parts;
+	const struct ss_part       *all_parts; /* every partition, for ss_seg.part (set when
+						  --topic/--findings-only leave parts a subset;
+						  NULL: parts is all) */
 	const struct ss_seg        *segs;
 	uint32_t                    n_segs;
 	const struct ss_note       *notes;     /* non-live dirs, leftover and unknown files */
@@ -127,6 +130,12 @@ struct ss_results {
 static inline const char *ss_res_logdir_of(const struct ss_results *r, const struct ss_part *p)
 {
 	return r->logdirs[p->logdir].path;
+}
+
+/* The partition a segment belongs to (ss_seg.part indexes every partition). */
+static inline const struct ss_part *ss_res_part_of_seg(const struct ss_results *r, const struct ss_seg *sg)
+{
+	return &(r->all_parts ? r->all_parts : r->parts)[sg->part];
 }
 
 /* Does this segment carry an error the report lists? (A vanished segment is not one.) */

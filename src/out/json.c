@@ -305,7 +305,7 @@ static void write_errors(const struct ss_results *r, struct ss_jw *w)
 			continue;
 		char rel[320], path[4096];
 		ss_res_seg_errfile(r, sg, rel, sizeof(rel));
-		snprintf(path, sizeof(path), "%s/%s", ss_res_logdir_of(r, &r->parts[sg->part]), rel);
+		snprintf(path, sizeof(path), "%s/%s", ss_res_logdir_of(r, ss_res_part_of_seg(r, sg)), rel);
 		seg_error_text(r, sg, errtxt, sizeof(errtxt));
 		ss_jw_obj(w);
 		ss_jw_kstr(w, "file", path);

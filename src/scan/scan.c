@@ -5,6 +5,7 @@
  * public API is glue in src/lib/.
  */
 #include <errno.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,18 @@ static int run_pipeline(segscan_scan *s)
 		s->usage_error = true;
 		return fail(s, -EINVAL, "no LOGDIR given (name one, or log.dirs through --server-properties)");
 	}
+	/* --topic: a bad expression is a usage error before any disk is touched */
+	if (s->opts.topic_regex) {
+		regex_t re;
+		int rc = regcomp(&re, s->opts.topic_regex, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char m[128];
+			regerror(rc, &re, m, sizeof(m));
+			s->usage_error = true;
+			return fail(s, -EINVAL, "--topic=%s: %s", s->opts.topic_regex, m);
+		}
+		regfree(&re);
+	}
 	/* the broker's static configs: given, or the running broker's own */
 	if ((r = ss_cluster_find_static(s)))
 		return fail(s, r, "broker config: %s", segscan_strerror(r));
@@ -203,6 +216,62 @@ int segscan_run(segscan_scan *s)
 	return r;
 }
 
+/* Does the partition have something to say (--findings-only)? */
+static bool has_news(const struct ss_results *r, const struct ss_part *p)
+{
+	if (p->unreadable || (p->eval && p->eval->n_findings))
+		return true;
+	for (uint32_t k = 0; k < p->seg_count; k++)
+		if (ss_res_seg_failed(&r->segs[p->seg_first + k]))
+			return true;
+	return false;
+}
+
+/* --topic and --findings-only: the report shows a subset, in the same order; the exit
+ * code was decided over everything. The copies share the catalog's strings and segments. */
+static int filter_parts(segscan_scan *s, struct ss_results *r)
+{
+	regex_t re;
+	bool have_re = false;
+	if (s->opts.topic_regex) {
+		char *anchored = NULL;
+		if (asprintf(&anchored, "^(%s)$", s->opts.topic_regex) < 0)
+			return -ENOMEM;
+		int rc = regcomp(&re, anchored, REG_EXTENDED | REG_NOSUB);
+		free(anchored);
+		if (rc) {
+			char m[128];
+			regerror(rc, &re, m, sizeof(m));
+			s->usage_error = true;
+			r->run.exit_code = 2;
+			return fail(s, -EINVAL, "--topic=%s: %s", s->opts.topic_regex, m);
+		}
+		have_re = true;
+	}
+	free(s->res_parts);
+	s->res_parts = r->n_parts ? malloc(r->n_parts * sizeof(*s->res_parts)) : NULL;
+	if (r->n_parts && !s->res_parts) {
+		if (have_re)
+			regfree(&re);
+		return -ENOMEM;
+	}
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->n_parts; i++) {
+		const struct ss_part *p = &r->parts[i];
+		if (have_re && regexec(&re, p->topic, 0, NULL, 0) != 0)
+			continue;
+		if (s->opts.findings_only && !has_news(r, p))
+			continue;
+		s->res_parts[n++] = *p;
+	}
+	if (have_re)
+		regfree(&re);
+	r->all_parts = r->parts;
+	r->parts = s->res_parts;
+	r->n_parts = n;
+	return 0;
+}
+
 int ss_scan_publish_results(segscan_scan *s)
 {
 	struct ss_results *r = &s->res;
@@ -234,6 +303,9 @@ int ss_scan_publish_results(segscan_scan *s)
 		.times = s->times,
 	};
 	r->run.exit_code = s->usage_error ? 2 : ss_results_exit_code(r);
+	int fe;
+	if ((s->opts.topic_regex || s->opts.findings_only) && (fe = filter_parts(s, r)))
+		return fe;
 	struct ss_res_cluster *cl = &r->cluster;
 	const struct ss_cluster_ctx *cc = s->cluster;
 	*cl = (struct ss_res_cluster){ .node_id = -1, .last_offset = -1, .rlmm_partitions = -1,

@@ -46,6 +46,8 @@ struct ss_opts {
 	char        *bootstrap_server;/* --bootstrap-server=HOST:PORT[,...] */
 	char        *kafka_config;   /* --kafka-config=FILE: librdkafka client properties */
 	bool         broker_process; /* --broker-process=auto: find the running broker's config in /proc */
+	char        *topic_regex;    /* --topic=REGEX: report only matching topics (POSIX ERE) */
+	bool         findings_only;  /* --findings-only: report only partitions with findings or errors */
 	char        *proc_root;      /* --proc-root: "/proc" (NULL) or a test tree */
 	int64_t      kafka_timeout_ms;/* --kafka-timeout: bound on every wait for the cluster */
 	char        *topic_config;
@@ -130,6 +132,7 @@ struct segscan_scan {
 	/* what the writers and accessors read: filled by ss_scan_publish_results */
 	struct ss_results    res;
 	struct ss_res_logdir *res_logdirs;
+	struct ss_part       *res_parts;     /* the reported partitions when a filter is set (copies) */
 };
 
 /* worker side: after ss_ring_publish */
