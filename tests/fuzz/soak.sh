@@ -7,6 +7,7 @@
 #   FUZZ_OUT=DIR FUZZ_BUILD_ONLY=1 tests/fuzz/run.sh
 #
 #   tests/fuzz/soak.sh DIR UNTIL_EPOCH_SECONDS [SLICE_SECONDS]   (default slice 300)
+#   SOAK_ONLY="fuzz_a fuzz_b" runs those targets, in that order (default: every built one)
 #   tests/fuzz/soak.sh --report DIR                  cumulative executions per target
 set -u
 if [ "${1:-}" = "--report" ]; then
@@ -20,7 +21,9 @@ cd "$(dirname "$0")/../.." || exit 2
 mkdir -p "$dir/soak" "$dir/artifacts"
 while :; do
   ran=0
-  for bin in "$dir"/fuzz_*; do
+  if [ -n "${SOAK_ONLY:-}" ]; then bins=(); for t in $SOAK_ONLY; do bins+=("$dir/$t"); done
+  else bins=("$dir"/fuzz_*); fi
+  for bin in "${bins[@]}"; do
     [ -x "$bin" ] && [ -f "$bin" ] || continue
     name=$(basename "$bin")
     now=$(date +%s)
