@@ -81,9 +81,16 @@ int main(int argc, char **argv)
 	fprintf(stderr, "embed: segscan %s, %zu partitions\n", segscan_version(), n);
 	for (size_t k = 0; k < n; k++) {
 		const segscan_partition *p = segscan_partition_at(s, k);
-		fprintf(stderr, "embed: %s-%d segments=%zu size_bytes=%lld log_end_offset=%lld\n",
+		/* remote state through the versioned struct: the caller sets .size (segscan.h) */
+		struct segscan_remote rm = { .size = sizeof(rm) };
+		char hwm[24] = "unknown";
+		if (segscan_partition_remote(p, &rm) == 0 && rm.seeded)
+			snprintf(hwm, sizeof(hwm), "%lld", (long long)rm.highest_offset);
+		fprintf(stderr, "embed: %s-%d segments=%zu size_bytes=%lld log_end_offset=%lld remote_highest_offset=%s "
+				"findings=%zu\n",
 			segscan_partition_topic(p), (int)segscan_partition_id(p), segscan_partition_segment_count(p),
-			(long long)segscan_partition_size_bytes(p), (long long)segscan_partition_log_end_offset(p));
+			(long long)segscan_partition_size_bytes(p), (long long)segscan_partition_log_end_offset(p), hwm,
+			segscan_partition_finding_count(p));
 	}
 	if ((r = segscan_write(s, fmt, stdout))) {
 		fprintf(stderr, "embed: writing the report: %s\n", segscan_strerror(r));

@@ -144,6 +144,141 @@ int segscan_write_partition_json(const segscan_scan *s, const segscan_partition 
 /* Pipeline statistics (--stats) as text. */
 int segscan_write_stats(const segscan_scan *s, FILE *out);
 
+/* ---- Results in detail: what an embedder reads without parsing JSON -----------------
+ *
+ * Ownership and lifetime: every pointer returned here (strings, partitions) is owned by
+ * the scan and valid until segscan_scan_free(s); never free it. Thread safety: the
+ * results are read-only after segscan_run() returns: any number of threads may read
+ * them at once (no accessor writes to the scan). Reading during segscan_run() is not
+ * allowed.
+ *
+ * Each value is its json report counterpart (docs/contract.md, Output; the names below
+ * are the json field names); a value json prints as null is reported as "unknown" by a
+ * has-flag, a -1 sentinel or -ENODATA, as each accessor says.
+ *
+ * Growth: the structs below start with `size`, which the caller sets to
+ * sizeof(struct ...) as its header declares it; the library fills only that many bytes,
+ * so a program built against an older header keeps working with a newer library. Each
+ * ends in reserved space that later versions turn into fields (zero until then); do not
+ * read it. An accessor returns -EINVAL when `size` is smaller than the first version of
+ * its struct.
+ */
+
+/* One segment of a partition (json: partitions[].segments[i]). */
+struct segscan_segment {
+	size_t   size;               /* caller sets sizeof(struct segscan_segment) */
+	int64_t  base_offset;
+	int64_t  last_offset;        /* valid with has_last_offset (the segment holds a batch) */
+	int64_t  end_offset;         /* valid with has_end_offset (an empty active segment has none) */
+	int64_t  size_bytes;         /* valid with has_size_bytes (unknown when it failed before
+					its size was read) */
+	int64_t  valid_bytes;
+	int64_t  max_timestamp_ms;   /* -1: unknown (json null) */
+	int32_t  error;              /* 0, or why the segment could not be read: a negative errno or
+					SEGSCAN_E* (segscan_strerror; json: the segment's "error"
+					and an entry in the partition's errors) */
+	int8_t   only_local;         /* 1, 0, or -1 unknown (json null: tiered but unseeded) */
+	bool     has_last_offset, has_end_offset, has_size_bytes;
+	bool     active;
+	bool     preallocated;       /* a zero-filled allocation after the last batch */
+	uint64_t reserved[8];
+};
+/* Fills *out with segment i (0 <= i < segscan_partition_segment_count(p), base-offset
+ * order) of p, a partition of s. Returns 0, -ENOENT for i out of range, -EINVAL. */
+int segscan_partition_segment(const segscan_scan *s, const segscan_partition *p, size_t i,
+			      struct segscan_segment *out);
+
+/* The partition's remote state (json: partitions[].remote). */
+struct segscan_remote {
+	size_t      size;            /* caller sets sizeof(struct segscan_remote) */
+	bool        seeded;          /* the highest remote offset is known */
+	bool        remote_state_unknown; /* tiered, but no source gives its remote state (the
+					     REMOTE_STATE_UNKNOWN finding) */
+	int64_t     highest_offset;  /* valid when seeded */
+	const char *source;          /* "remote-state" | "metadata-topic" | "seed" | ... ; NULL none */
+	int64_t     segments;        /* remote segments (json: segments) */
+	int64_t     size_bytes;      /* their bytes */
+	int64_t     dangling_segments;
+	int64_t     dangling_bytes;
+	uint64_t    reserved[8];
+};
+/* Returns 0, -ENODATA when json prints remote as null (the partition was not evaluated
+ * or its directory could not be read), -EINVAL. */
+int segscan_partition_remote(const segscan_partition *p, struct segscan_remote *out);
+
+enum segscan_lag {
+	SEGSCAN_LAG_ONLY_LOCAL,      /* json: only_local */
+	SEGSCAN_LAG_COPY,            /* json: copy_lag */
+	SEGSCAN_LAG_BROKER_COPY,     /* json: broker_copy_lag (what the broker's gauges report) */
+};
+/* *segments and *bytes (either may be NULL) of one lag. Returns 0, -ENODATA when json
+ * prints it as null (e.g. only_local and copy_lag of a tiered partition that is not
+ * seeded, broker_copy_lag of a non-tiered topic), -EINVAL for an unknown `which`. */
+int segscan_partition_lag(const segscan_partition *p, enum segscan_lag which, int64_t *segments,
+			  int64_t *bytes);
+
+enum segscan_retention_kind {
+	SEGSCAN_RETENTION_SIZE,      /* json: retention.size (retention.bytes) */
+	SEGSCAN_RETENTION_TIME,      /* json: retention.time (retention.ms) */
+	SEGSCAN_RETENTION_LOCAL,     /* json: retention.local (local.retention.*) */
+};
+struct segscan_retention {
+	size_t      size;            /* caller sets sizeof(struct segscan_retention) */
+	bool        evaluated;
+	const char *reason;          /* why not evaluated; NULL when evaluated */
+	uint64_t    delete_segments; /* how many segments it would delete (json: the length of
+					delete_segments) */
+	int64_t     delete_bytes;
+	uint64_t    reserved[8];
+};
+/* Returns 0, -ENODATA when json prints retention as null, -EINVAL. */
+int segscan_partition_retention(const segscan_partition *p, enum segscan_retention_kind kind,
+				struct segscan_retention *out);
+
+/* Findings (json: partitions[].findings[]), in report order. */
+struct segscan_finding {
+	size_t      size;            /* caller sets sizeof(struct segscan_finding) */
+	const char *code;            /* the contract's finding code */
+	const char *ref;             /* "KAFKA-20977", ... or "" */
+	const char *message;
+	bool        has_amount;      /* segments and bytes are given */
+	int64_t     segments;
+	int64_t     bytes;
+	uint64_t    reserved[8];
+};
+size_t segscan_partition_finding_count(const segscan_partition *p);
+/* Returns 0, -ENOENT for i out of range, -EINVAL. */
+int segscan_partition_finding(const segscan_partition *p, size_t i, struct segscan_finding *out);
+
+/* The places of a partition that could not be read (json: partitions[].errors[]): its
+ * problems first, then its failed segments. segscan_partition_error copies entry i's
+ * file (a path) and message into the caller's buffers (either may be NULL with length
+ * 0), NUL-terminated. Returns 0, -ENOENT for i out of range, -ERANGE when a buffer was
+ * too small (what fits is copied). */
+size_t segscan_partition_error_count(const segscan_scan *s, const segscan_partition *p);
+int segscan_partition_error(const segscan_scan *s, const segscan_partition *p, size_t i, char *file,
+			    size_t file_len, char *message, size_t message_len);
+
+/* The effective value of a config key ("retention.ms", "remote.storage.enable", ... as
+ * in json's partitions[].config) and where it came from, as Kafka's DescribeConfigs
+ * names it ("DYNAMIC_TOPIC_CONFIG", "DEFAULT_CONFIG", ...). *source is NULL when only
+ * Kafka's default was found while the levels that could override it were not read.
+ * Either out pointer may be NULL. Returns 0, -ENOENT when the key is not reported. */
+int segscan_partition_config(const segscan_partition *p, const char *key, const char **value,
+			     const char **source);
+
+/* The broker the log dirs belong to (json: summary.broker). */
+struct segscan_broker {
+	size_t      size;            /* caller sets sizeof(struct segscan_broker) */
+	int32_t     node_id;         /* -1 unknown */
+	const char *cluster_id;      /* NULL unknown */
+	const char *kafka_version;   /* "4.3.1", "4.4", ...; NULL unknown */
+	const char *kafka_version_source; /* "--kafka-version" | "metadata log" | NULL */
+	uint64_t    reserved[8];
+};
+/* Returns 0 or -EINVAL. */
+int segscan_get_broker(const segscan_scan *s, struct segscan_broker *out);
+
 #ifdef __cplusplus
 }
 #endif

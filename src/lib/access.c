@@ -1,0 +1,286 @@
+/*
+ * The public API's detailed result accessors (include/segscan.h, "Results in detail"):
+ * segments, remote state, lags, retention, findings, errors, config and the broker, read
+ * from the results view (model/results.h) that segscan_run publishes. Each value is
+ * what out/json.c prints for the same field, with its null cases: tests/test_api.c
+ * checks every one against the json the same scan writes.
+ *
+ * Nothing here writes to the scan, so any number of threads may call these at once
+ * after segscan_run returns.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "model/results.h"
+#include "scan/scan_int.h"
+#include "segscan.h"
+
+/* The versioned-struct convention: the caller's `size` says how much of our struct it
+ * knows; copy only that much and keep its size. Every struct's first version is its
+ * current size, so a smaller one is a caller error. */
+static int fill(void *out, const void *full, size_t full_size)
+{
+	size_t want;
+	if (!out)
+		return -EINVAL;
+	memcpy(&want, out, sizeof(want));
+	if (want < full_size)
+		return -EINVAL;
+	memcpy(out, full, full_size);
+	memcpy(out, &want, sizeof(want));
+	return 0;
+}
+
+static const struct ss_part *part_of(const segscan_partition *p)
+{
+	return &p->p;
+}
+
+/* json prints remote, lags and retention only for an evaluated, readable partition */
+static const struct ss_eval *eval_known(const segscan_partition *p)
+{
+	const struct ss_part *pt = part_of(p);
+	return pt->eval && !pt->unreadable ? pt->eval : NULL;
+}
+
+int segscan_partition_segment(const segscan_scan *s, const segscan_partition *p, size_t i,
+			      struct segscan_segment *out)
+{
+	const struct ss_part *pt = part_of(p);
+	if (!s || !out)
+		return -EINVAL;
+	if (i >= pt->seg_count)
+		return -ENOENT;
+	const struct ss_seg *sg = &s->res.segs[pt->seg_first + i];
+	bool has_last = sg->flags & SS_SEG_HAS_LAST, failed = ss_res_seg_failed(sg);
+	struct segscan_segment v = {
+		.size = sizeof(v),
+		.base_offset = sg->base_offset,
+		.last_offset = has_last ? sg->last_offset : -1,
+		/* the same null rules as out/json.c's segment object */
+		.has_last_offset = has_last,
+		.has_end_offset = !(sg->flags & SS_SEG_ACTIVE) || has_last,
+		.has_size_bytes = !(failed && sg->size_bytes == 0),
+		.size_bytes = sg->size_bytes,
+		.valid_bytes = sg->valid_bytes,
+		.max_timestamp_ms = sg->max_timestamp_ms >= 0 ? sg->max_timestamp_ms : -1,
+		.error = failed ? sg->err : 0,
+		.only_local = pt->eval && pt->eval->only_local_null ? -1 : !!(sg->flags & SS_SEG_ONLY_LOCAL),
+		.active = sg->flags & SS_SEG_ACTIVE,
+		.preallocated = sg->flags & SS_SEG_PREALLOCATED,
+	};
+	v.end_offset = v.has_end_offset ? sg->end_offset : -1;
+	return fill(out, &v, sizeof(v));
+}
+
+int segscan_partition_remote(const segscan_partition *p, struct segscan_remote *out)
+{
+	const struct ss_eval *ev = eval_known(p);
+	if (!out)
+		return -EINVAL;
+	if (!ev)
+		return -ENODATA;
+	struct segscan_remote v = {
+		.size = sizeof(v),
+		.seeded = ev->seeded,
+		.remote_state_unknown = ev->remote_state_unknown,
+		.highest_offset = ev->seeded ? ev->highest_offset : -1,
+		.source = ev->source,
+		.segments = ev->remote_segments,
+		.size_bytes = ev->remote_bytes,
+		.dangling_segments = ev->dangling_segments,
+		.dangling_bytes = ev->dangling_bytes,
+	};
+	return fill(out, &v, sizeof(v));
+}
+
+int segscan_partition_lag(const segscan_partition *p, enum segscan_lag which, int64_t *segments, int64_t *bytes)
+{
+	const struct ss_eval *ev = eval_known(p);
+	bool null;
+	int64_t sg, b;
+	switch (which) {
+	case SEGSCAN_LAG_ONLY_LOCAL:
+		if (!ev)
+			return -ENODATA;
+		null = ev->only_local_null, sg = ev->only_local_segments, b = ev->only_local_bytes;
+		break;
+	case SEGSCAN_LAG_COPY:
+		if (!ev)
+			return -ENODATA;
+		null = ev->copy_lag_null, sg = ev->copy_lag_segments, b = ev->copy_lag_bytes;
+		break;
+	case SEGSCAN_LAG_BROKER_COPY:
+		if (!ev)
+			return -ENODATA;
+		null = ev->broker_copy_lag_null, sg = ev->broker_copy_lag_segments, b = ev->broker_copy_lag_bytes;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (null)
+		return -ENODATA;
+	if (segments)
+		*segments = sg;
+	if (bytes)
+		*bytes = b;
+	return 0;
+}
+
+int segscan_partition_retention(const segscan_partition *p, enum segscan_retention_kind kind,
+				struct segscan_retention *out)
+{
+	const struct ss_eval *ev = eval_known(p);
+	const struct ss_retention *r;
+	if (!out)
+		return -EINVAL;
+	switch (kind) {
+	case SEGSCAN_RETENTION_SIZE: r = ev ? &ev->size : NULL; break;
+	case SEGSCAN_RETENTION_TIME: r = ev ? &ev->time : NULL; break;
+	case SEGSCAN_RETENTION_LOCAL: r = ev ? &ev->local : NULL; break;
+	default: return -EINVAL;
+	}
+	if (!r)
+		return -ENODATA;
+	struct segscan_retention v = {
+		.size = sizeof(v),
+		.evaluated = r->evaluated,
+		/* json's reason: null when evaluated, never null otherwise */
+		.reason = r->evaluated ? NULL : (r->reason ? r->reason : "not evaluated"),
+		.delete_segments = r->n_delete,
+		.delete_bytes = r->delete_bytes,
+	};
+	return fill(out, &v, sizeof(v));
+}
+
+size_t segscan_partition_finding_count(const segscan_partition *p)
+{
+	/* an unreadable partition's json findings are [] whatever the evaluator said */
+	const struct ss_eval *ev = eval_known(p);
+	return ev ? ev->n_findings : 0;
+}
+
+int segscan_partition_finding(const segscan_partition *p, size_t i, struct segscan_finding *out)
+{
+	if (!out)
+		return -EINVAL;
+	if (i >= segscan_partition_finding_count(p))
+		return -ENOENT;
+	const struct ss_finding *fd = &eval_known(p)->findings[i];
+	struct segscan_finding v = {
+		.size = sizeof(v),
+		.code = fd->code,
+		.ref = fd->ref ? fd->ref : "",
+		.message = fd->message ? fd->message : "",
+		.has_amount = fd->has_amount,
+		.segments = fd->has_amount ? fd->segments : 0,
+		.bytes = fd->has_amount ? fd->bytes : 0,
+	};
+	return fill(out, &v, sizeof(v));
+}
+
+/* ---- errors: the places out/json.c's write_part_errors lists, in its order ----------- */
+
+/* Does a problem's path name this partition's directory or a file in it? (The rule of
+ * out/json.c's problem_of: the path is the log dir's, or relative to it.) */
+static bool problem_of(const struct ss_results *r, const struct ss_part *p, const char *path)
+{
+	const char *ld = ss_res_logdir_of(r, p);
+	size_t ll = strlen(ld), dl = strlen(p->dir);
+	if (strncmp(path, ld, ll) == 0 && path[ll] == '/')
+		path += ll + 1;
+	return strncmp(path, p->dir, dl) == 0 && (path[dl] == 0 || path[dl] == '/');
+}
+
+static int copy_out(char *buf, size_t len, const char *text)
+{
+	if (!buf || !len)
+		return text[0] ? -ERANGE : 0;
+	size_t n = strlen(text);
+	if (n >= len) {
+		memcpy(buf, text, len - 1);
+		buf[len - 1] = 0;
+		return -ERANGE;
+	}
+	memcpy(buf, text, n + 1);
+	return 0;
+}
+
+size_t segscan_partition_error_count(const segscan_scan *s, const segscan_partition *p)
+{
+	const struct ss_results *r = &s->res;
+	const struct ss_part *pt = part_of(p);
+	size_t n = 0;
+	for (uint32_t i = 0; i < r->n_problems; i++)
+		if (r->problems[i].path && problem_of(r, pt, r->problems[i].path))
+			n++;
+	for (uint32_t k = 0; k < pt->seg_count; k++)
+		if (ss_res_seg_failed(&r->segs[pt->seg_first + k]))
+			n++;
+	return n;
+}
+
+int segscan_partition_error(const segscan_scan *s, const segscan_partition *p, size_t i, char *file,
+			    size_t file_len, char *message, size_t message_len)
+{
+	const struct ss_results *r = &s->res;
+	const struct ss_part *pt = part_of(p);
+	char rel[320], path[4096], msg[512];
+	int a, b;
+
+	for (uint32_t k = 0; k < r->n_problems; k++) {
+		const struct ss_problem *pr = &r->problems[k];
+		if (!pr->path || !problem_of(r, pt, pr->path) || i-- != 0)
+			continue;
+		a = copy_out(file, file_len, pr->path);
+		b = copy_out(message, message_len, pr->what ? pr->what : "");
+		return a ? a : b;
+	}
+	for (uint32_t k = 0; k < pt->seg_count; k++) {
+		const struct ss_seg *sg = &r->segs[pt->seg_first + k];
+		if (!ss_res_seg_failed(sg) || i-- != 0)
+			continue;
+		/* the file and message out/json.c's seg_error_text writes */
+		ss_res_seg_errfile(r, sg, rel, sizeof(rel));
+		snprintf(path, sizeof(path), "%s/%s", ss_res_logdir_of(r, pt), rel);
+		if (sg->err_pos >= 0)
+			snprintf(msg, sizeof(msg), "%s at byte %lld: %s", rel, (long long)sg->err_pos,
+				 segscan_strerror(sg->err));
+		else
+			snprintf(msg, sizeof(msg), "%s: %s", rel, segscan_strerror(sg->err));
+		a = copy_out(file, file_len, path);
+		b = copy_out(message, message_len, msg);
+		return a ? a : b;
+	}
+	return -ENOENT;
+}
+
+int segscan_partition_config(const segscan_partition *p, const char *key, const char **value, const char **source)
+{
+	const struct ss_eval *ev = part_of(p)->eval;  /* json prints config even when unreadable */
+	if (!key)
+		return -EINVAL;
+	for (uint32_t i = 0; ev && i < ev->n_config; i++) {
+		if (strcmp(ev->config[i].key, key))
+			continue;
+		if (value)
+			*value = ev->config[i].value;
+		if (source)
+			*source = ev->config[i].source;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int segscan_get_broker(const segscan_scan *s, struct segscan_broker *out)
+{
+	const struct ss_res_cluster *c = &s->res.cluster;
+	struct segscan_broker v = {
+		.size = sizeof(v),
+		.node_id = c->node_id >= 0 ? c->node_id : -1,
+		.cluster_id = c->cluster_id,
+		.kafka_version = c->kafka_version,
+		.kafka_version_source = c->kafka_version_source,
+	};
+	return fill(out, &v, sizeof(v));
+}
