@@ -401,7 +401,7 @@ int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 		ss_jw_str(&w, r->logdirs[i].path);
 	ss_jw_arr_end(&w);
 	ss_jw_ki64(&w, "partitions", r->n_parts);
-	ss_jw_ki64(&w, "segments", r->n_segs);
+	ss_jw_ki64(&w, "segments", sum.segments);
 	ss_jw_ki64(&w, "size_bytes", sum.size_bytes);
 	ss_jw_ki64(&w, "tiered_partitions", sum.tiered);
 	ss_jw_ki64(&w, "remote_segments", sum.remote_segments);

@@ -23,6 +23,7 @@ struct ss_summary {
 	int64_t findings;
 	int64_t errors;
 	int64_t topics;
+	int64_t segments;   /* of the reported partitions (a --topic filter shows a subset) */
 };
 
 /* The scanner's own counters: one scan's for `scan --format=prom`, cumulative for serve. */

@@ -14,6 +14,7 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 		if (!prev || strcmp(prev, p->topic) != 0)
 			sum->topics++;
 		prev = p->topic;
+		sum->segments += p->seg_count;
 		if (!ev)
 			continue;
 		sum->size_bytes += ev->size_bytes;

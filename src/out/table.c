@@ -141,7 +141,7 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row)
 	ss_out_summarize(r, &sum);
 
 	fprintf(f, "segscan %s: %u partitions in %" PRId64 " topics, %u segments, %s local", SEGSCAN_VERSION,
-		r->n_parts, sum.topics, r->n_segs, ss_human_bytes(sum.size_bytes, b1, sizeof(b1)));
+		r->n_parts, sum.topics, (uint32_t)sum.segments, ss_human_bytes(sum.size_bytes, b1, sizeof(b1)));
 	if (sum.remote_segments)
 		fprintf(f, ", %" PRId64 " remote segments (%s)", sum.remote_segments,
 			ss_human_bytes(sum.remote_bytes, b2, sizeof(b2)));

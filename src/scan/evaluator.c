@@ -200,7 +200,11 @@ static void remote_coverage(const struct segscan_scan *s, const struct ss_part *
 		in->remote_unknown_why = why;
 		return;
 	}
-	if (s->cat.n_rlmm_dirs == 0)
+	if (s->opts.bootstrap_server && strcmp(s->opts.remote_metadata, "off") != 0 &&
+	    strcmp(s->opts.remote_metadata, "local") != 0)
+		snprintf(why, n, "the remote metadata could not be read from the cluster (%s): the report's "
+			 "errors say why", s->opts.bootstrap_server);
+	else if (s->cat.n_rlmm_dirs == 0)
 		snprintf(why, n, "no __remote_log_metadata partition is in the scanned log dirs and no "
 			 "--remote-state or --bootstrap-server was given");
 	else
