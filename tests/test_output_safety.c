@@ -48,8 +48,11 @@ static void test_names_in_every_format(void **state)
 	free(out);
 	/* ndjson: each line parses */
 	tu_run(&out, "%s scan -q -f ndjson %s", tu_segscan(), root);
-	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
-		assert_non_null(json_loads(l, 0, &e));
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+		json_t *o = json_loads(l, 0, &e);
+		assert_non_null(o);
+		json_decref(o);
+	}
 	free(out);
 	/* table and prom: no raw control byte */
 	tu_run(&out, "%s scan -q %s", tu_segscan(), root);
