@@ -128,7 +128,8 @@ for c in "$OUT"/out/cases/*/; do
     v="$KAFKA_VERSION"
     [ -n "$KAFKA_PREFIX_VERSION" ] && [[ "$(basename "$c")" == *"-$KAFKA_PREFIX_VERSION" ]] && v="$KAFKA_PREFIX_VERSION"
     java -Xmx512m -cp "$OUT/kafka-$v/target/classes:$OUT/kafka-$v/lib/*" \
-        -Dlog4j2.configurationFile="$HERE/log4j2-oracle.properties" segscan.oracle.DumpCapture "$c" ||
+        -Dlog4j2.configurationFile="$HERE/log4j2-oracle.properties" -Doracle.log.dir="$OUT/out" \
+        segscan.oracle.DumpCapture "$c" ||
         die "DumpCapture failed on $c"
 done
 
