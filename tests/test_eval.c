@@ -605,6 +605,31 @@ static void test_base_offset_policy(void **state)
 	assert_int_equal(base_findings(90, false, false), 1);
 }
 
+/* A log-start-offset-checkpoint beyond the log end is not taken as fact. */
+static void test_log_start_beyond_end(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	fx_seg(&f, 100, 149, 100, 1);
+	fx_seg(&f, 150, 199, 100, 1);
+	f.part.has_log_start = true;
+	f.part.log_start_ckpt = 5000;
+	struct ss_eval *ev = fx_eval(&f);
+	assert_int_equal(ev->log_end_offset, 200);
+	assert_int_equal(ev->log_start_offset, 100);
+	assert_true(ev->n_notes >= 1);
+	assert_non_null(strstr(ev->notes[ev->n_notes - 1], "beyond the log end"));
+	fx_free(&f);
+	/* within the log: taken as it is */
+	fx_init(&f, "t");
+	fx_seg(&f, 100, 149, 100, 1);
+	f.part.has_log_start = true;
+	f.part.log_start_ckpt = 120;
+	assert_int_equal(fx_eval(&f)->log_start_offset, 120);
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -620,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_local_retention_union),
 		cmocka_unit_test(test_local_findings),
 		cmocka_unit_test(test_base_offset_policy),
+		cmocka_unit_test(test_log_start_beyond_end),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

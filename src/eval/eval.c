@@ -504,6 +504,17 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 			ev->size_unknown = true;
 	}
 	ev->log_start_offset = part->has_log_start ? part->log_start_ckpt : x.n_live ? x.live[0]->base_offset : 0;
+	/* A checkpoint beyond the log end cannot be the broker's log start (it would have
+	 * nothing to serve): not reported as fact. */
+	if (part->has_log_start && part->log_start_ckpt > ev->log_end_offset) {
+		int64_t fallback = x.n_live ? x.live[0]->base_offset : ev->log_end_offset;
+		if ((e = ss_eval_add_note(ev, "log-start-offset-checkpoint says %lld, beyond the log end offset %lld: "
+					      "ignored; the log start offset shown is the first segment's base (%lld)",
+					  (long long)part->log_start_ckpt, (long long)ev->log_end_offset,
+					  (long long)fallback)))
+			goto fail;
+		ev->log_start_offset = fallback;
+	}
 	ev->remote_storage = cfg->remote_storage;
 
 	/* ---- tiered? ---- */
