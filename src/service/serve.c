@@ -73,6 +73,40 @@ static char *abs_path(const char *p)
 	return r;
 }
 
+
+/* errors=N alone says nothing an operator can act on: one line per place that could
+ * not be read (the first 20 of a scan, then a count), with its file and reason. */
+static void log_errors(const segscan_scan *s, uint64_t gen)
+{
+	size_t logged = 0, total = 0;
+	for (size_t i = 0; i < segscan_partition_count(s); i++) {
+		const segscan_partition *p = segscan_partition_at(s, i);
+		size_t n = segscan_partition_error_count(s, p);
+		for (size_t k = 0; k < n; k++, total++) {
+			char file[1024] = "", msg[512] = "";
+			if (logged >= 20)
+				continue;
+			/* -ERANGE still fills what fits: log that */
+			if (segscan_partition_error(s, p, k, file, sizeof(file), msg, sizeof(msg)) < 0 && !file[0])
+				continue;
+			struct ss_logline l;
+			ss_log_begin(&l, "warn", "could not read");
+			ss_log_fmt(&l, "generation", "%" PRIu64, gen);
+			ss_log_str(&l, "file", file);
+			ss_log_str(&l, "reason", msg);
+			ss_log_end(&l);
+			logged++;
+		}
+	}
+	if (total > logged) {
+		struct ss_logline l;
+		ss_log_begin(&l, "warn", "more places could not be read");
+		ss_log_fmt(&l, "generation", "%" PRIu64, gen);
+		ss_log_fmt(&l, "not_logged", "%zu", total - logged);
+		ss_log_end(&l);
+	}
+}
+
 static bool path_within(const char *p, const char *dir)
 {
 	size_t n = strlen(dir);
@@ -358,6 +392,8 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 	if (v->o->stats)
 		log_stats(s, gen);
 	size_t parts = segscan_partition_count(s);
+	if (st.errors)
+		log_errors(s, gen);
 
 	r = ss_pub_publish(v->pub, s, gen); /* owns s from here */
 	s = NULL;
