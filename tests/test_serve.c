@@ -1088,37 +1088,63 @@ static void test_web_config(void **state)
 	assert_int_equal(tu_write_file(cfg, text, (size_t)n), 0);
 	snprintf(opt, sizeof(opt), "--web.config.file=%s", cfg);
 
-	/* srv_start polls plain /healthz: start it by hand and poll over TLS */
+	/* srv_start polls plain /healthz: start it by hand and poll over TLS; a port someone
+	 * else holds (serve exits with "Address already in use") is retried on another, as
+	 * srv_start does */
 	struct srv s;
-	s.port = 20000 + (int)((unsigned)getpid() * 7919u % 20000u);
 	snprintf(s.log, sizeof(s.log), "%s/serve.log", root);
-	char listen[64];
-	snprintf(listen, sizeof(listen), "--listen=127.0.0.1:%d", s.port);
-	s.pid = fork();
-	assert_true(s.pid >= 0);
-	if (s.pid == 0) {
-		int lf = open(s.log, O_WRONLY | O_CREAT | O_TRUNC, 0644), nf = open("/dev/null", O_RDWR);
-		dup2(nf, 0);
-		dup2(nf, 1);
-		dup2(lf, 2);
-		execl(tu_segscan(), tu_segscan(), "serve", listen, "--interval=3600", opt, ld, (char *)NULL);
-		_exit(127);
-	}
-	track(s.pid, true);
 	char ca[700];
 	snprintf(ca, sizeof(ca), "--cacert '%s/server.crt'", root);
-	double deadline = now_s() + 20 * slack();
 	int code = 0;
-	while (now_s() < deadline) {
-		char *c = NULL;
-		/* not through curl(): it fails the test on "cannot connect" while serve starts */
-		tu_run(&c, "curl -s -o /dev/null -w '%%{http_code}' %s -u prometheus:hunter2 https://localhost:%d/healthz",
-		       ca, s.port);
-		code = c ? atoi(c) : 0;
-		free(c);
+	unsigned seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+	for (int attempt = 0; attempt < 10 && code != 200; attempt++) {
+		s.port = 20000 + (int)(rand_r(&seed) % 20000);
+		char listen[64];
+		snprintf(listen, sizeof(listen), "--listen=127.0.0.1:%d", s.port);
+		s.pid = fork();
+		assert_true(s.pid >= 0);
+		if (s.pid == 0) {
+			int lf = open(s.log, O_WRONLY | O_CREAT | O_TRUNC, 0644), nf = open("/dev/null", O_RDWR);
+			dup2(nf, 0);
+			dup2(nf, 1);
+			dup2(lf, 2);
+			execl(tu_segscan(), tu_segscan(), "serve", listen, "--interval=3600", opt, ld, (char *)NULL);
+			_exit(127);
+		}
+		track(s.pid, true);
+		double deadline = now_s() + 20 * slack();
+		bool exited = false;
+		while (now_s() < deadline) {
+			int st;
+			if (waitpid(s.pid, &st, WNOHANG) == s.pid) {
+				track(s.pid, false);
+				exited = true;
+				break;
+			}
+			char *c = NULL;
+			/* not through curl(): it fails the test on "cannot connect" while serve starts */
+			tu_run(&c, "curl -s -o /dev/null -w '%%{http_code}' %s -u prometheus:hunter2 https://localhost:%d/healthz",
+			       ca, s.port);
+			code = c ? atoi(c) : 0;
+			free(c);
+			if (code == 200)
+				break;
+			nap_ms(50);
+		}
 		if (code == 200)
 			break;
-		nap_ms(50);
+		char *log = tu_read_file(s.log, NULL);
+		bool in_use = exited && log && strstr(log, "Address already in use");
+		if (!in_use)
+			fprintf(stderr, "serve (TLS) did not answer: %s\n", log ? log : "(no log)");
+		free(log);
+		if (!exited) {
+			kill(s.pid, SIGKILL);
+			waitpid(s.pid, NULL, 0);
+			track(s.pid, false);
+		}
+		if (!in_use)
+			break;
 	}
 	assert_int_equal(code, 200);
 	char *body = NULL;
