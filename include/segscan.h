@@ -95,7 +95,13 @@ const char *segscan_last_error(const segscan_scan *s);
  */
 int segscan_reuse(segscan_scan *s, const segscan_scan *prev);
 
-/* Runs discovery, the workers and the evaluator. A scan runs once. Returns -ECANCELED
+/* Signals: with "io" = "mmap" (never the default), segscan_run installs a process-wide
+ * SIGBUS handler while it copies from mapped files (a file Kafka truncates under the
+ * mapping faults): it handles faults inside its own copies and passes every other SIGBUS
+ * to the action that was installed before it. No other signal disposition is changed by
+ * the library (the CLI's Ctrl-C handling is the CLI's own).
+ *
+ * Runs discovery, the workers and the evaluator. A scan runs once. Returns -ECANCELED
  * when segscan_cancel() stopped it (its results are then incomplete). */
 int segscan_run(segscan_scan *s);
 
