@@ -181,17 +181,6 @@ int segscan_partition_finding(const segscan_partition *p, size_t i, struct segsc
 
 /* ---- errors: the places out/json.c's write_part_errors lists, in its order ----------- */
 
-/* Does a problem's path name this partition's directory or a file in it? (The rule of
- * out/json.c's problem_of: the path is the log dir's, or relative to it.) */
-static bool problem_of(const struct ss_results *r, const struct ss_part *p, const char *path)
-{
-	const char *ld = ss_res_logdir_of(r, p);
-	size_t ll = strlen(ld), dl = strlen(p->dir);
-	if (strncmp(path, ld, ll) == 0 && path[ll] == '/')
-		path += ll + 1;
-	return strncmp(path, p->dir, dl) == 0 && (path[dl] == 0 || path[dl] == '/');
-}
-
 static int copy_out(char *buf, size_t len, const char *text)
 {
 	if (!buf || !len)
@@ -212,7 +201,7 @@ size_t segscan_partition_error_count(const segscan_scan *s, const segscan_partit
 	const struct ss_part *pt = part_of(p);
 	size_t n = 0;
 	for (uint32_t i = 0; i < r->n_problems; i++)
-		if (r->problems[i].path && problem_of(r, pt, r->problems[i].path))
+		if (ss_res_problem_of(r, pt, r->problems[i].path))
 			n++;
 	for (uint32_t k = 0; k < pt->seg_count; k++)
 		if (ss_res_seg_failed(&r->segs[pt->seg_first + k]))
@@ -230,7 +219,7 @@ int segscan_partition_error(const segscan_scan *s, const segscan_partition *p, s
 
 	for (uint32_t k = 0; k < r->n_problems; k++) {
 		const struct ss_problem *pr = &r->problems[k];
-		if (!pr->path || !problem_of(r, pt, pr->path) || i-- != 0)
+		if (!ss_res_problem_of(r, pt, pr->path) || i-- != 0)
 			continue;
 		a = copy_out(file, file_len, pr->path);
 		b = copy_out(message, message_len, pr->what ? pr->what : "");

@@ -1,6 +1,7 @@
 /* Helpers over the results view: see model/results.h. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "model/results.h"
 
@@ -27,4 +28,15 @@ int ss_results_exit_code(const struct ss_results *r)
 		if (ss_res_seg_failed(&r->segs[i]) || r->segs[i].crc_errors)
 			return 1;
 	return 0;
+}
+
+bool ss_res_problem_of(const struct ss_results *r, const struct ss_part *p, const char *path)
+{
+	if (!path)
+		return false;
+	const char *ld = ss_res_logdir_of(r, p);
+	size_t ll = strlen(ld), dl = strlen(p->dir);
+	if (strncmp(path, ld, ll) == 0 && path[ll] == '/')
+		path += ll + 1;
+	return strncmp(path, p->dir, dl) == 0 && (path[dl] == 0 || path[dl] == '/');
 }

@@ -148,6 +148,11 @@ static inline bool ss_res_seg_failed(const struct ss_seg *sg)
  * "index" or "timeindex" per ss_seg.err_file), relative to its log dir. */
 int ss_res_seg_errfile(const struct ss_results *r, const struct ss_seg *sg, char *buf, size_t len);
 
+/* Does a problem's path name this partition's directory or a file in it? Problem paths are
+ * the log dir's path plus a relative one (ss_problem); a relative path is taken as one.
+ * The one rule for json's errors[], the read-errors metric and the public accessors. */
+bool ss_res_problem_of(const struct ss_results *r, const struct ss_part *p, const char *path);
+
 /* The contract's exit code from what the scan found: 3 a log dir is missing or
  * unreadable, 1 data unreadable or failing verification, else 0. (2, a usage error, is
  * the scan's to say: it is in run.exit_code.) */

@@ -110,16 +110,6 @@ static void write_assignment(struct ss_jw *w, const struct ss_eval *ev)
 	ss_jw_obj_end(w);
 }
 
-/* Does a problem's path name this partition's directory or a file in it? */
-static bool problem_of(const struct ss_results *r, const struct ss_part *p, const char *path)
-{
-	const char *ld = ss_res_logdir_of(r, p);
-	size_t ll = strlen(ld), dl = strlen(p->dir);
-	if (strncmp(path, ld, ll) == 0 && path[ll] == '/')
-		path += ll + 1;
-	return strncmp(path, p->dir, dl) == 0 && (path[dl] == 0 || path[dl] == '/');
-}
-
 /* errors: [ { file, message } ]: every place of this partition that could not be read */
 static void write_part_errors(const struct ss_results *r, const struct ss_part *p, struct ss_jw *w)
 {
@@ -128,7 +118,7 @@ static void write_part_errors(const struct ss_results *r, const struct ss_part *
 	ss_jw_arr(w);
 	for (uint32_t i = 0; i < r->n_problems; i++) {
 		const struct ss_problem *pr = &r->problems[i];
-		if (!pr->path || !problem_of(r, p, pr->path))
+		if (!ss_res_problem_of(r, p, pr->path))
 			continue;
 		ss_jw_obj(w);
 		ss_jw_kstr(w, "file", pr->path);

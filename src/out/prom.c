@@ -124,14 +124,8 @@ static int64_t part_read_errors(const struct ss_results *r, const struct ss_part
 	int64_t n = 0;
 	for (uint32_t i = 0; i < p->seg_count; i++)
 		n += ss_res_seg_failed(&r->segs[p->seg_first + i]);
-	const char *ld = ss_res_logdir_of(r, p);
-	size_t ll = strlen(ld), dl = strlen(p->dir);
-	for (uint32_t i = 0; i < r->n_problems; i++) {
-		const char *path = r->problems[i].path;
-		if (path && !strncmp(path, ld, ll) && path[ll] == '/' && !strncmp(path + ll + 1, p->dir, dl) &&
-		    (path[ll + 1 + dl] == '/' || path[ll + 1 + dl] == 0))
-			n++;
-	}
+	for (uint32_t i = 0; i < r->n_problems; i++)
+		n += ss_res_problem_of(r, p, r->problems[i].path);
 	return n;
 }
 
