@@ -103,6 +103,24 @@ static void *remote_job_main(void *arg)
 	return NULL;
 }
 
+/* --topic compiled as it filters: POSIX extended, anchored to the whole name. A bad one
+ * is a usage error naming the option. */
+static int topic_regex(segscan_scan *s, regex_t *re)
+{
+	char *anchored = NULL;
+	if (asprintf(&anchored, "^(%s)$", s->opts.topic_regex) < 0)
+		return -ENOMEM;
+	int rc = regcomp(re, anchored, REG_EXTENDED | REG_NOSUB);
+	free(anchored);
+	if (rc) {
+		char m[128];
+		regerror(rc, re, m, sizeof(m));
+		s->usage_error = true;
+		return fail(s, -EINVAL, "--topic=%s: %s", s->opts.topic_regex, m);
+	}
+	return 0;
+}
+
 static int run_pipeline(segscan_scan *s)
 {
 	int r;
@@ -122,13 +140,8 @@ static int run_pipeline(segscan_scan *s)
 	/* --topic: a bad expression is a usage error before any disk is touched */
 	if (s->opts.topic_regex) {
 		regex_t re;
-		int rc = regcomp(&re, s->opts.topic_regex, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char m[128];
-			regerror(rc, &re, m, sizeof(m));
-			s->usage_error = true;
-			return fail(s, -EINVAL, "--topic=%s: %s", s->opts.topic_regex, m);
-		}
+		if ((r = topic_regex(s, &re)))
+			return r;
 		regfree(&re);
 	}
 	/* the broker's static configs: given, or the running broker's own */
@@ -233,18 +246,11 @@ static int filter_parts(segscan_scan *s, struct ss_results *r)
 {
 	regex_t re;
 	bool have_re = false;
+	int e;
 	if (s->opts.topic_regex) {
-		char *anchored = NULL;
-		if (asprintf(&anchored, "^(%s)$", s->opts.topic_regex) < 0)
-			return -ENOMEM;
-		int rc = regcomp(&re, anchored, REG_EXTENDED | REG_NOSUB);
-		free(anchored);
-		if (rc) {
-			char m[128];
-			regerror(rc, &re, m, sizeof(m));
-			s->usage_error = true;
+		if ((e = topic_regex(s, &re))) {
 			r->run.exit_code = 2;
-			return fail(s, -EINVAL, "--topic=%s: %s", s->opts.topic_regex, m);
+			return e;
 		}
 		have_re = true;
 	}
