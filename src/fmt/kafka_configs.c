@@ -1,5 +1,6 @@
 /* kafka-configs.sh --describe output. See kafka_configs.h. */
 #include "fmt/kafka_configs.h"
+#include "fmt/lines.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -94,14 +95,14 @@ static bool blank(const char *l)
 
 bool ss_kc_detect(const char *buf, size_t len)
 {
-	size_t i = 0;
-	while (i < len) {
-		size_t j = i;
-		while (j < len && buf[j] != '\n')
-			j++;
+	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_LF);
+	const char *ls;
+	size_t n;
+	while (ss_lines_next(&l, &ls, &n)) {
 		char line[512];
-		size_t n = j - i < sizeof(line) - 1 ? j - i : sizeof(line) - 1;
-		memcpy(line, buf + i, n);
+		if (n > sizeof(line) - 1)
+			n = sizeof(line) - 1;
+		memcpy(line, ls, n);
 		line[n] = 0;
 		if (n && line[n - 1] == '\r')
 			line[n - 1] = 0;
@@ -109,7 +110,6 @@ bool ss_kc_detect(const char *buf, size_t len)
 			const char *t, *nm;
 			return parse_header(line, &t, &nm);
 		}
-		i = j + 1;
 	}
 	return false;
 }
@@ -121,22 +121,18 @@ int ss_kc_parse(const char *buf, size_t len, const char *fname, ss_kc_fn fn, voi
 	unsigned lineno = 0;
 	int r = 0;
 
-	for (size_t i = 0; i <= len && r == 0;) {
-		size_t j = i;
-		while (j < len && buf[j] != '\n')
-			j++;
-		if (j == len && i == len)
-			break;
-		lineno++;
+	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_LF);
+	const char *ls;
+	size_t n;
+	while (r == 0 && ss_lines_next(&l, &ls, &n)) {
+		lineno = l.no;
 		free(line);
-		if (!(line = malloc(j - i + 1))) {
+		if (!(line = malloc(n + 1))) {
 			r = -ENOMEM;
 			break;
 		}
-		size_t n = j - i;
-		memcpy(line, buf + i, n);
+		memcpy(line, ls, n);
 		line[n] = 0;
-		i = j + 1;
 		if (memchr(line, 0, n)) {
 			snprintf(err, errlen, "%s:%u: NUL byte in line", fname, lineno);
 			r = SEGSCAN_ECONFIG;
