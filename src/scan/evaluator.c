@@ -17,6 +17,7 @@
 #include "common/probes.h"
 #include "eval/config.h"
 #include "eval/remote.h"
+#include "fmt/names.h"
 #include "fmt/rlmm.h"
 #include "scan/scan_int.h"
 #include "source/cluster.h"
@@ -121,17 +122,14 @@ void *ss_evaluator_main(void *arg)
 	return NULL;
 }
 
-/* Is __remote_log_metadata-<m> among the scanned log dirs' partitions? */
+/* Is __remote_log_metadata-<m> among the scanned log dirs' partitions? (Discovery keeps
+ * their paths; the directory name is parsed as it parsed it.) */
 static bool rlmm_here(const struct segscan_scan *s, int32_t m)
 {
-	char want[40];
-	int n = snprintf(want, sizeof(want), "/__remote_log_metadata-%d", m);
 	for (uint32_t i = 0; i < s->cat.n_rlmm_dirs; i++) {
-		const char *d = s->cat.rlmm_dirs[i];
-		size_t l = strlen(d);
-		while (l > 1 && d[l - 1] == '/')
-			l--;
-		if (l >= (size_t)n && memcmp(d + l - (size_t)n, want, (size_t)n) == 0)
+		const char *d = s->cat.rlmm_dirs[i], *slash = strrchr(d, '/');
+		struct ss_dirname dn;
+		if (ss_dirname_parse(slash ? slash + 1 : d, &dn) == 0 && dn.partition == m)
 			return true;
 	}
 	return false;
