@@ -146,9 +146,11 @@ bench-selftest: all
 # ---- shared library, pkg-config, install, uninstall ---------------------------------------
 # libsegscan.so is built from its own position-independent objects (build/pic/), so the
 # binary and libsegscan.a keep their non-PIC code. src/lib/segscan.map exports segscan_*
-# only; the soname carries the major version. tests/install.sh (run by test_install)
-# installs into a temporary DESTDIR, builds examples/ against the installed segscan.pc,
-# checks `nm -D` and that uninstall leaves nothing.
+# only; neither the .so nor segscan.pc brings jemalloc to an embedder (the arenas use it
+# when the process has it, src/sched/arena.c); the soname carries the major version.
+# tests/install.sh (run by test_install) installs into a temporary DESTDIR, builds
+# examples/ against the installed segscan.pc, checks `nm -D` and that uninstall leaves
+# nothing.
 SOMAJOR    := $(firstword $(subst ., ,$(VERSION)))
 SONAME     := libsegscan.so.$(SOMAJOR)
 PIC_OBJS   := $(LIB_SRCS:%.c=$(B)/pic/%.o)
@@ -179,14 +181,14 @@ $(B)/pic/%.o: %.c $(B)/pic/%.o.d | $(DEPS_STAMP)
 $(B)/libsegscan.so.$(VERSION): $(PIC_OBJS) src/lib/segscan.map
 	@echo "  LD      $@"
 	@$(CC) $(MODELIBS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/lib/segscan.map \
-	    -Wl,--no-undefined -o $@ $(PIC_OBJS) $(LIBS)
+	    -Wl,--no-undefined -o $@ $(PIC_OBJS) $(filter-out -ljemalloc,$(LIBS))
 	@ln -sf libsegscan.so.$(VERSION) $(B)/$(SONAME)
 	@ln -sf $(SONAME) $(B)/libsegscan.so
 
 $(B)/segscan.pc: segscan.pc.in Makefile
 	@mkdir -p $(dir $@)
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@DOCDIR@|$(DOCDIR)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(PKGS)|' $< > $@
+	    -e 's|@DOCDIR@|$(DOCDIR)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(filter-out jemalloc,$(PKGS))|' $< > $@
 
 # The unit names the installed binary.
 $(B)/segscan.service: scripts/segscan.service Makefile

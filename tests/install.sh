@@ -46,6 +46,14 @@ for s in segscan_scan_new segscan_run segscan_write segscan_check_version segsca
 	grep -qx "$s" "$root/exports" || fail "libsegscan.so does not export $s"
 done
 
+# The library does not bring jemalloc (issue 11): no NEEDED entry in the .so, no Requires in
+# the .pc; the binary still links it (its per-worker arenas use it, src/sched/arena.c).
+readelf -d "$dest/usr/lib/libsegscan.so" | grep -q 'NEEDED.*jemalloc' && fail "libsegscan.so has a NEEDED jemalloc"
+grep -q jemalloc "$dest/usr/lib/pkgconfig/segscan.pc" && fail "segscan.pc names jemalloc"
+if [ "$MODE" = release ] && pkg-config --exists jemalloc; then
+	readelf -d "$dest/usr/bin/segscan" | grep -q 'NEEDED.*libjemalloc' || fail "the release binary does not link jemalloc"
+fi
+
 # pkg-config sees the installed .pc through the DESTDIR.
 export PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_PATH=$dest/usr/lib/pkgconfig
 [ "$(pkg-config --modversion segscan)" = "$ver" ] || fail "pkg-config --modversion segscan"
@@ -66,6 +74,16 @@ LD_LIBRARY_PATH=$dest/usr/lib "$root/ex/embed" -f ndjson "$root/logdir" >"$root/
 LD_LIBRARY_PATH=$dest/usr/lib LD_DEBUG=libs "$root/ex/embed" -f prom "$root/logdir" 2>"$root/ld.log" >/dev/null ||
 	fail "the example (LD_DEBUG run)"
 grep -q "calling init: $dest/usr/lib/libsegscan.so.$major" "$root/ld.log" || fail "the example did not load the installed .so"
+# ... and that scan ran in a process without jemalloc: plain malloc under the arenas
+readelf -d "$root/ex/embed" | grep -q 'NEEDED.*jemalloc' && fail "the example links jemalloc"
+grep -q 'libjemalloc' "$root/ld.log" && fail "jemalloc was loaded into the example: $(grep -m1 libjemalloc "$root/ld.log")"
+# An embedder that has jemalloc (preloaded here) gets the arenas, and the same report.
+je=$(pkg-config --variable=libdir jemalloc 2>/dev/null)/libjemalloc.so.2
+if [ -r "$je" ]; then
+	LD_LIBRARY_PATH=$dest/usr/lib LD_PRELOAD=$je "$root/ex/embed" -f ndjson "$root/logdir" >"$root/embed-je.ndjson" \
+		2>/dev/null || fail "the example with jemalloc preloaded exited $?"
+	cmp -s "$root/embed.ndjson" "$root/embed-je.ndjson" || fail "the example's report differs with jemalloc preloaded"
+fi
 "$dest/usr/bin/segscan" scan -q -f ndjson "$root/logdir" >"$root/cli.ndjson" || fail "segscan scan"
 # The same partitions, segment counts, sizes and offsets through the library as through the CLI.
 python3 - "$root/embed.ndjson" "$root/cli.ndjson" "$root/embed.err" <<'PY' || fail "the example disagrees with segscan scan"

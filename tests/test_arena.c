@@ -1,6 +1,8 @@
 /* Per-worker arenas: with jemalloc, blocks land in the arena asked for (checked with
  * jemalloc's own "arenas.lookup", not with our bookkeeping) from any thread; without it
- * (-DSS_NO_JEMALLOC) the malloc fallback works and reports arena 0. */
+ * (-DSS_NO_JEMALLOC, or a process that has no jemalloc) the malloc fallback works and
+ * reports arena 0. test_link_modes builds small programs that do and do not have
+ * jemalloc, since one test binary is only ever one of them. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "sched/arena.h"
+#include "testutil.h"
 
 static const size_t sizes[] = { 0, 1, 8, 100, 4096, 20000, 1u << 20, 8u << 20 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
@@ -211,6 +214,117 @@ static void test_destroy(void **state)
 	}
 }
 
+/* The probe: arenas created, blocks of several sizes allocated, written, freed; prints
+ * what it saw. Linked below with and without jemalloc. */
+static const char probe_src[] =
+"#include <stdio.h>\n"
+"#include <string.h>\n"
+"#include \"sched/arena.h\"\n"
+"int main(void) {\n"
+"	unsigned a = 77, got = 99;\n"
+"	if (ss_arena_create(&a)) return 10;\n"
+"	static const size_t n[] = { 0, 1, 100, 5000, 1u << 20 };\n"
+"	void *keep = NULL;\n"
+"	for (int i = 0; i < 5; i++) {\n"
+"		void *p = ss_arena_alloc(a, n[i]);\n"
+"		if (!p) return 11;\n"
+"		memset(p, 0x5a, n[i]);\n"
+"		if (i == 2) keep = p; else ss_arena_free(p);\n"
+"	}\n"
+"	int of = ss_arena_of(keep, &got);\n"
+"	printf(\"enabled=%d arena0=%d of=%d match=%d\\n\", ss_arena_enabled(), a == 0, of, of == 0 && got == a);\n"
+"	ss_arena_free(keep);\n"
+"	return ss_arena_destroy(a) ? 12 : 0;\n"
+"}\n";
+
+static void expect_probe(const char *what, const char *cmd_fmt, const char *a, const char *b, const char *want)
+{
+	char *out = NULL;
+	int rc = tu_run(&out, cmd_fmt, a, b);
+	if (rc != 0 || !out || strcmp(out, want))
+		fail_msg("%s: exit %d, printed \"%s\", want \"%s\"", what, rc, out ? out : "", want);
+	free(out);
+}
+
+/*
+ * The library's choice in each way an embedder can link it (issue 11: the library does
+ * not force jemalloc): a shared object built from arena.c, without jemalloc in the
+ * process and with it preloaded; the build's own arena.o linked statically without and
+ * with -ljemalloc. Without jemalloc the blocks are malloc's (arena 0, no lookup); with it
+ * they land in the created arena by jemalloc's lookup.
+ */
+static void test_link_modes(void **state)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	/* the sanitizer build compiles jemalloc out, and its objects need the runtime */
+	skip();
+#endif
+	const char *bin = getenv("SEGSCAN");
+	if (!bin) {
+		print_message("SEGSCAN (the built binary, set by tests/run.sh) is not set\n");
+		fail();
+	}
+	char *bdir = strdup(bin), *tmp = tu_mkdtemp("arena"), *je = NULL, path[4096];
+	assert_non_null(bdir);
+	assert_non_null(tmp);
+	char *slash = strrchr(bdir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		strcpy(bdir, ".");
+	snprintf(path, sizeof(path), "%s/probe.c", tmp);
+	assert_int_equal(tu_write_file(path, probe_src, strlen(probe_src)), 0);
+	/* the jemalloc the build uses, if any: its shared object to preload */
+	if (tu_run(&je, "pkg-config --variable=libdir jemalloc 2>/dev/null") == 0 && je && *je) {
+		je[strcspn(je, "\n")] = 0;
+		char *so = NULL;
+		assert_true(asprintf(&so, "%s/libjemalloc.so.2", je) > 0);
+		free(je);
+		je = access(so, R_OK) == 0 ? so : (free(so), NULL);
+	} else {
+		free(je);
+		je = NULL;
+	}
+
+	const char *cc = getenv("CC") ? getenv("CC") : "cc";
+	char *out = NULL;
+	/* a shared object from the source, as libsegscan.so is built (-fPIC, no -ljemalloc) */
+	assert_int_equal(tu_run(&out, "%s -std=gnu11 -O2 -fPIC -shared -D_GNU_SOURCE -Isrc -o %s/libarena.so "
+				 "src/sched/arena.c 2>&1 && %s -std=gnu11 -Isrc -o %s/probe_so %s/probe.c -L%s -larena "
+				 "-Wl,-rpath,%s 2>&1", cc, tmp, cc, tmp, tmp, tmp, tmp), 0);
+	free(out);
+	assert_int_equal(tu_run(&out, "readelf -d %s/libarena.so | grep -c 'NEEDED.*jemalloc'", tmp), 1);
+	assert_string_equal(out, "0\n");
+	free(out);
+	expect_probe("shared, no jemalloc", "env -u LD_PRELOAD %s/%s", tmp, "probe_so",
+		     "enabled=0 arena0=1 of=-95 match=0\n");
+	if (je) {
+		char pre[4200];
+		snprintf(pre, sizeof(pre), "LD_PRELOAD=%s %%s/%%s", je);
+		expect_probe("shared, jemalloc preloaded", pre, tmp, "probe_so", "enabled=1 arena0=0 of=0 match=1\n");
+	}
+
+	/* the build's own object, linked statically as libsegscan.a is */
+	assert_int_equal(tu_run(&out, "%s -std=gnu11 -Isrc -o %s/probe_static %s/probe.c %s/obj/src/sched/arena.o 2>&1",
+				cc, tmp, tmp, bdir), 0);
+	free(out);
+	expect_probe("static, no jemalloc", "env -u LD_PRELOAD %s/%s", tmp, "probe_static",
+		     "enabled=0 arena0=1 of=-95 match=0\n");
+	if (je) {
+		assert_int_equal(tu_run(&out, "%s -std=gnu11 -Isrc -o %s/probe_je %s/probe.c %s/obj/src/sched/arena.o "
+					 "-ljemalloc 2>&1", cc, tmp, tmp, bdir), 0);
+		free(out);
+		expect_probe("static, -ljemalloc", "env -u LD_PRELOAD %s/%s", tmp, "probe_je",
+			     "enabled=1 arena0=0 of=0 match=1\n");
+	} else {
+		print_message("no jemalloc found: only the malloc paths were checked\n");
+	}
+	assert_int_equal(tu_run(NULL, "rm -rf %s", tmp), 0);
+	free(je);
+	free(tmp);
+	free(bdir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_lands_in_arena),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_destroy),
+		cmocka_unit_test(test_link_modes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,9 +3,11 @@
  * that workers never contend on an arena lock, and, since a pinned worker is the first
  * to touch its arena's pages, those pages land on the worker's NUMA node.
  *
- * Built with -DSS_NO_JEMALLOC (the ASan/TSan builds, where jemalloc would fight the
- * sanitizer's allocator) every call falls back to malloc/free and arena 0.
- * The jemalloc build links -ljemalloc (Debian's is unprefixed: it also replaces malloc).
+ * Used only when the process has jemalloc (the segscan binary links it; the library does
+ * not, so an embedder keeps its own allocator): jemalloc's API is reached through weak
+ * references, and without it every call falls back to malloc/free and arena 0 (arena.c
+ * says why the two never mix). Built with -DSS_NO_JEMALLOC (the ASan/TSan builds, where
+ * jemalloc would fight the sanitizer's allocator) the fallback is the only path.
  */
 #ifndef SS_SCHED_ARENA_H
 #define SS_SCHED_ARENA_H
@@ -13,7 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Whether this build allocates from real jemalloc arenas. */
+/* Whether this process allocates from real jemalloc arenas (decided once, the same
+ * answer for the process's lifetime). */
 bool  ss_arena_enabled(void);
 
 /* A new arena ("arenas.create"). 0 or -errno; fallback: *arena = 0. */
