@@ -95,6 +95,26 @@ const char *segscan_last_error(const segscan_scan *s);
  */
 int segscan_reuse(segscan_scan *s, const segscan_scan *prev);
 
+/*
+ * Partition-level reuse, for a caller that watches the log dirs (serve: inotify, see
+ * docs/serve.md). Before segscan_run, name a function that tells whether a partition
+ * directory is known unchanged since `prev` (segscan_reuse) started: no entry created,
+ * deleted or renamed in it, no file written, truncated or re-attributed. Discovery asks
+ * it once per live partition directory it finds (log_dir as given to segscan_add_logdir,
+ * dir the directory's name), on the thread that runs segscan_run; it must not call into
+ * s. On yes, that directory is not listed and none of its files is opened or statted:
+ * the partition's segments and their facts are taken from prev whole, and only its
+ * evaluation (time, configs, remote state, the log-dir checkpoints) is made again.
+ * Partitions prev did not read completely (an error or problem under the directory) and
+ * the metadata topics are read as usual whatever the answer. Without segscan_reuse it
+ * has no effect; fn NULL turns it off. Returns 0, or -EALREADY after segscan_run.
+ */
+typedef bool (*segscan_unchanged_fn)(void *arg, const char *log_dir, const char *dir);
+int segscan_reuse_unchanged(segscan_scan *s, segscan_unchanged_fn fn, void *arg);
+/* After segscan_run: the partitions taken whole from prev (their segments are counted in
+ * segscan_scan_stats.segments_reused too). */
+uint64_t segscan_partitions_reused(const segscan_scan *s);
+
 /* Signals: with "io" = "mmap" (never the default), segscan_run installs a process-wide
  * SIGBUS handler while it copies from mapped files (a file Kafka truncates under the
  * mapping faults): it handles faults inside its own copies and passes every other SIGBUS

@@ -111,6 +111,8 @@ struct ss_part {
 	bool             epochs_read;     /* false: file missing or unreadable */
 	uint32_t         deleted_files, cleaned_files, swap_files, unknown_files, snapshot_files;
 	struct ss_eval  *eval;            /* filled by the evaluator */
+	bool             reused;          /* taken whole from the previous scan (discover.h,
+					     ss_dreuse): no listing, its segments are not read */
 };
 
 #endif

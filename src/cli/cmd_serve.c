@@ -53,6 +53,11 @@ static const char usage_serve[] =
 "      --interval=SECONDS  time from the start of one scan to the start of the next\n"
 "                          (default 60; fractions allowed, minimum 0.1). A scan that takes\n"
 "                          longer is followed by a full interval of rest.\n"
+"      --full-rescan-interval=SECONDS  between rescans, inotify tells which partition\n"
+"                          directories changed, and the others are taken whole from the\n"
+"                          previous scan (no listing, no statx); every SECONDS (default\n"
+"                          600) a rescan checks every partition anyway. 0: every rescan\n"
+"                          checks every partition (no inotify)\n"
 "      --web.config.file=PATH  TLS and basic auth, in the Prometheus exporter-toolkit\n"
 "                          format: tls_server_config (cert_file, key_file) and\n"
 "                          basic_auth_users (name: bcrypt hash); see docs/serve.md\n"
@@ -103,7 +108,7 @@ static const char tail_help[] =
 "\n"
 "A hardened systemd unit is in scripts/segscan.service; see docs/serve.md.\n";
 
-enum { O_LISTEN = 1000, O_INTERVAL, O_TEXTFILE, O_ONCE, O_NO_EVICT, O_WEB_CONFIG };
+enum { O_LISTEN = 1000, O_INTERVAL, O_TEXTFILE, O_ONCE, O_NO_EVICT, O_WEB_CONFIG, O_FULL_CHECK };
 
 static const struct option serve_opts[] = {
 	{ "listen", required_argument, NULL, O_LISTEN },
@@ -112,6 +117,7 @@ static const struct option serve_opts[] = {
 	{ "once", no_argument, NULL, O_ONCE },
 	{ "no-evict", no_argument, NULL, O_NO_EVICT },
 	{ "web.config.file", required_argument, NULL, O_WEB_CONFIG },
+	{ "full-rescan-interval", required_argument, NULL, O_FULL_CHECK },
 };
 
 static int add_kv(struct ss_serve_opts *o, const char *name, const char *value)
@@ -155,7 +161,8 @@ static int parse_interval(const char *v, double *out)
 
 int ss_cmd_serve(int argc, char **argv)
 {
-	struct ss_serve_opts o = { .listen = SS_SERVE_DEFAULT_LISTEN, .interval_s = 60 };
+	struct ss_serve_opts o = { .listen = SS_SERVE_DEFAULT_LISTEN, .interval_s = 60,
+				   .full_check_s = SS_SERVE_DEFAULT_FULL_CHECK };
 	struct option *longopts = NULL;
 	struct ss_serve_kv *user = NULL;
 	segscan_scan *probe = NULL;
@@ -185,6 +192,15 @@ int ss_cmd_serve(int argc, char **argv)
 				fprintf(stderr, "segscan: --interval=%s: expected seconds from 0.1 to 604800\n", optarg);
 				goto out;
 			}
+			continue;
+		case O_FULL_CHECK:
+			if (strcmp(optarg, "0") != 0 && parse_interval(optarg, &o.full_check_s)) {
+				fprintf(stderr, "segscan: --full-rescan-interval=%s: expected 0 or seconds from 0.1 to "
+					"604800\n", optarg);
+				goto out;
+			}
+			if (!strcmp(optarg, "0"))
+				o.full_check_s = 0;
 			continue;
 		case O_TEXTFILE:
 			if (!*optarg) {

@@ -407,6 +407,223 @@ out:
 	return r;
 }
 
+/* ---- partition-level reuse (ss_dreuse) -------------------------------------------- */
+
+/* The partition (topic, partition) of log dir li in a sorted catalog, or -1. */
+static int64_t find_part(const struct ss_catalog *c, const char *topic, size_t tlen, int32_t partition, uint32_t li)
+{
+	uint32_t lo = 0, hi = c->n_parts;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct ss_part *p = &c->parts[mid];
+		size_t pl = strlen(p->topic);
+		int cmp = memcmp(p->topic, topic, pl < tlen ? pl : tlen);
+		if (!cmp)
+			cmp = pl < tlen ? -1 : pl > tlen;
+		if (!cmp)
+			cmp = p->partition < partition ? -1 : p->partition > partition;
+		if (!cmp)
+			cmp = p->logdir < li ? -1 : p->logdir > li;
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->n_parts) {
+		const struct ss_part *p = &c->parts[lo];
+		if (p->logdir == li && p->partition == partition && strlen(p->topic) == tlen &&
+		    memcmp(p->topic, topic, tlen) == 0)
+			return lo;
+	}
+	return -1;
+}
+
+/* The partition of a catalog whose directory holds `path` (a note's or a problem's:
+ * "<log dir>/<partition dir>[/...]"), or -1. */
+static int64_t part_of_path(const struct ss_catalog *c, const char *path)
+{
+	for (uint32_t li = 0; li < c->n_logdirs; li++) {
+		const char *ld = c->logdirs[li].path;
+		size_t n = strlen(ld);
+		if (strncmp(path, ld, n) || path[n] != '/')
+			continue;
+		const char *name = path + n + 1, *end = strchr(name, '/');
+		size_t len = end ? (size_t)(end - name) : strlen(name);
+		char buf[256];
+		struct ss_dirname dn;
+		if (len == 0 || len >= sizeof(buf))
+			continue;
+		memcpy(buf, name, len);
+		buf[len] = 0;
+		if (ss_dirname_parse(buf, &dn) != 0)
+			continue;
+		int64_t k = find_part(c, dn.topic, dn.topic_len, dn.partition, li);
+		if (k >= 0 && strcmp(c->parts[k].dir, buf) == 0)
+			return k;
+	}
+	return -1;
+}
+
+/* Which of prev's partitions may be copied, and where their notes are. A partition prev
+ * could not read completely (its directory, a segment, a metadata file: a problem under
+ * its directory) is listed again, so a transient failure never sticks. The metadata
+ * topics are read by other sources every scan and are always listed. */
+static int dreuse_prepare(struct ss_catalog *cat, char *const *paths, uint32_t n)
+{
+	struct ss_dreuse *ru = cat->reuse;
+	const struct ss_catalog *pc = ru->prev;
+	uint32_t np = pc->n_parts;
+	ru->ok = calloc(np ? np : 1, 1);
+	ru->note_first = calloc(np ? np : 1, sizeof(uint32_t));
+	ru->note_n = calloc(np ? np : 1, sizeof(uint32_t));
+	ru->note_idx = calloc(pc->n_notes ? pc->n_notes : 1, sizeof(uint32_t));
+	ru->prev_li = calloc(n ? n : 1, sizeof(int32_t));
+	int64_t *note_part = calloc(pc->n_notes ? pc->n_notes : 1, sizeof(int64_t));
+	if (!ru->ok || !ru->note_first || !ru->note_n || !ru->note_idx || !ru->prev_li || !note_part) {
+		free(note_part);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		ru->prev_li[i] = -1;
+		for (uint32_t k = 0; k < pc->n_logdirs; k++)
+			if (strcmp(pc->logdirs[k].path, paths[i]) == 0 && pc->logdirs[k].fd >= 0)
+				ru->prev_li[i] = (int32_t)k;
+	}
+	for (uint32_t i = 0; i < np; i++) {
+		const struct ss_part *q = &pc->parts[i];
+		bool ok = !q->unreadable && q->kind == SS_DIR_LIVE && strcmp(q->topic, "__remote_log_metadata") != 0 &&
+			  strcmp(q->topic, "__cluster_metadata") != 0;
+		for (uint32_t k = 0; ok && k < q->seg_count; k++) {
+			const struct ss_seg *g = &pc->segs[q->seg_first + k];
+			ok = !g->err && !(g->flags & (SS_SEG_READ_ERROR | SS_SEG_VANISHED | SS_SEG_CHANGED));
+		}
+		ru->ok[i] = ok;
+	}
+	for (uint32_t i = 0; i < pc->n_problems; i++) {
+		int64_t k = part_of_path(pc, pc->problems[i].path);
+		if (k >= 0)
+			ru->ok[k] = 0;
+	}
+	/* notes grouped by partition (counting sort), so a copy finds its own */
+	for (uint32_t i = 0; i < pc->n_notes; i++)
+		if ((note_part[i] = part_of_path(pc, pc->notes[i].path)) >= 0)
+			ru->note_n[note_part[i]]++;
+	uint32_t at = 0;
+	for (uint32_t i = 0; i < np; i++) {
+		ru->note_first[i] = at;
+		at += ru->note_n[i];
+		ru->note_n[i] = 0;
+	}
+	for (uint32_t i = 0; i < pc->n_notes; i++)
+		if (note_part[i] >= 0) {
+			uint32_t k = (uint32_t)note_part[i];
+			ru->note_idx[ru->note_first[k] + ru->note_n[k]++] = i;
+		}
+	free(note_part);
+	return 0;
+}
+
+void ss_dreuse_release(struct ss_dreuse *ru)
+{
+	free(ru->ok);
+	free(ru->note_first);
+	free(ru->note_n);
+	free(ru->note_idx);
+	free(ru->prev_li);
+	ru->ok = NULL;
+	ru->note_first = ru->note_n = ru->note_idx = NULL;
+	ru->prev_li = NULL;
+}
+
+/* The previous catalog's partition to copy for directory `name` of log dir li, or -1:
+ * prev read it completely and the caller knows it unchanged since. */
+static int64_t dreuse_lookup(struct ss_catalog *cat, uint32_t li, const char *name, const struct ss_dirname *dn)
+{
+	struct ss_dreuse *ru = cat->reuse;
+	if (!ru || !ru->ok || ru->prev_li[li] < 0)
+		return -1;
+	int64_t k = find_part(ru->prev, dn->topic, dn->topic_len, dn->partition, (uint32_t)ru->prev_li[li]);
+	if (k < 0 || !ru->ok[k] || strcmp(ru->prev->parts[k].dir, name) != 0)
+		return -1;
+	if (!ru->unchanged(ru->arg, cat->logdirs[li].path, name))
+		return -1;
+	return k;
+}
+
+/* Appends a copy of prev's partition k (discovery's and the workers' facts; the
+ * evaluation and the checkpoint values are made again) and its notes. */
+static int copy_partition(struct ss_catalog *cat, uint32_t li, int64_t k)
+{
+	struct ss_dreuse *ru = cat->reuse;
+	const struct ss_catalog *pc = ru->prev;
+	const struct ss_part *q = &pc->parts[k];
+	struct ss_part part = *q;
+	char **npath = NULL, **nwhat = NULL;
+	uint32_t nn = ru->note_n[k], done = 0;
+	int r = -ENOMEM;
+
+	part.topic = strdup(q->topic);
+	part.dir = strdup(q->dir);
+	part.epochs = q->n_epochs ? malloc(q->n_epochs * sizeof(*q->epochs)) : NULL;
+	npath = calloc(nn ? nn : 1, sizeof(char *));
+	nwhat = calloc(nn ? nn : 1, sizeof(char *));
+	if (!part.topic || !part.dir || (q->n_epochs && !part.epochs) || !npath || !nwhat)
+		goto out;
+	if (q->n_epochs)
+		memcpy(part.epochs, q->epochs, q->n_epochs * sizeof(*q->epochs));
+	for (; done < nn; done++) {
+		const struct ss_note *no = &pc->notes[ru->note_idx[ru->note_first[k] + done]];
+		if (!(npath[done] = strdup(no->path)) || !(nwhat[done] = strdup(no->what)))
+			goto out;
+	}
+	part.logdir = li;
+	part.logdir_path = cat->logdirs[li].path;
+	part.has_log_start = part.has_recovery_point = part.has_high_watermark = false;
+	part.eval = NULL;
+	part.seg_pending = 0;
+	part.reused = true;
+
+	cat_lock(cat);
+	if ((r = ss_da_reserve((void **)&cat->parts, &cat->cap_parts, cat->n_parts + 1, sizeof(*cat->parts))) ||
+	    (r = ss_da_reserve((void **)&cat->segs, &cat->cap_segs, cat->n_segs + q->seg_count, sizeof(*cat->segs))) ||
+	    (r = ss_da_reserve((void **)&cat->notes, &cat->cap_notes, cat->n_notes + nn, sizeof(*cat->notes)))) {
+		cat_unlock(cat);
+		goto out;
+	}
+	part.seg_first = cat->n_segs;
+	for (uint32_t i = 0; i < q->seg_count; i++) {
+		struct ss_seg *g = &cat->segs[cat->n_segs + i];
+		*g = pc->segs[q->seg_first + i];
+		g->part = cat->n_parts;
+		g->flags &= (uint16_t)~SS_SEG_ONLY_LOCAL; /* the evaluator's, decided again */
+		g->bytes_read = 0;
+	}
+	cat->n_segs += q->seg_count;
+	for (uint32_t i = 0; i < nn; i++) {
+		cat->notes[cat->n_notes + i].path = npath[i];
+		cat->notes[cat->n_notes + i].what = nwhat[i];
+	}
+	cat->n_notes += nn;
+	cat->parts[cat->n_parts++] = part;
+	ru->reused++;
+	ru->reused_segs += q->seg_count;
+	cat_unlock(cat);
+	free(npath);
+	free(nwhat);
+	return 0;
+out:
+	free(part.topic);
+	free(part.dir);
+	free(part.epochs);
+	for (uint32_t i = 0; npath && nwhat && i <= done && i < nn; i++) {
+		free(npath[i]);
+		free(nwhat[i]);
+	}
+	free(npath);
+	free(nwhat);
+	return r;
+}
+
 static bool known_top_file(const char *n)
 {
 	static const char *const known[] = {
@@ -425,6 +642,7 @@ struct pjob {
 	uint32_t         li;
 	char            *name;
 	struct ss_dirname dn;   /* dn.topic points into name */
+	int64_t          from_prev; /* ss_dreuse: the previous catalog's partition to copy, or -1 */
 };
 
 struct pjobs {
@@ -535,6 +753,7 @@ static int walk_logdir(struct ss_catalog *cat, uint32_t li, struct pjobs *jobs)
 					j->li = li;
 					j->dn = dn;
 					j->dn.topic = j->name + (dn.topic - n);
+					j->from_prev = dreuse_lookup(cat, li, n, &dn);
 					jobs->n++;
 				}
 			}
@@ -655,7 +874,11 @@ static void *lister_main(void *arg)
 		if (i >= l->jobs->n)
 			break;
 		struct pjob *j = &l->jobs->v[i];
-		if ((l->err = walk_partition(l->cat, j->li, j->name, &j->dn)))
+		if (j->from_prev >= 0)
+			l->err = copy_partition(l->cat, j->li, j->from_prev);
+		else
+			l->err = walk_partition(l->cat, j->li, j->name, &j->dn);
+		if (l->err)
 			break;
 	}
 	return NULL;
@@ -678,6 +901,8 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 	if (!cat->logdirs)
 		return -ENOMEM;
 	cat->n_logdirs = n;
+	if (cat->reuse && (r = dreuse_prepare(cat, paths, n)))
+		goto out;
 	for (uint32_t i = 0; i < n; i++) {
 		struct ss_logdir *ld = &cat->logdirs[i];
 		ld->node = -1;
@@ -769,6 +994,8 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 	r = 0;
 out:
 	cat->mu = NULL;
+	if (cat->reuse)
+		ss_dreuse_release(cat->reuse);
 	free(ls);
 	for (uint32_t i = 0; i < jobs.n; i++)
 		free(jobs.v[i].name);

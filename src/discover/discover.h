@@ -39,7 +39,31 @@ struct ss_catalog {
 	uint32_t           n_rlmm_dirs;
 	uint32_t           cap_parts, cap_segs, cap_notes, cap_problems, cap_rlmm;
 	pthread_mutex_t   *mu;         /* set while discovery lists directories on several threads */
+	struct ss_dreuse  *reuse;      /* set by the caller: partitions to take from a previous
+					  catalog instead of listing them (NULL: list every one) */
 };
+/*
+ * Partition-level reuse (serve's change detection, segscan_reuse_unchanged): for each
+ * live partition directory found in a log dir, discovery asks `unchanged`; when it says
+ * yes and `prev` read that partition completely (no problem under its directory, no
+ * segment error), the partition and its segments (with the worker's facts) and its notes
+ * are copied from prev and marked ss_part.reused: its directory is not listed and no file
+ * in it is opened or statted. The log-dir checkpoints are read again for every partition.
+ */
+struct ss_dreuse {
+	const struct ss_catalog *prev;
+	bool   (*unchanged)(void *arg, const char *log_dir, const char *dir);
+	void    *arg;
+	uint32_t reused;               /* out: partitions copied */
+	uint32_t reused_segs;          /* out: their segments */
+	/* discovery's own, built from prev before the walk (freed by it) */
+	uint8_t  *ok;                  /* per prev partition: read completely, may be copied */
+	uint32_t *note_first, *note_n; /* per prev partition: its notes in note_idx */
+	uint32_t *note_idx;
+	int32_t  *prev_li;             /* per log dir: the same path's index in prev, or -1 */
+};
+/* Frees discovery's own arrays in ru (idempotent; ss_discover_mt calls it on its way out). */
+void ss_dreuse_release(struct ss_dreuse *ru);
 
 /* Open the log dirs (a missing or unreadable one is recorded in its err, not fatal) and
  * walk them. Returns 0 or -ENOMEM. */

@@ -66,9 +66,10 @@ void *ss_evaluator_main(void *arg)
 
 	pthread_setname_np(pthread_self(), "segscan-eval");
 
-	/* Partitions without segments are complete before any worker reports. */
+	/* Partitions without segments, or taken whole from the previous scan, are complete
+	 * before any worker reports. */
 	for (uint32_t pi = 0; pi < cat->n_parts; pi++)
-		if (cat->parts[pi].seg_count == 0) {
+		if (cat->parts[pi].seg_count == 0 || cat->parts[pi].reused) {
 			double t0 = ss_mono();
 			ss_evaluate_partition(s, pi);
 			eval_time += ss_mono() - t0;

@@ -155,8 +155,16 @@ static int run_pipeline(segscan_scan *s)
 	t0 = ss_mono();
 	if (s->opts.remote_state && strcmp(s->opts.remote_state, "-") != 0)
 		rj_started = pthread_create(&rj.th, NULL, remote_job_main, &rj) == 0;
+	if (s->prev && s->unchanged) {
+		/* partitions the caller knows unchanged since prev are copied, not listed */
+		s->dreuse = (struct ss_dreuse){ .prev = &s->prev->cat, .unchanged = s->unchanged,
+						.arg = s->unchanged_arg };
+		s->cat.reuse = &s->dreuse;
+	}
 	r = ss_discover_mt(&s->cat, s->logdir_paths, s->n_logdir_paths,
 			   s->opts.threads ? s->opts.threads : ss_default_threads());
+	ss_dreuse_release(&s->dreuse);
+	s->cat.reuse = NULL;
 	s->times.discover = ss_mono() - t0;
 	if (rj_started) {
 		pthread_join(rj.th, NULL);
@@ -200,6 +208,8 @@ static int run_pipeline(segscan_scan *s)
 	r = ss_workers_run(s);
 	if (!r && atomic_load_explicit(&s->cancel, memory_order_relaxed))
 		r = fail(s, -ECANCELED, "cancelled: the segments were not all read, the report would be incomplete");
+	/* segments of partitions copied whole count as reused (their reads were skipped) */
+	s->totals.reused += s->dreuse.reused_segs;
 	SS_PROBE_SCAN_DONE(s->cat.n_segs, r);
 	s->times.total = ss_mono() - t_run;
 	if (r) {
@@ -208,6 +218,20 @@ static int run_pipeline(segscan_scan *s)
 		return r;
 	}
 	return 0;
+}
+
+int segscan_reuse_unchanged(segscan_scan *s, segscan_unchanged_fn fn, void *arg)
+{
+	if (s->ran)
+		return fail(s, -EALREADY, "segscan_reuse_unchanged: the scan has run");
+	s->unchanged = fn;
+	s->unchanged_arg = arg;
+	return 0;
+}
+
+uint64_t segscan_partitions_reused(const segscan_scan *s)
+{
+	return s->dreuse.reused;
 }
 
 void segscan_cancel(segscan_scan *s)

@@ -113,6 +113,9 @@ struct segscan_scan {
 	unsigned             n_winfo;
 	const struct segscan_scan *prev;     /* segscan_reuse */
 	uint32_t            *reuse_from;     /* per segment: index into prev's segments, or UINT32_MAX */
+	bool               (*unchanged)(void *arg, const char *log_dir, const char *dir); /* segscan_reuse_unchanged */
+	void                *unchanged_arg;
+	struct ss_dreuse     dreuse;         /* discovery's partition-level reuse (discover.h) */
 	struct ss_rate       rate;
 	/* worker <-> evaluator */
 	struct ss_ring      *rings;

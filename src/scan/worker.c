@@ -403,6 +403,8 @@ int ss_workers_run(struct segscan_scan *s)
 		}
 	}
 	for (uint32_t i = 0; i < cat->n_segs; i++) {
+		if (cat->parts[cat->segs[i].part].reused)
+			continue; /* taken whole from the previous scan (ss_dreuse): nothing to read */
 		int node = nodes[cat->parts[cat->segs[i].part].logdir];
 		unsigned k;
 		for (k = 0; k < nq && qnode[k] != node; k++)
@@ -453,7 +455,7 @@ int ss_workers_run(struct segscan_scan *s)
 	atomic_store(&s->workers_done, 0);
 
 	for (uint32_t pi = 0; pi < cat->n_parts; pi++)
-		cat->parts[pi].seg_pending = cat->parts[pi].seg_count;
+		cat->parts[pi].seg_pending = cat->parts[pi].reused ? 0 : cat->parts[pi].seg_count;
 
 	double t0 = ss_mono();
 	if ((r = pthread_create(&ev, NULL, ss_evaluator_main, s))) {

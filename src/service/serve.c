@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@
 #include "service/serve.h"
 #include "service/webconfig.h"
 #include "source/local_files.h"
+#include "source/watch.h"
 
 static struct timespec ts_of(double t)
 {
@@ -278,6 +280,10 @@ struct svc {
 	bool            reload;      /* mu: main asks for a rescan now (SIGHUP) */
 	int             fatal_rc;    /* mu: nonzero = the scan thread asks main to exit with it */
 	bool            first_done;  /* scan thread only */
+	/* change detection (source/watch.h), scan thread only */
+	struct ss_watch *watch;      /* NULL: every scan takes the full path */
+	bool            watch_tried;
+	double          last_full;   /* CLOCK_MONOTONIC of the last full check */
 };
 
 static int build_scan(const struct ss_serve_opts *o, segscan_scan **out)
@@ -354,6 +360,67 @@ static void write_textfile(struct svc *v)
 	ss_snapshot_release(snap);
 }
 
+/* Change detection before a scan: arms what is not yet watched and opens the scan's
+ * epoch. Returns true when this scan is a full check (every partition listed, closed
+ * segments statted): the first scan, a reload, every --full-rescan-interval, or always
+ * when change detection is off or unavailable. */
+static bool watch_prepare(struct svc *v, uint64_t gen, const struct ss_snapshot *prev, const char *reason)
+{
+	const struct ss_serve_opts *o = v->o;
+	struct ss_logline l;
+	if (o->once || o->full_check_s <= 0)
+		return true;
+	if (!v->watch_tried) {
+		v->watch_tried = true;
+		const char *mx = getenv("SEGSCAN_WATCH_MAX"); /* tests: a watch limit of their own */
+		int r = ss_watch_new(&v->watch, mx ? strtoull(mx, NULL, 10) : 0);
+		for (size_t i = 0; !r && i < o->n_logdirs; i++)
+			r = ss_watch_add_logdir(v->watch, o->logdirs[i]);
+		if (r) {
+			ss_watch_free(v->watch);
+			v->watch = NULL;
+			ss_log_begin(&l, "warn", "change detection unavailable: every rescan lists every partition");
+			ss_log_str(&l, "err", segscan_strerror(r));
+			ss_log_str(&l, "hint", r == -EMFILE ? "raise fs.inotify.max_user_instances" : "");
+			ss_log_end(&l);
+		}
+	}
+	if (!v->watch)
+		return true;
+	double now = ss_mono();
+	bool full = !prev || strcmp(reason, "reload") == 0 || now - v->last_full >= o->full_check_s;
+	struct ss_watch_info wi;
+	ss_watch_begin(v->watch, gen, prev ? prev->generation : 0, full, &wi);
+	if (full)
+		v->last_full = now;
+	if (wi.newly_refused) {
+		ss_log_begin(&l, "warn", "inotify watch limit reached: the unwatched partitions are listed by every rescan");
+		ss_log_fmt(&l, "generation", "%" PRIu64, gen);
+		ss_log_fmt(&l, "watched", "%" PRIu64, wi.watched);
+		ss_log_fmt(&l, "unwatched", "%" PRIu64, wi.refused);
+		ss_log_str(&l, "err", segscan_strerror(wi.limit_err ? wi.limit_err : -ENOSPC));
+		ss_log_str(&l, "hint", "raise fs.inotify.max_user_watches (sysctl; docs/serve.md)");
+		ss_log_end(&l);
+	}
+	if (wi.overflows) {
+		ss_log_begin(&l, "warn", "inotify queue overflowed: this rescan lists every partition");
+		ss_log_fmt(&l, "generation", "%" PRIu64, gen);
+		ss_log_fmt(&l, "overflows", "%" PRIu64, wi.overflows);
+		ss_log_str(&l, "hint", "raise fs.inotify.max_queued_events");
+		ss_log_end(&l);
+	}
+	return full;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
+}
+
 /* One scan: returns 0 when it was published, 1 when it ran but was not published, or
  * a negative error when it failed; *exit_code gets the CLI exit code it deserves. */
 static int run_one(struct svc *v, const char *reason, int *exit_code)
@@ -363,6 +430,8 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 	struct ss_snapshot *prev = NULL;
 	struct segscan_scan_stats st;
 	uint64_t gen = ss_pub_begin_scan(v->pub);
+	double cpu0 = cpu_seconds();
+	bool full = true;
 	int r;
 
 	ss_log_begin(&l, "info", "scan started");
@@ -378,6 +447,11 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 	prev = ss_pub_acquire(v->pub);
 	if (prev && (r = segscan_reuse(s, prev->scan)))
 		goto failed;
+	/* partitions with no inotify event since prev began are taken whole from it: no
+	 * listing, no statx (watches are armed before the scan reads) */
+	full = watch_prepare(v, gen, prev, reason);
+	if (prev && !full && (r = segscan_reuse_unchanged(s, ss_watch_unchanged, v->watch)))
+		goto failed;
 	r = segscan_run(s);
 	ss_snapshot_release(prev);
 	prev = NULL;
@@ -392,8 +466,18 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 	if (v->o->stats)
 		log_stats(s, gen);
 	size_t parts = segscan_partition_count(s);
+	uint64_t parts_reused = segscan_partitions_reused(s);
 	if (st.errors)
 		log_errors(s, gen);
+	if (v->watch && v->o->n_logdirs == 0) {
+		/* log dirs from --server-properties: watched from the next scan on */
+		const char *last = NULL;
+		for (size_t i = 0; i < parts; i++) {
+			const char *ld = segscan_partition_log_dir(segscan_partition_at(s, i));
+			if (ld && (!last || strcmp(ld, last)))
+				ss_watch_add_logdir(v->watch, last = ld);
+		}
+	}
 
 	r = ss_pub_publish(v->pub, s, gen); /* owns s from here */
 	s = NULL;
@@ -402,9 +486,12 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 	ss_log_fmt(&l, "partitions", "%zu", parts);
 	ss_log_fmt(&l, "segments", "%" PRIu64, st.segments);
 	ss_log_fmt(&l, "reused", "%" PRIu64, st.segments_reused);
+	ss_log_fmt(&l, "partitions_reused", "%" PRIu64, parts_reused);
+	ss_log_str(&l, "check", full ? "full" : "changes");
 	ss_log_fmt(&l, "bytes_read", "%" PRIu64, st.bytes_read);
 	ss_log_fmt(&l, "errors", "%" PRIu64, st.errors);
 	ss_log_fmt(&l, "duration_s", "%.3f", st.seconds);
+	ss_log_fmt(&l, "cpu_s", "%.3f", cpu_seconds() - cpu0);
 	ss_log_fmt(&l, "exit_code", "%d", *exit_code);
 	if (r)
 		ss_log_str(&l, "err", r == -ESTALE ? "a newer scan was already published" : segscan_strerror(r));
@@ -511,6 +598,7 @@ static int svc_init(struct svc *v, const struct ss_serve_opts *o)
 
 static void svc_destroy(struct svc *v)
 {
+	ss_watch_free(v->watch); /* after the scan thread: nothing asks it any more */
 	ss_pub_free(v->pub);
 	pthread_mutex_destroy(&v->mu);
 	pthread_cond_destroy(&v->cv);

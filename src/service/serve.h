@@ -61,6 +61,7 @@ struct ss_snapshot {
 struct ss_pub_totals {
 	struct segscan_counters c;
 	uint64_t segments_reused;
+	uint64_t partitions_reused; /* taken whole after no inotify event (segscan_reuse_unchanged) */
 	uint64_t scans;          /* scans that ran to completion */
 	uint64_t failures;       /* scans whose segscan_run failed */
 	uint64_t refused;        /* completed scans whose publication was refused (stale) */
@@ -136,6 +137,10 @@ void ss_http_stop(struct ss_http *h);
  * checks it against that list. */
 #define SS_SERVE_DEFAULT_PORT   "10405"
 #define SS_SERVE_DEFAULT_LISTEN "127.0.0.1:" SS_SERVE_DEFAULT_PORT
+/* The periodic full check behind inotify change detection (docs/serve.md): events inotify
+ * cannot see (a network file system written by another host, writes through a mapping
+ * alone, a bug) are caught within ten minutes. */
+#define SS_SERVE_DEFAULT_FULL_CHECK 600.0
 
 
 struct ss_serve_kv {
@@ -146,6 +151,9 @@ struct ss_serve_kv {
 struct ss_serve_opts {
 	const char *listen;          /* default SS_SERVE_DEFAULT_LISTEN */
 	double      interval_s;      /* default 60 */
+	double      full_check_s;    /* --full-rescan-interval: a full check at least this often
+					(default SS_SERVE_DEFAULT_FULL_CHECK); 0: every scan is one,
+					no change detection */
 	const char *textfile;        /* NULL: none */
 	const char *web_config;      /* --web.config.file (TLS, basic auth), NULL: none */
 	bool        once;

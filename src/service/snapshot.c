@@ -218,6 +218,9 @@ static int render_metrics(struct ss_snapshot *s, const struct ss_pub_totals *t)
 		"# HELP segscan_scan_segments_reused_total Closed segments taken unchanged from the previous scan after one statx.\n"
 		"# TYPE segscan_scan_segments_reused_total counter\n"
 		"segscan_scan_segments_reused_total %" PRIu64 "\n"
+		"# HELP segscan_scan_partitions_reused_total Partitions taken whole from the previous scan: no inotify event since it began, so no listing and no statx.\n"
+		"# TYPE segscan_scan_partitions_reused_total counter\n"
+		"segscan_scan_partitions_reused_total %" PRIu64 "\n"
 		"# HELP segscan_scans_total Scans that ran to completion.\n"
 		"# TYPE segscan_scans_total counter\n"
 		"segscan_scans_total %" PRIu64 "\n"
@@ -227,7 +230,7 @@ static int render_metrics(struct ss_snapshot *s, const struct ss_pub_totals *t)
 		"# HELP segscan_scan_stale_total Completed scans not published because a newer scan had published first.\n"
 		"# TYPE segscan_scan_stale_total counter\n"
 		"segscan_scan_stale_total %" PRIu64 "\n",
-		s->generation, s->finished_wall, t->segments_reused, t->scans, t->failures, t->refused);
+		s->generation, s->finished_wall, t->segments_reused, t->partitions_reused, t->scans, t->failures, t->refused);
 out:
 	return close_stream(f, &s->metrics, r);
 }
@@ -302,6 +305,7 @@ int ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen)
 	pub->totals.c.bytes_read_total += st.bytes_read;
 	pub->totals.c.errors_total += st.errors;
 	pub->totals.segments_reused += st.segments_reused;
+	pub->totals.partitions_reused += segscan_partitions_reused(scan);
 	/* published_gen is only written under fold_mu, which we hold: no race with the swap */
 	if (gen <= pub->published_gen) {
 		pub->totals.refused++;
