@@ -14,6 +14,7 @@ enum {
 	PH_OPEN,     /* open .log */
 	PH_STAT,     /* fstat .log: by descriptor, so no second path lookup */
 	PH_SIDE,     /* open .index/.timeindex, read the log head */
+	PH_WHOLE,    /* small closed indexes read whole (no fstat) */
 	PH_SIDESTAT, /* fstat .index/.timeindex */
 	PH_TAIL,     /* index window reads */
 	PH_WALK,     /* log reads through the walker */
@@ -512,6 +513,66 @@ static int finish(struct ss_task *t)
 	return sub_close(t, 0, fd);
 }
 
+/*
+ * The most bytes a closed segment's index of esz-byte entries holds for a .log of
+ * log_size bytes under the default index.interval.bytes: Kafka adds an entry only after
+ * more than 4096 bytes since the last one (LogSegment.append), recovery and the cleaner
+ * too, so entries <= log_size / 4096; the time index has one more, appended at roll
+ * (LogSegment.onBecomeInactiveSegment); one slot of slack. A larger interval gives
+ * fewer entries; a smaller one may give more, and then the read of the bound comes back
+ * full and the fstat path runs (PH_WHOLE).
+ */
+static int64_t index_bound(int64_t log_size, int64_t esz)
+{
+	return esz * (log_size / 4096 + 3);
+}
+
+/* Both index tails from their sizes: the window reads of PH_TAIL. */
+static int sidestat_done(struct ss_task *t)
+{
+	struct ss_seg *s = seg_of(t);
+	struct ss_io_req *rq = t->req;
+	bool idx_ok = t->fd_idx >= 0 && rq[2].res >= 0;
+	bool tim_ok = t->fd_tim >= 0 && rq[3].res >= 0;
+	t->idx_size = idx_ok ? rq[2].st.size : 0;
+	t->tim_size = tim_ok ? rq[3].st.size : 0;
+	if (s->flags & SS_SEG_ACTIVE) {
+		/* the active segment's indexes are preallocated (10 MiB by default): search
+		 * only their data prefix, the rest is a hole of zero slots */
+		if (t->idx_size > SS_TASK_PROBE)
+			t->idx_size = data_prefix_end(t->fd_idx, t->idx_size);
+		if (t->tim_size > SS_TASK_PROBE)
+			t->tim_size = data_prefix_end(t->fd_tim, t->tim_size);
+	}
+	if (!idx_ok)
+		s->flags |= SS_SEG_INDEX_BAD;
+	/* A closed segment's indexes are trimmed at roll (LogSegment.onBecomeInactiveSegment:
+	 * trimToValidSize), so their last entry is their last slot: a small window finds it
+	 * in one read. The active segment's are preallocated: whole pages per probe. */
+	size_t win = (s->flags & SS_SEG_ACTIVE) ? SS_TASK_PROBE : SS_TASK_CLOSED_WIN;
+	ss_index_tail_init(&t->tf_idx, SS_OFFSET_ENTRY, idx_ok ? t->idx_size : 0, win);
+	ss_index_tail_init(&t->tf_tim, SS_TIME_ENTRY, tim_ok ? t->tim_size : 0, win);
+	t->phase = PH_TAIL;
+	if (t->tf_idx.done && t->tf_tim.done)
+		return tails_done(t);
+	return submit_tail_reads(t);
+}
+
+/* fstat the index files that opened; with neither, straight on. */
+static int side_stats(struct ss_task *t)
+{
+	int r;
+	t->phase = PH_SIDESTAT;
+	t->req[2].res = t->req[3].res = -EBADF;
+	if (t->fd_idx >= 0 && (r = sub_fstat(t, 2, t->fd_idx)))
+		return r;
+	if (t->fd_tim >= 0 && (r = sub_fstat(t, 3, t->fd_tim)))
+		return r;
+	if (t->pending)
+		return 0;
+	return sidestat_done(t);
+}
+
 /* Called when every request of the current phase has completed. */
 static int advance(struct ss_task *t, bool *finished)
 {
@@ -591,51 +652,43 @@ static int advance(struct ss_task *t, bool *finished)
 			else if (rq[1].res != -ENOENT)
 				seg_error(t, (int)rq[1].res, SS_HAS_TIMEINDEX, -1);
 		}
-		t->phase = PH_SIDESTAT;
-		rq[2].res = rq[3].res = -EBADF;
-		if (t->fd_idx >= 0) {
-			if (t->env->evict)
+		if (t->env->evict) {
+			if (t->fd_idx >= 0)
 				ss_evict_no_readahead(t->fd_idx);
-			if ((r = sub_fstat(t, 2, t->fd_idx)))
-				return r;
-		}
-		if (t->fd_tim >= 0) {
-			if (t->env->evict)
+			if (t->fd_tim >= 0)
 				ss_evict_no_readahead(t->fd_tim);
-			if ((r = sub_fstat(t, 3, t->fd_tim)))
+		}
+		if (!(s->flags & SS_SEG_ACTIVE) && t->fd_idx >= 0 && t->fd_tim >= 0 &&
+		    index_bound(s->size_bytes, SS_TIME_ENTRY) <= SS_TASK_WHOLE_INDEX) {
+			/* small closed indexes: read them whole, the short read tells the size */
+			t->phase = PH_WHOLE;
+			if ((r = sub_read(t, 0, t->fd_idx, t->ibuf,
+					  (size_t)index_bound(s->size_bytes, SS_OFFSET_ENTRY), 0)))
 				return r;
+			return sub_read(t, 1, t->fd_tim, t->tbuf, (size_t)index_bound(s->size_bytes, SS_TIME_ENTRY), 0);
 		}
-		if (t->pending)
-			return 0;
-		/* neither index file could be opened: nothing to wait for */
+		return side_stats(t);
 	}
-		__attribute__((fallthrough));
-	case PH_SIDESTAT: {
-		bool idx_ok = t->fd_idx >= 0 && rq[2].res >= 0;
-		bool tim_ok = t->fd_tim >= 0 && rq[3].res >= 0;
-		t->idx_size = idx_ok ? rq[2].st.size : 0;
-		t->tim_size = tim_ok ? rq[3].st.size : 0;
-		if (s->flags & SS_SEG_ACTIVE) {
-			/* the active segment's indexes are preallocated (10 MiB by default): search
-			 * only their data prefix, the rest is a hole of zero slots */
-			if (t->idx_size > SS_TASK_PROBE)
-				t->idx_size = data_prefix_end(t->fd_idx, t->idx_size);
-			if (t->tim_size > SS_TASK_PROBE)
-				t->tim_size = data_prefix_end(t->fd_tim, t->tim_size);
-		}
-		if (!idx_ok)
-			s->flags |= SS_SEG_INDEX_BAD;
-		/* A closed segment's indexes are trimmed at roll (LogSegment.onBecomeInactiveSegment:
-		 * trimToValidSize), so their last entry is their last slot: a small window finds it
-		 * in one read. The active segment's are preallocated: whole pages per probe. */
-		size_t win = (s->flags & SS_SEG_ACTIVE) ? SS_TASK_PROBE : SS_TASK_CLOSED_WIN;
-		ss_index_tail_init(&t->tf_idx, SS_OFFSET_ENTRY, idx_ok ? t->idx_size : 0, win);
-		ss_index_tail_init(&t->tf_tim, SS_TIME_ENTRY, tim_ok ? t->tim_size : 0, win);
-		t->phase = PH_TAIL;
-		if (t->tf_idx.done && t->tf_tim.done)
-			return tails_done(t);
-		return submit_tail_reads(t);
+
+	case PH_WHOLE: {
+		int64_t bi = index_bound(s->size_bytes, SS_OFFSET_ENTRY), bt = index_bound(s->size_bytes, SS_TIME_ENTRY);
+		if (rq[0].res < 0 || rq[0].res >= bi || rq[1].res < 0 || rq[1].res >= bt)
+			return side_stats(t); /* an error, or more than the bound: the fstat path decides */
+		s->bytes_read += rq[0].res + rq[1].res;
+		t->idx_size = rq[0].res;
+		t->tim_size = rq[1].res;
+		/* one window over the whole file: the search ends with this feed */
+		ss_index_tail_init(&t->tf_idx, SS_OFFSET_ENTRY, t->idx_size, (size_t)bi);
+		ss_index_tail_init(&t->tf_tim, SS_TIME_ENTRY, t->tim_size, (size_t)bt);
+		if (!t->tf_idx.done)
+			ss_index_tail_feed(&t->tf_idx, t->ibuf, t->idx_size);
+		if (!t->tf_tim.done)
+			ss_index_tail_feed(&t->tf_tim, t->tbuf, t->tim_size);
+		return tails_done(t);
 	}
+
+	case PH_SIDESTAT:
+		return sidestat_done(t);
 
 	case PH_TAIL:
 		if (!t->tf_idx.done) {

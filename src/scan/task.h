@@ -34,10 +34,27 @@
 #define SS_TASK_SMALL      (32 * 1024)
 #endif
 #define SS_TASK_CHUNK      (64 * 1024)   /* fast-path read size */
+/* Fast-path read size from the last offset-index entry. Kafka adds an entry before a
+ * batch once more than index.interval.bytes (default 4096) were appended since the last
+ * one (LogSegment.append, storage/src/main/java/org/apache/kafka/storage/internals/log/
+ * LogSegment.java), so every batch after the last entry but the final one fits in the
+ * interval, and the final one's header starts inside it: one read of the interval and
+ * a header sees every header to the end (a larger interval just takes another read). */
 #ifndef SS_TASK_TAIL_CHUNK
-#define SS_TASK_TAIL_CHUNK (8 * 1024)    /* fast-path read size from an index entry */
+#define SS_TASK_TAIL_CHUNK (4096 + SS_MAX_HEADER_SIZE)
 #endif
-#define SS_TASK_VCHUNK     (1024 * 1024) /* verify read size */
+/* A closed segment's index files are read whole from offset 0, without an fstat, when
+ * the most entries the interval rule allows for its .log size (see ss_task_index_bound)
+ * fit in this many bytes: the short read's length is then the file's size. */
+#ifndef SS_TASK_WHOLE_INDEX
+#define SS_TASK_WHOLE_INDEX 1024
+#endif
+#ifndef SS_TASK_VCHUNK
+/* --verify read size. Measured (1 GB of 1 MiB segments, warm, farm-bench medians of 9):
+ * 128 KiB took 11 % less CPU and wall than 1 MiB (the chunk stays in L2 between the
+ * kernel's copy and the CRC pass), 64 KiB the same as 128, 32 KiB 6 % more. */
+#define SS_TASK_VCHUNK     (128 * 1024)
+#endif
 #define SS_TASK_PROBE      4096          /* index tail / probe read size */
 #ifndef SS_TASK_CLOSED_WIN
 #define SS_TASK_CLOSED_WIN 96            /* closed segments' index tail window (8 or 12 slots) */
