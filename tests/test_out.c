@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "out/jw.h"
 #include "out/out.h"
@@ -611,10 +612,15 @@ static void test_table(void **state)
 	assert_non_null(strstr(out, "\n  scan: fast path (index tails), io=pread, 2 threads, 0.125 s, 12.1 KiB read\n"
 				    "  metadata log: no; kafka unknown\n"));
 
-	char *hdr = line_of(out, "TOPIC");
+	/* two log dirs: a LOG DIR column first, as wide as the longest path (its newline
+	 * written as an escape, so the row stays one line) */
+	char *hdr = line_of(out, "LOG DIR ");
 	assert_non_null(hdr);
+	assert_non_null(strstr(hdr, "  TOPIC  "));
+#define LD_A "/data/a               "
+#define LD_W "/data/we\"ird\\dir\\x0ax "
 	/* orders-1 has unknown remote state: '?' in ONLY-LOCAL, REMOTE and COPY LAG */
-	char *unk = strstr(out, "\norders                               1 ");
+	char *unk = strstr(out, "\n" LD_W "orders                               1 ");
 	assert_non_null(unk);
 	char ul[400];
 	sscanf(unk + 1, "%399[^\n]", ul);
@@ -622,16 +628,16 @@ static void test_table(void **state)
 	for (char *c = ul; (c = strstr(c, " ? ")); c++)
 		q++;
 	assert_int_equal(q, 3);
-	char *o0 = line_of(out, "orders  "), *pl = line_of(out, "plain "), *br = line_of(out, "zbroken ");
+	char *o0 = line_of(out, LD_A "orders  "), *pl = line_of(out, LD_A "plain "), *br = line_of(out, LD_A "zbroken ");
 	assert_non_null(o0);
 	assert_non_null(pl);
 	assert_non_null(br);
 	/* orders-1 follows orders-0, then the topic total; not on a terminal, every row names
 	 * its topic (grep and sort work line by line) */
 	const char *o1 = strstr(out, o0) + strlen(o0) + 1;
-	assert_true(!strncmp(o1, "orders                               1 ", 39));
+	assert_true(!strncmp(o1, LD_W "orders                               1 ", 22 + 39));
 	char *o1l = strndup(o1, strcspn(o1, "\n"));
-	char *tot = line_of(out, "  (topic total)");
+	char *tot = line_of(out, "                      " "  (topic total)");   /* no log dir */
 	assert_non_null(tot);
 	assert_ptr_equal(strstr(out, tot), o1 + strlen(o1l) + 1);
 
@@ -652,7 +658,7 @@ static void test_table(void **state)
 	expect_column(hdr, pl, "RETENTION", "1 seg/100 B ");  /* not tiered: no "remote: " */
 	expect_column(hdr, br, "RETENTION", "nothing due ");
 	/* a partition without an evaluation has no row */
-	assert_null(strstr(out, "\nzz-noeval"));
+	assert_null(strstr(out, "zz-noeval "));
 
 	assert_non_null(strstr(out, "\nFindings (3):\n"
 				    "  orders-0  REMOTE_DANGLING (KAFKA-17428): 2 remote segments stuck in COPY_SEGMENT_STARTED\n"
@@ -768,8 +774,250 @@ static void test_json_writer(void **state)
 	free(out);
 }
 
+/* ---- the table fitted to a terminal's width ---------------------------------------- */
+
+/* Columns a line takes on a terminal, counted here without the writer's helpers: UTF-8
+ * decoded by hand, CJK (U+2E80..U+9FFF) two columns, combining marks none, the rest one
+ * (what ss_term_write prints is printable: its escapes are ASCII). */
+static size_t columns_of(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		uint32_t cp = c;
+		size_t l = 1;
+		if (c >= 0xf0) { cp = c & 0x07; l = 4; }
+		else if (c >= 0xe0) { cp = c & 0x0f; l = 3; }
+		else if (c >= 0xc0) { cp = c & 0x1f; l = 2; }
+		for (size_t k = 1; k < l && i + k < n; k++)
+			cp = cp << 6 | ((unsigned char)s[i + k] & 0x3f);
+		i += l;
+		w += cp >= 0x2e80 && cp <= 0x9fff ? 2 : cp >= 0x300 && cp <= 0x36f ? 0 : 1;
+	}
+	return w;
+}
+
+/* Fails naming the first line of `out` wider than `width`. */
+static void lines_fit(const char *out, unsigned width, const char *what)
+{
+	for (const char *p = out; *p;) {
+		size_t n = strcspn(p, "\n");
+		if (columns_of(p, n) > width)
+			fail_msg("%s at %u: a line %zu wide: \"%.*s\"", what, width, columns_of(p, n), (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
+/* The header line of the table (it starts with LOG DIR, LD or TOPIC). */
+static char *header_of(const char *out)
+{
+	char *h = line_of(out, "LOG DIR ");
+	if (!h)
+		h = line_of(out, "LD ");
+	if (!h)
+		h = line_of(out, "TOPIC ");
+	assert_non_null(h);
+	return h;
+}
+
+static bool has_col(const char *hdr, const char *title)
+{
+	/* a title between spaces or at an end */
+	size_t n = strlen(title);
+	for (const char *p = hdr; (p = strstr(p, title)); p++)
+		if ((p == hdr || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+			return true;
+	return false;
+}
+
+#define LONG_TOPIC "payments.settlement.events.eu-west-1.v2-retry"
+#define WIDE_DIR "/srv/kafka/\xe3\x83\x87\xe3\x83\xbc\xe3\x82\xbf/disk-02/kafka-logs"
+
+static void test_table_fit(void **state)
+{
+	/* the view with a 45-character topic and a log dir with wide characters */
+	struct ss_part lp[5];
+	memcpy(lp, parts, sizeof(lp));
+	lp[0].topic = lp[1].topic = LONG_TOPIC;
+	struct ss_res_logdir ld2[2] = { logdirs[0], { WIDE_DIR, 0, -1 } };
+	static const unsigned widths[] = { 200, 120, 80, 60 };
+	setenv("LANG", "C.UTF-8", 1);
+	unsetenv("LC_ALL");
+	unsetenv("LC_CTYPE");
+	for (int nld = 1; nld <= 2; nld++) {
+		struct ss_results r = view();
+		r.parts = lp;
+		r.logdirs = ld2;
+		r.n_logdirs = (uint32_t)nld;
+		if (nld == 1)
+			for (int i = 0; i < 5; i++)
+				lp[i].logdir = 0;
+		else
+			lp[1].logdir = 1;
+		char *full = NULL;
+		CAPTURE(full, ss_out_table_fit(&r, f, 0, true));
+		char *fh = header_of(full);
+		/* the full table: every column, the whole name, the whole path */
+		for (int c = 0; c < 10; c++) {
+			static const char *const all[] = { "TOPIC", "PART", "SEGS", "LOCAL", "ONLY-LOCAL", "REMOTE",
+							   "COPY LAG", "BROKER SAYS", "RETENTION", "FINDINGS" };
+			assert_true(has_col(fh, all[c]));
+		}
+		assert_int_equal(!strncmp(fh, "LOG DIR ", 8), nld == 2);
+		assert_non_null(strstr(full, LONG_TOPIC "     0     2   1.46 KiB"));   /* whole, pushing the row on */
+		assert_int_equal(strstr(full, "\n" WIDE_DIR " ") != NULL, nld == 2);
+		assert_true(columns_of(fh, strlen(fh)) >= 149);   /* 32-column TOPIC ... FINDINGS */
+		free(fh);
+		for (size_t k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
+			unsigned w = widths[k];
+			for (int every = 0; every <= 1; every++) {
+				char *out = NULL, what[64];
+				snprintf(what, sizeof(what), "%d log dir(s), every_row %d", nld, every);
+				CAPTURE(out, ss_out_table_fit(&r, f, w, every));
+				lines_fit(out, w, what);
+				char *h = header_of(out);
+				/* what always stays */
+				assert_true(has_col(h, "TOPIC"));
+				assert_true(has_col(h, "PART"));
+				assert_true(has_col(h, "LOCAL"));
+				assert_true(has_col(h, "COPY LAG"));
+				assert_true(has_col(h, "FINDINGS"));
+				/* the log-dir column with two log dirs only: the path, or its number */
+				bool ldcol = !strncmp(h, "LOG DIR ", 8) || !strncmp(h, "LD ", 3);
+				assert_int_equal(ldcol, nld == 2);
+				if (!strncmp(h, "LD ", 3))
+				{
+					/* numbered on the log dirs line (which may wrap, at a space) */
+					assert_non_null(strstr(out, "\n  log dirs: [1] /data/a [2]"));
+					assert_non_null(strstr(out, WIDE_DIR "\n"));
+				}
+				else
+					assert_null(strstr(out, "[1]"));
+				/* the drop order below the full width */
+				if (w <= 80) {
+					assert_false(has_col(h, "SEGS"));
+					assert_false(has_col(h, "BROKER SAYS"));
+					assert_false(has_col(h, "RETENTION"));
+				}
+				if (w == 60) {
+					assert_false(has_col(h, "ONLY-LOCAL"));
+					assert_false(has_col(h, "REMOTE"));
+				}
+				/* and always in that order: what is gone is a prefix of it */
+				static const char *const order[] = { "SEGS", "BROKER SAYS", "RETENTION", "ONLY-LOCAL",
+								     "REMOTE" };
+				for (int o = 1; o < 5; o++)
+					if (!has_col(h, order[o]) && has_col(h, order[o - 1]))
+						fail_msg("%s at %u: %s dropped before %s", what, w, order[o], order[o - 1]);
+				if (w == 120)
+					assert_true(has_col(h, "RETENTION") && has_col(h, "REMOTE"));
+				/* each partition's row keeps its partition, size, lag and findings */
+				const char *o0 = strstr(out, h);   /* the first row follows the header */
+				assert_non_null(o0);
+				o0 += strlen(h);
+				char *row = strndup(o0 + 1, strcspn(o0 + 1, "\n"));
+				assert_non_null(strstr(row, " 0 "));
+				assert_non_null(strstr(row, " 1.46 KiB "));
+				assert_non_null(strstr(row, "REMOTE_DANGLING"));
+				/* the long name cut in the middle: its start, an ellipsis, its end */
+				if (w < 120) {
+					/* (the findings below the table name it whole) */
+					const char *cut = strstr(out, LONG_TOPIC);
+					assert_true(!cut || cut > strstr(out, "\nFindings ("));
+					assert_non_null(strstr(row, "payment"));
+					assert_non_null(strstr(row, "\xe2\x80\xa6"));
+					assert_non_null(strstr(row, "retry "));
+				}
+				free(row);
+				/* every row names its topic, or only the first of its topic */
+				int named = 0;
+				const char *sect = strstr(out, "\nFindings (");
+				assert_non_null(sect);
+				for (const char *p = out; (p = strstr(p, "payment")) && p < sect; p++)
+					named++;
+				assert_int_equal(named, every ? 2 : 1);
+				/* the sections below the table are all there, wrapped, not cut */
+				assert_non_null(strstr(out, "\nFindings (3):\n"));
+				assert_non_null(strstr(out, "COPY_SEGMENT_STARTED"));
+				assert_non_null(strstr(out, "Input/output error"));
+				free(h);
+				free(out);
+			}
+		}
+		/* wide enough for the whole table: the same bytes as the full table */
+		char *wide = NULL;
+		CAPTURE(wide, ss_out_table_fit(&r, f, 1000, true));
+		assert_string_equal(wide, full);
+		free(wide);
+		free(full);
+	}
+	/* no UTF-8 locale: the cut is marked with '~' */
+	setenv("LANG", "C", 1);
+	struct ss_results r = view();
+	r.parts = lp;
+	r.n_logdirs = 1;
+	char *out = NULL;
+	CAPTURE(out, ss_out_table_fit(&r, f, 80, true));
+	assert_null(strstr(out, "\xe2\x80\xa6"));
+	assert_non_null(strstr(out, "~"));
+	lines_fit(out, 80, "LANG=C");
+	free(out);
+	setenv("LANG", "C.UTF-8", 1);
+}
+
+/* What a terminal shows for the escapes ss_term_write makes, and where the width comes from. */
+static void test_term_width(void **state)
+{
+	assert_int_equal(ss_term_width("abc", 3), 3);
+	assert_int_equal(ss_term_width("\x1b", 1), 4);             /* \x1b */
+	assert_int_equal(ss_term_width("\xc2\x9b", 2), 6);         /* \u009b */
+	assert_int_equal(ss_term_width("\xff", 1), 4);             /* malformed: \xff */
+	assert_int_equal(ss_term_width("\xe6\x97\xa5", 3), 2);     /* a CJK ideograph */
+	assert_int_equal(ss_term_width("e\xcc\x81", 3), 1);        /* e + combining acute */
+	/* prefixes never split a character or an escape */
+	assert_int_equal(ss_term_prefix("ab\x1b" "cd", 5, 5), 2);
+	assert_int_equal(ss_term_prefix("ab\x1b" "cd", 5, 6), 3);
+	assert_int_equal(ss_term_prefix("\xe6\x97\xa5\xe6\x97\xa5", 6, 3), 3);
+	assert_int_equal(ss_term_suffix("abcdef", 6, 2), 4);
+	assert_int_equal(ss_term_suffix("a\xe6\x97\xa5", 4, 1), 4);
+	/* and what it writes is as wide as it says */
+	char *out = NULL;
+	CAPTURE(out, (ss_term_write(f, "a\x1b\xc2\x9b\xff", 5), 0));
+	assert_string_equal(out, "a\\x1b\\u009b\\xff");
+	assert_int_equal(strlen(out), ss_term_width("a\x1b\xc2\x9b\xff", 5));
+	free(out);
+
+	/* COLUMNS wins when it is a number; a memory stream is no terminal */
+	setenv("COLUMNS", "77", 1);
+	assert_int_equal(ss_term_columns(-1), 77);
+	setenv("COLUMNS", "abc", 1);
+	assert_int_equal(ss_term_columns(-1), 0);
+	setenv("COLUMNS", "0", 1);
+	assert_int_equal(ss_term_columns(-1), 0);
+	unsetenv("COLUMNS");
+	assert_int_equal(ss_term_columns(-1), 0);
+	int fd[2];
+	assert_int_equal(pipe(fd), 0);
+	assert_int_equal(ss_term_columns(fd[1]), 0);   /* a pipe: no fitting */
+	setenv("COLUMNS", "90", 1);
+	assert_int_equal(ss_term_columns(fd[1]), 90);
+	unsetenv("COLUMNS");
+	close(fd[0]);
+	close(fd[1]);
+
+	/* the wrap of a long text line: at spaces, deeper indent, nothing lost */
+	CAPTURE(out, (ss_term_write_fit(f, "  aaaa bbbb cccc dddd eeee ffff\nshort\n", 38, 14), 0));
+	assert_string_equal(out, "  aaaa bbbb\n      cccc\n      dddd\n      eeee\n      ffff\nshort\n");
+	free(out);
+	CAPTURE(out, (ss_term_write_fit(f, "xxxxxxxxxxxxxxxxxxxx\n", 21, 8), 0));
+	assert_string_equal(out, "xxxxxxxx\n    xxxx\n    xxxx\n    xxxx\n");
+	free(out);
+}
+
 int main(void)
 {
+	/* ss_out_table reads COLUMNS: the full table whatever the caller's environment */
+	unsetenv("COLUMNS");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_partitions),
 		cmocka_unit_test(test_json_summary_and_errors),
@@ -777,6 +1025,8 @@ int main(void)
 		cmocka_unit_test(test_prom),
 		cmocka_unit_test(test_prom_partition_series),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_fit),
+		cmocka_unit_test(test_term_width),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_exit_code_of_view),
 		cmocka_unit_test(test_human_bytes),

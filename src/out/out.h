@@ -36,6 +36,10 @@ struct ss_prom_counters {
 
 /* Each returns 0 or -EIO when the stream is in error. */
 int ss_out_table(const struct ss_results *r, FILE *f);
+/* The table fitted to `width` columns (0: not fitted, the full table); every_row: the
+ * topic on every row (else once per topic). ss_out_table is this with the width of f
+ * (ss_term_columns) and every_row unless f is a terminal. */
+int ss_out_table_fit(const struct ss_results *r, FILE *f, unsigned width, bool every_row);
 int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson);
 int ss_out_prom(const struct ss_results *r, FILE *f);
 int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_prom_counters *c);
@@ -49,5 +53,20 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum);
 const char *ss_human_bytes(int64_t b, char *buf, size_t len);
 /* n bytes of s for a terminal: controls and malformed UTF-8 as visible escapes (term.c) */
 void ss_term_write(FILE *f, const char *s, size_t n);
+/* The columns ss_term_write's output of n bytes of s takes on a terminal (escapes as
+ * written, wide characters 2, combining marks 0). */
+size_t ss_term_width(const char *s, size_t n);
+/* Bytes of the longest prefix of s (whole characters and escapes) at most maxw wide. */
+size_t ss_term_prefix(const char *s, size_t n, size_t maxw);
+/* Offset of the longest suffix of s at most maxw wide. */
+size_t ss_term_suffix(const char *s, size_t n, size_t maxw);
+/* "\u2026" (an ellipsis) in a UTF-8 locale (LC_ALL, LC_CTYPE, LANG), else "~". */
+const char *ss_term_ellipsis(void);
+/* The width to fit fd's output to: COLUMNS when it is a positive number (terminal or
+ * not), else the terminal's (TIOCGWINSZ), else 0: no fitting (a pipe or file). */
+unsigned ss_term_columns(int fd);
+/* ss_term_write, each line wider than `width` wrapped at a space (or mid-word) with a
+ * deeper indent; width 0 writes as ss_term_write. */
+void ss_term_write_fit(FILE *f, const char *s, size_t n, unsigned width);
 
 #endif
