@@ -79,7 +79,9 @@ void segscan_scan_free(segscan_scan *s);
  *   checked with mincore before reading), "avoid-cpus" (a cpulist the workers must
  *   not run on).
  * Flags ("verify", "stats", "progress", "quiet", "evict") take true/false, 1/0, yes/no,
- * on/off, or NULL for true.
+ * on/off, or NULL for true. "quiet" stops progress events to the log callback
+ * (segscan_set_log); "progress" is the CLI's (progress lines off a terminal) and changes
+ * nothing in the library.
  * Returns -EINVAL for an unknown name and a SEGSCAN_E* error or a negative errno for a bad value; the
  * message for the last failure is available from segscan_last_error().
  */
@@ -114,6 +116,86 @@ int segscan_reuse_unchanged(segscan_scan *s, segscan_unchanged_fn fn, void *arg)
 /* After segscan_run: the partitions taken whole from prev (their segments are counted in
  * segscan_scan_stats.segments_reused too). */
 uint64_t segscan_partitions_reused(const segscan_scan *s);
+
+/* ---- Messages and progress: the log callback ------------------------------------------
+ *
+ * The library never writes to stderr (an embedder's stderr is the embedder's): every
+ * warning, error note and progress report of a scan goes to the callback set here, and
+ * without one it is dropped. What it reports is also in the results (a warning that
+ * matters to a partition is one of its errors or findings), so dropping loses nothing a
+ * report holds. The segscan CLI sets a callback that prints "segscan: warning: ..."
+ * lines and draws the progress line.
+ *
+ * Threads: the callback is called only while segscan_run(s) runs, from the thread that
+ * called it or from the threads it starts (discovery listers, the remote-state reader,
+ * the evaluator). Calls for one scan are serialized (the library holds a per-scan lock
+ * around each call): the callback never runs twice at once for the same scan, and needs
+ * no lock of its own for state only that scan's callback touches. Two scans run by two
+ * threads may call their callbacks at the same time. The callback must return soon (a
+ * pipeline thread waits for it) and must not call into the same scan, except
+ * segscan_cancel(), which it may call.
+ *
+ * Ownership and lifetime: `ev` and every string it points to belong to the library and
+ * are valid only during the call; copy what you keep. `user` is passed back untouched;
+ * it must stay valid until segscan_run() returns or the callback is replaced.
+ *
+ * Growth: ev->size is sizeof(struct segscan_log_event) of the library that calls; fields
+ * are only ever added in the reserved space (zero until then), so a callback built
+ * against an older header reads what it knows.
+ */
+enum segscan_log_level {
+	SEGSCAN_LOG_ERROR,    /* a source could not be used; the scan goes on without it */
+	SEGSCAN_LOG_WARNING,  /* something the operator should fix or know (the CLI's "warning:") */
+	SEGSCAN_LOG_INFO,     /* what the scan is doing; progress events have this level */
+	SEGSCAN_LOG_DEBUG,
+};
+
+enum segscan_log_kind {
+	SEGSCAN_LOG_MESSAGE,  /* level and message */
+	SEGSCAN_LOG_PROGRESS, /* phase, done, total, unit, what, final */
+};
+
+/* The stages of segscan_run, in the order they start; a stage with nothing to do (no
+ * metadata log, no local __remote_log_metadata) sends no event. SCAN and EVALUATION run
+ * at the same time (a partition is evaluated when its last segment is in). Reading the
+ * remote state from a --remote-state file or the live cluster reports no progress yet. */
+enum segscan_phase {
+	SEGSCAN_PHASE_DISCOVERY = 1,  /* partition directories listed (items) */
+	SEGSCAN_PHASE_METADATA_LOG,   /* the KRaft metadata log replayed (bytes) */
+	SEGSCAN_PHASE_REMOTE_STATE,   /* the local __remote_log_metadata partitions replayed (bytes) */
+	SEGSCAN_PHASE_SCAN,           /* segments read (items) */
+	SEGSCAN_PHASE_EVALUATION,     /* partitions evaluated (items) */
+};
+
+enum segscan_unit { SEGSCAN_UNIT_ITEMS, SEGSCAN_UNIT_BYTES };
+
+struct segscan_log_event {
+	size_t                 size;    /* sizeof(struct segscan_log_event), set by the library */
+	enum segscan_log_kind  kind;
+	enum segscan_log_level level;
+	const char            *message; /* MESSAGE: one line, no newline, no "segscan:" prefix;
+					   PROGRESS: NULL */
+	/* PROGRESS only (zero for a MESSAGE): */
+	enum segscan_phase     phase;
+	enum segscan_unit      unit;
+	const char            *what;    /* plural noun of the items: "partition directories",
+					   "segments", "partitions", "bytes" */
+	uint64_t               done;    /* never decreases within a phase */
+	uint64_t               total;   /* 0: not known yet */
+	bool                   final;   /* the phase's last event: done is its end (done ==
+					   total when the total was known and it completed) */
+	uint64_t               reserved[8];
+};
+
+typedef void (*segscan_log_fn)(void *user, const struct segscan_log_event *ev);
+
+/* Sets s's callback (NULL: drop everything, the default). Messages above max_level
+ * (SEGSCAN_LOG_WARNING: errors and warnings only) are not delivered. Progress events are
+ * delivered when max_level >= SEGSCAN_LOG_INFO and the "quiet" option is off, at most
+ * about four a second per phase (the library throttles), plus each phase's first and
+ * final event. Call before segscan_run(). Returns 0, or -EINVAL for a bad level or a
+ * call during segscan_run(). */
+int segscan_set_log(segscan_scan *s, segscan_log_fn fn, void *user, enum segscan_log_level max_level);
 
 /* Signals: with "io" = "mmap" (never the default), segscan_run installs a process-wide
  * SIGBUS handler while it copies from mapped files (a file Kafka truncates under the

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
+#include "common/clock.h"
 #include "fmt/codec.h"
 #include "gen/gen.h"
 #include "segscan.h"
@@ -158,9 +160,9 @@ static int bad_value(const char *opt, const char *val, const char *what)
 }
 
 struct progress {
-	struct timespec start, last;
-	bool tty;
+	struct timespec start;
 	bool printed;
+	struct ss_cli_progress line;   /* the renderer scan uses too (cli/progress.h) */
 };
 
 static double since(const struct timespec *a, const struct timespec *b)
@@ -173,18 +175,14 @@ static void on_progress(void *arg, const struct ss_gen_stats *st, uint64_t done,
 	struct progress *pr = arg;
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (done < total && since(&pr->last, &now) < 1.0)
-		return;  /* at most a line a second */
-	if (done == total && !pr->printed)
+	if (!pr->printed && since(&pr->start, &now) < 1.0)
 		return;  /* a run shorter than a second needs no progress at all */
-	pr->last = now;
 	pr->printed = true;
-	double el = since(&pr->start, &now);
-	fprintf(stderr, "%ssegscan gen: %" PRIu64 "/%" PRIu64 " partitions, %" PRIu64 " segments, %.1f MiB, %.0f segments/s%s",
-		pr->tty ? "\r" : "", done, total, st->segments, (double)st->log_bytes / 1048576.0,
-		el > 0 ? (double)st->segments / el : 0.0, pr->tty ? "\033[K" : "\n");
-	if (pr->tty && done == total)
-		fputc('\n', stderr);
+	char extra[64];
+	snprintf(extra, sizeof(extra), "%" PRIu64 " segments, %.1f MiB", st->segments,
+		 (double)st->log_bytes / 1048576.0);
+	/* the renderer throttles (a tty line 10 times a second, plain lines once a second) */
+	ss_cli_progress_update(&pr->line, 0, "writing", "partitions", false, done, total, done == total, extra);
 }
 
 int ss_cmd_gen(int argc, char **argv)
@@ -333,14 +331,16 @@ int ss_cmd_gen(int argc, char **argv)
 		return 2;
 	}
 
-	pr.tty = isatty(STDERR_FILENO);
-	if (!quiet && (pr.tty || want_progress)) {
+	memset(&pr, 0, sizeof(pr));
+	ss_cli_progress_init(&pr.line, stderr, "segscan gen", quiet, want_progress);
+	if (pr.line.enabled) {
 		o.progress = on_progress;
 		o.progress_arg = &pr;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
-	pr.last = pr.start;
+	pr.line.s[0].t0 = ss_mono();   /* rate and ETA from the start, not from the first line */
 	r = ss_gen_run(&o, &st, err, sizeof(err));
+	ss_cli_progress_finish(&pr.line);   /* the summary below starts on a clean line */
 	if (r) {
 		fprintf(stderr, "segscan gen: %s\n", err[0] ? err : segscan_strerror(r));
 		return r == -EINVAL || r == -EEXIST ? 2 : 1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "lib/options.h"
 #include "out/out.h"
 #include "segscan.h"
@@ -54,7 +55,8 @@ static void on_signal(int sig)
 int ss_cmd_scan(int argc, char **argv)
 {
 	enum segscan_format fmt = SEGSCAN_FMT_TABLE;
-	bool stats = false;
+	bool stats = false, quiet = false, force_progress = false;
+	struct ss_cli_progress prog;
 	segscan_scan *s = NULL;
 	struct option *longopts = NULL;
 	char shortopts[32];
@@ -93,6 +95,10 @@ int ss_cmd_scan(int argc, char **argv)
 			goto out;
 		if (!strcmp(d->name, "stats"))
 			stats = true;
+		if (!strcmp(d->name, "quiet"))
+			quiet = true;
+		if (!strcmp(d->name, "progress"))
+			force_progress = true;
 		if (ss_cli_apply(s, d->name, ss_optdef_has_arg(d) ? optarg : NULL))
 			goto out;
 	}
@@ -102,12 +108,20 @@ int ss_cmd_scan(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* the library's warnings and progress come back through the renderer (cli/progress.h) */
+	ss_cli_progress_init(&prog, stderr, "segscan", quiet, force_progress);
+	if ((r = segscan_set_log(s, ss_cli_log, &prog, SEGSCAN_LOG_INFO))) {
+		fprintf(stderr, "segscan: %s\n", segscan_strerror(r));
+		rc = 1;
+		goto out;
+	}
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
 	g_scan = s;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	r = segscan_run(s);
+	ss_cli_progress_finish(&prog);   /* nothing of the progress line is left for what follows */
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	g_scan = NULL;

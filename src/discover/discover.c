@@ -13,6 +13,7 @@
 
 #include "common/darray.h"
 #include "common/file.h"
+#include "common/log.h"
 #include "discover/discover.h"
 #include "fmt/names.h"
 #include "segscan.h"
@@ -874,6 +875,9 @@ static void *lister_main(void *arg)
 		if (i >= l->jobs->n)
 			break;
 		struct pjob *j = &l->jobs->v[i];
+		/* i: the directories claimed before this one (done, or in flight on another thread) */
+		ss_progress(l->cat->log, SEGSCAN_PHASE_DISCOVERY, SEGSCAN_UNIT_ITEMS, "partition directories", i,
+			    l->jobs->n);
 		if (j->from_prev >= 0)
 			l->err = copy_partition(l->cat, j->li, j->from_prev);
 		else
@@ -901,6 +905,8 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 	if (!cat->logdirs)
 		return -ENOMEM;
 	cat->n_logdirs = n;
+	/* the total is known once the log dirs are listed; until then "unknown" */
+	ss_progress(cat->log, SEGSCAN_PHASE_DISCOVERY, SEGSCAN_UNIT_ITEMS, "partition directories", 0, 0);
 	if (cat->reuse && (r = dreuse_prepare(cat, paths, n)))
 		goto out;
 	for (uint32_t i = 0; i < n; i++) {
@@ -975,6 +981,7 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 			r = ls[t].err;
 	if (r)
 		goto out;
+	ss_progress_end(cat->log, SEGSCAN_PHASE_DISCOVERY, SEGSCAN_UNIT_ITEMS, "partition directories", jobs.n, jobs.n);
 
 	for (uint32_t i = 0; i < n; i++)
 		if ((r = check_logdir(cat, i)))

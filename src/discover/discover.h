@@ -17,6 +17,8 @@
 
 #include "model.h"
 
+struct ss_logsink;
+
 struct ss_logdir {
 	char *path;
 	int   fd;        /* O_RDONLY|O_DIRECTORY, kept open for the workers' openat */
@@ -39,9 +41,11 @@ struct ss_catalog {
 	uint32_t           n_rlmm_dirs;
 	uint32_t           cap_parts, cap_segs, cap_notes, cap_problems, cap_rlmm;
 	pthread_mutex_t   *mu;         /* set while discovery lists directories on several threads */
+	struct ss_logsink *log;        /* common/log.h: progress of the listing; NULL none */
 	struct ss_dreuse  *reuse;      /* set by the caller: partitions to take from a previous
 					  catalog instead of listing them (NULL: list every one) */
 };
+
 /*
  * Partition-level reuse (serve's change detection, segscan_reuse_unchanged): for each
  * live partition directory found in a log dir, discovery asks `unchanged`; when it says

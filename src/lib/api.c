@@ -28,6 +28,8 @@ int segscan_scan_new(segscan_scan **out)
 		return r;
 	}
 	pthread_mutex_init(&s->rate.mu, NULL);  /* destroyed in segscan_scan_free */
+	ss_logsink_init(&s->log, &s->opts.quiet); /* destroyed in segscan_scan_free; no callback yet */
+	s->cat.log = &s->log;                   /* discovery reports through the scan's sink */
 	*out = s;
 	return 0;
 }
@@ -59,6 +61,7 @@ void segscan_scan_free(segscan_scan *s)
 	free(s->res_logdirs);
 	free(s->res_parts);
 	pthread_mutex_destroy(&s->rate.mu);
+	ss_logsink_destroy(&s->log);            /* initialized in segscan_scan_new */
 	free(s);
 }
 
@@ -76,6 +79,17 @@ int segscan_add_logdir(segscan_scan *s, const char *path)
 	if (!(n[s->n_logdir_paths] = strdup(path)))
 		return -ENOMEM;
 	s->n_logdir_paths++;
+	return 0;
+}
+
+int segscan_set_log(segscan_scan *s, segscan_log_fn fn, void *user, enum segscan_log_level max_level)
+{
+	/* the pipeline threads read the sink without a lock: it is fixed before they start */
+	if (!s || s->ran || max_level < SEGSCAN_LOG_ERROR || max_level > SEGSCAN_LOG_DEBUG)
+		return -EINVAL;
+	s->log.fn = fn;
+	s->log.user = user;
+	s->log.max_level = max_level;
 	return 0;
 }
 

@@ -27,15 +27,15 @@
 
 #define POP_BURST 256
 
-static void progress(struct segscan_scan *s, double *last, double start)
+/* Progress through the scan's log sink (common/log.h throttles it): segments as they come
+ * off the rings (reused ones too, so the count ends at the catalog's), partitions as they
+ * are evaluated. */
+static void progress(struct segscan_scan *s, uint64_t segs_in, uint64_t evaluated, bool end)
 {
-	double t = ss_mono();
-	if (t - *last < 1.0)
-		return;
-	*last = t;
-	uint64_t done = atomic_load_explicit(&s->segs_done, memory_order_relaxed);
-	double rate = done / (t - start > 0 ? t - start : 1);
-	fprintf(stderr, "segscan: %llu/%u segments (%.0f/s)\n", (unsigned long long)done, s->cat.n_segs, rate);
+	void (*fn)(struct ss_logsink *, enum segscan_phase, enum segscan_unit, const char *, uint64_t, uint64_t) =
+		end ? ss_progress_end : ss_progress;
+	fn(&s->log, SEGSCAN_PHASE_SCAN, SEGSCAN_UNIT_ITEMS, "segments", segs_in, s->cat.n_segs);
+	fn(&s->log, SEGSCAN_PHASE_EVALUATION, SEGSCAN_UNIT_ITEMS, "partitions", evaluated, s->cat.n_parts);
 }
 
 static void futex_wait(atomic_uint *addr, unsigned val, long ns)
@@ -61,8 +61,9 @@ void *ss_evaluator_main(void *arg)
 	uint64_t items[POP_BURST];
 	unsigned idle_rounds = 0;
 	unsigned seen = atomic_load(&s->ev_seq);
-	double start = ss_mono(), last = start, eval_time = 0;
-	bool show = s->opts.progress || (!s->opts.quiet && isatty(2));
+	double eval_time = 0;
+	uint64_t segs_in = 0, evaluated = 0;   /* progress counts (this thread's own) */
+	bool show = ss_progress_on(&s->log);
 
 	pthread_setname_np(pthread_self(), "segscan-eval");
 
@@ -73,6 +74,8 @@ void *ss_evaluator_main(void *arg)
 			double t0 = ss_mono();
 			ss_evaluate_partition(s, pi);
 			eval_time += ss_mono() - t0;
+			evaluated++;
+			segs_in += cat->parts[pi].seg_count;   /* none come through the rings */
 		}
 
 	for (;;) {
@@ -86,6 +89,7 @@ void *ss_evaluator_main(void *arg)
 			 * ss_ring_publish in the worker) before we read the segments */
 			while ((n = ss_ring_pop(&s->rings[i], items, POP_BURST)) > 0) {
 				got += n;
+				segs_in += n;
 				for (uint32_t k = 0; k < n; k++) {
 					struct ss_seg *sg = &cat->segs[items[k]];
 					struct ss_part *p = &cat->parts[sg->part];
@@ -93,12 +97,13 @@ void *ss_evaluator_main(void *arg)
 						double t0 = ss_mono();
 						ss_evaluate_partition(s, sg->part);
 						eval_time += ss_mono() - t0;
+						evaluated++;
 					}
 				}
 			}
 		}
 		if (show)
-			progress(s, &last, start);
+			progress(s, segs_in, evaluated, false);
 		if (got) {
 			idle_rounds = 0;
 			continue;
@@ -119,6 +124,8 @@ void *ss_evaluator_main(void *arg)
 		atomic_store(&s->ev_sleeping, 0);
 		seen = atomic_load(&s->ev_seq);
 	}
+	if (show)
+		progress(s, segs_in, evaluated, true);
 	s->times.evaluate = eval_time;
 	return NULL;
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/log.h"
 #include "discover/discover.h"
 #include "eval/eval.h"
 #include "io/engine.h"
@@ -100,6 +101,7 @@ struct segscan_scan {
 						  why none was read; owned */
 	const char          *remote_source;  /* "remote-state" | "metadata-topic" | NULL */
 	char                 err[1024];      /* last error message (segscan_last_error) */
+	struct ss_logsink    log;            /* common/log.h: segscan_set_log's callback */
 	bool                 ran;
 	bool                 usage_error;    /* a config or remote-state file is bad: exit 2 */
 	bool                 io_fell_back;

@@ -18,7 +18,6 @@
 #include "scan/scan_int.h"
 #include "common/probes.h"
 #include "scan/task.h"
-#include "service/log.h"
 #include "sched/arena.h"
 #include "sched/topology.h"
 
@@ -342,15 +341,12 @@ int ss_workers_run(struct segscan_scan *s)
 		ops->destroy(e);
 		if (fb) {
 			s->io_fell_back = true;
-			/* once per process, not once per scan: serve scans every interval. Quiet
-			 * callers (serve) get serve's own logfmt line on stderr (issue 14 item 11). */
+			/* once per process, not once per scan: serve scans every interval (its
+			 * callback makes it a logfmt line, issue 14 item 11). A scan without a
+			 * callback does not use up the once. */
 			static atomic_bool warned;
-			if (!atomic_exchange(&warned, true)) {
-				if (s->opts.quiet)
-					ss_log("warn", "io_uring unavailable: reading with pread", why);
-				else
-					fprintf(stderr, "segscan: warning: %s\n", why);
-			}
+			if (s->log.fn && !atomic_exchange(&warned, true))
+				ss_logmsg(&s->log, SEGSCAN_LOG_WARNING, "%s", why);
 		}
 	}
 

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "segscan.h"
 #include "service/log.h"
 
 static void put(struct ss_logline *l, const char *s, size_t n)
@@ -147,4 +148,16 @@ void ss_log(const char *level, const char *msg, const char *err)
 	if (err)
 		ss_log_str(&l, "err", err);
 	ss_log_end(&l);
+}
+
+void ss_log_scan_event(void *user, const struct segscan_log_event *ev)
+{
+	(void)user;
+	if (ev->kind != SEGSCAN_LOG_MESSAGE || !ev->message)
+		return;   /* progress lines would break the logfmt stream */
+	const char *level = ev->level == SEGSCAN_LOG_ERROR     ? "error"
+			    : ev->level == SEGSCAN_LOG_WARNING ? "warn"
+			    : ev->level == SEGSCAN_LOG_INFO    ? "info"
+							       : "debug";
+	ss_log(level, ev->message, NULL);
 }

@@ -28,6 +28,11 @@ void ss_log_end(struct ss_logline *l);
 /* One-shot: a line with only ts, level and msg (plus err= when err is non-NULL). */
 void ss_log(const char *level, const char *msg, const char *err);
 
+/* segscan_log_fn (include/segscan.h) for serve's scans: each message of the library a
+ * logfmt line (level error/warn/info/debug, msg the text); progress is not logged. */
+struct segscan_log_event;
+void ss_log_scan_event(void *user, const struct segscan_log_event *ev);
+
 /* The logfmt value quoting on its own (used by the tests): writes at most cap-1 bytes
  * and a NUL; returns the length the full value needs. */
 size_t ss_logfmt_value(char *out, size_t cap, const char *value);

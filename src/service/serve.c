@@ -292,8 +292,10 @@ static int build_scan(const struct ss_serve_opts *o, segscan_scan **out)
 	int r = segscan_scan_new(&s);
 	if (r)
 		return r;
-	/* progress lines would break the logfmt stream */
-	if ((r = segscan_set(s, "quiet", "true")))
+	/* progress lines would break the logfmt stream; the library's warnings are logfmt
+	 * lines of serve's own log (service/log.h) */
+	if ((r = segscan_set(s, "quiet", "true")) ||
+	    (r = segscan_set_log(s, ss_log_scan_event, NULL, SEGSCAN_LOG_WARNING)))
 		goto fail;
 	for (size_t i = 0; i < o->n_scan_opts; i++) {
 		if ((r = segscan_set(s, o->scan_opts[i].name, o->scan_opts[i].value))) {

@@ -115,10 +115,8 @@ static int conf_read(struct client_conf *cc, const char *path, void (*warn)(void
 		snprintf(m, sizeof(m),
 			 "--kafka-config=%s is readable by %s (mode %03o): it usually holds credentials; chmod 600 it",
 			 path, (st.st_mode & S_IROTH) ? "others" : "its group", (unsigned)(st.st_mode & 0777));
-		if (warn)
+		if (warn)   /* none: dropped (the library never writes to stderr) */
 			warn(warn_arg, m);
-		else
-			fprintf(stderr, "segscan: warning: %s\n", m);
 	}
 	uint32_t line = 0;
 	char *p = buf, *end = buf + len;

@@ -34,7 +34,8 @@ struct ss_cluster_opts {
 	const char *config_file;   /* --kafka-config: java-properties, passed to librdkafka; NULL */
 	int64_t     timeout_ms;    /* <= 0: SS_CLUSTER_DEFAULT_TIMEOUT_MS */
 	const char *topic;         /* NULL: __remote_log_metadata (a benchmark reads a copy) */
-	/* warnings (e.g. a config file readable by others); NULL: stderr */
+	/* warnings (e.g. a config file readable by others); NULL: dropped (a scan passes
+	 * ss_logsink_warn and its sink, common/log.h) */
 	void      (*warn)(void *arg, const char *msg);
 	void       *warn_arg;
 };

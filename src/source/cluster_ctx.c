@@ -156,7 +156,7 @@ static int cfgs_from_cluster(struct segscan_scan *s, struct ss_cluster_ctx *c)
 		if (!n || strcmp(topics[n - 1], s->cat.parts[i].topic) != 0)
 			topics[n++] = s->cat.parts[i].topic;
 	struct ss_cluster_opts o = { .bootstrap = s->opts.bootstrap_server, .config_file = s->opts.kafka_config,
-				     .timeout_ms = s->opts.kafka_timeout_ms };
+				     .timeout_ms = s->opts.kafka_timeout_ms, .warn = ss_logsink_warn, .warn_arg = &s->log };
 	int r = ss_cluster_cfgs_fetch(&o, topics, n, c->node_id, &c->cfgs, err, sizeof(err));
 	free(topics);
 	if (r == -ENOMEM)
@@ -196,7 +196,7 @@ int ss_cluster_ctx_load(struct segscan_scan *s)
 	else if (!where)
 		r = why_not(c, "no __cluster_metadata-0 in the scanned log dirs (give --metadata-dir or "
 			       "--server-properties with metadata.log.dir)") ? -ENOMEM : 1;
-	else if ((r = ss_mlog_replay(where, &c->img, &c->info)) && r != -ENOMEM)
+	else if ((r = ss_mlog_replay_log(where, &c->img, &c->info, &s->log)) && r != -ENOMEM)
 		r = why_not(c, "%s (%s): %s", where, how, segscan_strerror(r)) ? -ENOMEM : 1;
 	free(where);
 	if (r < 0)

@@ -45,11 +45,6 @@ static int on_rec(void *arg, int32_t mpart, int64_t offset, int64_t ts, const vo
 					   has_value ? (int32_t)len : -1, x->where, warn_fn, x, &x->st);
 }
 
-static void warn_cb(void *arg, const char *msg)
-{
-	fprintf(stderr, "segscan: warning: %s\n", msg);
-}
-
 bool ss_cluster_wanted(const struct segscan_scan *s)
 {
 	if (s->opts.remote_state)
@@ -81,7 +76,8 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 		.bootstrap = s->opts.bootstrap_server,
 		.config_file = s->opts.kafka_config,
 		.timeout_ms = s->opts.kafka_timeout_ms,
-		.warn = warn_cb,
+		.warn = ss_logsink_warn,
+		.warn_arg = &s->log,
 	};
 	if (s->cat.n_parts && !(tps = calloc(s->cat.n_parts, sizeof(*tps)))) {
 		r = -ENOMEM;
@@ -143,7 +139,7 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 unavailable:
 	/* No remote state at all rather than part of it: the tiered partitions become
 	 * REMOTE_STATE_UNKNOWN, and the scan exits 1 with the reason in errors[]. */
-	fprintf(stderr, "segscan: error: %s\n", err);
+	ss_logmsg(&s->log, SEGSCAN_LOG_ERROR, "%s", err);
 	r = ss_catalog_problem(&s->cat, x.where[0] ? x.where : s->opts.bootstrap_server, r, -1, true,
 			       "remote state unknown: %s", err);
 out:

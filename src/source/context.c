@@ -46,7 +46,7 @@ int ss_load_configs(struct segscan_scan *s)
 		}
 	}
 	for (uint32_t i = 0; i < s->config->n_warnings; i++)
-		fprintf(stderr, "segscan: warning: %s\n", s->config->warnings[i]);
+		ss_logmsg(&s->log, SEGSCAN_LOG_WARNING, "%s", s->config->warnings[i]);
 	s->err[0] = 0;
 	return 0;
 }

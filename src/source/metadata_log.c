@@ -21,6 +21,7 @@
 
 #include "common/darray.h"
 #include "common/file.h"
+#include "common/log.h"
 #include "fmt/batch.h"
 #include "fmt/kraft.h"
 #include "segscan.h"
@@ -37,7 +38,14 @@
 
 /* ---- bounded reads ---------------------------------------------------------------------- */
 
+/* Progress of one replay (common/log.h): bytes read out of the files it will read. */
+struct mprog {
+	struct ss_logsink *log;
+	uint64_t           total;   /* the newest snapshot and the segments after it */
+};
+
 struct frd {
+	const struct mprog *prog;   /* NULL: no progress */
 	int       fd;
 	int64_t   size;
 	uint8_t  *buf;
@@ -86,6 +94,11 @@ static const uint8_t *frd_get(struct frd *f, int64_t pos, size_t need, int *err)
 		got += (size_t)n;
 	}
 	*f->bytes_read += got;
+	if (f->prog) {
+		/* an older snapshot read after a torn newer one is more than the total: hold at it */
+		uint64_t d = *f->bytes_read < f->prog->total ? *f->bytes_read : f->prog->total;
+		ss_progress(f->prog->log, SEGSCAN_PHASE_METADATA_LOG, SEGSCAN_UNIT_BYTES, "bytes", d, f->prog->total);
+	}
 	f->wpos = pos;
 	f->wlen = got;
 	if (got < need) {
@@ -101,6 +114,7 @@ struct walk;
 typedef int (*batch_fn)(struct walk *w, const uint8_t *b, const struct ss_batch_hdr *h, int64_t pos);
 
 struct walk {
+	const struct mprog  *prog;
 	struct ss_cimage    *img;
 	struct ss_mlog_info *info;
 	const char          *file;     /* path for warnings */
@@ -118,7 +132,7 @@ struct walk {
 static int walk_file(int dirfd, const char *name, struct walk *w, batch_fn fn)
 {
 	int err = 0, ret = 1;
-	struct frd f = { .fd = -1, .bytes_read = &w->info->bytes_read };
+	struct frd f = { .fd = -1, .bytes_read = &w->info->bytes_read, .prog = w->prog };
 	f.fd = ss_open_ro(dirfd, name, 0); /* closed at out */
 	if (f.fd < 0) {
 		ss_cimage_warn(w->img, w->file, 0, "cannot open: %s", segscan_strerror(f.fd));
@@ -437,6 +451,20 @@ void ss_mlog_info_free(struct ss_mlog_info *info)
 
 int ss_mlog_replay(const char *path, struct ss_cimage **img_out, struct ss_mlog_info *info)
 {
+	return ss_mlog_replay_log(path, img_out, info, NULL);
+}
+
+static uint64_t file_size(int dfd, const char *name)
+{
+	struct stat st;
+	return fstatat(dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
+int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_mlog_info *info,
+		       struct ss_logsink *log)
+{
+	struct mprog prog = { .log = log };
+	const struct mprog *pp = NULL;
 	struct snap *snaps = NULL;
 	struct seg *segs = NULL;
 	uint32_t n_snaps = 0, cap_snaps = 0, n_segs = 0, cap_segs = 0;
@@ -495,6 +523,18 @@ int ss_mlog_replay(const char *path, struct ss_cimage **img_out, struct ss_mlog_
 		qsort(segs, n_segs, sizeof *segs, cmp_seg);
 	info->snapshots_found = n_snaps;
 	info->segments = n_segs;
+	if (ss_progress_on(log)) {
+		/* what the replay reads when the newest snapshot is good: it and the segments
+		 * from the one holding its end offset on (the loop below skips the rest) */
+		int64_t from = n_snaps ? snaps[0].offset : 0;
+		if (n_snaps)
+			prog.total += file_size(dfd, snaps[0].name);
+		for (uint32_t i = 0; i < n_segs; i++)
+			if (!(i + 1 < n_segs && segs[i + 1].base <= from))
+				prog.total += file_size(dfd, segs[i].name);
+		pp = &prog;
+		ss_progress(log, SEGSCAN_PHASE_METADATA_LOG, SEGSCAN_UNIT_BYTES, "bytes", 0, prog.total);
+	}
 	if (n_segs)
 		info->log_start_offset = segs[0].base;
 
@@ -513,7 +553,7 @@ int ss_mlog_replay(const char *path, struct ss_cimage **img_out, struct ss_mlog_
 			rc = -ENOMEM;
 			goto fail;
 		}
-		struct walk w = { .img = t, .info = info, .file = fpath, .start = 0, .snapshot = true };
+		struct walk w = { .img = t, .info = info, .file = fpath, .start = 0, .snapshot = true, .prog = pp };
 		rc = walk_file(dfd, snaps[i].name, &w, snapshot_batch);
 		if (rc < 0) {
 			ss_cimage_free(t);
@@ -558,7 +598,7 @@ int ss_mlog_replay(const char *path, struct ss_cimage **img_out, struct ss_mlog_
 		info->history_incomplete = true;
 		start = segs[0].base;
 	}
-	struct walk w = { .img = img, .info = info, .start = start, .next_expected = start };
+	struct walk w = { .img = img, .info = info, .start = start, .next_expected = start, .prog = pp };
 	for (uint32_t i = 0; i < n_segs; i++) {
 		/* every record of a segment lies below the next one's base offset */
 		if (i + 1 < n_segs && segs[i + 1].base <= start)
@@ -582,6 +622,8 @@ int ss_mlog_replay(const char *path, struct ss_cimage **img_out, struct ss_mlog_
 	}
 	ss_cimage_finish(img);
 	read_meta_properties(info->dir, info);
+	ss_progress_end(pp ? log : NULL, SEGSCAN_PHASE_METADATA_LOG, SEGSCAN_UNIT_BYTES, "bytes", prog.total,
+			prog.total);
 	*img_out = img;
 	img = NULL;
 	rc = 0;

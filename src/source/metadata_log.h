@@ -59,6 +59,10 @@ int ss_mlog_find(const char *path, char **out);
  * directory itself.
  */
 int  ss_mlog_replay(const char *path, struct ss_cimage **img, struct ss_mlog_info *info);
+/* The same, reporting progress (bytes) to a scan's log sink (common/log.h; NULL none). */
+struct ss_logsink;
+int  ss_mlog_replay_log(const char *path, struct ss_cimage **img, struct ss_mlog_info *info,
+			struct ss_logsink *log);
 void ss_mlog_info_free(struct ss_mlog_info *info);
 
 #endif

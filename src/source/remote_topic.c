@@ -16,6 +16,7 @@
 #include "common/ascii.h"
 #include "common/darray.h"
 #include "common/file.h"
+#include "common/log.h"
 #include "fmt/batch.h"
 #include "fmt/names.h"
 #include "fmt/rlmm.h"
@@ -39,6 +40,10 @@ struct mt_ctx {
 	int32_t             mpart;
 	const char         *path;      /* current segment file */
 	int64_t             batch_pos;
+	/* progress (common/log.h), bytes of the segment files: the scan's replay only */
+	struct ss_logsink  *log;
+	uint64_t            bytes_base;  /* sizes of the files finished */
+	uint64_t            bytes_total; /* sizes of every .log file, listed before the replay */
 };
 
 static int warnf(struct mt_ctx *c, int64_t offset, int64_t pos, int err, const char *fmt, ...)
@@ -210,7 +215,7 @@ static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, uint
 	}
 	/* opened O_NONBLOCK (ss_open_ro): a FIFO there could not block, but must not pass for
 	 * an empty segment either (issue 14 item 1) */
-	struct stat sb;
+	struct stat sb = { 0 };   /* st_size: the progress count at the end */
 	if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
 		close(fd);
 		c->st->corrupt++;
@@ -233,6 +238,8 @@ static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, uint
 			off = 0;
 			if ((ioe = fill(fd, buf, cap, &have, pos, &eof)))
 				break;
+			ss_progress(c->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_BYTES, "bytes",
+				    c->bytes_base + (uint64_t)pos + have, c->bytes_total);
 		}
 		if (off == have)
 			break;
@@ -323,6 +330,7 @@ static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, uint
 			  path, strerror(-ioe));
 	}
 	close(fd);
+	c->bytes_base += (uint64_t)sb.st_size;
 	*bufp = buf;
 	*capp = cap;
 	return e;
@@ -415,8 +423,29 @@ static int cmp_dir(const void *a, const void *b)
 	return x->mpart < y->mpart ? -1 : x->mpart > y->mpart;
 }
 
-int ss_remote_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
-			     ss_remote_topic_warn_fn warn, void *warn_arg, struct ss_remote_topic_stats *st_out)
+/* The bytes of a metadata partition's .log files, for the progress total. */
+static uint64_t dir_log_bytes(const char *dir)
+{
+	uint64_t sum = 0;
+	DIR *d = opendir(dir);   /* closed below */
+	if (!d)
+		return 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		int64_t base;
+		enum ss_file_kind inner;
+		struct stat sb;
+		if (ss_file_classify(de->d_name, &base, &inner) == SS_FILE_LOG &&
+		    fstatat(dirfd(d), de->d_name, &sb, 0) == 0 && S_ISREG(sb.st_mode))
+			sum += (uint64_t)sb.st_size;
+	}
+	closedir(d);
+	return sum;
+}
+
+static int replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
+		  ss_remote_topic_warn_fn warn, void *warn_arg, struct ss_remote_topic_stats *st_out,
+		  struct ss_logsink *log)
 {
 	struct ss_remote_topic_stats st;
 	struct mt_ctx c = { .r = r, .warn = warn, .warn_arg = warn_arg, .st = &st, .mpart = -1 };
@@ -462,6 +491,13 @@ int ss_remote_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_
 		e = -ENOMEM;
 		goto out;
 	}
+	if (ss_progress_on(log)) {
+		/* a stat of each file first (a few dozen): the replay then reports a percentage */
+		c.log = log;
+		for (uint32_t i = 0; i < nd; i++)
+			c.bytes_total += dir_log_bytes(ds[i].path);
+		ss_progress(log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_BYTES, "bytes", 0, c.bytes_total);
+	}
 	for (uint32_t i = 0; i < nd; i++) {
 		/* Two dirs with one partition number would be two log dirs holding the same
 		 * replica: Kafka refuses to start. Read both; the replay drops repeats. */
@@ -471,11 +507,20 @@ int ss_remote_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_
 			goto out;
 	}
 out:
+	if (!e)   /* files that grew since the stat pass: the total is what was read */
+		ss_progress_end(c.log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_BYTES, "bytes", c.bytes_base,
+				c.bytes_base > c.bytes_total ? c.bytes_base : c.bytes_total);
 	free(buf);
 	free(ds);
 	if (st_out)
 		*st_out = st;
 	return e;
+}
+
+int ss_remote_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
+			     ss_remote_topic_warn_fn warn, void *warn_arg, struct ss_remote_topic_stats *st_out)
+{
+	return replay(r, dirs, n_dirs, num_partitions, warn, warn_arg, st_out, NULL);
 }
 
 struct cat_warn {
@@ -498,7 +543,7 @@ int ss_remote_topic_load(struct ss_remote *r, const char *const *dirs, uint32_t 
 {
 	struct cat_warn w = { .cat = cat };
 	struct ss_remote_topic_stats st;
-	int e = ss_remote_topic_replay(r, dirs, n_dirs, 0, cat_warn_fn, &w, &st);
+	int e = replay(r, dirs, n_dirs, 0, cat_warn_fn, &w, &st, cat ? cat->log : NULL);
 	if (!e && cat && w.n > SS_REMOTE_TOPIC_MAX_PROBLEMS)
 		e = ss_catalog_problem(cat, n_dirs ? dirs[0] : "__remote_log_metadata", SEGSCAN_ESCHEMA, -1, false,
 				       "%llu more __remote_log_metadata warnings not listed",
