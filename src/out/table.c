@@ -133,6 +133,7 @@ static const struct {
 
 struct layout {
 	unsigned    width;          /* 0: the full table, nothing fitted */
+	unsigned    wrap;           /* the other lines wrap at this width (0: never) */
 	bool        on[NCOL];
 	unsigned    w[NCOL];
 	bool        ld_index;       /* LOG DIR as "LD", the log dir's number on the "log dirs" line */
@@ -514,8 +515,9 @@ static void fit_layout(const struct ss_results *r, unsigned width, bool every_ro
 	full_layout(r, L);
 	memset(&ms, 0, sizeof(ms));
 	rows(r, L, every_row, NULL, &ms);
+	L->wrap = width;
 	if (ms.natural <= width)
-		return;     /* it fits as it is */
+		return;     /* the table fits as it is (longer text lines still wrap) */
 	L->width = width;
 	L->ell = ss_term_ellipsis();
 	for (int c = C_TOPIC; c < C_FIND; c++)
@@ -575,7 +577,7 @@ int ss_out_table_fit(const struct ss_results *r, FILE *f, unsigned width, bool e
 		e = -ENOMEM;
 	/* the lines the table does not lay out (summary, findings, errors) wrap to the width */
 	if (!e)
-		ss_term_write_fit(f, buf, len, L.width);
+		ss_term_write_fit(f, buf, len, L.wrap);
 	free(buf);
 	if (!e && ferror(f))
 		e = -EIO;
