@@ -479,6 +479,12 @@ static int dreuse_prepare(struct ss_catalog *cat, char *const *paths, uint32_t n
 	ru->note_n = calloc(np ? np : 1, sizeof(uint32_t));
 	ru->note_idx = calloc(pc->n_notes ? pc->n_notes : 1, sizeof(uint32_t));
 	ru->prev_li = calloc(n ? n : 1, sizeof(int32_t));
+	/* the catalog will be about prev's size: grown once, not by doubling copies */
+	int r = ss_da_reserve((void **)&cat->parts, &cat->cap_parts, pc->n_parts, sizeof(*cat->parts));
+	if (!r)
+		r = ss_da_reserve((void **)&cat->segs, &cat->cap_segs, pc->n_segs, sizeof(*cat->segs));
+	if (r)
+		return r;
 	int64_t *note_part = calloc(pc->n_notes ? pc->n_notes : 1, sizeof(int64_t));
 	if (!ru->ok || !ru->note_first || !ru->note_n || !ru->note_idx || !ru->prev_li || !note_part) {
 		free(note_part);

@@ -13,15 +13,17 @@
 
 static void label_value(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '"')
-			fputs("\\\"", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
+	/* the runs between escapes in one fwrite each, not a locked fputc per byte: serve
+	 * renders a label pair per series every rescan (issue 15) */
+	while (*s) {
+		size_t n = strcspn(s, "\\\"\n");
+		if (n) {
+			fwrite(s, 1, n, f);
+			s += n;
+			continue;
+		}
+		fputs(*s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : "\\n", f);
+		s++;
 	}
 }
 

@@ -41,6 +41,8 @@ static int build_reuse(segscan_scan *s)
 	uint32_t j = 0;
 	for (uint32_t i = 0; i < c->n_parts; i++) {
 		const struct ss_part *p = &c->parts[i];
+		if (p->reused)
+			continue; /* taken whole from prev (ss_dreuse): its segments are not read */
 		/* advance j to the first previous partition not before p */
 		while (j < pc->n_parts) {
 			const struct ss_part *q = &pc->parts[j];

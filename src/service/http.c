@@ -332,6 +332,11 @@ static enum MHD_Result one_partition(struct ss_http *h, struct MHD_Connection *c
 	struct ss_snapshot *s = ss_pub_acquire(h->pub);
 	if (!s)
 		return not_ready(c, true);
+	if (ss_snapshot_json(s)) { /* rendered on first use: out of memory */
+		ss_snapshot_release(s);
+		return send_static(c, MHD_HTTP_INTERNAL_SERVER_ERROR, CT_JSON,
+				   "{\"error\":\"the report could not be rendered\"}\n");
+	}
 	const struct ss_part_ref *ref = ss_snapshot_find(s, topic, (int32_t)pn);
 	if (!ref) {
 		ss_snapshot_release(s);
@@ -436,6 +441,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	case R_PARTS:
 		if (!(s = ss_pub_acquire(h->pub)))
 			return not_ready(c, true);
+		if (ss_snapshot_json(s)) { /* rendered on first use: out of memory */
+			ss_snapshot_release(s);
+			return send_static(c, MHD_HTTP_INTERNAL_SERVER_ERROR, CT_JSON,
+					   "{\"error\":\"the report could not be rendered\"}\n");
+		}
 		return send_snap(h, c, con_cls, s, s->json, s->json_len, CT_JSON);
 	case R_PART:
 		return one_partition(h, c, con_cls, url + sizeof(PREFIX_PARTS) - 1);

@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -44,12 +45,19 @@ struct ss_snapshot {
 	char         *metrics_gz;      /* the same gzip-compressed (service/gzip.h), NULL if
 					  compression failed */
 	size_t        metrics_gz_len;
+	/* The json documents are rendered on first use (ss_snapshot_json), not at publication:
+	 * a rescan nobody asks /v1/partitions about renders nothing (issue 15: rendering a
+	 * million segments twice cost more than the rescan itself). They come from the
+	 * snapshot's own scan, which is immutable, so a lazy render is the same text. */
+	pthread_mutex_t json_mu;       /* json_done, json_err and the five fields below */
+	bool          json_done;
+	int           json_err;
 	char         *json;            /* segscan_write(SEGSCAN_FMT_JSON) */
 	size_t        json_len;
 	char         *part_json;       /* every partition object, back to back */
 	size_t        part_json_len;
 	struct ss_part_ref *parts;
-	size_t        n_parts;
+	size_t        n_parts;         /* set at publication (healthz reads it without rendering) */
 	struct segscan_scan_stats stats;  /* this scan's own */
 	double        finished_mono;   /* CLOCK_MONOTONIC seconds: /healthz age */
 	double        finished_wall;   /* seconds since the epoch */
@@ -103,7 +111,11 @@ void ss_snapshot_release(struct ss_snapshot *snap);
 /* The partition's json object, or NULL. With the same partition in several log dirs
  * (not a state Kafka allows; possible when scanning other brokers' copies), the first
  * log dir in byte order. */
-const struct ss_part_ref *ss_snapshot_find(const struct ss_snapshot *snap, const char *topic, int32_t partition);
+const struct ss_part_ref *ss_snapshot_find(struct ss_snapshot *snap, const char *topic, int32_t partition);
+/* Renders the json report and the per-partition objects once (the first caller does,
+ * the others wait for it); after 0, json and part_json/parts are valid and immutable.
+ * Returns 0 or the render's error (-ENOMEM, -EIO), the same for every later call. */
+int ss_snapshot_json(struct ss_snapshot *snap);
 
 /* ---- HTTP (http.c) --------------------------------------------------------------- */
 

@@ -138,6 +138,7 @@ static void snapshot_destroy(struct ss_snapshot *s)
 	free(s->json);
 	free(s->part_json);
 	free(s->parts);
+	pthread_mutex_destroy(&s->json_mu);
 	segscan_scan_free(s->scan);
 	free(s);
 }
@@ -166,8 +167,10 @@ static int cmp_ref(const void *a, const void *b)
 	return strcmp(x->log_dir, y->log_dir);
 }
 
-const struct ss_part_ref *ss_snapshot_find(const struct ss_snapshot *snap, const char *topic, int32_t partition)
+const struct ss_part_ref *ss_snapshot_find(struct ss_snapshot *snap, const char *topic, int32_t partition)
 {
+	if (ss_snapshot_json(snap))
+		return NULL;
 	size_t lo = 0, hi = snap->n_parts;
 	/* lower bound of (topic, partition): the first log dir in byte order wins */
 	while (lo < hi) {
@@ -290,6 +293,20 @@ out:
 	return close_stream(f, &s->part_json, r);
 }
 
+int ss_snapshot_json(struct ss_snapshot *snap)
+{
+	pthread_mutex_lock(&snap->json_mu);
+	if (!snap->json_done) {
+		snap->json_err = render_json(snap);
+		if (!snap->json_err)
+			snap->json_err = render_parts(snap);
+		snap->json_done = true;
+	}
+	int r = snap->json_err;
+	pthread_mutex_unlock(&snap->json_mu);
+	return r;
+}
+
 int ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen)
 {
 	struct segscan_scan_stats st;
@@ -328,7 +345,9 @@ int ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen)
 	snap->finished_wall = now_clock(CLOCK_REALTIME);
 	/* the gauge is the published scan's own duration, not the latest folded one */
 	t.c.duration_seconds = st.seconds;
-	if ((r = render_metrics(snap, &t)) || (r = render_json(snap)) || (r = render_parts(snap)))
+	pthread_mutex_init(&snap->json_mu, NULL); /* destroyed in snapshot_destroy */
+	snap->n_parts = segscan_partition_count(snap->scan);
+	if ((r = render_metrics(snap, &t)))
 		goto unlock;
 	/* /metrics gzip-compressed once per publication, not per scrape; a failure only costs
 	 * clients the compressed variant */
