@@ -225,7 +225,9 @@ size_t      segscan_partition_segment_count(const segscan_partition *p);
 int64_t     segscan_partition_size_bytes(const segscan_partition *p);
 int64_t     segscan_partition_log_end_offset(const segscan_partition *p);
 
-/* Writes the report in one of the contract's formats. */
+/* Writes the report in one of the contract's formats. SEGSCAN_FMT_TABLE fits the table to
+ * the environment's COLUMNS when it is a number, else to the width of `out` when that is a
+ * terminal (TIOCGWINSZ on fileno(out)); otherwise it writes the full table. */
 int segscan_write(const segscan_scan *s, enum segscan_format fmt, FILE *out);
 /* The Prometheus exposition with the scanner's own counters supplied by the caller
  * (serve keeps them cumulative across scans). */
