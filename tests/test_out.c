@@ -1009,6 +1009,10 @@ static void test_term_width(void **state)
 	CAPTURE(out, (ss_term_write_fit(f, "  aaaa bbbb cccc dddd eeee ffff\nshort\n", 38, 14), 0));
 	assert_string_equal(out, "  aaaa bbbb\n      cccc\n      dddd\n      eeee\n      ffff\nshort\n");
 	free(out);
+	/* never between a number and its unit */
+	CAPTURE(out, (ss_term_write_fit(f, "aaaa bbb 1.5 KiB\n", 17, 12), 0));
+	assert_string_equal(out, "aaaa bbb\n    1.5 KiB\n");
+	free(out);
 	CAPTURE(out, (ss_term_write_fit(f, "xxxxxxxxxxxxxxxxxxxx\n", 21, 8), 0));
 	assert_string_equal(out, "xxxxxxxx\n    xxxx\n    xxxx\n    xxxx\n");
 	free(out);

@@ -180,7 +180,10 @@ void ss_term_write_fit(FILE *f, const char *s, size_t n, unsigned width)
 			}
 			size_t brk = k, skip = 0;
 			for (size_t j = k; j > 0; j--) {
-				if (p[j] == ' ' && (p + j) > s + ind) {
+				/* not between a number and its unit ("1.63 KiB", "7 segments") */
+				bool unit_gap = p[j - 1] >= '0' && p[j - 1] <= '9' && p + j + 1 < le &&
+						((p[j + 1] | 0x20) >= 'a' && (p[j + 1] | 0x20) <= 'z');
+				if (p[j] == ' ' && (p + j) > s + ind && !unit_gap) {
 					brk = j;
 					skip = 1;
 					break;
