@@ -78,8 +78,10 @@ void ss_cli_progress_format(const struct ss_cli_progress *p, unsigned slot, doub
 			snprintf(took, sizeof(took), "%.1fs", el > 0 ? el : 0);
 		else
 			fmt_duration(el, took, sizeof(took));
-		n = snprintf(buf, len, "%s %s%s%s%s%s in %s, %s/s", s->label, d, s->total ? "/" : "", s->total ? t : "",
-			     s->bytes ? "" : " ", s->bytes ? "" : s->what, took, r);
+		n = snprintf(buf, len, "%s %s%s%s%s%s in %s", s->label, d, s->total ? "/" : "", s->total ? t : "",
+			     s->bytes ? "" : " ", s->bytes ? "" : s->what, took);
+		if (el > 0.05 && n >= 0 && (size_t)n < len)   /* a rate over no time says nothing */
+			n += snprintf(buf + n, len - (size_t)n, ", %s/s", r);
 	} else if (s->total) {
 		uint64_t left = s->total > s->done ? s->total - s->done : 0;
 		if (!left)
