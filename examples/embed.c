@@ -34,6 +34,15 @@ static int parse_format(const char *v, enum segscan_format *out)
 	return -1;
 }
 
+/* The library writes nothing to stderr itself: its warnings come here, serialized, from
+ * whichever of its threads noticed (segscan.h, "Messages and progress"). */
+static void on_log(void *user, const struct segscan_log_event *ev)
+{
+	(void)user;
+	if (ev->kind == SEGSCAN_LOG_MESSAGE)
+		fprintf(stderr, "embed: %s: %s\n", ev->level == SEGSCAN_LOG_ERROR ? "error" : "warning", ev->message);
+}
+
 int main(int argc, char **argv)
 {
 	enum segscan_format fmt = SEGSCAN_FMT_JSON;
@@ -62,7 +71,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* options by their CLI names; a bad value names itself through segscan_last_error */
-	if ((r = segscan_set(s, "quiet", NULL)) || (r = segscan_set(s, "threads", "2"))) {
+	if ((r = segscan_set(s, "quiet", NULL)) || (r = segscan_set(s, "threads", "2")) ||
+	    (r = segscan_set_log(s, on_log, NULL, SEGSCAN_LOG_WARNING))) {
 		fprintf(stderr, "embed: %s: %s\n", segscan_strerror(r), segscan_last_error(s));
 		goto out;
 	}
