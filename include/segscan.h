@@ -157,12 +157,15 @@ enum segscan_log_kind {
 
 /* The stages of segscan_run, in the order they start; a stage with nothing to do (no
  * metadata log, no local __remote_log_metadata) sends no event. SCAN and EVALUATION run
- * at the same time (a partition is evaluated when its last segment is in). Reading the
- * remote state from a --remote-state file or the live cluster reports no progress yet. */
+ * at the same time (a partition is evaluated when its last segment is in), and so do
+ * DISCOVERY and REMOTE_STATE when the remote state is a --remote-state file (read on a
+ * thread beside discovery). The remote state read from the live cluster (--bootstrap-
+ * server) reports no progress yet. */
 enum segscan_phase {
 	SEGSCAN_PHASE_DISCOVERY = 1,  /* partition directories listed (items) */
 	SEGSCAN_PHASE_METADATA_LOG,   /* the KRaft metadata log replayed (bytes) */
-	SEGSCAN_PHASE_REMOTE_STATE,   /* the local __remote_log_metadata partitions replayed (bytes) */
+	SEGSCAN_PHASE_REMOTE_STATE,   /* the local __remote_log_metadata partitions replayed
+					 (bytes), or a --remote-state file's events (items) */
 	SEGSCAN_PHASE_SCAN,           /* segments read (items) */
 	SEGSCAN_PHASE_EVALUATION,     /* partitions evaluated (items) */
 };

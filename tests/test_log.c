@@ -353,6 +353,53 @@ static void test_all_phases_on_a_broker_dir(void **state)
 	free(rec);
 }
 
+/* A --remote-state file: the remote-state phase counts its events (read on a thread of
+ * its own beside discovery), ending at the file's event count. */
+static void test_remote_state_file(void **state)
+{
+	(void)state;
+	char *root = NULL, *ld = su_gen("logrs", 2, 3, 4, 64 * 1024, 0, true, &root), *path = NULL, *out = NULL;
+	assert_non_null(ld);
+	assert_true(asprintf(&path, "%s/remote.ndjson", root) > 0);
+	/* grep(1) counts the events (non-blank lines), independently of the library */
+	assert_int_equal(tu_run(&out, "grep -c . '%s'", path), 0);
+	uint64_t events = strtoull(out, NULL, 10);
+	free(out);
+	assert_true(events > 0);
+	struct rec *rec = calloc(1, sizeof(*rec));
+	assert_non_null(rec);
+	segscan_scan *s = NULL;
+	assert_int_equal(segscan_scan_new(&s), 0);
+	assert_int_equal(segscan_set(s, "remote-state", path), 0);
+	assert_int_equal(segscan_set_log(s, on_event, rec, SEGSCAN_LOG_INFO), 0);
+	assert_int_equal(segscan_add_logdir(s, ld), 0);
+	assert_int_equal(segscan_run(s), 0);
+	segscan_scan_free(s);
+	assert_int_equal(rec->overlap, 0);
+	int finals = 0;
+	uint64_t last = 0;
+	for (int i = 0; i < rec->n; i++) {
+		if (rec->ev[i].kind != SEGSCAN_LOG_PROGRESS || rec->ev[i].phase != SEGSCAN_PHASE_REMOTE_STATE)
+			continue;
+		assert_int_equal(rec->ev[i].unit, SEGSCAN_UNIT_ITEMS);
+		assert_int_equal(finals, 0);
+		assert_true(rec->ev[i].done >= last);
+		last = rec->ev[i].done;
+		if (rec->ev[i].final) {
+			finals++;
+			assert_int_equal(rec->ev[i].done, events);
+			assert_int_equal(rec->ev[i].total, events);
+		}
+	}
+	assert_int_equal(finals, 1);
+	free(rec);
+	tu_run(&out, "rm -rf '%s'", root);
+	free(out);
+	free(path);
+	free(ld);
+	free(root);
+}
+
 /* "quiet": no progress events; warnings still come. */
 static void test_quiet(void **state)
 {
@@ -538,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_progress_events),
 		cmocka_unit_test(test_quiet),
 		cmocka_unit_test(test_all_phases_on_a_broker_dir),
+		cmocka_unit_test(test_remote_state_file),
 		cmocka_unit_test(test_cli_terminal),
 		cmocka_unit_test(test_cli_warning_not_mangled),
 		cmocka_unit_test(test_cli_plain),

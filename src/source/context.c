@@ -80,7 +80,7 @@ int ss_load_remote_file(struct segscan_scan *s, char *err, size_t errlen)
 		return 0;
 	if ((r = ss_remote_new(SS_REMOTE_STRICT, SS_SOURCE_REMOTE_STATE, &s->remote)))
 		return r;
-	if ((r = ss_source_remote_state(s->remote, s->opts.remote_state, err, errlen))) {
+	if ((r = ss_source_remote_state_log(s->remote, s->opts.remote_state, &s->log, err, errlen))) {
 		s->usage_error = true;
 		return r;
 	}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/file.h"
+#include "common/log.h"
 #include "eval/remote.h"
 #include "fmt/config.h"
 #include "fmt/ndjson.h"
@@ -66,14 +67,49 @@ int ss_source_server_properties(struct ss_config *c, const char *path, char *err
 	return config_file(c, "--server-properties", path, ss_config_load_server_buf, err, errlen);
 }
 
-int ss_source_remote_state(struct ss_remote *r, const char *path, char *err, size_t errlen)
+/* Counts the events into the store for progress: the parser is pure and says nothing
+ * of where it is, but a file has one event a line, so its lines are the total. */
+struct counted {
+	struct ss_remote  *r;
+	struct ss_logsink *log;
+	uint64_t           done, total;
+};
+
+static int counted_apply(void *arg, const struct ss_remote_event *ev, char *msg, size_t msglen)
+{
+	struct counted *c = arg;
+	c->done++;
+	ss_progress(c->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_ITEMS, "events",
+		    c->done < c->total ? c->done : c->total, c->total);
+	return ss_remote_apply_fn(c->r, ev, msg, msglen);
+}
+
+int ss_source_remote_state_log(struct ss_remote *r, const char *path, struct ss_logsink *log, char *err,
+			       size_t errlen)
 {
 	char *buf;
 	size_t len;
 	int e = ss_source_read_input("--remote-state", path, SS_SOURCE_STATE_MAX, &buf, &len, err, errlen);
 	if (e < 0)
 		return e;
-	e = ss_ndjson_parse(buf, len, path, ss_remote_apply_fn, r, err, errlen);
+	if (!ss_progress_on(log)) {
+		e = ss_ndjson_parse(buf, len, path, ss_remote_apply_fn, r, err, errlen);
+	} else {
+		struct counted c = { .r = r, .log = log };
+		for (const char *p = buf, *end = buf + len; p < end; c.total++) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			p = nl ? nl + 1 : end;
+		}
+		ss_progress(log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_ITEMS, "events", 0, c.total);
+		e = ss_ndjson_parse(buf, len, path, counted_apply, &c, err, errlen);
+		if (!e)   /* blank lines are no events: the count is the end */
+			ss_progress_end(log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_ITEMS, "events", c.done, c.done);
+	}
 	free(buf);
 	return e;
+}
+
+int ss_source_remote_state(struct ss_remote *r, const char *path, char *err, size_t errlen)
+{
+	return ss_source_remote_state_log(r, path, NULL, err, errlen);
 }

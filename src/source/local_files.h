@@ -34,5 +34,9 @@ int ss_source_topic_config(struct ss_config *c, const char *path, char *err, siz
 int ss_source_server_properties(struct ss_config *c, const char *path, char *err, size_t errlen);
 /* --remote-state PATH: every event applied in file order to r (ss_remote_apply). */
 int ss_source_remote_state(struct ss_remote *r, const char *path, char *err, size_t errlen);
+/* The same, reporting progress in events to a scan's log sink (common/log.h; NULL none). */
+struct ss_logsink;
+int ss_source_remote_state_log(struct ss_remote *r, const char *path, struct ss_logsink *log, char *err,
+			       size_t errlen);
 
 #endif
