@@ -159,13 +159,14 @@ enum segscan_log_kind {
  * metadata log, no local __remote_log_metadata) sends no event. SCAN and EVALUATION run
  * at the same time (a partition is evaluated when its last segment is in), and so do
  * DISCOVERY and REMOTE_STATE when the remote state is a --remote-state file (read on a
- * thread beside discovery). The remote state read from the live cluster (--bootstrap-
- * server) reports no progress yet. */
+ * thread beside discovery). Read from the live cluster (--bootstrap-server), the remote
+ * state counts records with no total until its final event. */
 enum segscan_phase {
 	SEGSCAN_PHASE_DISCOVERY = 1,  /* partition directories listed (items) */
 	SEGSCAN_PHASE_METADATA_LOG,   /* the KRaft metadata log replayed (bytes) */
 	SEGSCAN_PHASE_REMOTE_STATE,   /* the local __remote_log_metadata partitions replayed
-					 (bytes), or a --remote-state file's events (items) */
+					 (bytes), a --remote-state file's events or the live
+					 cluster's records (items) */
 	SEGSCAN_PHASE_SCAN,           /* segments read (items) */
 	SEGSCAN_PHASE_EVALUATION,     /* partitions evaluated (items) */
 };

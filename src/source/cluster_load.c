@@ -25,6 +25,8 @@ struct replay {
 	struct ss_remote_topic_stats st;
 	uint64_t                     warnings;
 	char                         where[300];
+	struct ss_logsink           *log;      /* progress: records read (the total is not known here) */
+	uint64_t                     records;
 };
 
 static int warn_fn(void *arg, const char *path, int32_t mpart, int64_t offset, int64_t file_pos, int err,
@@ -41,6 +43,7 @@ static int on_rec(void *arg, int32_t mpart, int64_t offset, int64_t ts, const vo
 		  bool has_value)
 {
 	struct replay *x = arg;
+	ss_progress(x->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_ITEMS, "records", ++x->records, 0);
 	return ss_remote_topic_apply_value(x->r, mpart, x->nparts, offset, value,
 					   has_value ? (int32_t)len : -1, x->where, warn_fn, x, &x->st);
 }
@@ -115,6 +118,7 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 		goto out;
 	x.r = store;
 	x.cat = &s->cat;
+	x.log = &s->log;
 	snprintf(x.where, sizeof(x.where), "%s@%s", SS_CLUSTER_RLMM_TOPIC, s->opts.bootstrap_server);
 	if (tail)
 		r = ss_cluster_tail_snapshot(tail, mparts, n_mp, on_rec, &x, err, sizeof(err));
@@ -129,6 +133,7 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 				    "%llu more __remote_log_metadata warnings not listed",
 				    (unsigned long long)(x.warnings - SS_REMOTE_TOPIC_MAX_PROBLEMS))))
 		goto out;
+	ss_progress_end(&s->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_ITEMS, "records", x.records, x.records);
 	s->remote = store;
 	store = NULL;
 	s->remote_source = SS_SOURCE_CLUSTER;
