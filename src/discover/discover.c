@@ -572,9 +572,11 @@ static int copy_partition(struct ss_catalog *cat, uint32_t li, int64_t k)
 	part.topic = strdup(q->topic);
 	part.dir = strdup(q->dir);
 	part.epochs = q->n_epochs ? malloc(q->n_epochs * sizeof(*q->epochs)) : NULL;
-	npath = calloc(nn ? nn : 1, sizeof(char *));
-	nwhat = calloc(nn ? nn : 1, sizeof(char *));
-	if (!part.topic || !part.dir || (q->n_epochs && !part.epochs) || !npath || !nwhat)
+	if (nn) { /* most partitions have no notes: no arrays */
+		npath = calloc(nn, sizeof(char *));
+		nwhat = calloc(nn, sizeof(char *));
+	}
+	if (!part.topic || !part.dir || (q->n_epochs && !part.epochs) || (nn && (!npath || !nwhat)))
 		goto out;
 	if (q->n_epochs)
 		memcpy(part.epochs, q->epochs, q->n_epochs * sizeof(*q->epochs));
@@ -957,8 +959,13 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 	 * forty thousand directories, and each is a few getdents plus two small files. */
 	if (nthreads < 1)
 		nthreads = 1;
-	if (nthreads > jobs.n / 64 + 1)
-		nthreads = jobs.n / 64 + 1; /* a thread per few dozen dirs is plenty */
+	/* partitions copied from a previous scan (ss_dreuse) cost no I/O: only the dirs to
+	 * list count, so a rescan that lists few runs on this thread alone, without the lock */
+	uint32_t to_list = 0;
+	for (uint32_t i = 0; i < jobs.n; i++)
+		to_list += jobs.v[i].from_prev < 0;
+	if (nthreads > to_list / 64 + 1)
+		nthreads = to_list / 64 + 1; /* a thread per few dozen dirs is plenty */
 	ls = calloc(nthreads, sizeof(*ls));
 	if (!ls) {
 		r = -ENOMEM;

@@ -143,7 +143,16 @@ static int cmp_fin(const void *a, const void *b)
 
 static void seg_name(const struct ss_seg *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "%020lld.log", (long long)s->base_offset);
+	/* by hand: this runs for every live segment of every evaluation, and serve's
+	 * unchanged rescans are mostly evaluations (issue 15); snprintf was a tenth of one */
+	if (s->base_offset < 0 || len < 25) {
+		snprintf(buf, len, "%020lld.log", (long long)s->base_offset);
+		return;
+	}
+	uint64_t v = (uint64_t)s->base_offset;
+	for (int i = 19; i >= 0; i--, v /= 10)
+		buf[i] = (char)('0' + v % 10);
+	memcpy(buf + 20, ".log", 5);
 }
 
 static const char *plural(int64_t n)
@@ -337,6 +346,11 @@ static int eval_local_findings(struct ss_evctx *x)
 	for (uint32_t k = 0; k < x->n_live; k++) {
 		const struct ss_seg *s = x->live[k];
 		bool active = k + 1 == x->n_live;
+		/* most segments have nothing to report: their name is not formatted */
+		if (s->truncated_bytes <= 0 && s->crc_errors <= 0 &&
+		    !(s->flags & (SS_SEG_INDEX_BAD | SS_SEG_OFFSETS_BAD | SS_SEG_BASE_MISMATCH)) &&
+		    (active || !(s->flags & SS_SEG_HAS_LAST) || s->last_offset < x->live[k + 1]->base_offset))
+			continue;
 		seg_name(s, name, sizeof(name));
 		if (s->truncated_bytes > 0) {
 			if (active && (s->flags & SS_SEG_ZERO_TAIL))

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "out/out.h"
@@ -176,8 +177,38 @@ static void write_findings(const struct ss_results *r, FILE *f, bool bytes)
 	}
 }
 
+/* " V\n" without printf: a million series per exposition in serve (issue 15) */
+static void put_value(FILE *f, int64_t v)
+{
+	char b[24];
+	int n = sizeof(b);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	b[--n] = '\n';
+	do
+		b[--n] = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		b[--n] = '-';
+	b[--n] = ' ';
+	fwrite(b + n, 1, sizeof(b) - (size_t)n, f);
+}
+
 int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_prom_counters *c)
 {
+	/* each partition's label set formatted once, not once per family (NULL entries, or
+	 * no array when memory is short: formatted in place) */
+	char **lab = r->n_parts ? calloc(r->n_parts, sizeof(*lab)) : NULL;
+	for (uint32_t i = 0; lab && i < r->n_parts; i++) {
+		size_t len = 0;
+		FILE *m = open_memstream(&lab[i], &len);
+		if (!m)
+			continue;
+		labels(m, r, &r->parts[i]);
+		if (fclose(m)) {
+			free(lab[i]);
+			lab[i] = NULL;
+		}
+	}
 	for (size_t k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
 		const struct family *fam = &families[k];
 		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", fam->name, fam->help, fam->name);
@@ -187,10 +218,16 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 			if (!value(p, fam->which, &v))
 				continue;
 			fputs(fam->name, f);
-			labels(f, r, p);
-			fprintf(f, " %" PRId64 "\n", v);
+			if (lab && lab[i])
+				fputs(lab[i], f);
+			else
+				labels(f, r, p);
+			put_value(f, v);
 		}
 	}
+	for (uint32_t i = 0; lab && i < r->n_parts; i++)
+		free(lab[i]);
+	free(lab);
 	fputs("# HELP segscan_partition_read_errors Places of the partition that could not be read or failed "
 	      "verification (its errors[]).\n# TYPE segscan_partition_read_errors gauge\n", f);
 	for (uint32_t i = 0; i < r->n_parts; i++) {
