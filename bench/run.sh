@@ -9,7 +9,7 @@
 #   BENCH_SCALE   small (default: a few minutes on 2 cores) | large (>= 1M segments)
 #   BENCH_REPS    repetitions of every measurement (default 5); medians with min-max
 #   BENCH_ONLY    comma-separated parts to run (default all): shapes,many,zstd,large,peers,
-#                 callgrind,strace,eval,reuse,kraft
+#                 callgrind,strace,eval,reuse,kraft,rescan
 #   BENCH_SHAPES  comma-separated shapes of the shapes part (default all of the scale)
 #   BENCH_DATA    where generated trees live (default build/bench/data; reused between
 #                 runs while their gen parameters are unchanged: see the STAMP files)
@@ -647,6 +647,14 @@ if want reuse && [ -f "$DATA/many/STAMP" ]; then
             "$WORK/reuse.$io.out" >>"$RAW"
         meta "reuse_reused.$io" "$(awk '$2 == "reuse" { print $6; exit }' "$WORK/reuse.$io.out")"
     done
+fi
+
+# ---- serve rescans: inotify change detection against a full scan (bench/rescan.sh) ----------
+if want rescan; then
+    logcmd "BENCH_SCALE=$SCALE BENCH_REPS=$REPS bash bench/rescan.sh $RESULTS/$RUN_ID-rescan.md"
+    BENCH_SCALE="$SCALE" BENCH_REPS="$REPS" BENCH_DATA="$DATA" SEGSCAN="$SEGSCAN" \
+        bash bench/rescan.sh "$RESULTS/$RUN_ID-rescan.md" >"$WORK/rescan.md" 2>"$WORK/rescan.err" ||
+        say "bench/rescan.sh failed: $(tail -1 "$WORK/rescan.err")"
 fi
 
 meta load_after "$(cut -d' ' -f1-3 /proc/loadavg)"
