@@ -201,10 +201,11 @@ typedef void (*segscan_log_fn)(void *user, const struct segscan_log_event *ev);
  * call during segscan_run(). */
 int segscan_set_log(segscan_scan *s, segscan_log_fn fn, void *user, enum segscan_log_level max_level);
 
-/* Signals: with "io" = "mmap" (never the default), segscan_run installs a process-wide
- * SIGBUS handler while it copies from mapped files (a file Kafka truncates under the
- * mapping faults): it handles faults inside its own copies and passes every other SIGBUS
- * to the action that was installed before it. No other signal disposition is changed by
+/* Signals: with "io" = "mmap" (never the default), and with "verify" of a segment
+ * larger than 1 MiB (walked in place in a mapping, zero-copy, whatever "io" is),
+ * segscan_run installs a process-wide SIGBUS handler (a file Kafka truncates under the
+ * mapping faults): it handles faults inside its own accesses to mapped files and passes
+ * every other SIGBUS to the action that was installed before it. No other signal disposition is changed by
  * the library (the CLI's Ctrl-C handling is the CLI's own).
  *
  * Runs discovery, the workers and the evaluator. A scan runs once. Returns -ECANCELED

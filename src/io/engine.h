@@ -44,6 +44,13 @@ struct ss_io_req {
 	struct ss_io_stat st;       /* STAT result */
 	int64_t           res;      /* result, or -errno */
 	void             *udata;    /* the caller's */
+	/* READ: the caller accepts the bytes where the engine already has them instead of a
+	 * copy in buf (zero-copy; only engines with .borrows do it). The caller sets data
+	 * to buf; an engine that lends replaces it with its own memory (a mapping of the
+	 * file) holding the res bytes, valid until the fd's CLOSE through the same engine. Borrowed bytes can
+	 * fault if the file shrinks meanwhile: touch them only inside ss_io_guarded(). */
+	bool              borrow;
+	const uint8_t    *data;
 };
 
 struct ss_io_counters {
@@ -56,6 +63,7 @@ struct ss_io_engine;
 
 struct ss_io_ops {
 	const char *name;
+	bool        borrows;   /* READ honours req->borrow (every engine here does) */
 	/* depth: most requests in flight. Returns 0 or -errno (io_uring: -EPERM/-ENOSYS
 	 * where it is blocked; the caller then falls back to pread). */
 	int  (*create)(struct ss_io_engine **out, unsigned depth);
@@ -108,6 +116,27 @@ int ss_io_create(const char *name, unsigned depth, const struct ss_io_ops **ops,
  *   counters.submissions counts the caller's requests (not internal resubmissions).
  */
 #define SS_IO_MAX_DEPTH 32768u
+
+/*
+ * mmap.c: run fn(arg) while a SIGBUS from a page in [lo, lo + n) (borrowed bytes whose
+ * file shrank) ends it early instead of the process: returns 0, or -EFAULT when fn was
+ * cut short (its state is then whatever it had reached; the caller must discard it).
+ * fn must not allocate, lock or call what longjmp could leave half done. Only for
+ * bytes an engine with .borrows lent (its engine installed the handler).
+ */
+int ss_io_guarded(void (*fn)(void *), void *arg, const void *lo, size_t n);
+
+/*
+ * mmap.c: what the copying engines (uring, pread) lend a READ with req->borrow from: a
+ * mapping per fd, made on the first borrowed READ of it and dropped by ss_io_lend_drop()
+ * before the fd's CLOSE. Creating one installs the SIGBUS handler ss_io_guarded() needs.
+ * ss_io_lend returns the bytes lent (req->data set), 0 past the end, or -errno.
+ */
+struct ss_io_lender;
+int     ss_io_lender_create(struct ss_io_lender **out);
+int64_t ss_io_lend(struct ss_io_lender *l, struct ss_io_req *req, struct ss_io_counters *c);
+void    ss_io_lend_drop(struct ss_io_lender *l, int fd, struct ss_io_counters *c);
+void    ss_io_lender_destroy(struct ss_io_lender *l);
 
 /* engine.c: the -EINVAL check above, shared by every engine's submit(). */
 int ss_io_check_req(const struct ss_io_req *req);

@@ -52,6 +52,10 @@ struct ss_uring {
 	 * runs IORING_OP_STATX inline (io_statx refuses IO_URING_F_NONBLOCK), so each one
 	 * costs a hand-off to an io-wq thread and back, where the syscall costs ~1 us. */
 	struct ss_io_syncq    statq;
+	/* borrowed READs (engine.h): lent from a mapping inside submit(), completed through
+	 * statq like the STATs; made on the first */
+	struct ss_io_lender  *lend;
+	bool                  no_lend;
 };
 
 /* ---- kernel entry --------------------------------------------------------------------- */
@@ -287,6 +291,18 @@ static int ur_submit(struct ss_io_engine *e, struct ss_io_req *req)
 		return r;
 	if (u->inflight == u->depth)
 		return -EBUSY;
+	if (req->op == SS_IO_READ && req->borrow && !u->no_lend) {
+		if (u->lend || ss_io_lender_create(&u->lend) == 0) {
+			req->res = ss_io_lend(u->lend, req, &u->ctr);
+			ss_io_syncq_push(&u->statq, req);
+			u->inflight++;
+			u->ctr.submissions++;
+			return 0;
+		}
+		u->no_lend = true; /* copy, as without borrow */
+	}
+	if (req->op == SS_IO_CLOSE)
+		ss_io_lend_drop(u->lend, req->fd, &u->ctr); /* before the fd can be reused */
 	if (req->op == SS_IO_STAT) {
 		req->res = ss_io_sync_stat(req, &req->st, &u->ctr);
 		ss_io_syncq_push(&u->statq, req);
@@ -382,6 +398,7 @@ static void ur_destroy(struct ss_io_engine *e)
 				close((int)done[i]->res);
 	}
 	io_uring_queue_exit(&u->ring);
+	ss_io_lender_destroy(u->lend);
 	ss_io_syncq_fini(&u->statq);
 	free(u->slots);
 	free(u);
@@ -389,6 +406,7 @@ static void ur_destroy(struct ss_io_engine *e)
 
 const struct ss_io_ops ss_io_uring_ops = {
 	.name      = "uring",
+	.borrows   = true,
 	.create    = ur_create,
 	.submit    = ur_submit,
 	.flush     = ur_flush,

@@ -9,6 +9,9 @@
  * read then ends where the fault was, clamped to the file's new size. Any other SIGBUS
  * goes on to the handler that was there before ours.
  *
+ * A READ with req->borrow lends the mapping itself (zero-copy, for --verify): the caller
+ * then touches it under ss_io_guarded(), the same guard around its own code.
+ *
  * What a mapping cannot tell: a shrink that does not cross a page boundary of the range
  * being copied reads zeros (the rest of the last page) where pread would stop short.
  */
@@ -39,11 +42,17 @@ struct ss_map {
 	bool   seq;    /* MADV_SEQUENTIAL given */
 };
 
-struct ss_mmap {
-	struct ss_io_sync     s;      /* first: the core (engine.c) casts the engine to it */
+/* Mappings by fd: the mmap engine's own, and the lender the other engines use for
+ * borrowed (zero-copy) reads (engine.h). */
+struct ss_io_lender {
 	struct ss_map        *maps;   /* indexed by fd: fds are small and dense */
 	uint32_t              nmaps;     /* slots (the darray capacity), all initialised */
 	size_t                page;
+};
+
+struct ss_mmap {
+	struct ss_io_sync     s;      /* first: the core (engine.c) casts the engine to it */
+	struct ss_io_lender   l;
 };
 
 /* ---- SIGBUS guard ------------------------------------------------------------------- */
@@ -186,12 +195,31 @@ static size_t guarded_copy(char *dst, const char *src, size_t n, size_t page, bo
 	return done;
 }
 
+int ss_io_guarded(void (*fn)(void *), void *arg, const void *lo, size_t n)
+{
+	struct ss_bus_guard *g = &ss_bus_guard;
+
+	g->lo = lo;
+	g->hi = (const char *)lo + n;
+	if (sigsetjmp(g->jb, 0))
+		return -EFAULT;  /* the handler disarmed the guard */
+	/* Pairs with the acquire fence in ss_bus_handler(), as in guarded_copy(). */
+	atomic_signal_fence(memory_order_release);
+	g->armed = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	fn(arg);
+	/* Keeps fn's accesses inside the armed window. */
+	atomic_signal_fence(memory_order_seq_cst);
+	g->armed = 0;
+	return 0;
+}
+
 /* ---- mappings ----------------------------------------------------------------------- */
 
-static void map_drop(struct ss_mmap *m, struct ss_map *mp)
+static void map_drop(struct ss_io_counters *c, struct ss_map *mp)
 {
 	if (mp->addr) {
-		m->s.ctr.syscalls++;
+		c->syscalls++;
 		munmap(mp->addr, mp->len);
 	}
 	mp->addr = NULL;
@@ -199,16 +227,16 @@ static void map_drop(struct ss_mmap *m, struct ss_map *mp)
 	mp->seq = false;
 }
 
-static struct ss_map *map_slot(struct ss_mmap *m, int fd)
+static struct ss_map *map_slot(struct ss_io_lender *l, int fd)
 {
-	if ((size_t)fd >= m->nmaps) {
+	if ((size_t)fd >= l->nmaps) {
 		/* indexed by descriptor: every slot up to the new capacity is a usable, empty map */
-		uint32_t old = m->nmaps;
-		if (SS_DA_RESERVE(&m->maps, &m->nmaps, (uint64_t)fd + 1) < 0)
+		uint32_t old = l->nmaps;
+		if (SS_DA_RESERVE(&l->maps, &l->nmaps, (uint64_t)fd + 1) < 0)
 			return NULL;
-		memset(m->maps + old, 0, (size_t)(m->nmaps - old) * sizeof(*m->maps));
+		memset(l->maps + old, 0, (size_t)(l->nmaps - old) * sizeof(*l->maps));
 	}
-	return &m->maps[fd];
+	return &l->maps[fd];
 }
 
 /*
@@ -217,16 +245,16 @@ static struct ss_map *map_slot(struct ss_mmap *m, int fd)
  * intercept mremap, so TSan would keep stale shadow for the moved range and report
  * races on it; the extra munmap is paid only when a file changed size.
  */
-static int map_resize(struct ss_mmap *m, int fd, struct ss_map *mp, size_t size)
+static int map_resize(struct ss_io_counters *c, int fd, struct ss_map *mp, size_t size)
 {
 	void *a;
 
 	if (mp->addr && size == mp->len)
 		return 0;
-	map_drop(m, mp);
+	map_drop(c, mp);
 	if (size == 0)
 		return 0;
-	m->s.ctr.syscalls++;
+	c->syscalls++;
 	a = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 	if (a == MAP_FAILED)
 		return -errno;
@@ -235,32 +263,34 @@ static int map_resize(struct ss_mmap *m, int fd, struct ss_map *mp, size_t size)
 	return 0;
 }
 
-static int64_t mm_read(struct ss_mmap *m, struct ss_io_req *req)
+/* The mapped bytes of a READ: *src and the count (0 past the end), or -errno. */
+static int64_t map_range(struct ss_io_lender *l, struct ss_io_counters *c, const struct ss_io_req *req,
+			 struct ss_map **mpp, const char **src)
 {
 	struct ss_map *mp = NULL;
 	struct stat sb;
-	bool faulted;
-	size_t n, got;
+	size_t n;
 	int r;
 
-	if (req->fd >= 0 && (size_t)req->fd < m->nmaps)
-		mp = &m->maps[req->fd];
+	if (req->fd >= 0 && (size_t)req->fd < l->nmaps)
+		mp = &l->maps[req->fd];
 	/* Only a read past what is mapped needs the size now: the file may have grown
 	 * (remap), or the read is past its end. */
 	if (!mp || !mp->addr || (uint64_t)req->off + req->len > mp->len) {
 		/* fstat first: it validates the fd before the table grows to its number. */
-		m->s.ctr.syscalls++;
+		c->syscalls++;
 		if (fstat(req->fd, &sb) < 0)
 			return -errno;
 		/* What pread would refuse, or could read without a mapping (a pipe). */
 		if (!S_ISREG(sb.st_mode))
 			return SEGSCAN_ENOTREG;
-		if (!mp && !(mp = map_slot(m, req->fd)))
+		if (!mp && !(mp = map_slot(l, req->fd)))
 			return -ENOMEM;
-		r = map_resize(m, req->fd, mp, (size_t)sb.st_size);
+		r = map_resize(c, req->fd, mp, (size_t)sb.st_size);
 		if (r < 0)
 			return r;
 	}
+	*mpp = mp;
 	if ((uint64_t)req->off >= mp->len)
 		return 0;
 	n = mp->len - (size_t)req->off;
@@ -268,16 +298,37 @@ static int64_t mm_read(struct ss_mmap *m, struct ss_io_req *req)
 		n = req->len;
 	if (n >= SS_MMAP_SEQ_MIN && !mp->seq) {
 		/* Advice only: a failure costs readahead, not correctness. */
-		m->s.ctr.syscalls++;
+		c->syscalls++;
 		madvise(mp->addr, mp->len, MADV_SEQUENTIAL);
 		mp->seq = true;
 	}
-	got = guarded_copy(req->buf, mp->addr + req->off, n, m->page, &faulted);
+	*src = mp->addr + req->off;
+	return (int64_t)n;
+}
+
+static int64_t mm_read(struct ss_mmap *m, struct ss_io_req *req)
+{
+	struct ss_map *mp;
+	const char *src = NULL;
+	struct stat sb;
+	bool faulted;
+	size_t got;
+	int64_t n = map_range(&m->l, &m->s.ctr, req, &mp, &src);
+
+	if (n <= 0)
+		return n;
+	if (req->borrow) {
+		/* zero-copy: the caller reads the mapping itself, under ss_io_guarded() */
+		req->data = (const uint8_t *)src;
+		m->s.ctr.bytes_read += (uint64_t)n;
+		return n;
+	}
+	got = guarded_copy(req->buf, src, (size_t)n, m->l.page, &faulted);
 	if (faulted) {
 		/* The file shrank under the mapping. The pages copied may end in zeros past
 		 * the new end of file (the rest of its last page): ask the size, clamp, and
 		 * drop the mapping so the next read maps what is there now. */
-		map_drop(m, mp);
+		map_drop(&m->s.ctr, mp);
 		m->s.ctr.syscalls++;
 		if (fstat(req->fd, &sb) < 0)
 			return -errno;
@@ -288,6 +339,57 @@ static int64_t mm_read(struct ss_mmap *m, struct ss_io_req *req)
 	}
 	m->s.ctr.bytes_read += got;
 	return (int64_t)got;
+}
+
+/* ---- the lender of the other engines (engine.h) ------------------------------------- */
+
+int ss_io_lender_create(struct ss_io_lender **out)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int r;
+
+	*out = NULL;
+	if (page <= 0)
+		return -EINVAL;
+	/* lent bytes are touched under ss_io_guarded(): its handler must be there */
+	if ((r = ss_bus_install()) < 0)
+		return r;
+	struct ss_io_lender *l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->page = (size_t)page;
+	*out = l;
+	return 0;
+}
+
+int64_t ss_io_lend(struct ss_io_lender *l, struct ss_io_req *req, struct ss_io_counters *c)
+{
+	struct ss_map *mp;
+	const char *src = NULL;
+	int64_t n = map_range(l, c, req, &mp, &src);
+
+	if (n > 0) {
+		req->data = (const uint8_t *)src;
+		c->bytes_read += (uint64_t)n;
+	}
+	return n;
+}
+
+void ss_io_lend_drop(struct ss_io_lender *l, int fd, struct ss_io_counters *c)
+{
+	if (l && fd >= 0 && (size_t)fd < l->nmaps)
+		map_drop(c, &l->maps[fd]);
+}
+
+void ss_io_lender_destroy(struct ss_io_lender *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->nmaps; i++)
+		if (l->maps[i].addr)
+			munmap(l->maps[i].addr, l->maps[i].len);
+	free(l->maps);
+	free(l);
 }
 
 /* ---- ops ---------------------------------------------------------------------------- */
@@ -301,8 +403,7 @@ static int64_t mm_read_req(struct ss_io_sync *s, struct ss_io_req *req)
 static void mm_on_close(struct ss_io_sync *s, int fd)
 {
 	struct ss_mmap *m = (struct ss_mmap *)s;
-	if (fd >= 0 && (size_t)fd < m->nmaps)
-		map_drop(m, &m->maps[fd]);
+	ss_io_lend_drop(&m->l, fd, &m->s.ctr);
 }
 
 static int mm_create(struct ss_io_engine **out, unsigned depth)
@@ -322,7 +423,7 @@ static int mm_create(struct ss_io_engine **out, unsigned depth)
 		return r;
 	if ((r = ss_io_sync_create(sizeof(struct ss_mmap), depth, mm_read_req, mm_on_close, &s)) < 0)
 		return r;
-	((struct ss_mmap *)s)->page = (size_t)page;
+	((struct ss_mmap *)s)->l.page = (size_t)page;
 	*out = (struct ss_io_engine *)s;
 	return 0;
 }
@@ -332,15 +433,16 @@ static void mm_destroy(struct ss_io_engine *e)
 	struct ss_mmap *m = (struct ss_mmap *)e;
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nmaps; i++)
-		if (m->maps[i].addr)
-			munmap(m->maps[i].addr, m->maps[i].len);
-	free(m->maps);
+	for (size_t i = 0; i < m->l.nmaps; i++)
+		if (m->l.maps[i].addr)
+			munmap(m->l.maps[i].addr, m->l.maps[i].len);
+	free(m->l.maps);
 	ss_io_sync_destroy(&m->s);
 }
 
 const struct ss_io_ops ss_io_mmap_ops = {
 	.name      = "mmap",
+	.borrows   = true,
 	.create    = mm_create,
 	.submit    = ss_io_sync_submit,
 	.flush     = ss_io_sync_flush,

@@ -72,7 +72,7 @@ static int sub_fd(struct ss_task *t, int slot, enum ss_io_op op, int fd)
 static int sub_fstat(struct ss_task *t, int slot, int fd) { return sub_fd(t, slot, SS_IO_STAT, fd); }
 static int sub_close(struct ss_task *t, int slot, int fd) { return sub_fd(t, slot, SS_IO_CLOSE, fd); }
 
-static int sub_read(struct ss_task *t, int slot, int fd, void *buf, size_t len, int64_t off)
+static int sub_read_b(struct ss_task *t, int slot, int fd, void *buf, size_t len, int64_t off, bool borrow)
 {
 	struct ss_io_req *r = &t->req[slot];
 	t->cold[slot].n = 0;
@@ -82,9 +82,16 @@ static int sub_read(struct ss_task *t, int slot, int fd, void *buf, size_t len, 
 	r->op = SS_IO_READ;
 	r->fd = fd;
 	r->buf = buf;
+	r->data = buf;
+	r->borrow = borrow;
 	r->len = len;
 	r->off = off;
 	return submit(t, slot);
+}
+
+static int sub_read(struct ss_task *t, int slot, int fd, void *buf, size_t len, int64_t off)
+{
+	return sub_read_b(t, slot, fd, buf, len, off, false);
 }
 
 int ss_task_init(struct ss_task *t, struct ss_task_env *env)
@@ -139,6 +146,7 @@ int ss_task_start(struct ss_task *t, uint32_t seg_idx)
 	t->idx_size = t->tim_size = 0;
 	t->tim_max = -1;
 	t->idx_target = -1;
+	t->no_borrow = false;
 	t->walk_from = 0;
 	s = seg_of(t);
 	/* one formatted name, the siblings by swapping the extension */
@@ -284,9 +292,15 @@ static int next_read(struct ss_task *t)
 	 * batch, whose header is all it needs: a short first read; a walk from the start
 	 * (a small log, or no usable index) reads big chunks */
 	size_t chunk = t->env->verify ? SS_TASK_VCHUNK : t->idx_target >= 0 ? SS_TASK_TAIL_CHUNK : SS_TASK_CHUNK;
+	/* --verify with an engine that lends its mapping: no copy at all, so the rest of the
+	 * file in one feed (PH_WALK runs the walker on the mapping under the SIGBUS guard) */
+	bool borrow = t->env->verify && t->env->ops->borrows && !t->no_borrow &&
+		      seg_of(t)->size_bytes > SS_TASK_BORROW_MIN;
+	if (borrow)
+		chunk = SS_TASK_BORROW_CHUNK;
 	if (want < chunk)
 		want = chunk;
-	if (want > t->buf_cap) {
+	if (want > t->buf_cap && !borrow) {
 		/* The walker asks for at most SS_WALK_WHOLE_MAX bytes whatever a header claims
 		 * (larger batches are verified in pieces, fmt/batch.h), so the buffer grows at
 		 * most to that once: a task's memory is bounded, never a header's say. */
@@ -322,7 +336,7 @@ static int next_read(struct ss_task *t)
 	if (w->want_pos + (int64_t)want > t->log_data_end)
 		want = t->log_data_end - w->want_pos >= w->want_len ? (size_t)(t->log_data_end - w->want_pos)
 								     : (size_t)w->want_len;
-	return sub_read(t, 0, t->fd_log, t->buf, want, w->want_pos);
+	return sub_read_b(t, 0, t->fd_log, t->buf, want, w->want_pos, borrow);
 }
 
 /* The index entry we started from must be a batch boundary holding its offset. */
@@ -573,6 +587,22 @@ static int side_stats(struct ss_task *t)
 	return sidestat_done(t);
 }
 
+/* ss_walk_feed on borrowed bytes, as ss_io_guarded() calls it: the walker is a pure
+ * parser (no allocation, no locks), so a SIGBUS leaving it midway loses only its state. */
+struct guarded_feed {
+	struct ss_walk *w;
+	int64_t         off;
+	const uint8_t  *p;
+	size_t          n;
+	int             r;
+};
+
+static void feed_fn(void *arg)
+{
+	struct guarded_feed *g = arg;
+	g->r = ss_walk_feed(g->w, g->off, g->p, g->n);
+}
+
 /* Called when every request of the current phase has completed. */
 static int advance(struct ss_task *t, bool *finished)
 {
@@ -718,6 +748,12 @@ static int advance(struct ss_task *t, bool *finished)
 
 	case PH_WALK: {
 		int64_t got = rq[0].res;
+		if (got < 0 && rq[0].borrow && !t->no_borrow) {
+			/* not mapped (ENOMEM under ulimit -v, a file system without mmap): the
+			 * same read copying, which reports the file's own error if it has one */
+			t->no_borrow = true;
+			return next_read(t);
+		}
 		if (got < 0) {
 			seg_error(t, (int)got, SS_HAS_LOG, rq[0].off);
 			/* Stop here; what we walked so far stands. */
@@ -725,7 +761,22 @@ static int advance(struct ss_task *t, bool *finished)
 			return finish(t);
 		}
 		s->bytes_read += got;
-		if ((r = ss_walk_feed(&t->w, rq[0].off, t->buf, (size_t)got)))
+		if (rq[0].data != t->buf) {
+			struct guarded_feed gf = { &t->w, rq[0].off, rq[0].data, (size_t)got, 0 };
+			if (ss_io_guarded(feed_fn, &gf, rq[0].data, (size_t)got) < 0) {
+				/* The file shrank under the mapping: the walker stopped somewhere
+				 * inside this feed, so walk the segment again with copies, which
+				 * end where the file now ends. */
+				s->flags |= SS_SEG_CHANGED;
+				t->no_borrow = true;
+				return start_walk(t, 0, false);
+			}
+			r = gf.r;
+			t->env->borrowed += (uint64_t)got;
+		} else {
+			r = ss_walk_feed(&t->w, rq[0].off, t->buf, (size_t)got);
+		}
+		if (r)
 			return r;
 		if (t->idx_target >= 0 && t->w.want_pos != t->walk_from && !index_start_ok(t, false)) {
 			s->flags |= SS_SEG_INDEX_BAD;
