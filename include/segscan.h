@@ -205,8 +205,8 @@ int segscan_set_log(segscan_scan *s, segscan_log_fn fn, void *user, enum segscan
  * larger than 1 MiB (walked in place in a mapping, zero-copy, whatever "io" is),
  * segscan_run installs a process-wide SIGBUS handler (a file Kafka truncates under the
  * mapping faults): it handles faults inside its own accesses to mapped files and passes
- * every other SIGBUS to the action that was installed before it. No other signal disposition is changed by
- * the library (the CLI's Ctrl-C handling is the CLI's own).
+ * every other SIGBUS to the action that was installed before it. No other signal
+ * disposition is changed by the library (the CLI's Ctrl-C handling is the CLI's own).
  *
  * Runs discovery, the workers and the evaluator. A scan runs once. Returns -ECANCELED
  * when segscan_cancel() stopped it (its results are then incomplete). */
