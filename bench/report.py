@@ -127,6 +127,7 @@ def ratio(a, b):
 GOAL_SHAPE_CPU = 1.2     # fast path CPU per segment <= 1.2x the stat-only walk's
 GOAL_SHAPE_WALL = 1.0    # and wall <= 1.0x, default threads
 GOAL_SHAPE_BYTES = 8192  # bytes read per segment (--verify aside)
+GOAL_SHAPE_VERIFY = 1 / 1.5  # --verify wall <= cat's / 1.5 (at least 1.5x the cat floor), warm
 
 
 def shapes_md(w, groups, tree, shapes):
@@ -144,12 +145,13 @@ def shapes_md(w, groups, tree, shapes):
       "Ratios are segscan's over the stat-only walk (`find -type f -printf %%s`: one getdents share "
       "and one fstatat per file), the index-tail floor (bench/tailfloor.c) and `cat` of every `.log`. "
       "CPU is user + system time of the whole process, medians. Goals: CPU <= %.1fx and wall <= %.1fx "
-      "the stat-only walk's, bytes read <= %d per segment (`--verify` aside)." %
-      (GOAL_SHAPE_CPU, GOAL_SHAPE_WALL, GOAL_SHAPE_BYTES))
+      "the stat-only walk's, bytes read <= %d per segment (`--verify` aside) (*met*); `--verify` "
+      "at least 1.5x the `cat` floor, i.e. its wall <= %.2fx cat's (*verify met*)." %
+      (GOAL_SHAPE_CPU, GOAL_SHAPE_WALL, GOAL_SHAPE_BYTES, GOAL_SHAPE_VERIFY))
     w("")
     w("| shape | segments | CPU / find | wall / find | wall / tailfloor | bytes read / segment | "
-      "CPU µs / segment (find) | verify wall / cat | met |")
-    w("|---|---|---|---|---|---|---|---|---|")
+      "CPU µs / segment (find) | verify wall / cat | met | verify met |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
     for wl in shapes:
         f, fl, tf = g(wl, "segscan", "default threads"), g(wl, "find"), g(wl, "tailfloor")
         v, c = g(wl, "segscan-verify"), g(wl, "cat")
@@ -159,10 +161,12 @@ def shapes_md(w, groups, tree, shapes):
         cr, wr = ratio(f.cpu, fl.cpu), ratio(f.med, fl.med)
         bps = f.bytes_read / segs if f.bytes_read is not None else float("nan")
         met = cr <= GOAL_SHAPE_CPU and wr <= GOAL_SHAPE_WALL and bps <= GOAL_SHAPE_BYTES
-        w("| %s | %d | %.2fx | %.2fx | %s | %.0f | %.1f (%.1f) | %s | %s |" % (
+        vr = ratio(v.med, c.med) if v and c else None
+        w("| %s | %d | %.2fx | %.2fx | %s | %.0f | %.1f (%.1f) | %s | %s | %s |" % (
             wl, segs, cr, wr, "%.2fx" % ratio(f.med, tf.med) if tf else "–", bps,
             f.cpu / segs * 1e6, fl.cpu / segs * 1e6,
-            "%.2fx" % ratio(v.med, c.med) if v and c else "–", "yes" if met else "no"))
+            "%.2fx" % vr if vr is not None else "–", "yes" if met else "no",
+            "–" if vr is None else "yes" if vr <= GOAL_SHAPE_VERIFY else "no"))
     w("")
     for wl in shapes:
         rows = sorted((v for k, v in groups.items() if k[0] == wl and k[1] == "warm"),
@@ -554,7 +558,7 @@ def main():
             w("- skipped: %s" % meta[k])
 
     # ---- plots ---------------------------------------------------------------------------------
-    plots = make_plots(a, groups, find, tree, nproc, nd_many, cold_nd)
+    plots = make_plots(a, groups, find, tree, nproc, nd_many, cold_nd, shapes)
     if plots:
         w("## Plots")
         w("")
@@ -585,7 +589,7 @@ def main():
     print(md)
 
 
-def make_plots(a, groups, find, tree, nproc, nd_many, cold_nd):
+def make_plots(a, groups, find, tree, nproc, nd_many, cold_nd, shapes=()):
     if not shutil.which("gnuplot"):
         return []
     pdir = os.path.join(a.results, "plots")
@@ -699,6 +703,34 @@ def make_plots(a, groups, find, tree, nproc, nd_many, cold_nd):
            "plot '%s' using 2:xtic(1) title 'fast path warm', '' using 3 title 'fast path cold', "
            "'' using 4 title 'verify warm', '' using 5 title 'verify cold', '' using 6 title 'cat warm', "
            "'' using 7 title 'cat cold'\n" % (nproc, fn), "GB/s per workload")
+
+    # 5. shapes: the fast path's ratios to the floors, and bytes read per segment, with the goals
+    rows = []
+    for wl in shapes:
+        f, fl, tf = find(wl, "warm", "segscan", "default threads"), find(wl, "warm", "find"), \
+            find(wl, "warm", "tailfloor")
+        if not f or not fl:
+            continue
+        segs = f.segments or 1
+        bps = f.bytes_read / segs if f.bytes_read is not None else 0
+        rows.append((wl, ratio(f.cpu, fl.cpu), ratio(f.med, fl.med), ratio(f.med, tf.med) if tf else 0, bps))
+    if rows:
+        fn = os.path.join(tmp, "shapes.dat")
+        with open(fn, "w") as f:
+            for r in rows:
+                f.write('"%s" %f %f %f %f\n' % r)
+        gp("shapes", "set title 'shapes (warm, default threads): segscan over the floors; goals dashed'\n"
+           "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+           "set ylabel 'ratio (lower is better)'\nset yrange [0:*]\nset xtics rotate by -30\n"
+           "plot '%s' using 2:xtic(1) title 'CPU / find', '' using 3 title 'wall / find', "
+           "'' using 4 title 'wall / tailfloor', %f with lines dt 2 lw 2 title 'CPU goal', "
+           "%f with lines dt 3 lw 2 title 'wall goal'\n" % (fn, GOAL_SHAPE_CPU, GOAL_SHAPE_WALL),
+           "shapes: ratios to the floors")
+        gp("shapes-bytes", "set title 'shapes: bytes read per segment by the fast path (goal dashed)'\n"
+           "set style data histograms\nset style fill solid 0.8 border -1\n"
+           "set ylabel 'bytes / segment'\nset yrange [0:*]\nset xtics rotate by -30\n"
+           "plot '%s' using 5:xtic(1) title 'bytes read / segment', %d with lines dt 2 lw 2 title 'goal'\n"
+           % (fn, GOAL_SHAPE_BYTES), "shapes: bytes read per segment")
     return made
 
 
