@@ -5,14 +5,16 @@
  * Fast path (reads a few KiB per segment, whatever its size):
  *   A  open .log, then fstat it (by descriptor: no second path lookup)
  *   B  (log > SMALL) open .index/.timeindex and read the log head (the first batch
- *      header, for BASE_OFFSET_MISMATCH), then fstat both indexes
+ *      header, for BASE_OFFSET_MISMATCH); a closed segment's small indexes are then
+ *      read whole (no fstat: the short read is the size), others fstat'ed
  *   C  read the index tails; find the last written slot (binary search over a
  *      preallocated zero tail)
  *   D  walk batch headers from the last index entry's position to the end of the log
  *   E  (a zero tail: a preallocated active segment) prove the rest of the file zero
  *      without reading it: SEEK_DATA/SEEK_HOLE skips holes, data is sampled (see task.c)
  * A log of at most SMALL bytes, or one without a usable index, is walked from the start.
- * --verify reads the whole .log sequentially in large chunks and checks every batch.
+ * --verify reads the whole .log sequentially in chunks and checks every batch; a .log
+ * above SS_TASK_BORROW_MIN is walked in place in a mapping the engine lends (zero-copy).
  * With segscan_reuse, an unchanged closed segment is one statx of its path instead.
  */
 #ifndef SS_SCAN_TASK_H
