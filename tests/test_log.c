@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pty.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include "testutil.h"
 #include "scanutil.h"
 #include "common/clock.h"
+#include "common/log.h"
 #include "segscan.h"
 
 /* ---- a recording callback ---------------------------------------------------------------- */
@@ -424,6 +426,76 @@ static void test_set_log_args(void **state)
 	segscan_scan_free(s);
 }
 
+/* The sink itself, hammered from several threads as discovery's listers do: the callback
+ * never runs twice at once, counts never go backwards, the throttle holds, the final
+ * event is the last and a late report after it is dropped. */
+struct hammer {
+	struct ss_logsink *l;
+	atomic_uint_fast64_t *next;
+	uint64_t total;
+};
+
+static void *hammer_main(void *arg)
+{
+	struct hammer *h = arg;
+	for (;;) {
+		uint64_t i = atomic_fetch_add(h->next, 1);
+		if (i >= h->total)
+			break;
+		ss_progress(h->l, SEGSCAN_PHASE_DISCOVERY, SEGSCAN_UNIT_ITEMS, "things", i, h->total);
+		if ((i & 4095) == 0)
+			ss_logmsg(h->l, SEGSCAN_LOG_WARNING, "item %llu", (unsigned long long)i);
+	}
+	return NULL;
+}
+
+static void test_sink_threads(void **state)
+{
+	(void)state;
+	struct rec *rec = calloc(1, sizeof(*rec));
+	assert_non_null(rec);
+	bool quiet = false;
+	struct ss_logsink l;
+	ss_logsink_init(&l, &quiet);   /* destroyed below */
+	l.fn = on_event;
+	l.user = rec;
+	atomic_uint_fast64_t next = 0;
+	enum { T = 4 };
+	const uint64_t total = 400000;
+	struct hammer h = { .l = &l, .next = &next, .total = total };
+	pthread_t th[T];
+	double t0 = ss_mono();
+	for (int i = 0; i < T; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, hammer_main, &h), 0);
+	for (int i = 0; i < T; i++)
+		pthread_join(th[i], NULL);
+	double took = ss_mono() - t0;
+	ss_progress_end(&l, SEGSCAN_PHASE_DISCOVERY, SEGSCAN_UNIT_ITEMS, "things", total, total);
+	ss_progress(&l, SEGSCAN_PHASE_DISCOVERY, SEGSCAN_UNIT_ITEMS, "things", total, total);   /* late: dropped */
+	ss_logsink_destroy(&l);
+
+	assert_int_equal(rec->overlap, 0);
+	int progress = 0, msgs = 0, finals = 0;
+	uint64_t last = 0;
+	for (int i = 0; i < rec->n; i++) {
+		if (rec->ev[i].kind == SEGSCAN_LOG_MESSAGE) {
+			msgs++;
+			continue;
+		}
+		progress++;
+		assert_int_equal(finals, 0);
+		assert_true(rec->ev[i].done >= last);
+		last = rec->ev[i].done;
+		finals += rec->ev[i].final;
+	}
+	assert_int_equal(msgs, (int)((total + 4095) / 4096));   /* messages are never throttled */
+	assert_int_equal(finals, 1);
+	assert_int_equal(last, total);
+	assert_true(progress >= 2);
+	assert_true(progress <= 4.0 * took + 2);
+	free(rec);
+}
+
 /* ---- the CLI ------------------------------------------------------------------------------- */
 
 /* Runs `segscan scan ARGS` with stderr on a pseudo-terminal (stdout to a file); returns
@@ -581,6 +653,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_log_args),
+		cmocka_unit_test(test_sink_threads),
 		cmocka_unit_test(test_warnings_reach_the_callback_not_stderr),
 		cmocka_unit_test(test_progress_events),
 		cmocka_unit_test(test_quiet),
