@@ -887,8 +887,8 @@ static void test_table_fit(void **state)
 				assert_int_equal(ldcol, nld == 2);
 				if (!strncmp(h, "LD ", 3))
 				{
-					/* numbered on the log dirs line (which may wrap, at a space) */
-					assert_non_null(strstr(out, "\n  log dirs: [1] /data/a [2]"));
+					/* numbered, one log dir per line */
+					assert_non_null(strstr(out, "\n  log dirs: [1] /data/a\n            [2] "));
 					assert_non_null(strstr(out, WIDE_DIR "\n"));
 				}
 				else

@@ -605,8 +605,10 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 			ss_human_bytes(sum.remote_bytes, b2, sizeof(b2)));
 	fprintf(f, "\n  log dirs:");
 	for (uint32_t i = 0; i < r->n_logdirs; i++) {
+		/* numbered (a narrow table): one per line, so a wrap never parts a number
+		 * from its path */
 		if (L->ld_index)
-			fprintf(f, " [%u]", i + 1);
+			fprintf(f, "%s [%u]", i ? "\n           " : "", i + 1);
 		fprintf(f, " %s", r->logdirs[i].path);
 	}
 	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n", r->run.verify ? "verify (every byte)" : "fast path (index tails)",
