@@ -190,7 +190,7 @@ static void put_value(FILE *f, int64_t v)
 	if (v < 0)
 		b[--n] = '-';
 	b[--n] = ' ';
-	fwrite(b + n, 1, sizeof(b) - (size_t)n, f);
+	fwrite_unlocked(b + n, 1, sizeof(b) - (size_t)n, f); /* the caller holds the lock */
 }
 
 int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_prom_counters *c)
@@ -209,6 +209,9 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 			lab[i] = NULL;
 		}
 	}
+	/* one lock for the series lines, not three per line (stdio's locks are recursive:
+	 * labels() below takes it again) */
+	flockfile(f);
 	for (size_t k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
 		const struct family *fam = &families[k];
 		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", fam->name, fam->help, fam->name);
@@ -217,14 +220,15 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 			int64_t v;
 			if (!value(p, fam->which, &v))
 				continue;
-			fputs(fam->name, f);
+			fputs_unlocked(fam->name, f);
 			if (lab && lab[i])
-				fputs(lab[i], f);
+				fputs_unlocked(lab[i], f);
 			else
 				labels(f, r, p);
 			put_value(f, v);
 		}
 	}
+	funlockfile(f);
 	for (uint32_t i = 0; lab && i < r->n_parts; i++)
 		free(lab[i]);
 	free(lab);
