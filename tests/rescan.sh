@@ -52,7 +52,14 @@ start() { # start [ENV=V ...] -- [serve options]
 	done
 	fail "serve did not start"
 }
-stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
+# SIGTERM: exit 0 (under ASan the status carries LeakSanitizer's verdict too)
+stop() {
+	local rc=0
+	kill "$pid"
+	wait "$pid" 2>/dev/null || rc=$?
+	pid=
+	[ "$rc" -eq 0 ] || fail "serve exited $rc after SIGTERM"
+}
 
 # The "scan complete" line of generation $1, waited for (or fail).
 complete_line() {
