@@ -118,6 +118,25 @@ static int drive(const char *engine, struct ss_catalog *cat, uint32_t si, enum m
 	return done;
 }
 
+/* One mutated run of segment si from a pristine tree and a fresh record (discovery's
+ * fields of ref only); whatever happened, never beyond what the file held. */
+static struct ss_seg drive_fresh(const char *engine, struct ss_catalog *cat, uint32_t si, const struct ss_seg *ref,
+				 enum mutation m, int k)
+{
+	struct ss_seg got;
+	cat->segs[si] = (struct ss_seg){ .base_offset = ref->base_offset, .part = ref->part,
+					 .files = ref->files, .flags = ref->flags & SS_SEG_ACTIVE,
+					 .last_offset = -1, .first_batch_base = -1,
+					 .max_timestamp_ms = -1, .batches = -1, .records = -1,
+					 .err_pos = -1 };
+	restore();
+	assert_true(drive(engine, cat, si, m, k, &got) > 0);
+	if (got.flags & SS_SEG_HAS_LAST)
+		assert_true(got.last_offset <= ref->last_offset);
+	assert_true(got.valid_bytes <= ref->size_bytes);
+	return got;
+}
+
 static void one_engine(const char *engine)
 {
 	struct ss_catalog cat = { 0 };
@@ -137,18 +156,7 @@ static void one_engine(const char *engine)
 		assert_int_equal(ref.err, 0);
 		for (enum mutation m = M_DELETE; m <= M_APPEND; m++) {
 			for (int k = 0; k <= steps; k++) {
-				struct ss_seg got;
-				cat.segs[si] = (struct ss_seg){ .base_offset = ref.base_offset, .part = ref.part,
-								.files = ref.files, .flags = ref.flags & SS_SEG_ACTIVE,
-								.last_offset = -1, .first_batch_base = -1,
-								.max_timestamp_ms = -1, .batches = -1, .records = -1,
-								.err_pos = -1 };
-				restore();
-				assert_true(drive(engine, &cat, si, m, k, &got) > 0);
-				/* never beyond what the file held */
-				if (got.flags & SS_SEG_HAS_LAST)
-					assert_true(got.last_offset <= ref.last_offset);
-				assert_true(got.valid_bytes <= ref.size_bytes);
+				struct ss_seg got = drive_fresh(engine, &cat, si, &ref, m, k);
 				if (m == M_DELETE && k == 0)
 					assert_true(got.flags & SS_SEG_VANISHED);
 				if (m == M_APPEND || (m == M_DELETE && k > 0)) {
@@ -205,17 +213,7 @@ static void one_engine_verify(const char *engine)
 	assert_int_equal(g_borrowed, (uint64_t)ref.size_bytes); /* walked in place, all of it */
 	for (enum mutation m = M_DELETE; m <= M_APPEND; m++) {
 		for (int k = 0; k <= steps; k++) {
-			struct ss_seg got;
-			cat.segs[si] = (struct ss_seg){ .base_offset = ref.base_offset, .part = ref.part,
-							.files = ref.files, .flags = ref.flags & SS_SEG_ACTIVE,
-							.last_offset = -1, .first_batch_base = -1,
-							.max_timestamp_ms = -1, .batches = -1, .records = -1,
-							.err_pos = -1 };
-			restore();
-			assert_true(drive(engine, &cat, si, m, k, &got) > 0);
-			if (got.flags & SS_SEG_HAS_LAST)
-				assert_true(got.last_offset <= ref.last_offset);
-			assert_true(got.valid_bytes <= ref.size_bytes);
+			struct ss_seg got = drive_fresh(engine, &cat, si, &ref, m, k);
 			if ((m == M_TRUNC_HALF || m == M_TRUNC_ZERO) && k > 0 && k < steps)
 				assert_true(got.valid_bytes < ref.valid_bytes);
 			if ((m == M_TRUNC_HALF || m == M_TRUNC_ZERO) && k == steps - 1) {
