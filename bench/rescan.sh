@@ -4,7 +4,8 @@
 # segment: --full-rescan-interval=0), and how a rescan after K changed partitions grows
 # with K. CPU is serve's own per-scan counter (the cpu_s field of its "scan complete" log
 # line: getrusage of the whole process around the scan and its publication); the full
-# scan is serve's first scan of the tree, and `segscan scan -f json` is shown beside it.
+# scan is `serve --once` (serve's first scan), warm and cold, with `segscan scan -f json` beside it;
+# the percentages are of the warm full scan.
 #
 # usage: bash bench/rescan.sh [OUT.md]        (bench/run.sh runs it as BENCH_ONLY=rescan)
 #
@@ -33,8 +34,8 @@ die() { say "$*"; exit 1; }
 [[ "$REPS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPS must be a positive integer"
 
 case "$SCALE" in
-small) GEN=(--topics=40 --partitions=100 --segments=25 --segment-bytes=8KiB); KS=(1 10 100 1000); INTERVAL=1.5 ;;
-large) GEN=(--topics=40 --partitions=1000 --segments=25 --segment-bytes=8KiB); KS=(1 10 100 1000 10000); INTERVAL=4 ;;
+small) GEN=(--topics=40 --partitions=100 --segments=25 --segment-bytes=8KiB); KS=(1 10 100 1000); INTERVAL=1.5; COLD_REPS=2 ;;
+large) GEN=(--topics=40 --partitions=1000 --segments=25 --segment-bytes=8KiB); KS=(1 10 100 1000 10000); INTERVAL=4; COLD_REPS=1 ;;
 *) die "BENCH_SCALE must be small or large" ;;
 esac
 tree="$DATA/rescan-$SCALE"
@@ -105,7 +106,7 @@ done
 # 1. before change detection: every rescan lists every partition and stats every closed segment
 say "serve --full-rescan-interval=0: $REPS rescans"
 start_serve --full-rescan-interval=0
-l=$(complete 1); full_a=$(field cpu_s "$l"); segs=$(field segments "$l")
+l=$(complete 1); segs=$(field segments "$l")
 : >"$work/statx"
 for g in $(seq 2 $((REPS + 1))); do field cpu_s "$(complete "$g")" >>"$work/statx"; done
 stop_serve
@@ -113,7 +114,7 @@ stop_serve
 # 2. change detection: unchanged rescans, then K changed partitions before each rescan
 say "serve (change detection): $REPS unchanged rescans, then K = ${KS[*]}"
 start_serve
-l=$(complete 1); full_b=$(field cpu_s "$l")
+complete 1 >/dev/null
 : >"$work/unchanged"
 for g in $(seq 2 $((REPS + 1))); do
 	l=$(complete "$g")
@@ -139,13 +140,29 @@ for k in "${KS[@]}"; do
 	done
 done
 stop_serve
-# more full scans for a steadier baseline: serve --once runs the same first scan
-printf '%s\n%s\n' "$full_a" "$full_b" >"$work/full"
+# The full scan, warm and cold: serve --once runs serve's first scan. serve evicts the pages
+# its scan brought into the page cache (--evict, its default), so a scan right after another
+# serve scan finds the tree cold (read from the device, then evicted: the case of a broker's
+# old segments), and one right after `segscan scan` (which evicts nothing) finds it warm.
+once() { "$SEGSCAN" serve --once "$ld" >/dev/null 2>"$work/once.log" || true
+	field cpu_s "$(grep -m1 'msg="scan complete"' "$work/once.log")"; }
+: >"$work/full" >"$work/cold"
 for _ in 1 2 3; do
-	"$SEGSCAN" serve --once "$ld" >/dev/null 2>"$work/once.log" || true
-	field cpu_s "$(grep -m1 'msg="scan complete"' "$work/once.log")" >>"$work/full"
+	"$SEGSCAN" scan -q -f json "$ld" >/dev/null 2>&1 || true
+	once >>"$work/full"
 done
+# cold: the tree's data pages dropped first (bench/evict: posix_fadvise DONTNEED on its
+# files only, never the machine's caches)
+evict="$work/evict"
+cc -O2 -D_GNU_SOURCE -o "$evict" bench/evict.c 2>/dev/null || evict=
+for _ in $(seq "$COLD_REPS"); do
+	[ -n "$evict" ] || break
+	"$evict" -q "$ld"
+	once >>"$work/cold"
+done
+[ -s "$work/cold" ] || echo "-" >"$work/cold"
 read -r full full_lo full_hi < <(median <"$work/full")
+read -r cold cold_lo cold_hi < <(median <"$work/cold")
 
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 {
@@ -153,13 +170,15 @@ commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	echo
 	echo "Tree: \`segscan gen ${GEN[*]} --seed=1\`; \`segscan serve --interval=$INTERVAL\` (defaults otherwise:"
 	echo "io-priority idle, evict). CPU seconds per scan from serve's \`cpu_s\` (user+sys of the process"
-	echo "around the scan and its publication); medians of $REPS rescans with min–max."
+	echo "around the scan and its publication); medians of $REPS rescans with min–max; percentages of the"
+	echo "warm full scan (of the cold one: multiply by $(awk -v a="$full" -v b="$cold" 'BEGIN { printf "%.2f", a / b }'))."
 	echo
 	echo "| scan | scans | CPU s (median) | min–max | of a full scan |"
 	echo "|---|---|---|---|---|"
 	read -r m lo hi < <(median <"$work/cli")
 	echo "| \`segscan scan -f json\` (user+sys) | 3 | $m | $lo–$hi | $(awk -v a="$m" -v b="$full" 'BEGIN { printf "%.1f%%", 100 * a / b }') |"
-	echo "| serve, full scan (the first of a serve, and \`serve --once\`) | $(wc -l <"$work/full") | $full | $full_lo–$full_hi | 100% |"
+	echo "| serve, full scan, warm (\`serve --once\` after \`segscan scan\`) | $(wc -l <"$work/full") | $full | $full_lo–$full_hi | 100% |"
+	echo "| serve, full scan, cold (\`serve --once\` after bench/evict dropped the tree's pages) | $(wc -l <"$work/cold") | $cold | $cold_lo–$cold_hi | $(awk -v a="$cold" -v b="$full" 'BEGIN { printf "%.1f%%", 100 * a / b }') |"
 	cpu_row "rescan, unchanged, statx per closed segment (\`--full-rescan-interval=0\`)" "$REPS" "$work/statx" "$full"
 	cpu_row "rescan, unchanged, change detection ($reused_unchanged of $nparts partitions taken whole)" "$REPS" "$work/unchanged" "$full"
 	for k in "${KS[@]}"; do
