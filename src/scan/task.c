@@ -147,6 +147,7 @@ int ss_task_start(struct ss_task *t, uint32_t seg_idx)
 	t->tim_max = -1;
 	t->idx_target = -1;
 	t->no_borrow = false;
+	t->borrowing = false;
 	t->walk_from = 0;
 	s = seg_of(t);
 	/* one formatted name, the siblings by swapping the extension */
@@ -294,8 +295,13 @@ static int next_read(struct ss_task *t)
 	size_t chunk = t->env->verify ? SS_TASK_VCHUNK : t->idx_target >= 0 ? SS_TASK_TAIL_CHUNK : SS_TASK_CHUNK;
 	/* --verify with an engine that lends its mapping: no copy at all, so the rest of the
 	 * file in one feed (PH_WALK runs the walker on the mapping under the SIGBUS guard) */
-	bool borrow = t->env->verify && t->env->ops->borrows && !t->no_borrow &&
-		      seg_of(t)->size_bytes > SS_TASK_BORROW_MIN;
+	/* ... from the first read of a big .log, or from the first batch larger than a copy
+	 * chunk (the copy would grow the buffer out of L2 and move the batch whole): sticky
+	 * for the segment */
+	if (t->env->verify && t->env->ops->borrows && !t->borrowing &&
+	    (seg_of(t)->size_bytes > SS_TASK_BORROW_MIN || (size_t)w->want_len > SS_TASK_VCHUNK / 4))
+		t->borrowing = true;
+	bool borrow = t->borrowing && !t->no_borrow;
 	if (borrow)
 		chunk = SS_TASK_BORROW_CHUNK;
 	if (want < chunk)
