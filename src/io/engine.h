@@ -45,10 +45,12 @@ struct ss_io_req {
 	int64_t           res;      /* result, or -errno */
 	void             *udata;    /* the caller's */
 	/* READ: the caller accepts the bytes where the engine already has them instead of a
-	 * copy in buf (zero-copy; only engines with .borrows do it). The caller sets data
-	 * to buf; an engine that lends replaces it with its own memory (a mapping of the
-	 * file) holding the res bytes, valid until the fd's CLOSE through the same engine. Borrowed bytes can
-	 * fault if the file shrinks meanwhile: touch them only inside ss_io_guarded(). */
+	 * copy in buf (zero-copy). The caller sets data to buf; an engine that lends
+	 * replaces it with its own memory (a mapping of the file) holding the res bytes,
+	 * valid until the fd's CLOSE through the same engine; one that cannot lend copies
+	 * into buf as for any READ, so data == buf tells the caller which happened.
+	 * Borrowed bytes can fault if the file shrinks meanwhile: touch them only inside
+	 * ss_io_guarded(). */
 	bool              borrow;
 	const uint8_t    *data;
 };
@@ -63,7 +65,6 @@ struct ss_io_engine;
 
 struct ss_io_ops {
 	const char *name;
-	bool        borrows;   /* READ honours req->borrow (every engine here does) */
 	/* depth: most requests in flight. Returns 0 or -errno (io_uring: -EPERM/-ENOSYS
 	 * where it is blocked; the caller then falls back to pread). */
 	int  (*create)(struct ss_io_engine **out, unsigned depth);
@@ -122,7 +123,7 @@ int ss_io_create(const char *name, unsigned depth, const struct ss_io_ops **ops,
  * file shrank) ends it early instead of the process: returns 0, or -EFAULT when fn was
  * cut short (its state is then whatever it had reached; the caller must discard it).
  * fn must not allocate, lock or call what longjmp could leave half done. Only for
- * bytes an engine with .borrows lent (its engine installed the handler).
+ * bytes an engine lent (the lender installed the handler).
  */
 int ss_io_guarded(void (*fn)(void *), void *arg, const void *lo, size_t n);
 
@@ -135,6 +136,11 @@ int ss_io_guarded(void (*fn)(void *), void *arg, const void *lo, size_t n);
 struct ss_io_lender;
 int     ss_io_lender_create(struct ss_io_lender **out);
 int64_t ss_io_lend(struct ss_io_lender *l, struct ss_io_req *req, struct ss_io_counters *c);
+/* A borrowed READ for an engine that holds *lp, made here on the first (*failed records
+ * that it could not be, so later calls return at once): true with req->res set when
+ * lent, false when the engine must copy instead. */
+bool    ss_io_lend_lazy(struct ss_io_lender **lp, bool *failed, struct ss_io_req *req,
+			struct ss_io_counters *c);
 void    ss_io_lend_drop(struct ss_io_lender *l, int fd, struct ss_io_counters *c);
 void    ss_io_lender_destroy(struct ss_io_lender *l);
 

@@ -291,15 +291,11 @@ static int ur_submit(struct ss_io_engine *e, struct ss_io_req *req)
 		return r;
 	if (u->inflight == u->depth)
 		return -EBUSY;
-	if (req->op == SS_IO_READ && req->borrow && !u->no_lend) {
-		if (u->lend || ss_io_lender_create(&u->lend) == 0) {
-			req->res = ss_io_lend(u->lend, req, &u->ctr);
-			ss_io_syncq_push(&u->statq, req);
-			u->inflight++;
-			u->ctr.submissions++;
-			return 0;
-		}
-		u->no_lend = true; /* copy, as without borrow */
+	if (req->op == SS_IO_READ && req->borrow && ss_io_lend_lazy(&u->lend, &u->no_lend, req, &u->ctr)) {
+		ss_io_syncq_push(&u->statq, req);
+		u->inflight++;
+		u->ctr.submissions++;
+		return 0;
 	}
 	if (req->op == SS_IO_CLOSE)
 		ss_io_lend_drop(u->lend, req->fd, &u->ctr); /* before the fd can be reused */
@@ -406,7 +402,6 @@ static void ur_destroy(struct ss_io_engine *e)
 
 const struct ss_io_ops ss_io_uring_ops = {
 	.name      = "uring",
-	.borrows   = true,
 	.create    = ur_create,
 	.submit    = ur_submit,
 	.flush     = ur_flush,

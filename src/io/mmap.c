@@ -334,17 +334,12 @@ static int64_t mm_read(struct ss_mmap *m, struct ss_io_req *req)
 	struct stat sb;
 	bool faulted;
 	size_t got;
-	int64_t n = map_range(&m->l, &m->s.ctr, req, &mp, &src);
+	int64_t n;
 
-	if (n <= 0)
+	if (req->borrow) /* zero-copy: the caller reads the mapping itself, under ss_io_guarded() */
+		return ss_io_lend(&m->l, req, &m->s.ctr);
+	if ((n = map_range(&m->l, &m->s.ctr, req, &mp, &src)) <= 0)
 		return n;
-	if (req->borrow) {
-		/* zero-copy: the caller reads the mapping itself, under ss_io_guarded() */
-		map_release_behind(&m->s.ctr, mp, req->off, m->l.page);
-		req->data = (const uint8_t *)src;
-		m->s.ctr.bytes_read += (uint64_t)n;
-		return n;
-	}
 	got = guarded_copy(req->buf, src, (size_t)n, m->l.page, &faulted);
 	if (faulted) {
 		/* The file shrank under the mapping. The pages copied may end in zeros past
@@ -398,20 +393,40 @@ int64_t ss_io_lend(struct ss_io_lender *l, struct ss_io_req *req, struct ss_io_c
 	return n;
 }
 
+bool ss_io_lend_lazy(struct ss_io_lender **lp, bool *failed, struct ss_io_req *req, struct ss_io_counters *c)
+{
+	if (*failed)
+		return false;
+	if (!*lp && ss_io_lender_create(lp) < 0) {
+		*failed = true;
+		return false;
+	}
+	req->res = ss_io_lend(*lp, req, c);
+	return true;
+}
+
 void ss_io_lend_drop(struct ss_io_lender *l, int fd, struct ss_io_counters *c)
 {
 	if (l && fd >= 0 && (size_t)fd < l->nmaps)
 		map_drop(c, &l->maps[fd]);
 }
 
-void ss_io_lender_destroy(struct ss_io_lender *l)
+/* Unmaps every mapping and frees the table (the lender itself is the caller's). */
+static void lender_fini(struct ss_io_lender *l)
 {
-	if (!l)
-		return;
 	for (size_t i = 0; i < l->nmaps; i++)
 		if (l->maps[i].addr)
 			munmap(l->maps[i].addr, l->maps[i].len);
 	free(l->maps);
+	l->maps = NULL;
+	l->nmaps = 0;
+}
+
+void ss_io_lender_destroy(struct ss_io_lender *l)
+{
+	if (!l)
+		return;
+	lender_fini(l);
 	free(l);
 }
 
@@ -456,16 +471,12 @@ static void mm_destroy(struct ss_io_engine *e)
 	struct ss_mmap *m = (struct ss_mmap *)e;
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->l.nmaps; i++)
-		if (m->l.maps[i].addr)
-			munmap(m->l.maps[i].addr, m->l.maps[i].len);
-	free(m->l.maps);
+	lender_fini(&m->l);
 	ss_io_sync_destroy(&m->s);
 }
 
 const struct ss_io_ops ss_io_mmap_ops = {
 	.name      = "mmap",
-	.borrows   = true,
 	.create    = mm_create,
 	.submit    = ss_io_sync_submit,
 	.flush     = ss_io_sync_flush,

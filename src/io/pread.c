@@ -17,11 +17,8 @@ struct ss_pread {
 static int64_t pread_full(struct ss_io_sync *s, struct ss_io_req *req)
 {
 	struct ss_pread *p = (struct ss_pread *)s;
-	if (req->borrow && !p->no_lend) {
-		if (p->l || ss_io_lender_create(&p->l) == 0)
-			return ss_io_lend(p->l, req, &s->ctr);
-		p->no_lend = true;
-	}
+	if (req->borrow && ss_io_lend_lazy(&p->l, &p->no_lend, req, &s->ctr))
+		return req->res;
 	int fd = req->fd;
 	char *buf = req->buf;
 	size_t len = req->len, done = 0;
@@ -68,7 +65,6 @@ static void pr_destroy(struct ss_io_engine *e)
 
 const struct ss_io_ops ss_io_pread_ops = {
 	.name      = "pread",
-	.borrows   = true,
 	.create    = pr_create,
 	.submit    = ss_io_sync_submit,
 	.flush     = ss_io_sync_flush,

@@ -293,12 +293,10 @@ static int next_read(struct ss_task *t)
 	 * batch, whose header is all it needs: a short first read; a walk from the start
 	 * (a small log, or no usable index) reads big chunks */
 	size_t chunk = t->env->verify ? SS_TASK_VCHUNK : t->idx_target >= 0 ? SS_TASK_TAIL_CHUNK : SS_TASK_CHUNK;
-	/* --verify with an engine that lends its mapping: no copy at all, so the rest of the
-	 * file in one feed (PH_WALK runs the walker on the mapping under the SIGBUS guard) */
-	/* ... from the first read of a big .log, or from the first batch larger than a copy
-	 * chunk (the copy would grow the buffer out of L2 and move the batch whole): sticky
-	 * for the segment */
-	if (t->env->verify && t->env->ops->borrows && !t->borrowing &&
+	/* --verify zero-copy (task.h, SS_TASK_BORROW_MIN): from the first read of a big .log
+	 * or of a batch larger than a quarter of a copy chunk, sticky for the segment; PH_WALK
+	 * runs the walker on the lent mapping under the SIGBUS guard. */
+	if (t->env->verify && !t->borrowing &&
 	    (seg_of(t)->size_bytes > SS_TASK_BORROW_MIN || (size_t)w->want_len > SS_TASK_VCHUNK / 4))
 		t->borrowing = true;
 	bool borrow = t->borrowing && !t->no_borrow;
