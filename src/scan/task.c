@@ -295,8 +295,9 @@ static int next_read(struct ss_task *t)
 	size_t chunk = t->env->verify ? SS_TASK_VCHUNK : t->idx_target >= 0 ? SS_TASK_TAIL_CHUNK : SS_TASK_CHUNK;
 	/* --verify zero-copy (task.h, SS_TASK_BORROW_MIN): from the first read of a big .log
 	 * or of a batch larger than a quarter of a copy chunk, sticky for the segment; PH_WALK
-	 * runs the walker on the lent mapping under the SIGBUS guard. */
-	if (t->env->verify && !t->borrowing &&
+	 * runs the walker on the lent mapping under the SIGBUS guard. Not under --evict: a
+	 * mapped page cannot be dropped from the page cache while we hold it. */
+	if (t->env->verify && !t->env->evict && !t->borrowing &&
 	    (seg_of(t)->size_bytes > SS_TASK_BORROW_MIN || (size_t)w->want_len > SS_TASK_VCHUNK / 4))
 		t->borrowing = true;
 	bool borrow = t->borrowing && !t->no_borrow;
