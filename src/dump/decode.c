@@ -222,6 +222,45 @@ static void dec_kraft(struct ss_dump *d, const struct ss_record *r)
 	ss_dj_obj_end(o);
 }
 
+/* ---- the coordinator-record envelope ----
+ * {"key": {"type", "decoded", "data": {...}}, "value": {"version", "data": {...}} | null}:
+ * the one shape DumpLogSegments' OffsetsMessageParser and TransactionLogMessageParser
+ * print, shared by dec_offsets and dec_txn. env_key_open opens the outer object and leaves
+ * the key's "data" open for the caller's fields; env_key_close (its partner) closes "data"
+ * and the key and names "value", whose object or null the caller writes before closing
+ * the outer object. env_value_open/env_value_close pair the same way for the value. */
+static void env_key_open(struct ss_dout *o, int64_t type, bool known)
+{
+	ss_dj_obj(o);
+	ss_dj_key(o, "key");
+	ss_dj_obj(o);
+	ss_dj_ki64(o, "type", type);
+	ss_dj_kbool(o, "decoded", known);
+	ss_dj_key(o, "data");
+	ss_dj_obj(o);
+}
+
+static void env_key_close(struct ss_dout *o)
+{
+	ss_dj_obj_end(o);
+	ss_dj_obj_end(o);
+	ss_dj_key(o, "value");
+}
+
+static void env_value_open(struct ss_dout *o, int64_t version)
+{
+	ss_dj_obj(o);
+	ss_dj_ki64(o, "version", version);
+	ss_dj_key(o, "data");
+	ss_dj_obj(o);
+}
+
+static void env_value_close(struct ss_dout *o)
+{
+	ss_dj_obj_end(o);
+	ss_dj_obj_end(o);
+}
+
 /* ---- __consumer_offsets ---- */
 static void dec_offsets(struct ss_dump *d, const struct ss_record *r)
 {
@@ -238,13 +277,7 @@ static void dec_offsets(struct ss_dump *d, const struct ss_record *r)
 	}
 	/* {"key": {"type", "data"}, "value": {"version", "data"} | null (a tombstone)}, the
 	 * shape of DumpLogSegments.OffsetsMessageParser */
-	ss_dj_obj(o);
-	ss_dj_key(o, "key");
-	ss_dj_obj(o);
-	ss_dj_ki64(o, "type", k.type);
-	ss_dj_kbool(o, "decoded", k.known);
-	ss_dj_key(o, "data");
-	ss_dj_obj(o);
+	env_key_open(o, k.type, k.known);
 	if (k.known) {
 		kstr(o, "group", k.group);
 		if (k.type != SS_GM_GROUP_METADATA) {
@@ -252,9 +285,7 @@ static void dec_offsets(struct ss_dump *d, const struct ss_record *r)
 			ss_dj_ki64(o, "partition", k.partition);
 		}
 	}
-	ss_dj_obj_end(o);
-	ss_dj_obj_end(o);
-	ss_dj_key(o, "value");
+	env_key_close(o);
 	if (r->value_len < 0 || !k.known) {
 		ss_dj_null(o);
 	} else if (k.type != SS_GM_GROUP_METADATA) {
@@ -262,10 +293,7 @@ static void dec_offsets(struct ss_dump *d, const struct ss_record *r)
 		if ((e = ss_gm_decode_offset(r->value, (size_t)r->value_len, &v))) {
 			err_obj(d, r, "offset commit value", e);
 		} else {
-			ss_dj_obj(o);
-			ss_dj_ki64(o, "version", v.version);
-			ss_dj_key(o, "data");
-			ss_dj_obj(o);
+			env_value_open(o, v.version);
 			ss_dj_ki64(o, "offset", v.offset);
 			if (v.version >= 3)
 				ss_dj_ki64(o, "leaderEpoch", v.leader_epoch);
@@ -275,18 +303,14 @@ static void dec_offsets(struct ss_dump *d, const struct ss_record *r)
 				ss_dj_ki64(o, "expireTimestamp", v.expire_timestamp);
 			if (v.has_topic_id)
 				uuid(o, "topicId", v.topic_id);
-			ss_dj_obj_end(o);
-			ss_dj_obj_end(o);
+			env_value_close(o);
 		}
 	} else {
 		struct ss_gm_group g;
 		if ((e = ss_gm_decode_group(r->value, (size_t)r->value_len, &g))) {
 			err_obj(d, r, "group metadata value", e);
 		} else {
-			ss_dj_obj(o);
-			ss_dj_ki64(o, "version", g.version);
-			ss_dj_key(o, "data");
-			ss_dj_obj(o);
+			env_value_open(o, g.version);
 			kstr(o, "protocolType", g.protocol_type);
 			ss_dj_ki64(o, "generation", g.generation);
 			kstr(o, "protocol", g.protocol);
@@ -311,8 +335,7 @@ static void dec_offsets(struct ss_dump *d, const struct ss_record *r)
 				ss_dj_obj_end(o);
 			}
 			ss_dj_arr_end(o);
-			ss_dj_obj_end(o);
-			ss_dj_obj_end(o);
+			env_value_close(o);
 		}
 		ss_gm_group_free(&g);
 	}
@@ -335,18 +358,10 @@ static void dec_txn(struct ss_dump *d, const struct ss_record *r)
 	}
 	/* the shape and names of TransactionLogKey/ValueJsonConverter as DumpLogSegments
 	 * --transaction-log-decoder prints them (tagged fields only when not at their default) */
-	ss_dj_obj(o);
-	ss_dj_key(o, "key");
-	ss_dj_obj(o);
-	ss_dj_ki64(o, "type", k.version);
-	ss_dj_kbool(o, "decoded", k.known);
-	ss_dj_key(o, "data");
-	ss_dj_obj(o);
+	env_key_open(o, k.version, k.known);
 	if (k.known)
 		kstr(o, "transactionalId", k.transactional_id);
-	ss_dj_obj_end(o);
-	ss_dj_obj_end(o);
-	ss_dj_key(o, "value");
+	env_key_close(o);
 	if (r->value_len < 0 || !k.known) {
 		ss_dj_null(o);
 	} else {
@@ -354,10 +369,7 @@ static void dec_txn(struct ss_dump *d, const struct ss_record *r)
 		if ((e = ss_txn_decode_value(r->value, (size_t)r->value_len, &v))) {
 			err_obj(d, r, "transaction state value", e);
 		} else {
-			ss_dj_obj(o);
-			ss_dj_ki64(o, "version", v.version);
-			ss_dj_key(o, "data");
-			ss_dj_obj(o);
+			env_value_open(o, v.version);
 			ss_dj_ki64(o, "producerId", v.producer_id);
 			if (v.version >= 1 && v.previous_producer_id != -1)
 				ss_dj_ki64(o, "previousProducerId", v.previous_producer_id);
@@ -391,8 +403,7 @@ static void dec_txn(struct ss_dump *d, const struct ss_record *r)
 			ss_dj_ki64(o, "transactionStartTimestampMs", v.start_timestamp_ms);
 			if (v.version >= 1 && v.client_txn_version != 0)
 				ss_dj_ki64(o, "clientTransactionVersion", v.client_txn_version);
-			ss_dj_obj_end(o);
-			ss_dj_obj_end(o);
+			env_value_close(o);
 		}
 		ss_txn_value_free(&v);
 	}
