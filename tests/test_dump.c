@@ -28,6 +28,7 @@
 #include "gen/encode.h"
 #include "segscan.h"
 #include "testutil.h"
+#include "dumputil.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
@@ -91,39 +92,8 @@ static char *write_file(const char *sub, const char *name, const struct buf *b)
 
 /* ---- running the dump in-process ---- */
 
-static json_t *dump(const char *path, struct ss_dump_opts o, int *status)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	assert_non_null(f);
-	o.fmt = SS_DUMP_NDJSON;
-	struct ss_dump d;
-	assert_int_equal(ss_dump_init(&d, &o, f), 0);
-	*status = ss_dump_file(&d, path);
-	assert_int_equal(ss_dump_finish(&d), 0);
-	fclose(f);
-	json_t *arr = json_array();
-	char *save = NULL;
-	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		json_error_t e;
-		json_t *j = json_loads(l, JSON_ALLOW_NUL, &e);
-		if (!j)
-			fail_msg("not JSON (%s): %s", e.text, l);
-		json_array_append_new(arr, j);
-	}
-	free(out);
-	return arr;
-}
-
-static json_t *items(json_t *all, const char *type)
-{
-	json_t *o = json_array(), *v;
-	size_t i;
-	json_array_foreach(all, i, v) if (!strcmp(json_string_value(json_object_get(v, "type")), type))
-		json_array_append(o, v);
-	return o;
-}
+/* By value, so a test can pass a compound literal. */
+static json_t *dump(const char *path, struct ss_dump_opts o, int *status) { return du_dump_ndjson(path, &o, status); }
 
 static int64_t ival(json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
 static const char *sval(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
@@ -187,7 +157,7 @@ static void test_control_records(void **state)
 	int st;
 	json_t *all = dump(p, (struct ss_dump_opts){ .records = true, .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_OK);
-	json_t *recs = items(all, "record"), *bats = items(all, "batch");
+	json_t *recs = du_of_type(all, "record"), *bats = du_of_type(all, "batch");
 	assert_int_equal(json_array_size(recs), 7);
 	for (int t = 0; t < 7; t++) {
 		json_t *c = json_object_get(json_array_get(recs, t), "control");
@@ -242,7 +212,7 @@ static void test_codecs_and_data(void **state)
 		int st;
 		json_t *all = dump(p, (struct ss_dump_opts){ .records = true, .print_data = true, .max_bytes = -1 }, &st);
 		assert_int_equal(st, SS_DUMP_OK);
-		json_t *bat = items(all, "batch"), *r = items(all, "record");
+		json_t *bat = du_of_type(all, "batch"), *r = du_of_type(all, "record");
 		assert_int_equal(json_array_size(bat), 1);
 		json_t *b0 = json_array_get(bat, 0);
 		assert_string_equal(sval(b0, "compression"), cn[c]);
@@ -301,7 +271,7 @@ static void test_zstd_context_reuse(void **state)
 	int st;
 	json_t *all = dump(p, (struct ss_dump_opts){ .records = true, .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_DATA);
-	json_t *r = items(all, "record"), *e = items(all, "error");
+	json_t *r = du_of_type(all, "record"), *e = du_of_type(all, "error");
 	assert_int_equal(json_array_size(r), 8);   /* batches 1 and 3 */
 	assert_int_equal(ival(json_array_get(r, 4), "offset"), 8);
 	assert_true(json_array_size(e) >= 1);
@@ -364,7 +334,7 @@ static void test_legacy(void **state)
 	int st;
 	json_t *all = dump(p, (struct ss_dump_opts){ .records = true, .print_data = true, .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_OK);
-	json_t *bat = items(all, "batch"), *r = items(all, "record");
+	json_t *bat = du_of_type(all, "batch"), *r = du_of_type(all, "record");
 	assert_int_equal(json_array_size(bat), 3);
 	for (size_t i = 0; i < 3; i++)
 		assert_true(json_is_true(json_object_get(json_array_get(bat, i), "crc_valid")));
@@ -404,7 +374,7 @@ static void test_bad_tails(void **state)
 	char *p = write_file("bad-0", "00000000000000000000.log", &bad);
 	json_t *all = dump(p, (struct ss_dump_opts){ .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_DATA);
-	json_t *e = items(all, "error"), *b = items(all, "batch");
+	json_t *e = du_of_type(all, "error"), *b = du_of_type(all, "batch");
 	assert_int_equal(json_array_size(b), 2);
 	assert_int_equal(json_array_size(e), 1);
 	assert_int_equal(ival(json_array_get(e, 0), "position"), (int64_t)g);
@@ -419,7 +389,7 @@ static void test_bad_tails(void **state)
 	p = write_file("trunc-0", "00000000000000000000.log", &tr);
 	all = dump(p, (struct ss_dump_opts){ .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_DATA);
-	e = items(all, "error");
+	e = du_of_type(all, "error");
 	assert_int_equal(json_array_size(e), 1);
 	assert_non_null(strstr(sval(json_array_get(e, 0), "reason"), "truncated"));
 	assert_true(ival(json_array_get(e, 0), "position") > 0);
@@ -434,7 +404,7 @@ static void test_bad_tails(void **state)
 	p = write_file("zero-0", "00000000000000000000.log", &z);
 	all = dump(p, (struct ss_dump_opts){ .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_OK);
-	e = items(all, "zero_tail");
+	e = du_of_type(all, "zero_tail");
 	assert_int_equal(json_array_size(e), 1);
 	assert_int_equal(ival(json_array_get(e, 0), "size_bytes"), 4096);
 	json_decref(e);
@@ -447,7 +417,7 @@ static void test_bad_tails(void **state)
 	p = write_file("crc-0", "00000000000000000000.log", &c);
 	all = dump(p, (struct ss_dump_opts){ .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_DATA);
-	b = items(all, "batch");
+	b = du_of_type(all, "batch");
 	assert_int_equal(json_array_size(b), 2);
 	assert_true(json_is_false(json_object_get(json_array_get(b, 0), "crc_valid")));
 	assert_true(json_is_true(json_object_get(json_array_get(b, 1), "crc_valid")));
@@ -489,7 +459,7 @@ static void test_offsets_index_verify(void **state)
 	json_t *all = dump(lp, (struct ss_dump_opts){ .records = true, .has_from = true, .from = 152, .has_to = true,
 						     .to = 161, .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_OK);
-	json_t *fe = items(all, "file_end"), *b = items(all, "batch"), *r = items(all, "record");
+	json_t *fe = du_of_type(all, "file_end"), *b = du_of_type(all, "batch"), *r = du_of_type(all, "record");
 	assert_int_equal(ival(json_array_get(fe, 0), "start_position"), pos[7]);
 	assert_int_equal(json_array_size(b), 3);   /* 150.., 155.., 160.. */
 	assert_int_equal(ival(json_array_get(b, 0), "base_offset"), 150);
@@ -503,14 +473,14 @@ static void test_offsets_index_verify(void **state)
 	/* --max-bytes: only the batches wholly inside the first N bytes; not an error */
 	all = dump(lp, (struct ss_dump_opts){ .max_bytes = pos[3] + 10 }, &st);
 	assert_int_equal(st, SS_DUMP_OK);
-	b = items(all, "batch");
+	b = du_of_type(all, "batch");
 	assert_int_equal(json_array_size(b), 3);
 	json_decref(b);
 	json_decref(all);
 	/* --verify-index on good indexes */
 	all = dump(ip, (struct ss_dump_opts){ .verify_index = true, .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_OK);
-	json_t *v = items(all, "verify_index");
+	json_t *v = du_of_type(all, "verify_index");
 	assert_true(json_is_true(json_object_get(json_array_get(v, 0), "ok")));
 	assert_int_equal(ival(json_array_get(v, 0), "entries"), 5);
 	json_decref(v);
@@ -523,7 +493,7 @@ static void test_offsets_index_verify(void **state)
 	free(write_file("off-0", "00000000000000000100.index", &idx));
 	all = dump(ip, (struct ss_dump_opts){ .verify_index = true, .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_DATA);
-	v = items(all, "verify_index");
+	v = du_of_type(all, "verify_index");
 	assert_true(json_is_false(json_object_get(json_array_get(v, 0), "ok")));
 	assert_int_equal(ival(json_array_get(v, 0), "entry"), 2);
 	assert_non_null(strstr(sval(json_array_get(v, 0), "reason"), "Index offset: 158, log offset: 159"));
@@ -535,7 +505,7 @@ static void test_offsets_index_verify(void **state)
 	free(write_file("off-0", "00000000000000000100.index", &idx));
 	all = dump(ip, (struct ss_dump_opts){ .verify_index = true, .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_DATA);
-	v = items(all, "verify_index");
+	v = du_of_type(all, "verify_index");
 	assert_int_equal(ival(json_array_get(v, 0), "entry"), 3);
 	assert_non_null(strstr(sval(json_array_get(v, 0), "reason"), "not increasing"));
 	json_decref(v);
@@ -545,7 +515,7 @@ static void test_offsets_index_verify(void **state)
 	free(write_file("off-0", "00000000000000000100.timeindex", &tix));
 	all = dump(tp, (struct ss_dump_opts){ .verify_index = true, .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_DATA);
-	v = items(all, "verify_index");
+	v = du_of_type(all, "verify_index");
 	assert_int_equal(ival(json_array_get(v, 0), "entry"), 1);
 	json_decref(v);
 	json_decref(all);
@@ -598,7 +568,7 @@ static void test_snapshot_txnindex(void **state)
 	int st;
 	json_t *all = dump(p, (struct ss_dump_opts){ .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_OK);
-	json_t *pr = items(all, "producer");
+	json_t *pr = du_of_type(all, "producer");
 	assert_int_equal(json_array_size(pr), 2);
 	assert_int_equal(ival(json_array_get(pr, 0), "first_sequence"), 8);
 	assert_true(json_is_null(json_object_get(json_array_get(pr, 0), "current_txn_first_offset")));

@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "dump/dump.h"
+#include "dumputil.h"
 
 #define FIXTURES "tests/fixtures/kafka"
 
@@ -63,43 +64,13 @@ static json_t *load(const char *dir, const char *name)
 /* The dump of one file as an array of its ndjson objects; *status = ss_dump_file's. */
 static json_t *run_dump(const char *path, const struct ss_dump_opts *o, int *status)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	struct ss_dump d;
-	struct ss_dump_opts op = *o;
-	op.fmt = SS_DUMP_NDJSON;
-	assert_int_equal(ss_dump_init(&d, &op, f), 0);
-	*status = ss_dump_file(&d, path);
-	assert_int_equal(ss_dump_finish(&d), 0);
-	fclose(f);
-	json_t *arr = json_array();
-	char *save = NULL;
-	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		json_error_t e;
-		json_t *j = json_loads(line, JSON_ALLOW_NUL, &e);
-		if (!j)
-			fail_msg("%s: not JSON: %s: %.200s", path, e.text, line);
-		json_array_append_new(arr, j);
-	}
-	free(buf);
 	n_files++;
-	return arr;
-}
-
-static json_t *of_type(json_t *items, const char *type)
-{
-	json_t *out = json_array(), *v;
-	size_t i;
-	json_array_foreach(items, i, v) if (!strcmp(json_string_value(json_object_get(v, "type")), type))
-		json_array_append(out, v);
-	return out;
+	return du_dump_ndjson(path, o, status);
 }
 
 static json_t *file_end(json_t *items)
 {
-	json_t *e = of_type(items, "file_end");
+	json_t *e = du_of_type(items, "file_end");
 	json_t *r = json_array_size(e) == 1 ? json_incref(json_array_get(e, 0)) : NULL;
 	json_decref(e);
 	return r;
@@ -137,7 +108,7 @@ static void check_batches(const char *path, json_t *seg)
 	struct ss_dump_opts o = { .max_bytes = -1 };
 	int st;
 	json_t *items = run_dump(path, &o, &st);
-	json_t *ours = of_type(items, "batch"), *kb = json_object_get(seg, "batches");
+	json_t *ours = du_of_type(items, "batch"), *kb = json_object_get(seg, "batches");
 	if (json_array_size(ours) != json_array_size(kb))
 		MISMATCH("%s: %zu batches, Kafka %zu\n", path, json_array_size(ours), json_array_size(kb));
 	static const char *const map[][2] = {
@@ -165,7 +136,7 @@ static void check_batches(const char *path, json_t *seg)
 		MISMATCH("%s: trailing %lld, Kafka %lld\n", path, (long long)trailing,
 			 (long long)json_integer_value(json_object_get(seg, "trailing_invalid_bytes")));
 	/* Kafka's CorruptRecordException at a preallocated zero tail: ours is a zero_tail item */
-	json_t *zt = of_type(items, "zero_tail");
+	json_t *zt = du_of_type(items, "zero_tail");
 	if (exc && strstr(exc, "record size 0") && json_array_size(zt) != 1)
 		MISMATCH("%s: Kafka stopped at zeros (%s), no zero_tail here\n", path, exc);
 	bool all_valid = json_is_true(json_object_get(seg, "all_batches_valid"));
@@ -186,7 +157,7 @@ static void check_index(const char *dir, json_t *ix, bool offsets)
 	struct ss_dump_opts o = { .max_bytes = -1, .verify_index = true };
 	int st;
 	json_t *items = run_dump(path, &o, &st);
-	json_t *ours = of_type(items, offsets ? "index_entry" : "time_index_entry");
+	json_t *ours = du_of_type(items, offsets ? "index_entry" : "time_index_entry");
 	json_t *ke = json_object_get(ix, "entries");
 	/* DumpLogSegments threw part way (an entry into an empty or zero-filled log): what it
 	 * listed must begin ours, and ours must fail verification where it could not finish */
@@ -204,7 +175,7 @@ static void check_index(const char *dir, json_t *ix, bool offsets)
 		n_entries++;
 	}
 	/* --verify-index fails exactly where DumpLogSegments reported a mismatch */
-	json_t *v = of_type(items, "verify_index");
+	json_t *v = du_of_type(items, "verify_index");
 	bool ok = json_array_size(v) == 1 && json_is_true(json_object_get(json_array_get(v, 0), "ok"));
 	json_t *kerr = json_object_get(ix, "stderr");
 	bool kafka_ok = (!kerr || json_array_size(kerr) == 0) && !threw;
@@ -232,7 +203,7 @@ static void check_txnindex(const char *dir, json_t *tx)
 	struct ss_dump_opts o = { .max_bytes = -1 };
 	int st;
 	json_t *items = run_dump(path, &o, &st);
-	json_t *ours = of_type(items, "aborted_txn"), *k = json_object_get(tx, "aborted_txns");
+	json_t *ours = du_of_type(items, "aborted_txn"), *k = json_object_get(tx, "aborted_txns");
 	if (json_array_size(ours) != json_array_size(k) || st)
 		MISMATCH("%s: %zu aborted txns (status %d), Kafka %zu\n", path, json_array_size(ours), st,
 			 json_array_size(k));
@@ -254,7 +225,7 @@ static void check_snapshot(const char *dir, json_t *sn)
 	struct ss_dump_opts o = { .max_bytes = -1 };
 	int st;
 	json_t *items = run_dump(path, &o, &st);
-	json_t *ours = of_type(items, "producer"), *k = json_object_get(sn, "entries");
+	json_t *ours = du_of_type(items, "producer"), *k = json_object_get(sn, "entries");
 	if (json_array_size(ours) != json_array_size(k) || st)
 		MISMATCH("%s: %zu producers (status %d), Kafka %zu\n", path, json_array_size(ours), st, json_array_size(k));
 	static const char *const map[][2] = {
@@ -301,7 +272,7 @@ static void check_other(const char *dir, json_t *names)
 		struct ss_dump_opts o = { .max_bytes = -1 };
 		int st;
 		json_t *items = run_dump(path, &o, &st);
-		json_t *e = of_type(items, s[0] == 'l' ? "leader_epoch" : "partition_metadata");
+		json_t *e = du_of_type(items, s[0] == 'l' ? "leader_epoch" : "partition_metadata");
 		if (st || (s[0] == 'p' && json_array_size(e) != 1))
 			MISMATCH("%s: status %d, %zu items\n", path, st, json_array_size(e));
 		json_decref(e);
@@ -342,7 +313,7 @@ static void check_records_file(const char *cdir, json_t *kf)
 	struct ss_dump_opts o = { .max_bytes = -1, .records = true, .print_data = true };
 	int st;
 	json_t *items = run_dump(path, &o, &st);
-	json_t *ours = of_type(items, "record"), *k = json_object_get(kf, "records");
+	json_t *ours = du_of_type(items, "record"), *k = json_object_get(kf, "records");
 	if (json_array_size(ours) != json_array_size(k))
 		MISMATCH("%s: %zu records, Kafka %zu\n", path, json_array_size(ours), json_array_size(k));
 	for (size_t i = 0; i < json_array_size(ours) && i < json_array_size(k); i++) {
@@ -398,7 +369,7 @@ static void check_decoded_file(const char *cdir, json_t *kf)
 	struct ss_dump_opts o = { .max_bytes = -1, .decode = SS_DEC_AUTO };
 	int st;
 	json_t *items = run_dump(path, &o, &st);
-	json_t *ours = of_type(items, "record"), *k = json_object_get(kf, "records");
+	json_t *ours = du_of_type(items, "record"), *k = json_object_get(kf, "records");
 	if (json_array_size(ours) != json_array_size(k) || st)
 		MISMATCH("%s: %zu records (status %d), Kafka %zu\n", path, json_array_size(ours), st, json_array_size(k));
 	for (size_t i = 0; i < json_array_size(ours) && i < json_array_size(k); i++) {
@@ -495,7 +466,7 @@ static void check_cluster_metadata(const char *cdir, json_t *cm)
 		struct ss_dump_opts o = { .max_bytes = -1, .decode = SS_DEC_KRAFT };
 		int st;
 		json_t *items = run_dump(path, &o, &st);
-		json_t *ours = of_type(items, "record"), *nonctl = json_array(), *r;
+		json_t *ours = du_of_type(items, "record"), *nonctl = json_array(), *r;
 		json_array_foreach(ours, j, r) if (!json_object_get(r, "control")) json_array_append(nonctl, r);
 		json_t *krs = json_object_get(f, "records");
 		if (json_array_size(nonctl) != json_array_size(krs))
