@@ -495,6 +495,19 @@ static void check_cluster_metadata(const char *cdir, json_t *cm)
 	}
 }
 
+/* Each entry of the "files" array of the case's fixture `name`, if it has one, checked by
+ * `check` (check_records_file, check_decoded_file). */
+static void check_each_file(const char *cdir, const char *name, void (*check)(const char *cdir, json_t *kf))
+{
+	json_t *j = load(cdir, name);
+	if (!j)
+		return;
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(j, "files"), i, f) check(cdir, f);
+	json_decref(j);
+}
+
 static void test_dump_equals_kafka(void **state)
 {
 	(void)state;
@@ -524,20 +537,8 @@ static void test_dump_equals_kafka(void **state)
 				json_decref(dump);
 			}
 		}
-		json_t *recs = load(cdir, "dump-records.json");
-		if (recs) {
-			size_t i;
-			json_t *f;
-			json_array_foreach(json_object_get(recs, "files"), i, f) check_records_file(cdir, f);
-			json_decref(recs);
-		}
-		json_t *decs = load(cdir, "dump-decoders.json");
-		if (decs) {
-			size_t i;
-			json_t *f;
-			json_array_foreach(json_object_get(decs, "files"), i, f) check_decoded_file(cdir, f);
-			json_decref(decs);
-		}
+		check_each_file(cdir, "dump-records.json", check_records_file);
+		check_each_file(cdir, "dump-decoders.json", check_decoded_file);
 		json_t *cm = load(cdir, "cluster-metadata.json");
 		if (cm) {
 			check_cluster_metadata(cdir, cm);
