@@ -124,7 +124,6 @@ struct segscan_scan {
 	unsigned             n_rings;
 	atomic_uint          workers_done;   /* release by each worker after its last publish;
 						acquire in the evaluator's termination check */
-	atomic_uint_fast64_t segs_done;      /* progress counter (relaxed: display only) */
 	/* Evaluator wake-up: workers bump ev_seq after a publish and wake the evaluator
 	 * only when it said it sleeps (ev_sleeping), so a busy pipeline makes no futex
 	 * calls and an idle evaluator burns no CPU the workers need. */

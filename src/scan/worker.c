@@ -263,7 +263,6 @@ static void *worker_main(void *arg)
 				busy--;
 				idle[n_idle++] = t;
 				emit(w, t->seg_idx, &unpublished);
-				atomic_fetch_add_explicit(&s->segs_done, 1, memory_order_relaxed);
 			}
 		}
 	}
