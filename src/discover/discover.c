@@ -798,43 +798,24 @@ static int ckpt_entry(void *arg, const char *topic, size_t tlen, int32_t partiti
 {
 	struct ckpt_ctx *c = arg;
 	struct ss_catalog *cat = c->cat;
-	/* parts are sorted by (topic, partition, logdir): binary search the first match */
-	uint32_t lo = 0, hi = cat->n_parts;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		const struct ss_part *p = &cat->parts[mid];
-		size_t pl = strlen(p->topic);
-		int cmp = memcmp(p->topic, topic, pl < tlen ? pl : tlen);
-		if (!cmp)
-			cmp = pl < tlen ? -1 : pl > tlen;
-		if (!cmp)
-			cmp = p->partition < partition ? -1 : p->partition > partition;
-		if (!cmp)
-			cmp = p->logdir < c->li ? -1 : p->logdir > c->li;
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* parts are sorted by (topic, partition, logdir): find_part binary-searches them */
+	int64_t k = find_part(cat, topic, tlen, partition, c->li);
+	if (k < 0)
+		return 0; /* an entry for a partition this log dir does not hold */
+	struct ss_part *p = &cat->parts[k];
+	if (c->which == 0 && offset < 0) {
+		/* Kafka never checkpoints a negative log start offset: not a fact to
+		 * report (issue 14 item 11); said in a note, and the first segment's
+		 * base offset stands in, as when the entry is absent */
+		char what[160], ent[300];
+		snprintf(what, sizeof(what), "negative log start offset %lld for %s-%d: ignored",
+			 (long long)offset, p->topic, partition);
+		snprintf(ent, sizeof(ent), "log-start-offset-checkpoint");
+		return add_note(cat, cat->logdirs[c->li].path, ent, NULL, what);
 	}
-	if (lo < cat->n_parts) {
-		struct ss_part *p = &cat->parts[lo];
-		if (p->logdir == c->li && p->partition == partition && strlen(p->topic) == tlen &&
-		    memcmp(p->topic, topic, tlen) == 0) {
-			if (c->which == 0 && offset < 0) {
-				/* Kafka never checkpoints a negative log start offset: not a fact to
-				 * report (issue 14 item 11); said in a note, and the first segment's
-				 * base offset stands in, as when the entry is absent */
-				char what[160], ent[300];
-				snprintf(what, sizeof(what), "negative log start offset %lld for %s-%d: ignored",
-					 (long long)offset, p->topic, partition);
-				snprintf(ent, sizeof(ent), "log-start-offset-checkpoint");
-				return add_note(cat, cat->logdirs[c->li].path, ent, NULL, what);
-			}
-			if (c->which == 0) { p->has_log_start = true; p->log_start_ckpt = offset; }
-			if (c->which == 1) { p->has_recovery_point = true; p->recovery_point = offset; }
-			if (c->which == 2) { p->has_high_watermark = true; p->high_watermark = offset; }
-		}
-	}
+	if (c->which == 0) { p->has_log_start = true; p->log_start_ckpt = offset; }
+	if (c->which == 1) { p->has_recovery_point = true; p->recovery_point = offset; }
+	if (c->which == 2) { p->has_high_watermark = true; p->high_watermark = offset; }
 	return 0;
 }
 
