@@ -48,35 +48,35 @@ static inline bool ss_km_need(struct ss_kmsg *r, size_t k)
 	return true;
 }
 
+/* The next k bytes, or NULL (the reader failed: too few left, or an earlier error). */
+static inline const uint8_t *ss_km_take(struct ss_kmsg *r, size_t k)
+{
+	if (!ss_km_need(r, k))
+		return NULL;
+	const uint8_t *p = r->p;
+	r->p += k;
+	return p;
+}
+
 static inline int8_t ss_km_i8(struct ss_kmsg *r)
 {
-	if (!ss_km_need(r, 1))
-		return 0;
-	return (int8_t)*r->p++;
+	const uint8_t *p = ss_km_take(r, 1);
+	return p ? (int8_t)*p : 0;
 }
 static inline int16_t ss_km_i16(struct ss_kmsg *r)
 {
-	if (!ss_km_need(r, 2))
-		return 0;
-	int16_t v = ss_be16s(r->p);
-	r->p += 2;
-	return v;
+	const uint8_t *p = ss_km_take(r, 2);
+	return p ? ss_be16s(p) : 0;
 }
 static inline int32_t ss_km_i32(struct ss_kmsg *r)
 {
-	if (!ss_km_need(r, 4))
-		return 0;
-	int32_t v = ss_be32s(r->p);
-	r->p += 4;
-	return v;
+	const uint8_t *p = ss_km_take(r, 4);
+	return p ? ss_be32s(p) : 0;
 }
 static inline int64_t ss_km_i64(struct ss_kmsg *r)
 {
-	if (!ss_km_need(r, 8))
-		return 0;
-	int64_t v = ss_be64s(r->p);
-	r->p += 8;
-	return v;
+	const uint8_t *p = ss_km_take(r, 8);
+	return p ? ss_be64s(p) : 0;
 }
 
 /* ByteUtils.readUnsignedVarint: at most 5 bytes. */
@@ -115,11 +115,8 @@ static inline struct ss_kbytes ss_km_field(struct ss_kmsg *r, bool flexible, boo
 			ss_km_fail(r, SEGSCAN_ESCHEMA);
 		return b;
 	}
-	if (!ss_km_need(r, (size_t)n))
-		return b;
-	b.p = r->p;
-	b.len = (int32_t)n;
-	r->p += n;
+	if ((b.p = ss_km_take(r, (size_t)n)))
+		b.len = (int32_t)n;
 	return b;
 }
 static inline struct ss_kbytes ss_km_str(struct ss_kmsg *r, bool flexible, bool nullable)
@@ -158,10 +155,10 @@ static inline void ss_km_tags(struct ss_kmsg *r, ss_km_tag_fn fn, void *arg, uin
 	uint32_t n = ss_km_uvarint(r);
 	for (uint32_t i = 0; i < n && !r->err; i++) {
 		uint32_t tag = ss_km_uvarint(r), size = ss_km_uvarint(r);
-		if (!ss_km_need(r, size))
+		const uint8_t *body = ss_km_take(r, size);
+		if (!body)
 			return;
-		struct ss_kmsg sub = { r->p, r->p + size, 0 };
-		r->p += size;
+		struct ss_kmsg sub = { body, body + size, 0 };
 		if (fn && fn(arg, tag, &sub)) {
 			if (sub.err)
 				ss_km_fail(r, sub.err);
