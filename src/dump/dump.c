@@ -253,8 +253,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	raise(sig);
 }
 
-/* The sibling file of a segment file: same directory and base name, another suffix. */
-static char *sibling(const char *path, const char *suffix)
+char *dd_sibling(const char *path, const char *suffix)
 {
 	const char *slash = strrchr(path, '/');
 	const char *name = slash ? slash + 1 : path;
@@ -792,7 +791,7 @@ static int dump_log(struct ss_dump *d, int fd, int64_t size, int64_t base)
 	if (op->has_from && base >= 0) {
 		/* --offsets: start at the offset index's entry at or below FROM, as
 		 * LogSegment.translateOffset does, not at the start of the file */
-		char *ip = sibling(d->path, ".index");
+		char *ip = dd_sibling(d->path, ".index");
 		char *ib = NULL;
 		size_t il = 0;
 		if (ip && ss_read_file(AT_FDCWD, ip, SMALL_MAX, &ib, &il) == 0) {

@@ -18,6 +18,9 @@ void dd_error(struct ss_dump *d, int64_t pos, const char *fmt, ...) __attribute_
 /* A JSON string value from the data (n < 0: null); invalid UTF-8 bytes as \u00XX. */
 void dd_strn(struct ss_dout *o, const uint8_t *s, int32_t n);
 ssize_t dd_pread(int fd, void *buf, size_t n, int64_t off);
+/* The sibling file of a segment file: same directory and base name, `suffix` instead of
+ * the name's first dot onwards. Malloc'd (the caller frees it); NULL when out of memory. */
+char   *dd_sibling(const char *path, const char *suffix);
 
 /* Index entries as DumpLogSegments lists them (stops at a base-offset slot after the first). */
 size_t  dd_index_entries(const uint8_t *buf, size_t len);

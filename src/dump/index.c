@@ -84,17 +84,11 @@ static void verdict(struct ss_dump *d, bool ok, int64_t slot, size_t entries, co
 
 static int open_sibling(const char *path, const char *suffix, struct logf *l)
 {
-	const char *slash = strrchr(path, '/');
-	const char *name = slash ? slash + 1 : path;
-	const char *dot = strchr(name, '.');
-	size_t stem = dot ? (size_t)(dot - path) : strlen(path);
-	char *s = malloc(stem + strlen(suffix) + 1);
+	char *s = dd_sibling(path, suffix);
 	if (!s)
 		return -ENOMEM;
-	memcpy(s, path, stem);
-	strcpy(s + stem, suffix);
 	l->fd = ss_open_ro(AT_FDCWD, s, 0);
-	free(s);
+	free(s);   /* pairs with dd_sibling */
 	if (l->fd < 0)
 		return l->fd;
 	struct stat st;
