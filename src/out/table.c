@@ -244,15 +244,13 @@ static void total_row(const char *label, int64_t size, int64_t remote, int64_t l
 	w->last = C_LAG;
 }
 
-static void header_row(const struct layout *L, struct row *w)
+static void header_row(struct row *w)
 {
 	memset(w->c, 0, sizeof(w->c));
 	w->msg = NULL;
-	w->ld[0] = 0;
+	snprintf(w->ld, sizeof(w->ld), "LD");   /* LOG DIR's title when it shows numbers */
 	for (int c = 0; c < NCOL; c++)
 		w->c[c] = cols[c].title;
-	if (L && L->ld_index)
-		w->c[C_LOGDIR] = "LD";
 	w->lag_short = cols[C_LAG].title;
 	w->last = C_FIND;
 }
@@ -384,22 +382,35 @@ static unsigned emit(FILE *f, const struct layout *L, const struct row *w)
 	return used;
 }
 
+/* One row: its width and the widths of its cells `from`..`to` taken into *ms (f NULL;
+ * LOG DIR's cell is measured as its number, fit_layout measures the paths), or the row
+ * written to f. */
+static void put_row(FILE *f, const struct layout *L, const struct row *w, int from, int to, struct measure *ms)
+{
+	if (!ms) {
+		emit(f, L, w);
+		return;
+	}
+	unsigned u = emit(NULL, L, w);
+	if (u > ms->natural)
+		ms->natural = u;
+	for (int c = from; c <= to; c++) {
+		unsigned cw = swidth(c == C_LOGDIR ? w->ld : w->c[c]);
+		if (cw > ms->cell[c])
+			ms->cell[c] = cw;
+	}
+	if (w->lag_short && swidth(w->lag_short) > ms->lag_short)
+		ms->lag_short = swidth(w->lag_short);
+}
+
 /* Every row of the table in order: measured into *ms (f NULL) or written to f. */
 static void rows(const struct ss_results *r, const struct layout *L, bool every_row, FILE *f, struct measure *ms)
 {
 	struct row w;
 	if (!r->n_parts)
 		return;
-	header_row(L, &w);
-	if (ms) {
-		ms->natural = emit(NULL, L, &w);
-		for (int c = 0; c < NCOL; c++)
-			ms->cell[c] = swidth(w.c[c]);
-		ms->cell[C_LOGDIR] = 2;  /* "LD" */
-		ms->lag_short = swidth(w.lag_short);
-	} else {
-		emit(f, L, &w);
-	}
+	header_row(&w);
+	put_row(f, L, &w, 0, C_FIND, ms);
 	for (uint32_t i = 0; i < r->n_parts;) {
 		/* one topic: its partitions, then a total line when it has several */
 		uint32_t j = i;
@@ -410,21 +421,7 @@ static void rows(const struct ss_results *r, const struct layout *L, bool every_
 			if (!ev)
 				continue;
 			part_row(r, p, j == i || every_row ? p->topic : "", &w);
-			if (ms) {
-				unsigned u = emit(NULL, L, &w);
-				if (u > ms->natural)
-					ms->natural = u;
-				for (int c = 0; c <= w.last; c++) {
-					/* LOG DIR's cell is measured as its number; fit_layout measures the paths */
-					unsigned cw = swidth(c == C_LOGDIR ? w.ld : w.c[c]);
-					if (cw > ms->cell[c])
-						ms->cell[c] = cw;
-				}
-				if (w.lag_short && swidth(w.lag_short) > ms->lag_short)
-					ms->lag_short = swidth(w.lag_short);
-			} else {
-				emit(f, L, &w);
-			}
+			put_row(f, L, &w, 0, w.last, ms);
 			if (p->unreadable)
 				continue;
 			t_size += ev->size_bytes;
@@ -439,18 +436,8 @@ static void rows(const struct ss_results *r, const struct layout *L, bool every_
 			if (L->width && L->w[C_TOPIC] < swidth(label))
 				label = "  (total)";
 			total_row(label, t_size, t_remote, t_lag, t_lagb, &w);
-			if (ms) {
-				unsigned u = emit(NULL, L, &w);
-				if (u > ms->natural)
-					ms->natural = u;
-				for (int c = C_LOCAL; c <= C_LAG; c++)
-					if (swidth(w.c[c]) > ms->cell[c])
-						ms->cell[c] = swidth(w.c[c]);
-				if (swidth(w.lag_short) > ms->lag_short)
-					ms->lag_short = swidth(w.lag_short);
-			} else {
-				emit(f, L, &w);
-			}
+			/* its label does not widen TOPIC: a narrow TOPIC takes "  (total)" */
+			put_row(f, L, &w, C_LOCAL, C_LAG, ms);
 		}
 		i = j;
 	}
