@@ -172,16 +172,11 @@ static void verify_times(struct ss_dump *d, const uint8_t *buf, size_t len, size
 	}
 	/* the offset index finds where to start looking, as OffsetIndex.lookup does for Kafka */
 	{
-		const char *slash = strrchr(d->path, '/');
-		const char *dot = strchr(slash ? slash + 1 : d->path, '.');
-		size_t stem = dot ? (size_t)(dot - d->path) : strlen(d->path);
-		char *ip = malloc(stem + 7);
+		char *ip = dd_sibling(d->path, ".index");
 		if (ip) {
-			memcpy(ip, d->path, stem);
-			strcpy(ip + stem, ".index");
 			if (ss_read_file(AT_FDCWD, ip, (size_t)1 << 30, &ib, &il) == 0)
 				in = dd_index_entries((const uint8_t *)ib, il);
-			free(ip);
+			free(ip);   /* pairs with dd_sibling */
 		}
 	}
 	int64_t prev_ts = -1;
