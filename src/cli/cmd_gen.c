@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/progress.h"
@@ -160,22 +158,15 @@ static int bad_value(const char *opt, const char *val, const char *what)
 }
 
 struct progress {
-	struct timespec start;
+	double start;   /* ss_mono() when the run began */
 	bool printed;
 	struct ss_cli_progress line;   /* the renderer scan uses too (cli/progress.h) */
 };
 
-static double since(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
 static void on_progress(void *arg, const struct ss_gen_stats *st, uint64_t done, uint64_t total)
 {
 	struct progress *pr = arg;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (!pr->printed && since(&pr->start, &now) < 1.0)
+	if (!pr->printed && ss_mono() - pr->start < 1.0)
 		return;  /* a run shorter than a second needs no progress at all */
 	pr->printed = true;
 	char extra[64];
@@ -337,8 +328,8 @@ int ss_cmd_gen(int argc, char **argv)
 		o.progress = on_progress;
 		o.progress_arg = &pr;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &pr.start);
-	pr.line.s[0].t0 = ss_mono();   /* rate and ETA from the start, not from the first line */
+	pr.start = ss_mono();
+	pr.line.s[0].t0 = pr.start;   /* rate and ETA from the start, not from the first line */
 	r = ss_gen_run(&o, &st, err, sizeof(err));
 	ss_cli_progress_finish(&pr.line);   /* the summary below starts on a clean line */
 	if (r) {
@@ -346,9 +337,7 @@ int ss_cmd_gen(int argc, char **argv)
 		return r == -EINVAL || r == -EEXIST ? 2 : 1;
 	}
 	if (!quiet) {
-		struct timespec end;
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		double el = since(&pr.start, &end);
+		double el = ss_mono() - pr.start;
 		fprintf(stderr, "segscan gen: %s: %" PRIu64 " partitions, %" PRIu64 " segments, %" PRIu64 " batches, %.1f MiB"
 			" in %.2f s (%.0f segments/s)", o.outdir, st.partitions, st.segments, st.batches,
 			(double)st.log_bytes / 1048576.0, el, el > 0 ? (double)st.segments / el : 0.0);
