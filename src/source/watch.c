@@ -53,7 +53,7 @@ struct ss_watch {
 	uint32_t       *ht;          /* (ld, name) -> dirs index + 1; 0 empty; never deleted */
 	uint32_t        ht_cap;      /* power of two */
 	int64_t        *wd_to;       /* wd -> dirs index + 1, or -(logs index + 1); 0 none */
-	size_t          wd_cap;
+	uint32_t        wd_cap;
 	uint64_t        cur;         /* the epoch of the scan begun last */
 	uint64_t        prev;        /* that scan's previous scan */
 	uint64_t        all_stamp;   /* epoch of the last overflow: everything changed */
@@ -118,16 +118,12 @@ static struct wdir *dir_get(struct ss_watch *w, uint32_t ld, const char *name, b
 
 static int wd_set(struct ss_watch *w, int wd, int64_t code)
 {
-	if ((size_t)wd >= w->wd_cap) {
-		size_t cap = w->wd_cap ? w->wd_cap : 1024;
-		while (cap <= (size_t)wd)
-			cap *= 2;
-		int64_t *n = realloc(w->wd_to, cap * sizeof(*n));
-		if (!n)
+	if ((uint32_t)wd >= w->wd_cap) {
+		uint32_t old = w->wd_cap;
+		if (SS_DA_RESERVE(&w->wd_to, &w->wd_cap, (uint64_t)wd + 1))
 			return -ENOMEM;
-		memset(n + w->wd_cap, 0, (cap - w->wd_cap) * sizeof(*n));
-		w->wd_to = n;
-		w->wd_cap = cap;
+		/* wds the kernel has not handed out yet map to nothing */
+		memset(w->wd_to + old, 0, (size_t)(w->wd_cap - old) * sizeof(*w->wd_to));
 	}
 	w->wd_to[wd] = code;
 	return 0;
