@@ -400,6 +400,7 @@ static bool watch_prepare(struct svc *v, uint64_t gen, const struct ss_snapshot 
 		ss_log_fmt(&l, "generation", "%" PRIu64, gen);
 		ss_log_fmt(&l, "watched", "%" PRIu64, wi.watched);
 		ss_log_fmt(&l, "unwatched", "%" PRIu64, wi.refused);
+		ss_log_str(&l, "dir", wi.limit_dir);
 		ss_log_str(&l, "err", segscan_strerror(wi.limit_err ? wi.limit_err : -ENOSPC));
 		ss_log_str(&l, "hint", "raise fs.inotify.max_user_watches (sysctl; docs/serve.md)");
 		ss_log_end(&l);

@@ -59,6 +59,7 @@ struct ss_watch {
 	uint64_t        all_stamp;   /* epoch of the last overflow: everything changed */
 	uint64_t        max, n_watches, n_refused, newly_refused, overflows, events;
 	int             limit_err;
+	char            limit_dir[PATH_MAX]; /* where limit_err was said */
 };
 
 static uint32_t hash_key(uint32_t ld, const char *name)
@@ -175,8 +176,10 @@ static void dir_arm(struct ss_watch *w, struct wdir *d, uint64_t stamp)
 				w->n_refused++;
 				w->newly_refused++;
 			}
-			if (!w->limit_err)
+			if (!w->limit_err) {
 				w->limit_err = -errno;
+				memcpy(w->limit_dir, path, sizeof(path));
+			}
 		}
 		/* ENOENT, ENOTDIR: gone meanwhile; seen as such by the scan */
 		return;
@@ -422,6 +425,7 @@ int ss_watch_begin(struct ss_watch *w, uint64_t gen, uint64_t prev_gen, bool ful
 	uint64_t before = w->cur;
 	w->newly_refused = 0;
 	w->limit_err = 0;
+	w->limit_dir[0] = 0;
 	for (uint32_t k = 0; k < w->n_logs; k++) {
 		struct wlog *l = &w->logs[k];
 		if (l->wd < 0)
@@ -437,6 +441,7 @@ int ss_watch_begin(struct ss_watch *w, uint64_t gen, uint64_t prev_gen, bool ful
 		*info = (struct ss_watch_info){ .watched = w->n_watches, .refused = w->n_refused,
 						.newly_refused = w->newly_refused, .overflows = w->overflows,
 						.events = w->events, .limit_err = w->limit_err };
+		memcpy(info->limit_dir, w->limit_dir, sizeof(info->limit_dir));
 	}
 	w->overflows = 0;
 	w->events = 0;

@@ -28,6 +28,7 @@
 #ifndef SS_SOURCE_WATCH_H
 #define SS_SOURCE_WATCH_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -40,6 +41,7 @@ struct ss_watch_info {
 	uint64_t overflows;   /* queue overflows since the previous ss_watch_begin */
 	uint64_t events;      /* events read since the previous ss_watch_begin */
 	int      limit_err;   /* the error of the first refusal in this begin (-ENOSPC), or 0 */
+	char     limit_dir[PATH_MAX]; /* the directory of that first refusal, or "" */
 };
 
 /* An inotify instance and its draining thread. max_watches > 0 caps the watches (a test
