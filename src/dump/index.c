@@ -102,22 +102,33 @@ static int open_sibling(const char *path, const char *suffix, struct logf *l)
 	return 0;
 }
 
+/* What both verifies check first: the index is a whole number of `entry`-byte entries
+ * (`index`.sanityCheck in Kafka) and its .log opens. On failure the verdict is written and
+ * false returned; on true l->fd is open and the caller closes it (pairs with this). */
+static bool verify_open(struct ss_dump *d, size_t len, size_t n, int entry, const char *index, struct logf *l)
+{
+	char why[256];
+	if (len % (size_t)entry) {
+		snprintf(why, sizeof(why), "the file has %zu bytes, not a multiple of %d (%s.sanityCheck)", len, entry,
+			 index);
+		verdict(d, false, (int64_t)(len / (size_t)entry), n, why);
+		return false;
+	}
+	int r = open_sibling(d->path, ".log", l);
+	if (r) {
+		snprintf(why, sizeof(why), "its .log cannot be opened: %s", strerror(-r));
+		verdict(d, false, 0, n, why);
+		return false;
+	}
+	return true;
+}
+
 static void verify_offsets(struct ss_dump *d, const uint8_t *buf, size_t len, size_t n, int64_t base)
 {
 	char why[256];
 	struct logf l = { -1, 0 };
-	if (len % SS_OFFSET_ENTRY) {
-		snprintf(why, sizeof(why), "the file has %zu bytes, not a multiple of %d (OffsetIndex.sanityCheck)", len,
-			 SS_OFFSET_ENTRY);
-		verdict(d, false, (int64_t)(len / SS_OFFSET_ENTRY), n, why);
+	if (!verify_open(d, len, n, SS_OFFSET_ENTRY, "OffsetIndex", &l))
 		return;
-	}
-	int r = open_sibling(d->path, ".log", &l);
-	if (r) {
-		snprintf(why, sizeof(why), "its .log cannot be opened: %s", strerror(-r));
-		verdict(d, false, 0, n, why);
-		return;
-	}
 	for (size_t i = 0; i < n; i++) {
 		struct ss_offset_entry e = ss_offset_entry_at(buf + i * SS_OFFSET_ENTRY);
 		int64_t off = base + e.rel;
@@ -148,7 +159,7 @@ bad:
 		close(l.fd);
 		return;
 	}
-	close(l.fd);   /* pairs with open_sibling */
+	close(l.fd);   /* pairs with verify_open */
 	verdict(d, true, -1, n, NULL);
 }
 
@@ -158,18 +169,8 @@ static void verify_times(struct ss_dump *d, const uint8_t *buf, size_t len, size
 	struct logf l = { -1, 0 };
 	char *ib = NULL;
 	size_t il = 0, in = 0;
-	if (len % SS_TIME_ENTRY) {
-		snprintf(why, sizeof(why), "the file has %zu bytes, not a multiple of %d (TimeIndex.sanityCheck)", len,
-			 SS_TIME_ENTRY);
-		verdict(d, false, (int64_t)(len / SS_TIME_ENTRY), n, why);
+	if (!verify_open(d, len, n, SS_TIME_ENTRY, "TimeIndex", &l))
 		return;
-	}
-	int r = open_sibling(d->path, ".log", &l);
-	if (r) {
-		snprintf(why, sizeof(why), "its .log cannot be opened: %s", strerror(-r));
-		verdict(d, false, 0, n, why);
-		return;
-	}
 	/* the offset index finds where to start looking, as OffsetIndex.lookup does for Kafka */
 	{
 		char *ip = dd_sibling(d->path, ".index");
@@ -222,7 +223,7 @@ bad:
 		return;
 	}
 	free(ib);
-	close(l.fd);   /* pairs with open_sibling */
+	close(l.fd);   /* pairs with verify_open */
 	verdict(d, true, -1, n, NULL);
 }
 
