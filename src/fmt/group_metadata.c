@@ -5,15 +5,6 @@
 
 #include "fmt/group_metadata.h"
 
-static int finish(struct ss_kmsg *r)
-{
-	if (r->err)
-		return r->err;
-	/* CoordinatorRecordSerde reads the struct from the whole buffer: leftovers are a
-	 * schema mismatch (the generated read would not notice, but a dump should) */
-	return r->p == r->end ? 0 : SEGSCAN_ESCHEMA;
-}
-
 int ss_gm_decode_key(const uint8_t *buf, size_t len, struct ss_gm_key *k)
 {
 	struct ss_kmsg r = { buf, buf + len, 0 };
@@ -33,7 +24,7 @@ int ss_gm_decode_key(const uint8_t *buf, size_t len, struct ss_gm_key *k)
 		k->topic = ss_km_str(&r, false, false);
 		k->partition = ss_km_i32(&r);
 	}
-	return finish(&r);
+	return ss_km_end(&r);
 }
 
 static bool offset_tags(void *arg, uint32_t tag, struct ss_kmsg *sub)
@@ -74,7 +65,7 @@ int ss_gm_decode_offset(const uint8_t *buf, size_t len, struct ss_gm_offset *v)
 		v->expire_timestamp = ss_km_i64(&r);
 	if (flex)
 		ss_km_tags(&r, offset_tags, v, &v->unknown_tags);
-	return finish(&r);
+	return ss_km_end(&r);
 }
 
 int ss_gm_decode_group(const uint8_t *buf, size_t len, struct ss_gm_group *g)
@@ -118,7 +109,7 @@ int ss_gm_decode_group(const uint8_t *buf, size_t len, struct ss_gm_group *g)
 	}
 	if (flex)
 		ss_km_tags(&r, NULL, NULL, &g->unknown_tags);
-	return finish(&r);
+	return ss_km_end(&r);
 }
 
 void ss_gm_group_free(struct ss_gm_group *g)

@@ -168,4 +168,14 @@ static inline void ss_km_tags(struct ss_kmsg *r, ss_km_tag_fn fn, void *arg, uin
 	}
 }
 
+/* The end of a top-level read: the first error, or SEGSCAN_ESCHEMA if bytes are left.
+ * CoordinatorRecordSerde reads the struct from the whole buffer: leftovers are a schema
+ * mismatch (the generated read would not notice, but a dump should). */
+static inline int ss_km_end(const struct ss_kmsg *r)
+{
+	if (r->err)
+		return r->err;
+	return r->p == r->end ? 0 : SEGSCAN_ESCHEMA;
+}
+
 #endif

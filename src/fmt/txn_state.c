@@ -17,9 +17,7 @@ int ss_txn_decode_key(const uint8_t *buf, size_t len, struct ss_txn_key *k)
 		return 0;
 	k->known = true;
 	k->transactional_id = ss_km_str(&r, false, false);
-	if (r.err)
-		return r.err;
-	return r.p == r.end ? 0 : SEGSCAN_ESCHEMA;
+	return ss_km_end(&r);
 }
 
 static bool value_tags(void *arg, uint32_t tag, struct ss_kmsg *sub)
@@ -62,8 +60,7 @@ int ss_txn_decode_value(const uint8_t *buf, size_t len, struct ss_txn_value *v)
 		if (r.err)
 			break;
 		t->n_partitions = np;
-		t->partitions = r.p;
-		r.p += (size_t)np * 4;
+		t->partitions = ss_km_take(&r, (size_t)np * 4);   /* fits: arrlen checked 4 bytes each */
 		if (flex)
 			ss_km_tags(&r, NULL, NULL, &v->unknown_tags);
 	}
@@ -71,9 +68,7 @@ int ss_txn_decode_value(const uint8_t *buf, size_t len, struct ss_txn_value *v)
 	v->start_timestamp_ms = ss_km_i64(&r);
 	if (flex)
 		ss_km_tags(&r, value_tags, v, &v->unknown_tags);
-	if (r.err)
-		return r.err;
-	return r.p == r.end ? 0 : SEGSCAN_ESCHEMA;
+	return ss_km_end(&r);
 }
 
 void ss_txn_value_free(struct ss_txn_value *v)
