@@ -23,7 +23,9 @@ void ss_cli_progress_init(struct ss_cli_progress *p, FILE *f, const char *prefix
 	p->t_drawn = ss_mono();   /* plain lines: the first after a second, as before */
 }
 
-/* Columns of the terminal: the line must not wrap, or "\r" rewrites only its last row. */
+/* Columns of the terminal: the line must not wrap, or "\r" rewrites only its last row.
+ * Not ss_term_columns (out/term.c), where COLUMNS wins so that a report can be fitted
+ * to any width: here the terminal's own size must win, COLUMNS is only a fallback. */
 static int columns(FILE *f)
 {
 	struct winsize ws;
