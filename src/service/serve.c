@@ -405,6 +405,13 @@ static bool watch_prepare(struct svc *v, uint64_t gen, const struct ss_snapshot 
 		ss_log_str(&l, "hint", "raise fs.inotify.max_user_watches (sysctl; docs/serve.md)");
 		ss_log_end(&l);
 	}
+	if (wi.log_err) {
+		ss_log_begin(&l, "warn", "inotify cannot watch a log dir: its partitions are listed by every rescan");
+		ss_log_fmt(&l, "generation", "%" PRIu64, gen);
+		ss_log_str(&l, "dir", wi.log_dir);
+		ss_log_str(&l, "err", segscan_strerror(wi.log_err));
+		ss_log_end(&l);
+	}
 	if (wi.overflows) {
 		ss_log_begin(&l, "warn", "inotify queue overflowed: this rescan lists every partition");
 		ss_log_fmt(&l, "generation", "%" PRIu64, gen);

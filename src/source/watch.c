@@ -29,6 +29,7 @@ struct wlog {
 	char    *path;
 	int      wd;         /* -1: not watched (new, or its watch was lost) */
 	bool     need_list;  /* list it at the next begin: new, or events may have been lost */
+	int      arm_err;    /* the last inotify_add_watch error on it (not ENOENT), or 0 */
 	uint64_t stamp;      /* epoch of its last self event (moved, deleted, unmounted) */
 };
 
@@ -60,6 +61,8 @@ struct ss_watch {
 	uint64_t        max, n_watches, n_refused, newly_refused, overflows, events;
 	int             limit_err;
 	char            limit_dir[PATH_MAX]; /* where limit_err was said */
+	int             log_err;     /* a log dir's watch newly refused in this begin, or 0 */
+	char            log_dir[PATH_MAX];
 };
 
 static uint32_t hash_key(uint32_t ld, const char *name)
@@ -231,8 +234,20 @@ static void log_arm(struct ss_watch *w, uint32_t ld)
 {
 	struct wlog *l = &w->logs[ld];
 	int wd = inotify_add_watch(w->fd, l->path, LOG_MASK);
-	if (wd < 0)
-		return; /* missing now: tried again at the next begin */
+	if (wd < 0) {
+		/* tried again at the next begin. Missing (ENOENT) is the scan's to report; any
+		 * other refusal (EACCES, ENOSPC) is said once per new error, with the path */
+		int e = errno == ENOENT ? 0 : -errno;
+		if (e && e != l->arm_err) {
+			if (w->log_err)
+				return; /* one per begin: this one is said at the next */
+			w->log_err = e;
+			snprintf(w->log_dir, sizeof(w->log_dir), "%s", l->path);
+		}
+		l->arm_err = e;
+		return;
+	}
+	l->arm_err = 0;
 	if (wd_set(w, wd, -(int64_t)ld - 1)) {
 		inotify_rm_watch(w->fd, wd);
 		return;
@@ -426,6 +441,8 @@ int ss_watch_begin(struct ss_watch *w, uint64_t gen, uint64_t prev_gen, bool ful
 	w->newly_refused = 0;
 	w->limit_err = 0;
 	w->limit_dir[0] = 0;
+	w->log_err = 0;
+	w->log_dir[0] = 0;
 	for (uint32_t k = 0; k < w->n_logs; k++) {
 		struct wlog *l = &w->logs[k];
 		if (l->wd < 0)
@@ -440,8 +457,9 @@ int ss_watch_begin(struct ss_watch *w, uint64_t gen, uint64_t prev_gen, bool ful
 	if (info) {
 		*info = (struct ss_watch_info){ .watched = w->n_watches, .refused = w->n_refused,
 						.newly_refused = w->newly_refused, .overflows = w->overflows,
-						.events = w->events, .limit_err = w->limit_err };
+						.events = w->events, .limit_err = w->limit_err, .log_err = w->log_err };
 		memcpy(info->limit_dir, w->limit_dir, sizeof(info->limit_dir));
+		memcpy(info->log_dir, w->log_dir, sizeof(info->log_dir));
 	}
 	w->overflows = 0;
 	w->events = 0;

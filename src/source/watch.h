@@ -42,6 +42,9 @@ struct ss_watch_info {
 	uint64_t events;      /* events read since the previous ss_watch_begin */
 	int      limit_err;   /* the error of the first refusal in this begin (-ENOSPC), or 0 */
 	char     limit_dir[PATH_MAX]; /* the directory of that first refusal, or "" */
+	int      log_err;     /* a log dir's own watch refused in this begin with a new error
+			       * (not -ENOENT: a missing log dir is the scan's to report), or 0 */
+	char     log_dir[PATH_MAX];   /* that log dir, or "" */
 };
 
 /* An inotify instance and its draining thread. max_watches > 0 caps the watches (a test
