@@ -69,7 +69,7 @@ readelf -d "$root/ex/embed" | grep -q "NEEDED.*\[libsegscan.so.$major\]" ||
 "$dest/usr/bin/segscan" gen "$root/logdir" --topics=2 --partitions=3 --segments=3 --segment-bytes=64KiB \
 	--seed=7 >/dev/null 2>&1 || fail "segscan gen"
 LD_LIBRARY_PATH=$dest/usr/lib "$root/ex/embed" -f ndjson "$root/logdir" >"$root/embed.ndjson" 2>"$root/embed.err" ||
-	{ cat "$root/embed.err" >&2; fail "the example exited $?"; }
+	{ rc=$?; cat "$root/embed.err" >&2; fail "the example exited $rc"; }   # $? after cat would be cat's
 # It really ran on the installed .so, not on some other copy.
 LD_LIBRARY_PATH=$dest/usr/lib LD_DEBUG=libs "$root/ex/embed" -f prom "$root/logdir" 2>"$root/ld.log" >/dev/null ||
 	fail "the example (LD_DEBUG run)"
