@@ -410,7 +410,8 @@ out:
 
 /* ---- partition-level reuse (ss_dreuse) -------------------------------------------- */
 
-/* The partition (topic, partition) of log dir li in a sorted catalog, or -1. */
+/* The partition (topic, partition) of log dir li in a sorted catalog, or -1: the reuse
+ * lookups below and the log dir checkpoints' entries (ckpt_entry) both find theirs here. */
 static int64_t find_part(const struct ss_catalog *c, const char *topic, size_t tlen, int32_t partition, uint32_t li)
 {
 	uint32_t lo = 0, hi = c->n_parts;
