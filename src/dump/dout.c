@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/utf8.h"
 #include "dump/dout.h"
 
 int ss_dout_init(struct ss_dout *o, FILE *f)
@@ -136,29 +137,11 @@ void ss_dout_base64(struct ss_dout *o, const uint8_t *s, size_t n)
 
 bool ss_utf8_valid(const uint8_t *s, size_t n)
 {
-	size_t i = 0;
-	while (i < n) {
-		uint8_t c = s[i];
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		size_t k;
-		uint32_t cp, min;
-		if ((c & 0xe0) == 0xc0) { k = 1; cp = c & 0x1f; min = 0x80; }
-		else if ((c & 0xf0) == 0xe0) { k = 2; cp = c & 0x0f; min = 0x800; }
-		else if ((c & 0xf8) == 0xf0) { k = 3; cp = c & 0x07; min = 0x10000; }
-		else return false;
-		if (n - i <= k)
+	/* the project's one decoder (common/utf8.h): RFC 3629, as before */
+	for (size_t i = 0, k; i < n; i += k) {
+		uint32_t cp;
+		if (!(k = ss_utf8_seq(s + i, n - i, &cp)))
 			return false;
-		for (size_t j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + j] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += k + 1;
 	}
 	return true;
 }
