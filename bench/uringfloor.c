@@ -504,6 +504,13 @@ static void on_cqe(struct uf_worker *w, struct io_uring_cqe *cqe)
 		if (op == OP_OPEN) {
 			if (res < 0)
 				f->err = true;
+			if (res < 0 && o->soft_link && !o->open_cqe) {
+				/* A failed soft-link head that asked for CQE_SKIP_SUCCESS takes
+				 * its followers' CQEs with it (REQ_F_SKIP_LINK_CQES): neither the
+				 * cancelled read nor the close will post, and the slot is empty. */
+				file_done(w, f);
+				return;
+			}
 			if (o->open_cqe)
 				f->wait--;
 			return;
