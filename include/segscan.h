@@ -93,7 +93,10 @@ const char *segscan_last_error(const segscan_scan *s);
  * Incremental rescans (serve): closed segments are immutable, so a segment of `prev`
  * (same log dir, partition dir and base offset, closed then and now) whose device,
  * inode, size and mtime are unchanged is taken from `prev` after one statx instead of
- * being read again. `prev` must stay alive until segscan_run() returns.
+ * being read again. `prev` must stay alive until segscan_run() returns. Only a scan that
+ * was itself set up with segscan_reuse() keeps what a later one compares (about 24 bytes
+ * per segment), so a caller that rescans calls it on its first scan too, with prev NULL;
+ * a prev without them is still accepted, and its segments are simply read again.
  */
 int segscan_reuse(segscan_scan *s, const segscan_scan *prev);
 

@@ -46,6 +46,7 @@ static inline void fx_free(struct fx *f)
 {
 	ss_eval_free(f->ev);
 	ss_remote_free(f->remote);
+	ss_segs_free_x(f->segs, f->part.seg_count);
 	f->ev = NULL;
 	f->remote = NULL;
 }
@@ -55,17 +56,15 @@ static inline struct ss_seg *fx_seg(struct fx *f, int64_t base, int64_t last, in
 {
 	assert_true(f->part.seg_count < FX_MAX_SEGS);
 	struct ss_seg *s = &f->segs[f->part.seg_count++];
-	memset(s, 0, sizeof(*s));
-	s->base_offset = base;
-	s->first_batch_base = last >= 0 ? base : -1;
+	ss_seg_init(s, base, SS_HAS_LOG | SS_HAS_INDEX | SS_HAS_TIMEINDEX);
+	if (last >= 0)
+		s->flags |= SS_SEG_FIRST_KNOWN; /* its first batch starts at its name */
 	s->last_offset = last;
 	if (last >= 0)
 		s->flags |= SS_SEG_HAS_LAST;
 	s->size_bytes = size;
 	s->valid_bytes = size;
 	s->max_timestamp_ms = max_ts;
-	s->batches = s->records = -1;
-	s->files = SS_HAS_LOG | SS_HAS_INDEX | SS_HAS_TIMEINDEX;
 	return s;
 }
 

@@ -539,15 +539,15 @@ static void test_local_findings(void **state)
 	fx_init(&f, "t");
 	f.cfg.policy_known = true;   /* cleanup.policy=delete, known: a later first batch is wrong */
 	struct ss_seg *a = fx_seg(&f, 0, 120, 1000, 1);       /* overlaps the next (100) */
-	a->crc_errors = 2;
+	ss_seg_xget(a)->crc_errors = 2;
 	a->flags |= SS_SEG_INDEX_BAD;
 	struct ss_seg *b = fx_seg(&f, 100, 199, 1000, 1);
-	b->truncated_bytes = 37;
+	ss_seg_xget(b)->truncated_bytes = 37;
 	b->valid_bytes = 963;
 	b->flags |= SS_SEG_OFFSETS_BAD | SS_SEG_BASE_MISMATCH;
-	b->first_batch_base = 105;
+	ss_seg_xget(b)->first_batch_base = 105;
 	struct ss_seg *c = fx_seg(&f, 200, 210, 4096, 1);
-	c->truncated_bytes = 4000;
+	ss_seg_xget(c)->truncated_bytes = 4000;
 	c->valid_bytes = 96;
 	c->flags |= SS_SEG_ZERO_TAIL;
 	struct ss_eval *ev = fx_eval(&f);
@@ -589,7 +589,7 @@ static int base_findings(int first_batch, bool known, bool compact)
 	fx_seg(&f, 0, 40, 100, 1);
 	struct ss_seg *b = fx_seg(&f, 100, 150, 100, 1);
 	b->flags |= SS_SEG_BASE_MISMATCH;
-	b->first_batch_base = first_batch;
+	ss_seg_xget(b)->first_batch_base = first_batch;
 	int n = fx_count(fx_eval(&f), "BASE_OFFSET_MISMATCH");
 	fx_free(&f);
 	return n;

@@ -30,30 +30,36 @@ static struct ss_res_logdir logdirs[] = {
 	{ WEIRD_DIR, 0, -1 },
 };
 
+/* the segments' rare facts (model.h, struct ss_segx) */
+static struct ss_segx x_trunc20 = { .truncated_bytes = 20, .first_batch_base = -1, .err_pos = -1 };
+static struct ss_segx x_eio = { .err = -EIO, .err_file = SS_HAS_INDEX, .err_pos = 24, .first_batch_base = -1 };
+static struct ss_segx x_enoent = { .err = -ENOENT, .err_pos = -1, .first_batch_base = -1 };
+static struct ss_segx x_crc = { .crc_errors = 1, .err_pos = -1, .first_batch_base = -1 };
+
 static struct ss_seg segs[] = {
 	/* orders-0: a closed segment (in remote storage) and the active one */
 	{ .base_offset = 0, .part = 0, .flags = SS_SEG_HAS_LAST, .last_offset = 99, .end_offset = 99,
-	  .size_bytes = 1000, .valid_bytes = 1000, .max_timestamp_ms = 1700000000000, .batches = -1,
-	  .records = -1, .err_pos = -1 },
+	  .size_bytes = 1000, .valid_bytes = 1000, .max_timestamp_ms = 1700000000000, .batches = SS_SEG_COUNT_UNKNOWN,
+	  .records = SS_SEG_COUNT_UNKNOWN },
 	{ .base_offset = 100, .part = 0, .flags = SS_SEG_ACTIVE | SS_SEG_HAS_LAST | SS_SEG_ONLY_LOCAL,
-	  .last_offset = 149, .end_offset = 149, .size_bytes = 500, .valid_bytes = 480, .truncated_bytes = 20,
-	  .max_timestamp_ms = 1700000001000, .batches = 3, .records = 50, .err_pos = -1 },
+	  .last_offset = 149, .end_offset = 149, .size_bytes = 500, .valid_bytes = 480, .x = &x_trunc20,
+	  .max_timestamp_ms = 1700000001000, .batches = 3, .records = 50 },
 	/* orders-1: an empty active segment, no offsets yet */
 	{ .base_offset = 0, .part = 1, .flags = SS_SEG_ACTIVE, .end_offset = -1, .size_bytes = 0,
-	  .max_timestamp_ms = -1, .batches = -1, .records = -1, .err_pos = -1 },
+	  .max_timestamp_ms = -1, .batches = SS_SEG_COUNT_UNKNOWN, .records = SS_SEG_COUNT_UNKNOWN },
 	/* plain-0 */
 	{ .base_offset = 0, .part = 2, .flags = SS_SEG_ACTIVE | SS_SEG_HAS_LAST | SS_SEG_ONLY_LOCAL,
 	  .last_offset = 9, .end_offset = 9, .size_bytes = 100, .valid_bytes = 100, .max_timestamp_ms = 5,
-	  .batches = 1, .records = 10, .crc_errors = 0, .err_pos = -1 },
+	  .batches = 1, .records = 10 },
 	/* zbroken-0: its index could not be read; a later segment vanished (not an error) */
 	{ .base_offset = 0, .part = 3, .flags = SS_SEG_HAS_LAST | SS_SEG_READ_ERROR | SS_SEG_INDEX_BAD,
 	  .last_offset = 4, .end_offset = 4, .size_bytes = 70, .valid_bytes = 70, .max_timestamp_ms = 1,
-	  .batches = -1, .records = -1, .err = -EIO, .err_file = SS_HAS_INDEX, .err_pos = 24 },
+	  .batches = SS_SEG_COUNT_UNKNOWN, .records = SS_SEG_COUNT_UNKNOWN, .x = &x_eio },
 	{ .base_offset = 5, .part = 3, .flags = SS_SEG_ACTIVE | SS_SEG_VANISHED, .end_offset = 4,
-	  .max_timestamp_ms = -1, .batches = -1, .records = -1, .err = -ENOENT, .err_pos = -1 },
+	  .max_timestamp_ms = -1, .batches = SS_SEG_COUNT_UNKNOWN, .records = SS_SEG_COUNT_UNKNOWN, .x = &x_enoent },
 	/* zz-noeval-0 */
 	{ .base_offset = 0, .part = 4, .flags = SS_SEG_ACTIVE, .size_bytes = 10, .max_timestamp_ms = -1,
-	  .batches = -1, .records = -1, .err_pos = -1 },
+	  .batches = SS_SEG_COUNT_UNKNOWN, .records = SS_SEG_COUNT_UNKNOWN },
 };
 
 static char *ids_dangling[] = { "AAAAAAAAAAAAAAAAAAAAAA", "BBBBBBBBBBBBBBBBBBBBBB" };
@@ -87,8 +93,9 @@ static struct ss_eval ev_tiered = {
 	.local = { .evaluated = true, .limit = -1 },
 	.findings = findings0, .n_findings = 3,
 	.tiered_reason = "remote.storage.enable=true", .notes = notes0, .n_notes = 1,
-	.config = { { .key = "retention.ms", .value = "3600000", .source = "DYNAMIC_TOPIC_CONFIG" },
-		    { .key = "cleanup.policy", .value = "delete", .source = NULL } },
+	.config = (const struct ss_cfg_entry[]){
+		{ .key = "retention.ms", .value = "3600000", .source = "DYNAMIC_TOPIC_CONFIG" },
+		{ .key = "cleanup.policy", .value = "delete", .source = NULL } },
 	.n_config = 2,
 	.has_assignment = true,
 	.assignment = { .replicas = repl0, .n_replicas = 3, .isr = isr0, .n_isr = 2, .leader = -1, .leader_epoch = 7 },
@@ -731,9 +738,9 @@ static void test_exit_code_of_view(void **state)
 	logdirs[1].err = -EACCES;
 	assert_int_equal(ss_results_exit_code(&r), 3);
 	logdirs[1].err = 0;
-	segs[3].crc_errors = 1;
+	segs[3].x = &x_crc;
 	assert_int_equal(ss_results_exit_code(&r), 1);
-	segs[3].crc_errors = 0;
+	segs[3].x = NULL;
 }
 
 static void test_human_bytes(void **state)

@@ -27,7 +27,9 @@ static inline int ss_da_reserve(void **arr, uint32_t *cap, uint64_t need, size_t
 		return 0;
 	if (need > UINT32_MAX / 2)
 		return -ENOMEM;
-	uint64_t ncap = *cap ? *cap : 8;
+	/* from what is asked, not a fixed 8: most evaluations hold one finding (64 bytes),
+	 * and a million-partition scan holds them all at once */
+	uint64_t ncap = *cap ? *cap : need < 4 ? need : 4;
 	while (ncap < need)
 		ncap *= 2;
 	if (elem && ncap > SIZE_MAX / elem)

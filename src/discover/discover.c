@@ -34,6 +34,16 @@ static void cat_unlock(struct ss_catalog *cat)
 		pthread_mutex_unlock(cat->mu);
 }
 
+/* Room for `need` segments, and their identities when the catalog keeps them (the same
+ * indices; under cat_lock while listing on several threads). */
+static int reserve_segs(struct ss_catalog *cat, uint64_t need)
+{
+	int r = ss_da_reserve((void **)&cat->segs, &cat->cap_segs, need, sizeof(*cat->segs));
+	if (!r && cat->keep_ids)
+		r = ss_da_reserve((void **)&cat->ids, &cat->cap_ids, need, sizeof(*cat->ids));
+	return r;
+}
+
 static int problem_locked(struct ss_catalog *cat, const char *path, int err, int64_t where, bool data_loss,
 			  const char *fmt, va_list ap);
 
@@ -352,15 +362,7 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 				goto out;
 			continue;
 		}
-		struct ss_seg *s = &segs[ns++];
-		memset(s, 0, sizeof(*s));
-		s->base_offset = off;
-		s->files = have;
-		s->last_offset = -1;
-		s->first_batch_base = -1;
-		s->max_timestamp_ms = -1;
-		s->batches = s->records = -1;
-		s->err_pos = -1;
+		ss_seg_init(&segs[ns++], off, (uint8_t)have);
 	}
 	p->seg_count = (uint32_t)ns;
 	if (ns)
@@ -377,7 +379,7 @@ append:;
 	}
 	cat_lock(cat);
 	if ((r = ss_da_reserve((void **)&cat->parts, &cat->cap_parts, cat->n_parts + 1, sizeof(*cat->parts))) ||
-	    (r = ss_da_reserve((void **)&cat->segs, &cat->cap_segs, cat->n_segs + (uint32_t)ns, sizeof(*cat->segs))) ||
+	    (r = reserve_segs(cat, (uint64_t)cat->n_segs + ns)) ||
 	    (rlmm && (r = ss_da_reserve((void **)&cat->rlmm_dirs, &cat->cap_rlmm, cat->n_rlmm_dirs + 1, sizeof(char *))))) {
 		cat_unlock(cat);
 		free(rlmm);
@@ -388,6 +390,8 @@ append:;
 		segs[i].part = cat->n_parts;
 	if (ns)
 		memcpy(cat->segs + cat->n_segs, segs, ns * sizeof(*segs));
+	if (ns && cat->ids)
+		memset(cat->ids + cat->n_segs, 0, ns * sizeof(*cat->ids));
 	cat->n_segs += (uint32_t)ns;
 	cat->parts[cat->n_parts++] = *p;
 	if (rlmm)
@@ -483,7 +487,7 @@ static int dreuse_prepare(struct ss_catalog *cat, char *const *paths, uint32_t n
 	/* the catalog will be about prev's size: grown once, not by doubling copies */
 	int r = ss_da_reserve((void **)&cat->parts, &cat->cap_parts, pc->n_parts, sizeof(*cat->parts));
 	if (!r)
-		r = ss_da_reserve((void **)&cat->segs, &cat->cap_segs, pc->n_segs, sizeof(*cat->segs));
+		r = reserve_segs(cat, pc->n_segs);
 	if (r)
 		return r;
 	int64_t *note_part = calloc(pc->n_notes ? pc->n_notes : 1, sizeof(int64_t));
@@ -503,7 +507,7 @@ static int dreuse_prepare(struct ss_catalog *cat, char *const *paths, uint32_t n
 			  strcmp(q->topic, "__cluster_metadata") != 0;
 		for (uint32_t k = 0; ok && k < q->seg_count; k++) {
 			const struct ss_seg *g = &pc->segs[q->seg_first + k];
-			ok = !g->err && !(g->flags & (SS_SEG_READ_ERROR | SS_SEG_VANISHED | SS_SEG_CHANGED));
+			ok = !ss_seg_err(g) && !(g->flags & (SS_SEG_READ_ERROR | SS_SEG_VANISHED | SS_SEG_CHANGED));
 		}
 		ru->ok[i] = ok;
 	}
@@ -595,7 +599,7 @@ static int copy_partition(struct ss_catalog *cat, uint32_t li, int64_t k)
 
 	cat_lock(cat);
 	if ((r = ss_da_reserve((void **)&cat->parts, &cat->cap_parts, cat->n_parts + 1, sizeof(*cat->parts))) ||
-	    (r = ss_da_reserve((void **)&cat->segs, &cat->cap_segs, cat->n_segs + q->seg_count, sizeof(*cat->segs))) ||
+	    (r = reserve_segs(cat, (uint64_t)cat->n_segs + q->seg_count)) ||
 	    (r = ss_da_reserve((void **)&cat->notes, &cat->cap_notes, cat->n_notes + nn, sizeof(*cat->notes)))) {
 		cat_unlock(cat);
 		goto out;
@@ -603,10 +607,16 @@ static int copy_partition(struct ss_catalog *cat, uint32_t li, int64_t k)
 	part.seg_first = cat->n_segs;
 	for (uint32_t i = 0; i < q->seg_count; i++) {
 		struct ss_seg *g = &cat->segs[cat->n_segs + i];
-		*g = pc->segs[q->seg_first + i];
+		g->x = NULL;
+		if ((r = ss_seg_copy(g, &pc->segs[q->seg_first + i]))) {
+			ss_segs_free_x(cat->segs + cat->n_segs, i);
+			cat_unlock(cat);
+			goto out;
+		}
 		g->part = cat->n_parts;
 		g->flags &= (uint16_t)~SS_SEG_ONLY_LOCAL; /* the evaluator's, decided again */
-		g->bytes_read = 0;
+		if (cat->ids)
+			cat->ids[cat->n_segs + i] = pc->ids ? pc->ids[q->seg_first + i] : (struct ss_seg_id){ 0 };
 	}
 	cat->n_segs += q->seg_count;
 	for (uint32_t i = 0; i < nn; i++) {
@@ -982,6 +992,22 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 		if ((r = check_logdir(cat, i)))
 			goto out;
 
+	/* The array grew by doubling: give back the unused tail (up to half of it, of a
+	 * million-segment scan's largest allocation). A shrink that fails leaves the block
+	 * as it was, which is still correct. */
+	if (cat->n_segs && cat->cap_segs > cat->n_segs) {
+		struct ss_seg *t = realloc(cat->segs, (size_t)cat->n_segs * sizeof(*cat->segs));
+		if (t) {
+			cat->segs = t;
+			cat->cap_segs = cat->n_segs;
+		}
+		struct ss_seg_id *ti = cat->ids ? realloc(cat->ids, (size_t)cat->n_segs * sizeof(*cat->ids)) : NULL;
+		if (ti) {
+			cat->ids = ti;
+			cat->cap_ids = cat->n_segs;
+		}
+	}
+
 	/* Sort partitions; then point every segment at its partition's new index. */
 	if (cat->n_parts)
 		qsort(cat->parts, cat->n_parts, sizeof(*cat->parts), cmp_part);
@@ -1028,7 +1054,9 @@ void ss_catalog_free(struct ss_catalog *cat)
 		free(cat->parts[i].epochs);
 	}
 	free(cat->parts);
+	ss_segs_free_x(cat->segs, cat->n_segs);
 	free(cat->segs);
+	free(cat->ids);
 	for (uint32_t i = 0; i < cat->n_notes; i++) {
 		free(cat->notes[i].path);
 		free(cat->notes[i].what);

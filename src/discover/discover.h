@@ -33,13 +33,17 @@ struct ss_catalog {
 	uint32_t           n_parts;
 	struct ss_seg     *segs;
 	uint32_t           n_segs;
+	struct ss_seg_id  *ids;        /* n_segs, or NULL: the scan does not keep segment
+					  identities (only one a later segscan_reuse reads does) */
 	struct ss_note    *notes;      /* non-live dirs, leftover and unknown files */
 	uint32_t           n_notes;
 	struct ss_problem *problems;
 	uint32_t           n_problems;
 	char             **rlmm_dirs;  /* paths of __remote_log_metadata-N partition dirs */
 	uint32_t           n_rlmm_dirs;
-	uint32_t           cap_parts, cap_segs, cap_notes, cap_problems, cap_rlmm;
+	uint32_t           cap_parts, cap_segs, cap_notes, cap_problems, cap_rlmm, cap_ids;
+	bool               keep_ids;   /* set by the caller: fill ids (zeroed by discovery,
+					  copied from prev with a reused partition) */
 	pthread_mutex_t   *mu;         /* set while discovery lists directories on several threads */
 	struct ss_logsink *log;        /* common/log.h: progress of the listing; NULL none */
 	struct ss_dreuse  *reuse;      /* set by the caller: partitions to take from a previous

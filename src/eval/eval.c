@@ -107,7 +107,8 @@ void ss_eval_free(struct ss_eval *ev)
 		for (uint32_t k = 0; k < f->n_ids; k++)
 			free(f->segment_ids[k]);
 		free(f->segment_ids);
-		free(f->message);
+		if (!f->message_shared)
+			free(f->message);
 	}
 	free(ev->findings);
 	for (uint32_t i = 0; i < ev->n_notes; i++)
@@ -347,37 +348,37 @@ static int eval_local_findings(struct ss_evctx *x)
 		const struct ss_seg *s = x->live[k];
 		bool active = k + 1 == x->n_live;
 		/* most segments have nothing to report: their name is not formatted */
-		if (s->truncated_bytes <= 0 && s->crc_errors <= 0 &&
+		if (ss_seg_truncated(s) <= 0 && ss_seg_crc_errors(s) <= 0 &&
 		    !(s->flags & (SS_SEG_INDEX_BAD | SS_SEG_OFFSETS_BAD | SS_SEG_BASE_MISMATCH)) &&
 		    (active || !(s->flags & SS_SEG_HAS_LAST) || s->last_offset < x->live[k + 1]->base_offset))
 			continue;
 		seg_name(s, name, sizeof(name));
-		if (s->truncated_bytes > 0) {
+		if (ss_seg_truncated(s) > 0) {
 			if (active && (s->flags & SS_SEG_ZERO_TAIL))
 				e = ss_eval_add_finding(
-					ev, ONE_SEGMENT("TRUNCATED_TAIL", s->truncated_bytes),
+					ev, ONE_SEGMENT("TRUNCATED_TAIL", ss_seg_truncated(s)),
 					"%s (active segment): the last %lld bytes after byte %lld are zeros, not "
 					"batches: space preallocated by the broker (preallocate / log.preallocate) "
 					"or left by an unclean shutdown; no record is lost",
-					name, (long long)s->truncated_bytes, (long long)s->valid_bytes);
+					name, (long long)ss_seg_truncated(s), (long long)s->valid_bytes);
 			else
 				e = ss_eval_add_finding(
-					ev, ONE_SEGMENT("TRUNCATED_TAIL", s->truncated_bytes),
+					ev, ONE_SEGMENT("TRUNCATED_TAIL", ss_seg_truncated(s)),
 					"%s%s: the last %lld bytes after byte %lld do not form a complete batch%s; "
 					"Kafka's recovery truncates them, losing whatever they held%s",
-					name, active ? " (active segment)" : "", (long long)s->truncated_bytes,
+					name, active ? " (active segment)" : "", (long long)ss_seg_truncated(s),
 					(long long)s->valid_bytes,
 					(s->flags & SS_SEG_ZERO_TAIL) ? " (they are zeros)" : "",
 					(s->flags & SS_SEG_HAS_LAST) ? " after the last complete batch" : "");
 			if (e)
 				return e;
 		}
-		if (s->crc_errors > 0 &&
+		if (ss_seg_crc_errors(s) > 0 &&
 		    (e = ss_eval_add_finding(ev, ONE_SEGMENT("CRC_MISMATCH", s->size_bytes),
 					     "%s: %lld batch%s fail%s CRC verification: the data on disk is corrupt "
 					     "(a consumer or a follower reading it gets a CorruptRecordException)",
-					     name, (long long)s->crc_errors, s->crc_errors == 1 ? "" : "es",
-					     s->crc_errors == 1 ? "s" : "")))
+					     name, (long long)ss_seg_crc_errors(s), ss_seg_crc_errors(s) == 1 ? "" : "es",
+					     ss_seg_crc_errors(s) == 1 ? "s" : "")))
 			return e;
 		if ((s->flags & SS_SEG_INDEX_BAD) &&
 		    (e = ss_eval_add_finding(ev, NO_AMOUNT("INDEX_INCONSISTENT"),
@@ -399,13 +400,13 @@ static int eval_local_findings(struct ss_evctx *x)
 		 * cleaner names a cleaned segment after the first segment of its group), so it is
 		 * a finding only where cleanup.policy is known and has no compact. */
 		bool base_bad = (s->flags & SS_SEG_BASE_MISMATCH) &&
-				(s->first_batch_base < s->base_offset ||
+				(ss_seg_first_base(s) < s->base_offset ||
 				 (x->in->cfg->policy_known && !x->in->cfg->compact));
 		if (base_bad &&
 		    (e = ss_eval_add_finding(ev, NO_AMOUNT("BASE_OFFSET_MISMATCH"),
 					     "%s: the first batch starts at offset %lld, not at the base offset %lld in "
 					     "the file name",
-					     name, (long long)s->first_batch_base, (long long)s->base_offset)))
+					     name, (long long)ss_seg_first_base(s), (long long)s->base_offset)))
 			return e;
 	}
 	return 0;
@@ -421,7 +422,7 @@ static int eval_cluster(struct ss_evctx *x)
 	char a[23], b[23];
 
 	ev->n_config = in->cfg->n_entries < 9 ? in->cfg->n_entries : 9;
-	memcpy(ev->config, in->cfg->entries, ev->n_config * sizeof(ev->config[0]));
+	ev->config = in->cfg->entries;
 	ev->here = -1;
 	if (!c || !c->image || in->metadata_log)
 		return 0;
@@ -514,7 +515,7 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 	for (uint32_t k = 0; k < x.n_live; k++) {
 		ev->size_bytes += ss_seg_kafka_size(x.live[k]); /* Kafka's Size: not a preallocated tail */
 		/* a segment that failed before its size was known counts as unknown, never 0 */
-		if (x.live[k]->err && x.live[k]->size_bytes == 0)
+		if (ss_seg_err(x.live[k]) && x.live[k]->size_bytes == 0)
 			ev->size_unknown = true;
 	}
 	ev->log_start_offset = part->has_log_start ? part->log_start_ckpt : x.n_live ? x.live[0]->base_offset : 0;

@@ -80,7 +80,7 @@ struct ss_eval_input {
 	const struct ss_part        *part;
 	struct ss_seg               *segs;      /* part->seg_count segments, ascending base offset;
 						   the evaluator sets end_offset and SS_SEG_ONLY_LOCAL */
-	const struct ss_topic_cfg   *cfg;
+	const struct ss_topic_cfg   *cfg;       /* outlives the evaluation (ss_eval.config) */
 	const struct ss_remote_part *remote;    /* NULL: no remote metadata for this partition */
 	const char                  *remote_source; /* "remote-state" | "metadata-topic" | NULL */
 	bool                         has_seed;  /* --seed for this partition */
@@ -117,8 +117,11 @@ struct ss_retention {
 struct ss_finding {
 	const char *code;               /* fixed finding codes of the contract */
 	const char *ref;                /* "KAFKA-20977", ... or "" */
-	char       *message;            /* owned; names offsets, files, segment ids */
+	char       *message;            /* owned unless message_shared; names offsets, files,
+					   segment ids */
 	bool        has_amount;
+	bool        message_shared;     /* message belongs to the scan (identical messages of
+					   many partitions are held once: scan/evaluator.c) */
 	int64_t     segments;
 	int64_t     bytes;
 	char      **segment_ids;        /* owned; n_ids may be 0 */
@@ -159,7 +162,9 @@ struct ss_eval {
 	int64_t     lost_segments, lost_bytes;  /* KAFKA-20932 (also in findings) */
 	/* cluster context */
 	bool        remote_state_unknown;   /* REMOTE_STATE_UNKNOWN: tiered, no source gives remote state */
-	struct ss_cfg_entry config[9];      /* the effective configs with their sources (output) */
+	const struct ss_cfg_entry *config;  /* the effective configs with their sources (output):
+					       in->cfg's entries, which must outlive this (the
+					       scan shares one resolved config per topic) */
 	uint32_t    n_config;
 	bool        has_assignment;         /* the metadata log assigns this partition */
 	struct ss_assignment assignment;    /* valid with has_assignment */

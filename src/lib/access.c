@@ -64,7 +64,7 @@ int segscan_partition_segment(const segscan_scan *s, const segscan_partition *p,
 		.size_bytes = sg->size_bytes,
 		.valid_bytes = sg->valid_bytes,
 		.max_timestamp_ms = sg->max_timestamp_ms >= 0 ? sg->max_timestamp_ms : -1,
-		.error = failed ? sg->err : 0,
+		.error = failed ? ss_seg_err(sg) : 0,
 		.only_local = pt->eval && pt->eval->only_local_null ? -1 : !!(sg->flags & SS_SEG_ONLY_LOCAL),
 		.active = sg->flags & SS_SEG_ACTIVE,
 		.preallocated = sg->flags & SS_SEG_PREALLOCATED,
@@ -232,11 +232,11 @@ int segscan_partition_error(const segscan_scan *s, const segscan_partition *p, s
 		/* the file and message out/json.c's seg_error_text writes */
 		ss_res_seg_errfile(r, sg, rel, sizeof(rel));
 		snprintf(path, sizeof(path), "%s/%s", ss_res_logdir_of(r, pt), rel);
-		if (sg->err_pos >= 0)
-			snprintf(msg, sizeof(msg), "%s at byte %lld: %s", rel, (long long)sg->err_pos,
-				 segscan_strerror(sg->err));
+		if (ss_seg_err_pos(sg) >= 0)
+			snprintf(msg, sizeof(msg), "%s at byte %lld: %s", rel, (long long)ss_seg_err_pos(sg),
+				 segscan_strerror(ss_seg_err(sg)));
 		else
-			snprintf(msg, sizeof(msg), "%s: %s", rel, segscan_strerror(sg->err));
+			snprintf(msg, sizeof(msg), "%s: %s", rel, segscan_strerror(ss_seg_err(sg)));
 		a = copy_out(file, file_len, path);
 		b = copy_out(message, message_len, msg);
 		return a ? a : b;

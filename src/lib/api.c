@@ -42,6 +42,7 @@ void segscan_scan_free(segscan_scan *s)
 		if (s->cat.parts[i].eval)
 			ss_eval_free(s->cat.parts[i].eval);
 	ss_catalog_free(&s->cat);
+	ss_cfg_cache_free(s);
 	for (unsigned i = 0; i < s->n_rings; i++)
 		ss_ring_destroy(&s->rings[i]);
 	free(s->rings);
@@ -98,6 +99,7 @@ int segscan_reuse(segscan_scan *s, const segscan_scan *prev)
 	if (prev && !prev->ran)
 		return -EINVAL;
 	s->prev = prev;
+	s->reusable = true;
 	return 0;
 }
 

@@ -7,8 +7,8 @@
 
 int ss_res_seg_errfile(const struct ss_results *r, const struct ss_seg *sg, char *buf, size_t len)
 {
-	const char *ext = sg->err_file == SS_HAS_INDEX ? "index" :
-			  sg->err_file == SS_HAS_TIMEINDEX ? "timeindex" : "log";
+	const char *ext = ss_seg_x(sg)->err_file == SS_HAS_INDEX ? "index" :
+			  ss_seg_x(sg)->err_file == SS_HAS_TIMEINDEX ? "timeindex" : "log";
 	/* the same name discovery found (ss_seg_relpath): Kafka's 20-digit base offset */
 	int n = snprintf(buf, len, "%s/%020lld.%s", ss_res_part_of_seg(r, sg)->dir, (long long)sg->base_offset, ext);
 	if (n < 0 || (size_t)n >= len)
@@ -25,7 +25,7 @@ int ss_results_exit_code(const struct ss_results *r)
 		if (r->problems[i].data_loss)
 			return 1;
 	for (uint32_t i = 0; i < r->n_segs; i++)
-		if (ss_res_seg_failed(&r->segs[i]) || r->segs[i].crc_errors)
+		if (ss_res_seg_failed(&r->segs[i]) || ss_seg_crc_errors(&r->segs[i]))
 			return 1;
 	return 0;
 }

@@ -141,7 +141,7 @@ static inline const struct ss_part *ss_res_part_of_seg(const struct ss_results *
 /* Does this segment carry an error the report lists? (A vanished segment is not one.) */
 static inline bool ss_res_seg_failed(const struct ss_seg *sg)
 {
-	return sg->err && !(sg->flags & SS_SEG_VANISHED);
+	return ss_seg_err(sg) && !(sg->flags & SS_SEG_VANISHED);
 }
 
 /* "<dir>/<20-digit base>.<ext>" of the file a segment's error refers to ("log",

@@ -14,10 +14,10 @@ static void seg_error_text(const struct ss_results *r, const struct ss_seg *sg, 
 {
 	char rel[320];
 	ss_res_seg_errfile(r, sg, rel, sizeof(rel));
-	if (sg->err_pos >= 0)
-		snprintf(buf, len, "%s at byte %lld: %s", rel, (long long)sg->err_pos, segscan_strerror(sg->err));
+	if (ss_seg_err_pos(sg) >= 0)
+		snprintf(buf, len, "%s at byte %lld: %s", rel, (long long)ss_seg_err_pos(sg), segscan_strerror(ss_seg_err(sg)));
 	else
-		snprintf(buf, len, "%s: %s", rel, segscan_strerror(sg->err));
+		snprintf(buf, len, "%s: %s", rel, segscan_strerror(ss_seg_err(sg)));
 }
 
 static void write_retention(struct ss_jw *w, const char *name, const struct ss_retention *r, bool is_size,
@@ -183,16 +183,16 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 		ss_jw_ki64n(&w, "size_bytes", !(ss_res_seg_failed(sg) && sg->size_bytes == 0), sg->size_bytes);
 		ss_jw_ki64(&w, "valid_bytes", sg->valid_bytes);
 		ss_jw_ki64n(&w, "max_timestamp_ms", sg->max_timestamp_ms >= 0, sg->max_timestamp_ms);
-		ss_jw_ki64n(&w, "batches", sg->batches >= 0, sg->batches);
-		ss_jw_ki64n(&w, "records", sg->records >= 0, sg->records);
+		ss_jw_ki64n(&w, "batches", ss_seg_batches(sg) >= 0, ss_seg_batches(sg));
+		ss_jw_ki64n(&w, "records", ss_seg_records(sg) >= 0, ss_seg_records(sg));
 		ss_jw_kbool(&w, "active", sg->flags & SS_SEG_ACTIVE);
 		ss_jw_key(&w, "only_local");
 		if (ev && ev->only_local_null)
 			ss_jw_null(&w);
 		else
 			ss_jw_bool(&w, sg->flags & SS_SEG_ONLY_LOCAL);
-		ss_jw_ki64(&w, "truncated_bytes", sg->truncated_bytes);
-		ss_jw_ki64(&w, "crc_errors", sg->crc_errors);
+		ss_jw_ki64(&w, "truncated_bytes", ss_seg_truncated(sg));
+		ss_jw_ki64(&w, "crc_errors", ss_seg_crc_errors(sg));
 		/* a zero-filled allocation after the last batch (contract: preallocated) */
 		ss_jw_kbool(&w, "preallocated", sg->flags & SS_SEG_PREALLOCATED);
 		if (sg->flags & SS_SEG_VANISHED)
@@ -300,8 +300,8 @@ static void write_errors(const struct ss_results *r, struct ss_jw *w)
 		ss_jw_obj(w);
 		ss_jw_kstr(w, "file", path);
 		ss_jw_kstr(w, "path", path);
-		ss_jw_ki64n(w, "where", sg->err_pos >= 0, sg->err_pos);
-		ss_jw_kstr(w, "error", segscan_strerror(sg->err));
+		ss_jw_ki64n(w, "where", ss_seg_err_pos(sg) >= 0, ss_seg_err_pos(sg));
+		ss_jw_kstr(w, "error", segscan_strerror(ss_seg_err(sg)));
 		ss_jw_kstr(w, "message", errtxt);
 		ss_jw_obj_end(w);
 	}

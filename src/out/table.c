@@ -632,12 +632,12 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 				continue;
 			char rel[320];
 			ss_res_seg_errfile(r, sg, rel, sizeof(rel));
-			if (sg->err_pos >= 0)
+			if (ss_seg_err_pos(sg) >= 0)
 				fprintf(f, "  %s/%s at byte %" PRId64 ": %s\n", ss_res_logdir_of(r, ss_res_part_of_seg(r, sg)),
-					rel, sg->err_pos, segscan_strerror(sg->err));
+					rel, ss_seg_err_pos(sg), segscan_strerror(ss_seg_err(sg)));
 			else
 				fprintf(f, "  %s/%s: %s\n", ss_res_logdir_of(r, ss_res_part_of_seg(r, sg)), rel,
-					segscan_strerror(sg->err));
+					segscan_strerror(ss_seg_err(sg)));
 		}
 	}
 	if (r->n_notes) {

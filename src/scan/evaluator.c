@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <sys/syscall.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -218,19 +219,150 @@ static void remote_coverage(const struct segscan_scan *s, const struct ss_part *
 	in->remote_unknown_why = why;
 }
 
+struct ss_cfg_slot {
+	struct ss_topic_cfg cfg;
+	char                topic[]; /* the key */
+};
+
+/* FNV-1a, for topic names and finding messages */
+static uint32_t topic_hash(const char *t)
+{
+	uint32_t h = 2166136261u;
+	for (; *t; t++)
+		h = (h ^ (uint8_t)*t) * 16777619u;
+	return h;
+}
+
+void ss_cfg_cache_free(struct segscan_scan *s)
+{
+	for (uint32_t i = 0; i < s->msgs_cap; i++)
+		free(s->msgs[i]);
+	free(s->msgs);
+	s->msgs = NULL;
+	s->msgs_cap = s->msgs_n = 0;
+	for (uint32_t i = 0; i < s->cfg_cache_cap; i++)
+		free(s->cfg_cache[i]);
+	free(s->cfg_cache);
+	s->cfg_cache = NULL;
+	s->cfg_cache_cap = s->cfg_cache_n = 0;
+}
+
+static int cfg_cache_grow(struct segscan_scan *s)
+{
+	uint32_t cap = s->cfg_cache_cap ? s->cfg_cache_cap * 2 : 64;
+	struct ss_cfg_slot **t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->cfg_cache_cap; i++) {
+		struct ss_cfg_slot *c = s->cfg_cache[i];
+		if (!c)
+			continue;
+		uint32_t k = topic_hash(c->topic) & (cap - 1);
+		while (t[k])
+			k = (k + 1) & (cap - 1);
+		t[k] = c;
+	}
+	free(s->cfg_cache);
+	s->cfg_cache = t;
+	s->cfg_cache_cap = cap;
+	return 0;
+}
+
+/*
+ * The topic's effective config, resolved once per scan: every partition of a topic has
+ * the same one (the levels are topic, broker and default; the dynamic ones are fixed for
+ * the scan), and its evaluation keeps pointing at it (ss_eval.config), so a million
+ * partitions hold one copy per topic, not one each. NULL on allocation failure.
+ */
+static const struct ss_topic_cfg *topic_cfg(struct segscan_scan *s, const char *topic)
+{
+	if (s->cfg_cache_cap) {
+		for (uint32_t k = topic_hash(topic) & (s->cfg_cache_cap - 1); s->cfg_cache[k];
+		     k = (k + 1) & (s->cfg_cache_cap - 1))
+			if (strcmp(s->cfg_cache[k]->topic, topic) == 0)
+				return &s->cfg_cache[k]->cfg;
+	}
+	if ((s->cfg_cache_n + 1) * 2 > s->cfg_cache_cap && cfg_cache_grow(s))
+		return NULL;
+	size_t tl = strlen(topic) + 1;
+	struct ss_cfg_slot *c = malloc(sizeof(*c) + tl);
+	if (!c)
+		return NULL;
+	memcpy(c->topic, topic, tl);
+	struct ss_cfg_dynamic dyn;
+	bool have_dyn = ss_cluster_ctx_dynamic(s->cluster, &dyn);
+	ss_config_resolve_ctx(s->config, have_dyn ? &dyn : NULL, topic, &c->cfg);
+	uint32_t k = topic_hash(topic) & (s->cfg_cache_cap - 1);
+	while (s->cfg_cache[k])
+		k = (k + 1) & (s->cfg_cache_cap - 1);
+	s->cfg_cache[k] = c;
+	s->cfg_cache_n++;
+	return &c->cfg;
+}
+
+static int msgs_grow(struct segscan_scan *s)
+{
+	uint32_t cap = s->msgs_cap ? s->msgs_cap * 2 : 256;
+	char **t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->msgs_cap; i++) {
+		if (!s->msgs[i])
+			continue;
+		uint32_t k = topic_hash(s->msgs[i]) & (cap - 1);
+		while (t[k])
+			k = (k + 1) & (cap - 1);
+		t[k] = s->msgs[i];
+	}
+	free(s->msgs);
+	s->msgs = t;
+	s->msgs_cap = cap;
+	return 0;
+}
+
+/*
+ * Hold each distinct finding message once per scan: a finding that is not about a
+ * partition's own segments reads the same on every partition it is raised on
+ * (REMOTE_STATE_UNKNOWN on 40,000 partitions is 17 MB of copies otherwise). The scan
+ * takes the message over; on allocation failure the finding keeps its own.
+ */
+static void share_messages(struct segscan_scan *s, struct ss_eval *ev)
+{
+	for (uint32_t i = 0; i < ev->n_findings; i++) {
+		struct ss_finding *f = &ev->findings[i];
+		if (!f->message || f->message_shared)
+			continue;
+		if ((s->msgs_n + 1) * 2 > s->msgs_cap && msgs_grow(s))
+			return;
+		uint32_t k = topic_hash(f->message) & (s->msgs_cap - 1);
+		for (; s->msgs[k]; k = (k + 1) & (s->msgs_cap - 1))
+			if (strcmp(s->msgs[k], f->message) == 0)
+				break;
+		if (s->msgs[k]) {
+			free(f->message);
+			f->message = s->msgs[k];
+		} else {
+			s->msgs[k] = f->message;
+			s->msgs_n++;
+		}
+		f->message_shared = true;
+	}
+}
+
 int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 {
 	struct ss_part *p = &s->cat.parts[pi];
-	struct ss_topic_cfg cfg;
+	const struct ss_topic_cfg *cfg;
 	struct ss_eval_input in;
 	struct ss_eval_cluster ec;
 	struct ss_eval_release rel;
-	struct ss_cfg_dynamic dyn;
 	char why[320];
 	int r;
 
-	bool have_dyn = ss_cluster_ctx_dynamic(s->cluster, &dyn);
-	ss_config_resolve_ctx(s->config, have_dyn ? &dyn : NULL, p->topic, &cfg);
+	if (!(cfg = topic_cfg(s, p->topic))) {
+		p->eval = NULL;
+		return -ENOMEM;
+	}
 	memset(&in, 0, sizeof(in));
 	cluster_facts(s, p, &ec);
 	in.cluster = &ec;
@@ -245,7 +377,7 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 	in.metadata_log = strcmp(p->topic, "__cluster_metadata") == 0 && p->partition == 0;
 	in.part = p;
 	in.segs = &s->cat.segs[p->seg_first];
-	in.cfg = &cfg;
+	in.cfg = cfg;
 	in.remote = s->remote ? ss_remote_find(s->remote, p->topic, p->partition,
 					       p->has_topic_id ? p->topic_id : NULL) : NULL;
 	in.remote_source = s->remote_source;
@@ -262,6 +394,8 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 	r = ss_eval_partition(&in, &p->eval);
 	if (r)
 		p->eval = NULL;
+	else
+		share_messages(s, p->eval);
 	SS_PROBE_PARTITION_EVALUATED(pi, p->seg_count);
 	return r;
 }

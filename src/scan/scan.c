@@ -18,6 +18,7 @@
 #include "scan/scan_int.h"
 #include "source/cluster_ctx.h"
 #include "source/cluster_image.h"
+#include "sched/arena.h"
 #include "source/context.h"
 
 static int fail(segscan_scan *s, int err, const char *fmt, ...)
@@ -34,6 +35,8 @@ static int fail(segscan_scan *s, int err, const char *fmt, ...)
 static int build_reuse(segscan_scan *s)
 {
 	const struct ss_catalog *pc = &s->prev->cat, *c = &s->cat;
+	if (!pc->ids)
+		return 0; /* prev kept no identities (not set up for reuse): read everything */
 	s->reuse_from = malloc(sizeof(uint32_t) * (c->n_segs ? c->n_segs : 1));
 	if (!s->reuse_from)
 		return -ENOMEM;
@@ -68,7 +71,7 @@ static int build_reuse(segscan_scan *s)
 				else if (x->base_offset > y->base_offset)
 					b++;
 				else {
-					if (!(x->flags & SS_SEG_ACTIVE) && !(y->flags & SS_SEG_ACTIVE) && !y->err &&
+					if (!(x->flags & SS_SEG_ACTIVE) && !(y->flags & SS_SEG_ACTIVE) && !ss_seg_err(y) &&
 					    !(y->flags & (SS_SEG_VANISHED | SS_SEG_CHANGED)))
 						s->reuse_from[p->seg_first + a] = q->seg_first + b;
 					a++;
@@ -163,10 +166,16 @@ static int run_pipeline(segscan_scan *s)
 						.arg = s->unchanged_arg };
 		s->cat.reuse = &s->dreuse;
 	}
+	/* only a scan a later segscan_reuse may read keeps what it compares */
+	s->cat.keep_ids = s->reusable;
 	r = ss_discover_mt(&s->cat, s->logdir_paths, s->n_logdir_paths,
 			   s->opts.threads ? s->opts.threads : ss_default_threads());
 	ss_dreuse_release(&s->dreuse);
 	s->cat.reuse = NULL;
+	/* the catalog's arrays grew by doubling: their old copies are free but still
+	 * resident under jemalloc's decay; a million-segment scan would carry ~40 MB of
+	 * them through the whole run (issue 15's RSS budget) */
+	ss_arena_purge_all();
 	s->times.discover = ss_mono() - t0;
 	if (rj_started) {
 		pthread_join(rj.th, NULL);

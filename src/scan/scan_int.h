@@ -114,6 +114,13 @@ struct segscan_scan {
 	struct ss_res_worker *winfo;         /* per worker, for --stats */
 	unsigned             n_winfo;
 	const struct segscan_scan *prev;     /* segscan_reuse */
+	struct ss_cfg_slot **cfg_cache;      /* the evaluator's: one resolved config per topic,
+						open addressing by topic (evaluator.c) */
+	uint32_t             cfg_cache_cap, cfg_cache_n;
+	char               **msgs;           /* the evaluator's: finding messages held once (evaluator.c) */
+	uint32_t             msgs_cap, msgs_n;
+	bool                 reusable;       /* segscan_reuse was called: keep segment identities
+						for the next scan's (ss_catalog.ids) */
 	uint32_t            *reuse_from;     /* per segment: index into prev's segments, or UINT32_MAX */
 	bool               (*unchanged)(void *arg, const char *log_dir, const char *dir); /* segscan_reuse_unchanged */
 	void                *unchanged_arg;
@@ -148,6 +155,8 @@ int  ss_workers_run(struct segscan_scan *s);
 unsigned ss_default_threads(void);
 /* evaluator.c: evaluate one partition now (all its segments are in) */
 int  ss_evaluate_partition(struct segscan_scan *s, uint32_t pi);
+/* The evaluator's per-topic configs (segscan_scan_free). */
+void ss_cfg_cache_free(struct segscan_scan *s);
 void *ss_evaluator_main(void *arg);
 
 /* scan.c: (re)fill s->res from the scan's state; at the end of every segscan_run and in

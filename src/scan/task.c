@@ -119,15 +119,34 @@ void ss_task_destroy(struct ss_task *t)
 	t->buf = t->ibuf = t->tbuf = NULL;
 }
 
+/* The segment's first error (later ones usually follow from it). */
+static void set_error(struct ss_seg *s, int err, uint32_t file, int64_t pos)
+{
+	struct ss_segx *x;
+	if (ss_seg_err(s) || !(x = ss_seg_xget(s)))
+		return; /* without memory the flag alone says it */
+	x->err = err;
+	x->err_file = file;
+	x->err_pos = pos;
+}
+
 static void seg_error(struct ss_task *t, int err, uint32_t file, int64_t pos)
 {
 	struct ss_seg *s = seg_of(t);
-	if (s->err)
-		return; /* keep the first: later ones usually follow from it */
 	s->flags |= SS_SEG_READ_ERROR;
-	s->err = err;
-	s->err_file = file;
-	s->err_pos = pos;
+	set_error(s, err, file, pos);
+}
+
+/* The first batch header's base offset: only a mismatch needs room to say it. */
+static void set_first_base(struct ss_seg *s, int64_t first)
+{
+	struct ss_segx *x;
+	s->flags |= SS_SEG_FIRST_KNOWN;
+	if (first == s->base_offset)
+		return;
+	s->flags |= SS_SEG_BASE_MISMATCH;
+	if ((x = ss_seg_xget(s)))
+		x->first_batch_base = first;
 }
 
 /* ---- phases ------------------------------------------------------------------------- */
@@ -149,6 +168,8 @@ int ss_task_start(struct ss_task *t, uint32_t seg_idx)
 	t->no_borrow = false;
 	t->borrowing = false;
 	t->walk_from = 0;
+	t->mtime_ns = 0;
+	t->bytes_read = 0;
 	s = seg_of(t);
 	/* one formatted name, the siblings by swapping the extension */
 	if ((r = ss_seg_relpath(t->env->cat, s, "log", t->path_log, sizeof(t->path_log) - 8)) < 0)
@@ -171,19 +192,25 @@ int ss_task_start(struct ss_task *t, uint32_t seg_idx)
 static int reuse_done(struct ss_task *t, bool *finished)
 {
 	struct ss_seg *s = seg_of(t);
-	const struct ss_seg *p = &t->env->prev_segs[t->env->reuse_from[t->seg_idx]];
+	uint32_t pi = t->env->reuse_from[t->seg_idx];
+	const struct ss_seg *p = &t->env->prev_segs[pi];
+	const struct ss_seg_id *id = &t->env->prev_ids[pi];
 	const struct ss_io_stat *st = &t->req[1].st;
-	if (t->req[1].res == 0 && st->dev == p->dev && st->ino == p->ino && st->size == p->size_bytes &&
-	    st->mtime_ns == p->mtime_ns) {
+	if (t->req[1].res == 0 && st->dev == id->dev && st->ino == id->ino && st->size == p->size_bytes &&
+	    st->mtime_ns == id->mtime_ns) {
 		struct ss_seg keep = *s;
-		*s = *p;
-		s->part = keep.part;
-		s->files = keep.files;
-		s->flags = (uint16_t)((p->flags & ~SS_SEG_ACTIVE & ~SS_SEG_ONLY_LOCAL) | (keep.flags & SS_SEG_ACTIVE));
-		s->bytes_read = 0;
-		t->env->reused++;
-		*finished = true;
-		return 0;
+		if (ss_seg_copy(s, p) == 0) {
+			s->part = keep.part;
+			s->files = keep.files;
+			s->flags = (uint16_t)((p->flags & ~SS_SEG_ACTIVE & ~SS_SEG_ONLY_LOCAL) |
+					      (keep.flags & SS_SEG_ACTIVE));
+			if (t->env->cat->ids)
+				t->env->cat->ids[t->seg_idx] = *id;
+			t->env->reused++;
+			*finished = true;
+			return 0;
+		}
+		/* no memory for its rare facts: read it instead */
 	}
 	/* changed (or gone): read it like any other */
 	t->phase = PH_OPEN;
@@ -456,7 +483,7 @@ static int zprobe_done(struct ss_task *t)
 			seg_error(t, (int)rq->res, SS_HAS_LOG, rq->off);
 			continue;
 		}
-		s->bytes_read += rq->res;
+		t->bytes_read += rq->res;
 		if ((size_t)rq->res < rq->len)
 			s->flags |= SS_SEG_CHANGED; /* the file shrank under us */
 		const uint8_t *p = t->buf + (size_t)i * SS_TASK_PROBE;
@@ -484,48 +511,51 @@ static int finish(struct ss_task *t)
 		s->flags |= SS_SEG_HAS_LAST;
 		s->last_offset = w->last_offset;
 	}
-	if (t->walk_from == 0 && w->first_base >= 0) {
-		s->first_batch_base = w->first_base;
-		if (w->first_base != s->base_offset)
-			s->flags |= SS_SEG_BASE_MISMATCH;
-	}
+	if (t->walk_from == 0 && w->first_base >= 0)
+		set_first_base(s, w->first_base);
 	s->valid_bytes = w->valid_bytes;
-	s->truncated_bytes = w->truncated_bytes;
-	s->prealloc_bytes = 0;
+	if (s->x)
+		s->x->truncated_bytes = s->x->prealloc_bytes = 0;
 	if (w->zero_tail)
 		s->flags |= SS_SEG_ZERO_TAIL;
-	if (w->zero_tail && w->truncated_bytes > 0 && (s->flags & SS_SEG_ACTIVE)) {
+	bool prealloc = w->zero_tail && w->truncated_bytes > 0 && (s->flags & SS_SEG_ACTIVE);
+	struct ss_segx *x = NULL;
+	if ((w->truncated_bytes > 0 || w->crc_errors > 0) && !(x = ss_seg_xget(s))) {
+		/* the tail and CRC counts cannot be kept: say the segment could not be read */
+		s->flags |= SS_SEG_READ_ERROR;
+	} else if (x) {
+		x->truncated_bytes = w->truncated_bytes;
+		x->crc_errors = w->crc_errors;
+	}
+	if (prealloc) {
 		/* The active segment's last batch followed by zeros up to the file's length is
 		 * a preallocated segment (preallocate / log.preallocate): Kafka appends at its
 		 * in-memory size and trims the file when it rolls or shuts down cleanly
 		 * (LogSegment.onBecomeInactiveSegment in storage/src/main/java/org/apache/kafka/storage/
 		 * internals/log/LogSegment.java; FileRecords.trim). Not a torn tail. */
 		s->flags |= SS_SEG_PREALLOCATED;
-		s->prealloc_bytes = w->truncated_bytes;
-		s->truncated_bytes = 0;
+		if (x) {
+			x->prealloc_bytes = w->truncated_bytes;
+			x->truncated_bytes = 0;
+		}
 	}
-	s->crc_errors = w->crc_errors;
 	if (w->offset_errors)
 		s->flags |= SS_SEG_OFFSETS_BAD;
 	if (t->walk_from == 0) {
-		s->batches = w->batches;
-		s->records = w->records;
+		s->batches = ss_seg_count(w->batches);
+		s->records = ss_seg_count(w->records);
 		if (t->env->verify)
 			s->flags |= SS_SEG_COUNTS_EXACT;
 	}
 	if (w->err) {
 		s->flags |= SS_SEG_CORRUPT;
-		if (!s->err) {
-			s->err = w->err;
-			s->err_file = SS_HAS_LOG;
-			s->err_pos = w->err_pos;
-		}
+		set_error(s, w->err, SS_HAS_LOG, w->err_pos);
 	}
 	if (w->file_size != s->size_bytes)
 		s->flags |= SS_SEG_CHANGED;
 	int64_t mx = w->max_timestamp > t->tim_max ? w->max_timestamp : t->tim_max;
 	/* Kafka's largestTimestamp falls back to the file's mtime without timestamps. */
-	s->max_timestamp_ms = mx >= 0 ? mx : s->mtime_ns / 1000000;
+	s->max_timestamp_ms = mx >= 0 ? mx : t->mtime_ns / 1000000;
 	t->phase = PH_CLOSE;
 	int fd = t->fd_log;
 	t->fd_log = -1;
@@ -640,10 +670,9 @@ static int advance(struct ss_task *t, bool *finished)
 			return sub_close(t, 0, fd);
 		}
 		s->size_bytes = rq[1].st.size;
-		s->dev = rq[1].st.dev;
-		s->ino = rq[1].st.ino;
-		s->mtime_ns = rq[1].st.mtime_ns;
-		s->bytes_read = 0;
+		t->mtime_ns = rq[1].st.mtime_ns;
+		if (t->env->cat->ids)
+			t->env->cat->ids[t->seg_idx] = (struct ss_seg_id){ rq[1].st.dev, rq[1].st.ino, rq[1].st.mtime_ns };
 		t->log_data_end = t->log_hole_from = s->size_bytes;
 		if (!t->env->verify && (s->flags & SS_SEG_ACTIVE) && s->size_bytes > SS_TASK_SMALL) {
 			/* A preallocated active .log is a few KiB of batches in a hole of
@@ -667,12 +696,9 @@ static int advance(struct ss_task *t, bool *finished)
 			seg_error(t, (int)head, SS_HAS_LOG, 0);
 		} else {
 			struct ss_batch_hdr h;
-			s->bytes_read += head;
-			if (ss_batch_header(t->buf, (size_t)head, &h) > 0 && h.has_base) {
-				s->first_batch_base = h.base_offset;
-				if (h.base_offset != s->base_offset)
-					s->flags |= SS_SEG_BASE_MISMATCH;
-			}
+			t->bytes_read += head;
+			if (ss_batch_header(t->buf, (size_t)head, &h) > 0 && h.has_base)
+				set_first_base(s, h.base_offset);
 		}
 		/* an index that vanished since discovery is simply absent: walk without it */
 		if (s->files & SS_HAS_INDEX) {
@@ -709,7 +735,7 @@ static int advance(struct ss_task *t, bool *finished)
 		int64_t bi = index_bound(s->size_bytes, SS_OFFSET_ENTRY), bt = index_bound(s->size_bytes, SS_TIME_ENTRY);
 		if (rq[0].res < 0 || rq[0].res >= bi || rq[1].res < 0 || rq[1].res >= bt)
 			return side_stats(t); /* an error, or more than the bound: the fstat path decides */
-		s->bytes_read += rq[0].res + rq[1].res;
+		t->bytes_read += rq[0].res + rq[1].res;
 		t->idx_size = rq[0].res;
 		t->tim_size = rq[1].res;
 		/* one window over the whole file: the search ends with this feed */
@@ -733,7 +759,7 @@ static int advance(struct ss_task *t, bool *finished)
 				t->tf_idx.done = true;
 				s->flags |= SS_SEG_INDEX_BAD;
 			} else {
-				s->bytes_read += rq[0].res;
+				t->bytes_read += rq[0].res;
 				ss_index_tail_feed(&t->tf_idx, t->ibuf, rq[0].res);
 			}
 		}
@@ -743,7 +769,7 @@ static int advance(struct ss_task *t, bool *finished)
 				t->tf_tim.best = -1;
 				t->tf_tim.done = true;
 			} else {
-				s->bytes_read += rq[1].res;
+				t->bytes_read += rq[1].res;
 				ss_index_tail_feed(&t->tf_tim, t->tbuf, rq[1].res);
 			}
 		}
@@ -765,7 +791,7 @@ static int advance(struct ss_task *t, bool *finished)
 			t->w.done = true;
 			return finish(t);
 		}
-		s->bytes_read += got;
+		t->bytes_read += got;
 		if (rq[0].data != t->buf) {
 			struct guarded_feed gf = { &t->w, rq[0].off, rq[0].data, (size_t)got, 0 };
 			if (ss_io_guarded(feed_fn, &gf, rq[0].data, (size_t)got) < 0) {

@@ -90,6 +90,7 @@ struct ss_task_env {
 	bool                    verify;
 	unsigned                arena;   /* the worker's jemalloc arena for task buffers */
 	const struct ss_seg    *prev_segs;  /* segscan_reuse: the previous scan's segments */
+	const struct ss_seg_id *prev_ids;   /* and their identities (never NULL with reuse_from) */
 	const uint32_t         *reuse_from; /* per segment: index into prev_segs or UINT32_MAX */
 	bool                    evict;      /* drop pages we brought into the page cache */
 	uint64_t                borrowed;   /* --verify bytes walked in place (zero-copy) */
@@ -108,6 +109,8 @@ struct ss_task {
 	int64_t           tim_max;      /* last time index entry's timestamp, -1 none */
 	int64_t           idx_target;   /* base + rel of the index entry walked from, -1 none */
 	int64_t           walk_from;
+	int64_t           mtime_ns;     /* the .log's, from its fstat: Kafka's timestamp fallback */
+	int64_t           bytes_read;   /* this segment's, for the USDT probe */
 	int64_t           log_data_end; /* reads stop here: end of the .log's data prefix */
 	int64_t           log_hole_from;/* from here to the end the .log is one hole (zeros) */
 	bool              zprobed;      /* the walk's zero tail has been probed (phase E) */

@@ -26,7 +26,7 @@
 
 /* Segment indices grouped by the NUMA node that serves them. */
 struct ss_queue {
-	uint32_t   *idx;
+	uint32_t   *idx;    /* NULL: segment i is the catalog's i-th */
 	uint32_t    n;
 	atomic_uint next;   /* relaxed fetch_add: a claim needs no ordering, the catalog is
 			       immutable while workers run */
@@ -83,7 +83,7 @@ static bool claim(struct ss_worker *w, uint32_t *seg)
 			continue;
 		unsigned i = atomic_fetch_add_explicit(&q->next, 1, memory_order_relaxed);
 		if (i < q->n) {
-			*seg = q->idx[i];
+			*seg = q->idx ? q->idx[i] : i;
 			return true;
 		}
 	}
@@ -172,6 +172,7 @@ static void *worker_main(void *arg)
 	w->env.evict = s->opts.evict;
 	if (s->prev && s->reuse_from) {
 		w->env.prev_segs = s->prev->cat.segs;
+		w->env.prev_ids = s->prev->cat.ids;
 		w->env.reuse_from = s->reuse_from;
 	}
 	if (ss_arena_create(&w->env.arena) != 0)
@@ -218,9 +219,12 @@ static void *worker_main(void *arg)
 			if ((r = ss_task_start(t, seg))) {
 				/* A path too long for the task buffers: report on the segment. */
 				struct ss_seg *sg = &s->cat.segs[seg];
+				struct ss_segx *x = ss_seg_xget(sg);
 				sg->flags |= SS_SEG_READ_ERROR;
-				sg->err = r;
-				sg->err_file = SS_HAS_LOG;
+				if (x) {
+					x->err = r;
+					x->err_file = SS_HAS_LOG;
+				}
 				idle[n_idle++] = t;
 				if (t->pending)
 					goto engine_fail;
@@ -259,7 +263,7 @@ static void *worker_main(void *arg)
 			if ((r = ss_task_complete(t, done[i], &fin)))
 				goto engine_fail;
 			if (fin) {
-				SS_PROBE_SEGMENT_PARSED(t->seg_idx, s->cat.segs[t->seg_idx].bytes_read);
+				SS_PROBE_SEGMENT_PARSED(t->seg_idx, t->bytes_read);
 				busy--;
 				idle[n_idle++] = t;
 				emit(w, t->seg_idx, &unpublished);
@@ -390,6 +394,15 @@ int ss_workers_run(struct segscan_scan *s)
 	}
 	if (nq == 0)
 		qnode[nq++] = -1;
+	bool any_reused = false;
+	for (uint32_t i = 0; i < cat->n_parts && !any_reused; i++)
+		any_reused = cat->parts[i].reused;
+	if (nq == 1 && !any_reused) {
+		/* every segment, in catalog order: the queue is the identity, no array (4 bytes
+		 * a segment, 4 MB of a million-segment scan's budget) */
+		qs[0].n = cat->n_segs;
+		goto queued;
+	}
 	for (unsigned k = 0; k < nq; k++) {
 		qs[k].idx = malloc(sizeof(uint32_t) * (cat->n_segs ? cat->n_segs : 1));
 		if (!qs[k].idx) {
@@ -406,6 +419,7 @@ int ss_workers_run(struct segscan_scan *s)
 			;
 		qs[k].idx[qs[k].n++] = i;
 	}
+queued:
 
 	ws = calloc(nthreads, sizeof(*ws));
 	{

@@ -133,6 +133,14 @@ void ss_arena_free(void *p)
 		free(p);
 }
 
+void ss_arena_purge_all(void)
+{
+	if (!use_je())
+		return;
+	/* "arena.<MALLCTL_ARENAS_ALL>.purge": 4096 is jemalloc's fixed index for all */
+	mallctl("arena.4096.purge", NULL, NULL, NULL, 0);
+}
+
 int ss_arena_of(const void *p, unsigned *arena)
 {
 	if (!use_je())
@@ -172,6 +180,10 @@ void *ss_arena_alloc(unsigned arena, size_t n)
 void ss_arena_free(void *p)
 {
 	free(p);
+}
+
+void ss_arena_purge_all(void)
+{
 }
 
 int ss_arena_of(const void *p, unsigned *arena)

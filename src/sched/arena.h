@@ -33,6 +33,11 @@ void *ss_arena_alloc(unsigned arena, size_t n);
 /* Free a block from ss_arena_alloc (NULL is a no-op). Any thread may free. */
 void  ss_arena_free(void *p);
 
+/* Return every arena's freed (dirty) pages to the system now, not after jemalloc's
+ * decay: what a large array's doubling left behind. Fallback: no-op (glibc moves large
+ * blocks with mremap, leaving nothing behind). */
+void  ss_arena_purge_all(void);
+
 /* The arena a live block belongs to ("arenas.lookup"). 0, -errno; -ENOTSUP in the
  * fallback build. */
 int   ss_arena_of(const void *p, unsigned *arena);

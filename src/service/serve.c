@@ -455,7 +455,8 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 	/* unchanged closed segments of the published scan cost one statx instead of a read;
 	 * our reference keeps that scan alive until segscan_run has returned */
 	prev = ss_pub_acquire(v->pub);
-	if (prev && (r = segscan_reuse(s, prev->scan)))
+	/* with no prev too: this scan then keeps the identities the next one compares */
+	if ((r = segscan_reuse(s, prev ? prev->scan : NULL)))
 		goto failed;
 	/* partitions with no inotify event since prev began are taken whole from it: no
 	 * listing, no statx (watches are armed before the scan reads) */
