@@ -52,7 +52,7 @@
 #define SS_TASK_WHOLE_INDEX 1024
 #endif
 #ifndef SS_TASK_VCHUNK
-/* --verify read size. Measured (1 GB of 1 MiB segments, warm, farm-bench medians of 9):
+/* --verify read size. Measured (1 GB of 1 MiB segments, warm, medians of 9 paired runs):
  * 128 KiB took 11 % less CPU and wall than 1 MiB (the chunk stays in L2 between the
  * kernel's copy and the CRC pass), 64 KiB the same as 128, 32 KiB 6 % more. */
 #define SS_TASK_VCHUNK     (128 * 1024)
@@ -63,14 +63,14 @@
  * verify/cat wall 0.76 -> 0.66; small batches unchanged), reads it zero-copy: the
  * engine lends a
  * mapping (engine.h, req->borrow) and the walker runs on it under the SIGBUS guard, in
- * feeds of BORROW_CHUNK. Measured (warm, farm-bench medians, verify wall over cat's):
+ * feeds of BORROW_CHUNK. Measured (warm, medians of paired runs, verify wall over cat's):
  * 64 MiB segments 1.37 copying -> 0.61 borrowed; 1 MiB 0.64 vs 0.66 (even); 64 KiB
  * 0.38 vs 1.17 (a mapping per small file costs more than its copy). */
 #ifndef SS_TASK_BORROW_MIN
 #define SS_TASK_BORROW_MIN   ((int64_t)1 << 20)
 #endif
 /* 8 MiB: the engine unmaps what is behind each borrowed read (mmap.c), so a task keeps
- * about this much mapped in; as fast as 64 MiB feeds (farm-bench, 64 MiB segments). */
+ * about this much mapped in; as fast as 64 MiB feeds (paired runs, 64 MiB segments). */
 #ifndef SS_TASK_BORROW_CHUNK_MIB
 #define SS_TASK_BORROW_CHUNK_MIB 8
 #endif
