@@ -75,7 +75,9 @@ static int scan_once(char **opts, int n_opts, char **dirs, int n_dirs, const seg
 	}
 	for (int i = 0; !e && i < n_dirs; i++)
 		e = segscan_add_logdir(s, dirs[i]);
-	if (!e && prev)
+	/* the full scan too (prev NULL), as serve does: it then keeps the identities the
+	 * reuse scan compares (include/segscan.h) */
+	if (!e)
 		e = segscan_reuse(s, prev);
 	if (e)
 		goto fail;
