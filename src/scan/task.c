@@ -320,6 +320,8 @@ static int next_read(struct ss_task *t)
 	 * batch, whose header is all it needs: a short first read; a walk from the start
 	 * (a small log, or no usable index) reads big chunks */
 	size_t chunk = t->env->verify ? SS_TASK_VCHUNK : t->idx_target >= 0 ? SS_TASK_TAIL_CHUNK : SS_TASK_CHUNK;
+	if (t->env->verify && w->want_pos == 0 && seg_of(t)->size_bytes > 4 * SS_TASK_VCHUNK)
+		chunk = SS_TASK_VFIRST; /* task.h: the first batches decide copy or borrow */
 	/* --verify zero-copy (task.h, SS_TASK_BORROW_MIN): from the first read of a big .log
 	 * or of a batch larger than a quarter of a copy chunk, sticky for the segment; PH_WALK
 	 * runs the walker on the lent mapping under the SIGBUS guard. Not under --evict: a

@@ -75,6 +75,15 @@
 #define SS_TASK_BORROW_CHUNK_MIB 8
 #endif
 #define SS_TASK_BORROW_CHUNK ((size_t)SS_TASK_BORROW_CHUNK_MIB << 20)
+/* --verify's first read of a .log above 4 copy chunks (and at most BORROW_MIN, which is
+ * borrowed from the start): small, because what the first batches look like decides
+ * whether the rest is copied or borrowed, and a segment of big batches would otherwise
+ * copy a whole first chunk before switching. Measured (warm, 11 paired runs, verify):
+ * 1 MiB segments of 1000-record zstd batches CPU and wall -7 % (verify/cat 0.70 ->
+ * 0.65), 1 MiB of 100-record uncompressed batches even (one more read per segment). */
+#ifndef SS_TASK_VFIRST
+#define SS_TASK_VFIRST (32 * 1024)
+#endif
 #define SS_TASK_PROBE      4096          /* index tail / probe read size */
 #ifndef SS_TASK_CLOSED_WIN
 #define SS_TASK_CLOSED_WIN 96            /* closed segments' index tail window (8 or 12 slots) */
