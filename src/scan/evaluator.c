@@ -16,6 +16,7 @@
 
 #include "common/clock.h"
 #include "common/probes.h"
+#include "common/strtab.h"
 #include "eval/config.h"
 #include "eval/remote.h"
 #include "fmt/names.h"
@@ -55,6 +56,9 @@ void ss_evaluator_kick(struct segscan_scan *s)
 		syscall(SYS_futex, &s->ev_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+static const char *cfg_key(const void *e);
+static const char *msg_key(const void *e);
+
 void *ss_evaluator_main(void *arg)
 {
 	struct segscan_scan *s = arg;
@@ -67,6 +71,8 @@ void *ss_evaluator_main(void *arg)
 	bool show = ss_progress_on(&s->log);
 
 	pthread_setname_np(pthread_self(), "segscan-eval");
+	s->cfgs.key = cfg_key; /* this thread's caches (ss_evaluate_partition) */
+	s->msgs.key = msg_key;
 
 	/* Partitions without segments, or taken whole from the previous scan, are complete
 	 * before any worker reports. */
@@ -224,48 +230,13 @@ struct ss_cfg_slot {
 	char                topic[]; /* the key */
 };
 
-/* FNV-1a, for topic names and finding messages */
-static uint32_t topic_hash(const char *t)
-{
-	uint32_t h = 2166136261u;
-	for (; *t; t++)
-		h = (h ^ (uint8_t)*t) * 16777619u;
-	return h;
-}
+static const char *cfg_key(const void *e) { return ((const struct ss_cfg_slot *)e)->topic; }
+static const char *msg_key(const void *e) { return e; }
 
 void ss_cfg_cache_free(struct segscan_scan *s)
 {
-	for (uint32_t i = 0; i < s->msgs_cap; i++)
-		free(s->msgs[i]);
-	free(s->msgs);
-	s->msgs = NULL;
-	s->msgs_cap = s->msgs_n = 0;
-	for (uint32_t i = 0; i < s->cfg_cache_cap; i++)
-		free(s->cfg_cache[i]);
-	free(s->cfg_cache);
-	s->cfg_cache = NULL;
-	s->cfg_cache_cap = s->cfg_cache_n = 0;
-}
-
-static int cfg_cache_grow(struct segscan_scan *s)
-{
-	uint32_t cap = s->cfg_cache_cap ? s->cfg_cache_cap * 2 : 64;
-	struct ss_cfg_slot **t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < s->cfg_cache_cap; i++) {
-		struct ss_cfg_slot *c = s->cfg_cache[i];
-		if (!c)
-			continue;
-		uint32_t k = topic_hash(c->topic) & (cap - 1);
-		while (t[k])
-			k = (k + 1) & (cap - 1);
-		t[k] = c;
-	}
-	free(s->cfg_cache);
-	s->cfg_cache = t;
-	s->cfg_cache_cap = cap;
-	return 0;
+	ss_strtab_free(&s->msgs, true);
+	ss_strtab_free(&s->cfgs, true);
 }
 
 /*
@@ -276,48 +247,21 @@ static int cfg_cache_grow(struct segscan_scan *s)
  */
 static const struct ss_topic_cfg *topic_cfg(struct segscan_scan *s, const char *topic)
 {
-	if (s->cfg_cache_cap) {
-		for (uint32_t k = topic_hash(topic) & (s->cfg_cache_cap - 1); s->cfg_cache[k];
-		     k = (k + 1) & (s->cfg_cache_cap - 1))
-			if (strcmp(s->cfg_cache[k]->topic, topic) == 0)
-				return &s->cfg_cache[k]->cfg;
-	}
-	if ((s->cfg_cache_n + 1) * 2 > s->cfg_cache_cap && cfg_cache_grow(s))
-		return NULL;
+	struct ss_cfg_slot *c;
+	if ((c = ss_strtab_get(&s->cfgs, topic)))
+		return &c->cfg;
 	size_t tl = strlen(topic) + 1;
-	struct ss_cfg_slot *c = malloc(sizeof(*c) + tl);
-	if (!c)
+	if (!(c = malloc(sizeof(*c) + tl)))
 		return NULL;
 	memcpy(c->topic, topic, tl);
 	struct ss_cfg_dynamic dyn;
 	bool have_dyn = ss_cluster_ctx_dynamic(s->cluster, &dyn);
 	ss_config_resolve_ctx(s->config, have_dyn ? &dyn : NULL, topic, &c->cfg);
-	uint32_t k = topic_hash(topic) & (s->cfg_cache_cap - 1);
-	while (s->cfg_cache[k])
-		k = (k + 1) & (s->cfg_cache_cap - 1);
-	s->cfg_cache[k] = c;
-	s->cfg_cache_n++;
-	return &c->cfg;
-}
-
-static int msgs_grow(struct segscan_scan *s)
-{
-	uint32_t cap = s->msgs_cap ? s->msgs_cap * 2 : 256;
-	char **t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < s->msgs_cap; i++) {
-		if (!s->msgs[i])
-			continue;
-		uint32_t k = topic_hash(s->msgs[i]) & (cap - 1);
-		while (t[k])
-			k = (k + 1) & (cap - 1);
-		t[k] = s->msgs[i];
+	if (ss_strtab_add(&s->cfgs, c)) {
+		free(c);
+		return NULL;
 	}
-	free(s->msgs);
-	s->msgs = t;
-	s->msgs_cap = cap;
-	return 0;
+	return &c->cfg;
 }
 
 /*
@@ -332,18 +276,12 @@ static void share_messages(struct segscan_scan *s, struct ss_eval *ev)
 		struct ss_finding *f = &ev->findings[i];
 		if (!f->message || f->message_shared)
 			continue;
-		if ((s->msgs_n + 1) * 2 > s->msgs_cap && msgs_grow(s))
-			return;
-		uint32_t k = topic_hash(f->message) & (s->msgs_cap - 1);
-		for (; s->msgs[k]; k = (k + 1) & (s->msgs_cap - 1))
-			if (strcmp(s->msgs[k], f->message) == 0)
-				break;
-		if (s->msgs[k]) {
+		char *held = ss_strtab_get(&s->msgs, f->message);
+		if (held) {
 			free(f->message);
-			f->message = s->msgs[k];
-		} else {
-			s->msgs[k] = f->message;
-			s->msgs_n++;
+			f->message = held;
+		} else if (ss_strtab_add(&s->msgs, f->message)) {
+			return;
 		}
 		f->message_shared = true;
 	}

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/log.h"
+#include "common/strtab.h"
 #include "discover/discover.h"
 #include "eval/eval.h"
 #include "io/engine.h"
@@ -114,11 +115,8 @@ struct segscan_scan {
 	struct ss_res_worker *winfo;         /* per worker, for --stats */
 	unsigned             n_winfo;
 	const struct segscan_scan *prev;     /* segscan_reuse */
-	struct ss_cfg_slot **cfg_cache;      /* the evaluator's: one resolved config per topic,
-						open addressing by topic (evaluator.c) */
-	uint32_t             cfg_cache_cap, cfg_cache_n;
-	char               **msgs;           /* the evaluator's: finding messages held once (evaluator.c) */
-	uint32_t             msgs_cap, msgs_n;
+	struct ss_strtab     cfgs;           /* the evaluator's: one resolved config per topic */
+	struct ss_strtab     msgs;           /* and finding messages held once (evaluator.c) */
 	bool                 reusable;       /* segscan_reuse was called: keep segment identities
 						for the next scan's (ss_catalog.ids) */
 	uint32_t            *reuse_from;     /* per segment: index into prev's segments, or UINT32_MAX */
