@@ -128,6 +128,9 @@ static inline uint32_t ss_seg_count(int64_t n)
 
 /* The segment's rare facts, created on first need; NULL on allocation failure. */
 struct ss_segx *ss_seg_xget(struct ss_seg *s);
+/* Record the segment's first error (later ones usually follow from it); without memory
+ * for the record, SS_SEG_READ_ERROR alone says it (ss_seg_err: -ENOMEM). */
+void ss_seg_set_error(struct ss_seg *s, int err, uint32_t file, int64_t pos);
 /* A fresh segment as discovery makes it. */
 void ss_seg_init(struct ss_seg *s, int64_t base_offset, uint8_t files);
 /* *dst = *src with its own copy of the rare facts (dst's own are freed first): 0 or -ENOMEM. */

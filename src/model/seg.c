@@ -16,6 +16,16 @@ struct ss_segx *ss_seg_xget(struct ss_seg *s)
 	return s->x;
 }
 
+void ss_seg_set_error(struct ss_seg *s, int err, uint32_t file, int64_t pos)
+{
+	struct ss_segx *x;
+	if (ss_seg_err(s) || !(x = ss_seg_xget(s)))
+		return;
+	x->err = err;
+	x->err_file = file;
+	x->err_pos = pos;
+}
+
 void ss_seg_init(struct ss_seg *s, int64_t base_offset, uint8_t files)
 {
 	memset(s, 0, sizeof(*s));

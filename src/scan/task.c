@@ -119,22 +119,11 @@ void ss_task_destroy(struct ss_task *t)
 	t->buf = t->ibuf = t->tbuf = NULL;
 }
 
-/* The segment's first error (later ones usually follow from it). */
-static void set_error(struct ss_seg *s, int err, uint32_t file, int64_t pos)
-{
-	struct ss_segx *x;
-	if (ss_seg_err(s) || !(x = ss_seg_xget(s)))
-		return; /* without memory the flag alone says it */
-	x->err = err;
-	x->err_file = file;
-	x->err_pos = pos;
-}
-
 static void seg_error(struct ss_task *t, int err, uint32_t file, int64_t pos)
 {
 	struct ss_seg *s = seg_of(t);
 	s->flags |= SS_SEG_READ_ERROR;
-	set_error(s, err, file, pos);
+	ss_seg_set_error(s, err, file, pos);
 }
 
 /* The first batch header's base offset: only a mismatch needs room to say it. */
@@ -516,30 +505,23 @@ static int finish(struct ss_task *t)
 	if (t->walk_from == 0 && w->first_base >= 0)
 		set_first_base(s, w->first_base);
 	s->valid_bytes = w->valid_bytes;
-	if (s->x)
-		s->x->truncated_bytes = s->x->prealloc_bytes = 0;
 	if (w->zero_tail)
 		s->flags |= SS_SEG_ZERO_TAIL;
+	/* The active segment's last batch followed by zeros up to the file's length is a
+	 * preallocated segment (preallocate / log.preallocate): Kafka appends at its
+	 * in-memory size and trims the file when it rolls or shuts down cleanly
+	 * (LogSegment.onBecomeInactiveSegment in storage/src/main/java/org/apache/kafka/storage/
+	 * internals/log/LogSegment.java; FileRecords.trim). Not a torn tail. */
 	bool prealloc = w->zero_tail && w->truncated_bytes > 0 && (s->flags & SS_SEG_ACTIVE);
-	struct ss_segx *x = NULL;
-	if ((w->truncated_bytes > 0 || w->crc_errors > 0) && !(x = ss_seg_xget(s))) {
-		/* the tail and CRC counts cannot be kept: say the segment could not be read */
-		s->flags |= SS_SEG_READ_ERROR;
-	} else if (x) {
-		x->truncated_bytes = w->truncated_bytes;
-		x->crc_errors = w->crc_errors;
-	}
-	if (prealloc) {
-		/* The active segment's last batch followed by zeros up to the file's length is
-		 * a preallocated segment (preallocate / log.preallocate): Kafka appends at its
-		 * in-memory size and trims the file when it rolls or shuts down cleanly
-		 * (LogSegment.onBecomeInactiveSegment in storage/src/main/java/org/apache/kafka/storage/
-		 * internals/log/LogSegment.java; FileRecords.trim). Not a torn tail. */
+	if (prealloc)
 		s->flags |= SS_SEG_PREALLOCATED;
-		if (x) {
-			x->prealloc_bytes = w->truncated_bytes;
-			x->truncated_bytes = 0;
-		}
+	struct ss_segx *x = s->x;
+	if (!x && (w->truncated_bytes > 0 || w->crc_errors > 0) && !(x = ss_seg_xget(s)))
+		s->flags |= SS_SEG_READ_ERROR; /* the tail and CRC counts cannot be kept (-ENOMEM) */
+	if (x) {
+		x->truncated_bytes = prealloc ? 0 : w->truncated_bytes;
+		x->prealloc_bytes = prealloc ? w->truncated_bytes : 0;
+		x->crc_errors = w->crc_errors;
 	}
 	if (w->offset_errors)
 		s->flags |= SS_SEG_OFFSETS_BAD;
@@ -551,7 +533,7 @@ static int finish(struct ss_task *t)
 	}
 	if (w->err) {
 		s->flags |= SS_SEG_CORRUPT;
-		set_error(s, w->err, SS_HAS_LOG, w->err_pos);
+		ss_seg_set_error(s, w->err, SS_HAS_LOG, w->err_pos);
 	}
 	if (w->file_size != s->size_bytes)
 		s->flags |= SS_SEG_CHANGED;

@@ -219,12 +219,8 @@ static void *worker_main(void *arg)
 			if ((r = ss_task_start(t, seg))) {
 				/* A path too long for the task buffers: report on the segment. */
 				struct ss_seg *sg = &s->cat.segs[seg];
-				struct ss_segx *x = ss_seg_xget(sg);
 				sg->flags |= SS_SEG_READ_ERROR;
-				if (x) {
-					x->err = r;
-					x->err_file = SS_HAS_LOG;
-				}
+				ss_seg_set_error(sg, r, SS_HAS_LOG, -1);
 				idle[n_idle++] = t;
 				if (t->pending)
 					goto engine_fail;
