@@ -48,7 +48,7 @@ static int on_rec(void *arg, int32_t mpart, int64_t offset, int64_t ts, const vo
 		return 0;
 	}
 	return ss_remote_topic_apply_value(x->r, mpart, 0, offset, value, has_value ? (int32_t)len : -1, "bench", NULL,
-					   NULL, &x->st);
+					   NULL, &x->st, NULL);
 }
 
 int main(int argc, char **argv)
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 		if (ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r))
 			return 1;
 		t0 = ss_mono();
-		e = ss_remote_topic_replay(r, dirs, 1, 0, NULL, NULL, &st);
+		e = ss_remote_topic_replay(r, dirs, 1, 0, NULL, NULL, &st, NULL);
 		dt = ss_mono() - t0;
 		ss_remote_free(r);
 		if (e) {

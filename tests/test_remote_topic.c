@@ -21,9 +21,11 @@
 #include <sys/stat.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "eval/remote.h"
 #include "fmt/names.h"
+#include "fmt/rlmm.h"
 #include "source/remote_topic.h"
 #include "segscan.h"
 #include "testutil.h"
@@ -99,7 +101,7 @@ static void test_replay(void **state)
 	struct ss_remote_topic_stats st;
 	struct warns w = { 0 };
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
-	assert_int_equal(ss_remote_topic_replay(r, dirs, 2, 50, on_warn, &w, &st), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 2, 50, on_warn, &w, &st, NULL), 0);
 
 	assert_int_equal(st.partitions, 2);
 	assert_int_equal(st.num_partitions, 50);
@@ -135,7 +137,7 @@ static void test_replay(void **state)
 	/* without a configured count, partitions {0, 38} are not all of them: no placement check */
 	struct warns w2 = { 0 };
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
-	assert_int_equal(ss_remote_topic_replay(r, dirs, 2, 0, on_warn, &w2, &st), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 2, 0, on_warn, &w2, &st, NULL), 0);
 	assert_int_equal(st.num_partitions, 0);
 	assert_int_equal(st.misplaced, 0);
 	assert_int_equal(st.applied, 4);
@@ -157,7 +159,7 @@ static void test_missing_and_odd_dirs(void **state)
 	struct ss_remote_topic_stats st;
 	struct warns w = { 0 };
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
-	assert_int_equal(ss_remote_topic_replay(r, dirs, 2, 0, on_warn, &w, &st), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 2, 0, on_warn, &w, &st, NULL), 0);
 	assert_int_equal(w.n, 2);
 	assert_int_equal(st.partitions, 1);
 	assert_int_equal(st.num_partitions, 0);   /* {3} is not 0..0 */
@@ -188,7 +190,7 @@ static void test_tails(void **state)
 	struct ss_remote_topic_stats st;
 	struct warns w = { 0 };
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
-	assert_int_equal(ss_remote_topic_replay(r, dirs, 1, 0, on_warn, &w, &st), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 1, 0, on_warn, &w, &st, NULL), 0);
 	assert_int_equal(st.num_partitions, 1);   /* {0} is all of 0..0 */
 	assert_int_equal(st.misplaced, 0);        /* of one partition, everything belongs in 0 */
 	assert_int_equal(st.applied, 1);
@@ -200,7 +202,7 @@ static void test_tails(void **state)
 	assert_int_equal(tu_write_file(path, buf, len + 200), 0);
 	memset(&w, 0, sizeof(w));
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
-	assert_int_equal(ss_remote_topic_replay(r, dirs, 1, 0, on_warn, &w, &st), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 1, 0, on_warn, &w, &st, NULL), 0);
 	assert_int_equal(st.applied, 1);
 	assert_int_equal(st.corrupt, 1);
 	ss_remote_free(r);
@@ -219,7 +221,7 @@ static void replay_one(const char *dir, struct ss_remote_topic_stats *st, struct
 	struct ss_remote *r;
 	memset(w, 0, sizeof(*w));
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
-	assert_int_equal(ss_remote_topic_replay(r, dirs, 1, 0, on_warn, w, st), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 1, 0, on_warn, w, st, NULL), 0);
 	ss_remote_free(r);
 }
 
@@ -285,6 +287,190 @@ static void test_big_zero_tail(void **state)
 	free(root);
 }
 
+/* ---- issue 21 item 3: a metadata batch is applied only after its CRC-32C checks ----------- */
+
+#define TIERED "tests/fixtures/kafka/tiered"
+/* capture time of the fixture (case.json) plus 2 h: a segment stuck in COPY_SEGMENT_STARTED
+ * since the capture is past --dangling-after, so a replay without its finish update would
+ * report DANGLING_REMOTE_SEGMENT */
+#define TIERED_NOW_PLUS_2H "1795981222545"
+
+static void topic_id_of(const char *partdir, uint8_t id[16])
+{
+	char p[1024];
+	snprintf(p, sizeof(p), "%s/partition.metadata", partdir);
+	char *t = tu_read_file(p, NULL);
+	assert_non_null(t);
+	char *q = strstr(t, "topic_id: ");
+	assert_non_null(q);
+	assert_int_equal(ss_uuid_parse(q + 10, 22, id), 0);
+	free(t);
+}
+
+/* Flip one bit in the middle of the first batch's records (inside the CRC's range, in the
+ * first record of that real broker-written batch). Returns the batch's byte size. */
+static size_t flip_first_batch(char *buf, size_t len)
+{
+	assert_true(len > 61);
+	size_t size = 12 + (((size_t)(uint8_t)buf[8] << 24) | ((size_t)(uint8_t)buf[9] << 16) |
+			    ((size_t)(uint8_t)buf[10] << 8) | (size_t)(uint8_t)buf[11]);
+	assert_true(size > 61 && size <= len);
+	buf[61 + (size - 61) / 2] ^= 0x10;
+	return size;
+}
+
+static char *tiered_copy(bool corrupt)
+{
+	char *root = tu_mkdtemp("rlmm-crc");
+	assert_non_null(root);
+	assert_int_equal(tu_run(NULL, "cp -r " TIERED "/logdir '%s/logdir'", root), 0);
+	if (corrupt) {
+		char p[1024];
+		size_t len = 0;
+		snprintf(p, sizeof(p), "%s/logdir/__remote_log_metadata-3/00000000000000000000.log", root);
+		char *buf = tu_read_file(p, &len);
+		assert_non_null(buf);
+		flip_first_batch(buf, len);
+		assert_int_equal(tu_write_file(p, buf, len), 0);
+		free(buf);
+	}
+	return root;
+}
+
+static void test_crc_real_segment(void **state)
+{
+	(void)state;
+	uint8_t tiered[16], single[16];
+	topic_id_of(TIERED "/logdir/tiered-0", tiered);
+	topic_id_of(TIERED "/logdir/single-record-0", single);
+	/* the fixture's placement (5 metadata partitions): tiered-0 in 3, single-record-0 in 2 */
+	assert_int_equal(ss_rlmm_metadata_partition(tiered, 0, 5), 3);
+	assert_int_equal(ss_rlmm_metadata_partition(single, 0, 5), 2);
+
+	for (int corrupt = 0; corrupt < 2; corrupt++) {
+		char *root = tiered_copy(corrupt);
+		char d2[1024], d3[1024];
+		snprintf(d2, sizeof(d2), "%s/logdir/__remote_log_metadata-2", root);
+		snprintf(d3, sizeof(d3), "%s/logdir/__remote_log_metadata-3", root);
+		const char *dirs[] = { d2, d3 };
+		struct ss_remote *r;
+		struct ss_remote_topic_stats st;
+		struct ss_remote_taint taint = { 0 };
+		struct warns w = { 0 };
+		assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
+		assert_int_equal(ss_remote_topic_replay(r, dirs, 2, 5, on_warn, &w, &st, &taint), 0);
+		assert_int_equal(st.misplaced, 0);
+		assert_int_equal(taint.num_partitions, 5);
+		if (!corrupt) {
+			assert_int_equal(st.crc_errors, 0);
+			assert_int_equal(st.corrupt, 0);
+			assert_int_equal(w.n, 0);
+			assert_int_equal(taint.n_mparts, 0);
+			assert_int_equal(st.applied, st.records);
+			assert_false(ss_remote_taint_concerns(&taint, tiered, 0, NULL, 0));
+			const struct ss_remote_part *p = ss_remote_find(r, "tiered", 0, tiered);
+			assert_non_null(p);
+			assert_true(p->n_segs > 0);
+		} else {
+			assert_int_equal(st.crc_errors, 1);
+			assert_int_equal(st.corrupt, 1);
+			/* the corrupt batch at byte 0 of partition 3 is named with its file and place */
+			assert_true(has_warning(&w, 3, 0, "fails its CRC-32C check"));
+			for (int i = 0; i < w.n && i < 16; i++)
+				assert_null(strstr(w.text[i], "never added"));
+			assert_int_equal(taint.n_mparts, 1);
+			assert_int_equal(taint.mparts[0].mpart, 3);
+			assert_int_equal(taint.mparts[0].file_pos, 0);
+			assert_int_equal(taint.mparts[0].offset, 0);
+			assert_non_null(strstr(taint.mparts[0].where, "__remote_log_metadata-3/00000000000000000000.log"));
+			/* nothing of partition 3 is applied; partition 2 (single-record) is whole */
+			assert_null(ss_remote_find(r, "tiered", 0, tiered));
+			assert_true(st.not_applied > 0);
+			const struct ss_remote_part *p = ss_remote_find(r, "single-record", 0, single);
+			assert_non_null(p);
+			assert_true(p->n_segs > 0);
+			char why[1024];
+			assert_true(ss_remote_taint_concerns(&taint, tiered, 0, why, sizeof(why)));
+			assert_non_null(strstr(why, "__remote_log_metadata-3"));
+			assert_non_null(strstr(why, "byte 0"));
+			assert_false(ss_remote_taint_concerns(&taint, single, 0, NULL, 0));
+			/* without a topic id or a partition count, the corrupt batch could hold anything */
+			assert_true(ss_remote_taint_concerns(&taint, NULL, 0, NULL, 0));
+			taint.num_partitions = 0;
+			assert_true(ss_remote_taint_concerns(&taint, single, 0, NULL, 0));
+		}
+		ss_remote_taint_release(&taint);
+		ss_remote_free(r);
+		tu_run(NULL, "rm -rf '%s'", root);
+		free(root);
+	}
+}
+
+static bool has_code(json_t *part, const char *code)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(part, "findings"), i, f)
+		if (!strcmp(json_string_value(json_object_get(f, "code")), code))
+			return true;
+	return false;
+}
+
+static json_t *find_part(json_t *o, const char *topic, int partition)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(o, "partitions"), i, p)
+		if (!strcmp(json_string_value(json_object_get(p, "topic")), topic) &&
+		    json_integer_value(json_object_get(p, "partition")) == partition)
+			return p;
+	return NULL;
+}
+
+/* The whole scan, fast path and --verify: the partition whose metadata partition holds the
+ * corrupt batch is REMOTE_STATE_UNKNOWN (no false DANGLING_REMOTE_SEGMENT, no "update for a
+ * segment never added"), errors[] names the file and byte, exit 1; the other is unharmed. */
+static void test_crc_scan(void **state)
+{
+	(void)state;
+	char *root = tiered_copy(true);
+	for (int verify = 0; verify < 2; verify++) {
+		char *out = NULL;
+		int rc = tu_run(&out, "timeout 60 %s scan -f json --now=" TIERED_NOW_PLUS_2H " %s '%s/logdir' 2>/dev/null",
+				tu_segscan(), verify ? "--verify" : "", root);
+		assert_int_equal(rc, 1);
+		json_error_t je;
+		json_t *o = json_loads(out, 0, &je);
+		free(out);
+		assert_non_null(o);
+		json_t *t = find_part(o, "tiered", 0), *sr = find_part(o, "single-record", 0);
+		assert_non_null(t);
+		assert_non_null(sr);
+		assert_true(has_code(t, "REMOTE_STATE_UNKNOWN"));
+		assert_false(has_code(t, "DANGLING_REMOTE_SEGMENT"));
+		assert_true(json_is_null(json_object_get(json_object_get(t, "remote"), "highest_offset")));
+		assert_false(has_code(sr, "REMOTE_STATE_UNKNOWN"));
+		assert_string_equal(json_string_value(json_object_get(json_object_get(sr, "remote"), "source")),
+				    "metadata-topic");
+		size_t i;
+		json_t *e;
+		bool named = false;
+		json_array_foreach(json_object_get(o, "errors"), i, e) {
+			const char *m = json_string_value(json_object_get(e, "message"));
+			const char *f = json_string_value(json_object_get(e, "file"));
+			assert_null(strstr(m, "never added"));
+			if (strstr(m, "fails its CRC-32C check") && f &&
+			    strstr(f, "__remote_log_metadata-3/00000000000000000000.log") &&
+			    json_integer_value(json_object_get(e, "where")) == 0)
+				named = true;
+		}
+		assert_true(named);
+		json_decref(o);
+	}
+	tu_run(NULL, "rm -rf '%s'", root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +478,8 @@ int main(void)
 		cmocka_unit_test(test_missing_and_odd_dirs),
 		cmocka_unit_test(test_tails),
 		cmocka_unit_test(test_big_zero_tail),
+		cmocka_unit_test(test_crc_real_segment),
+		cmocka_unit_test(test_crc_scan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

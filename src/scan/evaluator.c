@@ -26,6 +26,7 @@
 #include "source/cluster_ctx.h"
 #include "source/cluster_image.h"
 #include "source/context.h"
+#include "source/remote_topic.h"
 
 #define POP_BURST 256
 
@@ -327,8 +328,16 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 		}
 	in.now_ms = s->opts.now_ms;
 	in.dangling_after_ms = s->opts.dangling_after_ms;
-	if (!in.has_seed && !(in.remote && ss_remote_has_metadata(in.remote)))
+	char twhy[1024];
+	const uint8_t *tid = p->has_topic_id ? p->topic_id : ec.topic_known ? ec.topic_id : NULL;
+	if (!in.has_seed && s->remote_taint && ss_remote_taint_concerns(s->remote_taint, tid, p->partition, twhy,
+									 sizeof(twhy))) {
+		/* a corrupt metadata batch could hold its events: unknown, not replayed without them */
+		in.remote = NULL;
+		in.remote_unknown_why = twhy;
+	} else if (!in.has_seed && !(in.remote && ss_remote_has_metadata(in.remote))) {
 		remote_coverage(s, p, &ec, &in, why, sizeof(why));
+	}
 	r = ss_eval_partition(&in, &p->eval);
 	if (r)
 		p->eval = NULL;

@@ -20,6 +20,7 @@
 #include "source/cluster_image.h"
 #include "sched/arena.h"
 #include "source/context.h"
+#include "source/remote_topic.h"
 
 static int fail(segscan_scan *s, int err, const char *fmt, ...)
 {
@@ -257,6 +258,9 @@ int segscan_run(segscan_scan *s)
 		return fail(s, -EALREADY, "a scan runs once; create a new one");
 	s->ran = true;
 	int r = run_pipeline(s);
+	/* the evaluations that read it are done (the workers and the evaluator are joined) */
+	ss_remote_taint_free(s->remote_taint);
+	s->remote_taint = NULL;
 	/* published on every path: a failed run still reports what it saw and its exit code */
 	int p = ss_scan_publish_results(s);
 	if (!r && p)

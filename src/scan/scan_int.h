@@ -23,6 +23,7 @@
 #include "segscan.h"
 
 struct ss_remote;      /* eval/remote.h */
+struct ss_remote_taint;/* source/remote_topic.h */
 struct ss_config;      /* eval/config.h */
 struct ss_cluster_ctx; /* source/cluster_ctx.h */
 
@@ -101,6 +102,9 @@ struct segscan_scan {
 	char                *static_config_how;/* "--server-properties", "the running broker's (pid N)", or
 						  why none was read; owned */
 	const char          *remote_source;  /* "remote-state" | "metadata-topic" | NULL */
+	struct ss_remote_taint *remote_taint;/* source/remote_topic.h: metadata partitions with a corrupt
+						batch, whose partitions the evaluator reports unknown;
+						NULL when none (freed at the end of segscan_run) */
 	char                 err[1024];      /* last error message (segscan_last_error) */
 	struct ss_logsink    log;            /* common/log.h: segscan_set_log's callback */
 	bool                 ran;

@@ -46,7 +46,7 @@ static int on_rec(void *arg, int32_t mpart, int64_t offset, int64_t ts, const vo
 	if ((++x->records & 255) == 0)   /* a million records need no million clock reads */
 		ss_progress(x->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_ITEMS, "records", x->records, 0);
 	return ss_remote_topic_apply_value(x->r, mpart, x->nparts, offset, value,
-					   has_value ? (int32_t)len : -1, x->where, warn_fn, x, &x->st);
+					   has_value ? (int32_t)len : -1, x->where, warn_fn, x, &x->st, NULL);
 }
 
 bool ss_cluster_wanted(const struct segscan_scan *s)

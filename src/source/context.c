@@ -9,6 +9,7 @@
 #include "eval/remote.h"
 #include "fmt/names.h"
 #include "scan/scan_int.h"
+#include "source/cluster_ctx.h"
 #include "source/cluster_load.h"
 #include "source/context.h"
 #include "source/local_files.h"
@@ -103,8 +104,11 @@ int ss_load_remote(struct segscan_scan *s)
 	    s->cat.n_rlmm_dirs > 0) {
 		if ((r = ss_remote_new(SS_REMOTE_KAFKA, SS_SOURCE_METADATA_TOPIC, &s->remote)))
 			return r;
+		/* the metadata log's partition count places user partitions exactly; without it
+		 * the replay derives one from the dirs it has */
 		r = ss_remote_topic_load(s->remote, (const char *const *)s->cat.rlmm_dirs, s->cat.n_rlmm_dirs,
-					   &s->cat, &s->remote_warnings);
+					 s->cluster ? s->cluster->rlmm_partitions : 0, &s->cat, &s->remote_warnings,
+					 &s->remote_taint);
 		if (r)
 			return r;
 		s->remote_source = SS_SOURCE_METADATA_TOPIC;

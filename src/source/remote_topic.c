@@ -36,8 +36,11 @@ struct mt_ctx {
 	ss_remote_topic_warn_fn       warn;
 	void               *warn_arg;
 	struct ss_remote_topic_stats *st;
+	struct ss_remote_taint *taint; /* NULL: corrupt batches are only counted */
 	int32_t             nparts;    /* 0: no placement check */
 	int32_t             mpart;
+	bool                tainted;   /* a batch of this metadata partition failed its CRC:
+					  later records are not applied */
 	const char         *path;      /* current segment file */
 	int64_t             batch_pos;
 	/* progress (common/log.h), bytes of the segment files: the scan's replay only */
@@ -57,6 +60,137 @@ static int warnf(struct mt_ctx *c, int64_t offset, int64_t pos, int err, const c
 	va_end(ap);
 	c->st->warnings++;
 	return c->warn ? c->warn(c->warn_arg, c->path, c->mpart, offset, pos, err, msg) : 0;
+}
+
+/* ---- the taint: what corrupt batches leave unknown (remote_topic.h) ---- */
+
+int ss_remote_taint_add(struct ss_remote_taint *t, int32_t mpart, int64_t offset, int64_t file_pos,
+			const char *where)
+{
+	for (uint32_t i = 0; i < t->n_mparts; i++)
+		if (t->mparts[i].mpart == mpart) {
+			t->mparts[i].batches++;
+			return 0;
+		}
+	struct ss_remote_taint_mpart *m;
+	int e = SS_DA_PUSH(&t->mparts, &t->n_mparts, &t->cap_mparts, &m);
+	if (e < 0)
+		return e;
+	m->mpart = mpart;
+	m->offset = offset;
+	m->file_pos = file_pos;
+	m->batches = 1;
+	if (!(m->where = strdup(where ? where : "__remote_log_metadata"))) {
+		t->n_mparts--;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static const struct ss_remote_taint_mpart *taint_find(const struct ss_remote_taint *t, int32_t mpart)
+{
+	for (uint32_t i = 0; t && i < t->n_mparts; i++)
+		if (t->mparts[i].mpart == mpart)
+			return &t->mparts[i];
+	return NULL;
+}
+
+bool ss_remote_taint_has(const struct ss_remote_taint *t, int32_t mpart)
+{
+	return taint_find(t, mpart) != NULL;
+}
+
+/* A misplaced record's partition; consecutive repeats are kept once (a partition's records
+ * come in runs), the rest is sorted out by ss_remote_taint_finish. */
+static int taint_name(struct ss_remote_taint *t, const uint8_t topic_id[16], int32_t partition, int32_t mpart)
+{
+	if (t->n_named) {
+		const struct ss_remote_taint_named *l = &t->named[t->n_named - 1];
+		if (l->partition == partition && l->mpart == mpart && !memcmp(l->topic_id, topic_id, 16))
+			return 0;
+	}
+	struct ss_remote_taint_named *x;
+	int e = SS_DA_PUSH(&t->named, &t->n_named, &t->cap_named, &x);
+	if (e < 0)
+		return e;
+	memcpy(x->topic_id, topic_id, 16);
+	x->partition = partition;
+	x->mpart = mpart;
+	return 0;
+}
+
+void ss_remote_taint_finish(struct ss_remote_taint *t, int32_t num_partitions)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < t->n_named; i++)
+		if (ss_remote_taint_has(t, t->named[i].mpart))
+			t->named[k++] = t->named[i];
+	t->n_named = k;
+	t->num_partitions = num_partitions;
+}
+
+static void taint_place(const struct ss_remote_taint_mpart *m, char *buf, size_t n)
+{
+	if (m->file_pos >= 0)
+		snprintf(buf, n, "the batch at byte %lld of %s", (long long)m->file_pos, m->where);
+	else
+		snprintf(buf, n, "the batch at offset %lld (%s)", (long long)m->offset, m->where);
+}
+
+bool ss_remote_taint_concerns(const struct ss_remote_taint *t, const uint8_t *topic_id, int32_t partition,
+			      char *why, size_t whylen)
+{
+	char place[600];
+	if (!t || t->n_mparts == 0)
+		return false;
+	const struct ss_remote_taint_mpart *m = NULL;
+	if (topic_id && t->num_partitions > 0)
+		m = taint_find(t, ss_rlmm_metadata_partition(topic_id, partition, t->num_partitions));
+	if (m) {
+		taint_place(m, place, sizeof(place));
+		if (why)
+			snprintf(why, whylen, "its metadata is in __remote_log_metadata-%d, where %s failed its CRC-32C "
+				 "check: that batch's records, and the later ones of that partition, were not applied",
+				 m->mpart, place);
+		return true;
+	}
+	for (uint32_t i = 0; topic_id && i < t->n_named; i++) {
+		const struct ss_remote_taint_named *x = &t->named[i];
+		if (x->partition == partition && !memcmp(x->topic_id, topic_id, 16)) {
+			m = taint_find(t, x->mpart);
+			taint_place(m, place, sizeof(place));
+			if (why)
+				snprintf(why, whylen, "records of it are in __remote_log_metadata-%d, where %s failed its "
+					 "CRC-32C check: that batch's records, and the later ones of that partition, were "
+					 "not applied", m->mpart, place);
+			return true;
+		}
+	}
+	if (topic_id && t->num_partitions > 0)
+		return false;
+	taint_place(&t->mparts[0], place, sizeof(place));
+	if (why)
+		snprintf(why, whylen, "in __remote_log_metadata-%d %s failed its CRC-32C check and was not applied, and "
+			 "without %s the metadata partition that holds this partition's records cannot be told",
+			 t->mparts[0].mpart, place, topic_id ? "the partition count of __remote_log_metadata" : "its topic id");
+	return true;
+}
+
+void ss_remote_taint_release(struct ss_remote_taint *t)
+{
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < t->n_mparts; i++)
+		free(t->mparts[i].where);
+	free(t->mparts);
+	free(t->named);
+	memset(t, 0, sizeof(*t));
+}
+
+void ss_remote_taint_free(struct ss_remote_taint *t)
+{
+	ss_remote_taint_release(t);
+	free(t);
 }
 
 /* One record value, from a segment file (on_record) or from the live cluster
@@ -88,6 +222,10 @@ static int apply_value(struct mt_ctx *c, int64_t offset, const uint8_t *value, i
 			char tid[23];
 			ss_uuid_format(d.ev.topic_id, tid);
 			c->st->misplaced++;
+			if (c->taint && (e = taint_name(c->taint, d.ev.topic_id, d.ev.partition, c->mpart))) {
+				ss_rlmm_rec_free(&d);
+				return e;
+			}
 			/* Kafka's consumer applies it anyway if it reads this partition: so do we */
 			if ((e = warnf(c, offset, c->batch_pos, SEGSCAN_EMISMATCH,
 				       "__remote_log_metadata-%d offset %lld: record for %.*s-%d (topic id %s) belongs in "
@@ -98,6 +236,13 @@ static int apply_value(struct mt_ctx *c, int64_t offset, const uint8_t *value, i
 				return e;
 			}
 		}
+	}
+	if (c->tainted || (c->taint && ss_remote_taint_has(c->taint, c->mpart))) {
+		/* after a corrupt batch: what it held may be what this record refers to, so its
+		 * partitions are unknown (the taint) rather than replayed without it */
+		c->st->not_applied++;
+		ss_rlmm_rec_free(&d);
+		return 0;
 	}
 	e = ss_remote_apply(c->r, &d.ev, msg, sizeof(msg));
 	ss_rlmm_rec_free(&d);
@@ -119,10 +264,10 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 
 int ss_remote_topic_apply_value(struct ss_remote *r, int32_t mpart, int32_t num_partitions, int64_t offset,
 				const uint8_t *value, int32_t value_len, const char *where, ss_remote_topic_warn_fn warn,
-				void *warn_arg, struct ss_remote_topic_stats *st)
+				void *warn_arg, struct ss_remote_topic_stats *st, struct ss_remote_taint *taint)
 {
-	struct mt_ctx c = { .r = r, .warn = warn, .warn_arg = warn_arg, .st = st, .nparts = num_partitions,
-			    .mpart = mpart, .path = where, .batch_pos = -1 };
+	struct mt_ctx c = { .r = r, .warn = warn, .warn_arg = warn_arg, .st = st, .taint = taint,
+			    .nparts = num_partitions, .mpart = mpart, .path = where, .batch_pos = -1 };
 	return apply_value(&c, offset, value, value_len);
 }
 
@@ -307,6 +452,27 @@ static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, uint
 			e = warnf(c, h.base_offset, c->batch_pos, SEGSCAN_EMAGIC,
 				  "__remote_log_metadata-%d offset %lld: message format v%u, not a metadata batch; skipped",
 				  c->mpart, (long long)h.base_offset, h.magic);
+		} else if ((r = ss_batch_verify(buf + off, &h)) != 0) {
+			/* Kafka's consumer (check.crcs) refuses such a batch: nothing in it is
+			 * applied, nor anything after it here, since the lost records may be the
+			 * adds that later updates refer to */
+			c->st->corrupt++;
+			c->st->crc_errors++;
+			if (!c->tainted)
+				e = warnf(c, h.base_offset, c->batch_pos, r,
+					  "__remote_log_metadata-%d: %s: the batch at byte %lld (offsets %lld..%lld) fails "
+					  "its CRC-32C check: its records and the later ones of this metadata partition are "
+					  "not applied, and the remote state of the partitions whose metadata is here is "
+					  "unknown", c->mpart, path, (long long)c->batch_pos, (long long)h.base_offset,
+					  (long long)h.last_offset);
+			else
+				e = warnf(c, h.base_offset, c->batch_pos, r,
+					  "__remote_log_metadata-%d: %s: the batch at byte %lld (offsets %lld..%lld) fails "
+					  "its CRC-32C check too", c->mpart, path, (long long)c->batch_pos,
+					  (long long)h.base_offset, (long long)h.last_offset);
+			c->tainted = true;
+			if (!e && c->taint)
+				e = ss_remote_taint_add(c->taint, c->mpart, h.base_offset, c->batch_pos, path);
 		} else if (!(h.attributes & SS_ATTR_CONTROL)) {
 			r = ss_batch_foreach_record(buf + off, &h, on_record, c);
 			if (r < 0 && r >= -4095) {
@@ -380,6 +546,8 @@ static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, uint
 	/* base-offset order: the order the broker appended them */
 	if (n)
 		qsort(segs, n, sizeof(*segs), cmp_seg);
+	c->tainted = false;
+	uint64_t skipped0 = c->st->not_applied;
 	for (uint32_t i = 0; i < n && !e; i++) {
 		char *path;
 		if (asprintf(&path, "%s/%s", dir, segs[i].name) < 0) {
@@ -389,6 +557,13 @@ static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, uint
 		e = read_segment(c, path, buf, cap);
 		free(path);
 	}
+	if (!e && c->st->not_applied > skipped0) {
+		c->path = dir;
+		e = warnf(c, -1, -1, SEGSCAN_ECRC,
+			  "__remote_log_metadata-%d: %llu records after its corrupt batch were not applied", c->mpart,
+			  (unsigned long long)(c->st->not_applied - skipped0));
+	}
+	c->tainted = false;
 out:
 	for (uint32_t i = 0; i < n; i++)
 		free(segs[i].name);
@@ -445,10 +620,10 @@ static uint64_t dir_log_bytes(const char *dir)
 
 static int replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
 		  ss_remote_topic_warn_fn warn, void *warn_arg, struct ss_remote_topic_stats *st_out,
-		  struct ss_logsink *log)
+		  struct ss_remote_taint *taint, struct ss_logsink *log)
 {
 	struct ss_remote_topic_stats st;
-	struct mt_ctx c = { .r = r, .warn = warn, .warn_arg = warn_arg, .st = &st, .mpart = -1 };
+	struct mt_ctx c = { .r = r, .warn = warn, .warn_arg = warn_arg, .st = &st, .taint = taint, .mpart = -1 };
 	struct mt_dir *ds = NULL;
 	uint8_t *buf = NULL;
 	uint32_t cap = MT_BUF_INIT;
@@ -507,6 +682,8 @@ static int replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs,
 			goto out;
 	}
 out:
+	if (taint)
+		ss_remote_taint_finish(taint, c.nparts);
 	if (!e)   /* files that grew since the stat pass: the total is what was read */
 		ss_progress_end(c.log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_BYTES, "bytes", c.bytes_base,
 				c.bytes_base > c.bytes_total ? c.bytes_base : c.bytes_total);
@@ -518,9 +695,10 @@ out:
 }
 
 int ss_remote_topic_replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
-			     ss_remote_topic_warn_fn warn, void *warn_arg, struct ss_remote_topic_stats *st_out)
+			     ss_remote_topic_warn_fn warn, void *warn_arg, struct ss_remote_topic_stats *st_out,
+			     struct ss_remote_taint *taint)
 {
-	return replay(r, dirs, n_dirs, num_partitions, warn, warn_arg, st_out, NULL);
+	return replay(r, dirs, n_dirs, num_partitions, warn, warn_arg, st_out, taint, NULL);
 }
 
 struct cat_warn {
@@ -535,15 +713,25 @@ static int cat_warn_fn(void *arg, const char *path, int32_t mpart, int64_t offse
 	w->n++;
 	if (!w->cat || w->n > SS_REMOTE_TOPIC_MAX_PROBLEMS)
 		return 0;
-	return ss_catalog_problem(w->cat, path, err, file_pos, false, "%s", msg);
+	/* a batch that fails its CRC is data that failed verification (exit 1) */
+	return ss_catalog_problem(w->cat, path, err, file_pos, err == SEGSCAN_ECRC, "%s", msg);
 }
 
-int ss_remote_topic_load(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, struct ss_catalog *cat,
-			   uint64_t *n_warnings)
+int ss_remote_topic_load(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs, int32_t num_partitions,
+			 struct ss_catalog *cat, uint64_t *n_warnings, struct ss_remote_taint **taint_out)
 {
 	struct cat_warn w = { .cat = cat };
 	struct ss_remote_topic_stats st;
-	int e = replay(r, dirs, n_dirs, 0, cat_warn_fn, &w, &st, cat ? cat->log : NULL);
+	struct ss_remote_taint *t = calloc(1, sizeof(*t));   /* handed out, or freed below */
+	*taint_out = NULL;
+	if (!t)
+		return -ENOMEM;
+	int e = replay(r, dirs, n_dirs, num_partitions, cat_warn_fn, &w, &st, t, cat ? cat->log : NULL);
+	if (!e && t->n_mparts) {
+		*taint_out = t;
+		t = NULL;
+	}
+	ss_remote_taint_free(t);
 	if (!e && cat && w.n > SS_REMOTE_TOPIC_MAX_PROBLEMS)
 		e = ss_catalog_problem(cat, n_dirs ? dirs[0] : "__remote_log_metadata", SEGSCAN_ESCHEMA, -1, false,
 				       "%llu more __remote_log_metadata warnings not listed",
