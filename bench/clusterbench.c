@@ -71,7 +71,8 @@ int main(int argc, char **argv)
 		double t0 = ss_mono();
 		int e = ss_cluster_open(&c, &o, err, sizeof(err));
 		if (!e)
-			e = ss_cluster_read_rlmm(c, &mp, 1, on_rec, &x, NULL, err, sizeof(err));
+			e = ss_cluster_read_rlmm(c, &mp, 1, &(struct ss_cluster_sink){ .record = on_rec, .arg = &x }, NULL, err,
+						 sizeof(err));
 		double dt = ss_mono() - t0;
 		ss_cluster_close(c);
 		fprintf(stderr, "clusterbench: first record after %.3f s\n", x.t_first - t0);

@@ -14,7 +14,7 @@ RESULTS=${1:?usage: live_cluster.sh RESULTS}
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SEGSCAN=${SEGSCAN:-$ROOT/build/segscan}
 case "$SEGSCAN" in /*) ;; *) SEGSCAN="$ROOT/$SEGSCAN" ;; esac
-CASES="cluster_scan local_unknown unreachable sasl_wrong_password describe_configs scan_configs serve_live serve_outage"
+CASES="no_consumer_group cluster_scan local_unknown unreachable sasl_wrong_password describe_configs scan_configs serve_live serve_outage"
 T0=$(date +%s)
 
 res() { echo "$*" >>"$RESULTS"; echo "live_cluster: $*" >&2; }
@@ -107,6 +107,37 @@ echo "live_cluster: cluster up in $(( $(date +%s) - T0 ))s: $BOOT" >&2
 
 lc state || fail_all "state: $ANS"
 echo "$ANS" >"$WORK/state.json"
+
+# ---- no_consumer_group: segscan changes nothing in the cluster (issue 20 item 8). The cluster is
+# fresh here (nothing has looked up a group coordinator yet, so __consumer_offsets does not exist);
+# after every scan and serve below it must still not exist, and no group may be listed. ----
+lc groups || fail_all "groups: $ANS"
+echo "$ANS" >"$WORK/groups-before.json"
+# groups_check FILE: "ok" or what a read-only client left behind
+groups_check() {
+    python3 - "$WORK/groups-before.json" "$1" <<'EOF'
+import json, sys
+before, now = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+bad = []
+if '__consumer_offsets' in before['internal_topics'] or before['groups']:
+    bad.append('the cluster was not fresh before segscan ran (internal topics %s, groups %s): the case proves nothing'
+               % (before['internal_topics'], before['groups']))
+if '__consumer_offsets' in now['internal_topics']:
+    bad.append('__consumer_offsets was created')
+if now['groups']:
+    bad.append('groups listed: %s' % now['groups'])
+print('; '.join(bad) if bad else 'ok (internal topics %s, no group)' % now['internal_topics'])
+EOF
+}
+NO_GROUP_DONE=""
+no_group_case() { # WHEN: the verdict once, from the cluster's state now
+    [ -n "$NO_GROUP_DONE" ] && return
+    NO_GROUP_DONE=1
+    if ! lc groups; then res "FAIL no_consumer_group: groups: $ANS"; return; fi
+    echo "$ANS" >"$WORK/groups-after.json"
+    local v; v=$(groups_check "$WORK/groups-after.json")
+    case "$v" in ok*) res "PASS no_consumer_group (after $1: ${v#ok })" ;; *) res "FAIL no_consumer_group: after $1: $v" ;; esac
+}
 
 # compare.py STATE SCAN MODE: checks a scan of node 1's log dir against Kafka's answers.
 cat >"$WORK/compare.py" <<'EOF'
@@ -268,6 +299,12 @@ case "$cfg" in
     *) res "FAIL scan_configs: $cfg $(head -c 200 "$WORK/scan-cfg.err")" ;;
 esac
 
+# the one-shot scans above changed nothing (checked once more after serve, below)
+lc groups || fail_all "groups: $ANS"
+echo "$ANS" >"$WORK/groups-scans.json"
+GROUPS_SCANS=$(groups_check "$WORK/groups-scans.json")
+case "$GROUPS_SCANS" in ok*) ;; *) NO_GROUP_DONE=1; res "FAIL no_consumer_group: after the scans: $GROUPS_SCANS" ;; esac
+
 # ---- serve: a live producer, then an outage ----
 PORT=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1]); s.close()")
 "$SEGSCAN" serve --listen=127.0.0.1:$PORT --interval=1 --bootstrap-server="$BOOT" --kafka-timeout=4000 "$LOGDIR1" \
@@ -302,11 +339,12 @@ wait_for() { # seconds, command...: until the command prints "ok..."
 if ! wait_for 20 python3 "$WORK/serve_check.py" "$WORK/state.json" "$URL"; then
     res "FAIL serve_live: the first publication does not match Kafka: $OUTV"
     res "FAIL serve_outage: serve_live failed"
+    no_group_case "the scans and serve's first publication"
     exit 0
 fi
-lc produce 120 || { res "FAIL serve_live: produce: $ANS"; res "FAIL serve_outage: produce failed"; exit 0; }
+lc produce 120 || { res "FAIL serve_live: produce: $ANS"; res "FAIL serve_outage: produce failed"; no_group_case "serve"; exit 0; }
 t=$(date +%s%N)
-lc state || { res "FAIL serve_live: state: $ANS"; exit 0; }
+lc state || { res "FAIL serve_live: state: $ANS"; no_group_case "serve"; exit 0; }
 echo "$ANS" >"$WORK/state2.json"
 if [ "$(j "$WORK/state2.json" "sum(p['finished_segments'] for p in d['partitions'])")" -le \
      "$(j "$WORK/state.json" "sum(p['finished_segments'] for p in d['partitions'])")" ]; then
@@ -316,6 +354,8 @@ elif wait_for 15 python3 "$WORK/serve_check.py" "$WORK/state2.json" "$URL"; then
 else
     res "FAIL serve_live: not in a publication within 15 s: $OUTV"
 fi
+# serve's tail has run through a produce round: still nothing created, no group
+no_group_case "every scan and serve's tail"
 
 # the outage: healthz and the age metric flip within the timeout (4 s) of the brokers going away
 cat >"$WORK/health.py" <<'EOF'

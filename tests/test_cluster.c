@@ -160,7 +160,7 @@ static void tail_down(void **state)
 	assert_int_equal(ss_cluster_tail_start(&t, &o, err, sizeof(err)), 0);
 	int32_t mp = 0;
 	double t0 = ss_mono();
-	int r = ss_cluster_tail_snapshot(t, &mp, 1, NULL, NULL, err, sizeof(err));
+	int r = ss_cluster_tail_snapshot(t, &mp, 1, &(struct ss_cluster_sink){ 0 }, NULL, err, sizeof(err));
 	assert_true(r == -EHOSTUNREACH || r == -ETIMEDOUT);
 	assert_true(ss_mono() - t0 < 5.0);
 	assert_non_null(strstr(err, boot));

@@ -3,6 +3,9 @@
  * 3-node KRaft cluster with scripts/kafka-oracle (segscan.oracle.LiveCluster) and runs every
  * case against it once, in the group setup; each test below reports its case's verdict.
  *
+ *   no_consumer_group    segscan changes nothing in the cluster: after every scan and serve's tail
+ *                        below, the fresh cluster still has no __consumer_offsets and lists no
+ *                        group (Admin listTopics/listGroups on the Java side)
  *   cluster_scan         --bootstrap-server: for every tiered partition of node 1,
  *                        remote.highest_offset = ListOffsets LATEST_TIERED and remote.segments =
  *                        COPY_SEGMENT_FINISHED segments as RemoteLogMetadataSerde decodes the topic
@@ -74,6 +77,7 @@ static void verdict(const char *name)
 	fail_msg("live_cluster.sh gave no verdict for %s", name);
 }
 
+static void no_consumer_group(void **s) { verdict("no_consumer_group"); }
 static void cluster_scan(void **s) { verdict("cluster_scan"); }
 static void local_unknown(void **s) { verdict("local_unknown"); }
 static void unreachable(void **s) { verdict("unreachable"); }
@@ -94,6 +98,7 @@ int main(void)
 		cmocka_unit_test(scan_configs),
 		cmocka_unit_test(serve_live),
 		cmocka_unit_test(serve_outage),
+		cmocka_unit_test(no_consumer_group),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

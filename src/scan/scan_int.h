@@ -53,6 +53,7 @@ struct ss_opts {
 	bool         findings_only;  /* --findings-only: report only partitions with findings or errors */
 	char        *proc_root;      /* --proc-root: "/proc" (NULL) or a test tree */
 	int64_t      kafka_timeout_ms;/* --kafka-timeout: bound on every wait for the cluster */
+	int64_t      kafka_deadline_ms;/* --kafka-deadline: bound on the whole read of remote metadata */
 	char        *topic_config;
 	char        *server_properties;
 	bool         has_now;

@@ -206,8 +206,12 @@ static int conf_read(struct client_conf *cc, const char *path, void (*warn)(void
 
 struct ss_cluster {
 	rd_kafka_t      *rk;
+	rd_kafka_topic_t *rkt;         /* the metadata topic's handle (the simple consumer's) */
 	char            *bootstrap;
 	int64_t          timeout_ms;
+	int64_t          deadline_ms;  /* 0: none (a tail) */
+	double           t_deadline;   /* ss_mono() at which it passes; 0: none */
+	const atomic_bool *cancel;     /* NULL: none */
 	pthread_mutex_t  emu;          /* guards the last error, set from librdkafka's threads */
 	rd_kafka_resp_err_t last_err;
 	char             last_reason[256];
@@ -297,6 +301,35 @@ static int fail(struct ss_cluster *c, rd_kafka_resp_err_t e, char *err, size_t e
 	return e ? errno_of(e) : -ETIMEDOUT;
 }
 
+/* Between two waits: -ECANCELED when the caller's flag is set, -ETIMEDOUT once the
+ * deadline passed (err says which, naming what was being done). */
+static int check_stop(struct ss_cluster *c, char *err, size_t errlen, const char *doing)
+{
+	if (c->cancel && atomic_load_explicit(c->cancel, memory_order_relaxed)) {
+		snprintf(err, errlen, "cluster %s: cancelled while %s", c->bootstrap, doing);
+		return -ECANCELED;
+	}
+	if (c->t_deadline > 0 && ss_mono() >= c->t_deadline) {
+		snprintf(err, errlen, "cluster %s: %s not done within --kafka-deadline=%" PRId64 " ms", c->bootstrap, doing,
+			 c->deadline_ms);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* How long one blocking librdkafka call may wait: short enough that the cancel flag is
+ * seen within 250 ms, and never past the deadline. */
+static int slice_ms(const struct ss_cluster *c, double until)
+{
+	double end = until;
+	if (c->t_deadline > 0 && c->t_deadline < end)
+		end = c->t_deadline;
+	double left = (end - ss_mono()) * 1000.0;
+	if (left > 250.0)
+		return 250;
+	return left > 1.0 ? (int)left : 1;
+}
+
 static int stats_cb(rd_kafka_t *rk, char *json, size_t len, void *opaque);
 
 static int cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o, struct ss_cluster_tail *tail,
@@ -314,6 +347,11 @@ static int cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o,
 	}
 	pthread_mutex_init(&c->emu, NULL);   /* destroyed in ss_cluster_close */
 	c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : SS_CLUSTER_DEFAULT_TIMEOUT_MS;
+	c->cancel = o->cancel;
+	if (!tail) {
+		c->deadline_ms = o->deadline_ms > 0 ? o->deadline_ms : SS_CLUSTER_DEFAULT_DEADLINE_MS;
+		c->t_deadline = ss_mono() + (double)c->deadline_ms / 1000.0;
+	}
 	if (!o->bootstrap || !*o->bootstrap) {
 		snprintf(err, errlen, "--bootstrap-server: no servers given");
 		e = -EINVAL;
@@ -328,11 +366,13 @@ static int cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o,
 	const char *base[][2] = {
 		{ "bootstrap.servers", o->bootstrap },
 		{ "client.id", "segscan" },
-		/* librdkafka's assign() needs a group id even though no group is joined and
-		 * nothing is committed (enable.auto.commit=false, no commit call) */
-		{ "group.id", "segscan-remote-metadata" },
-		{ "enable.auto.commit", "false" },
-		{ "enable.auto.offset.store", "false" },
+		/* No group.id: the partitions are read through the simple consumer
+		 * (rd_kafka_consume_start_queue), which needs none, so librdkafka creates no
+		 * consumer group and never sends FindCoordinator: a fresh cluster would create
+		 * __consumer_offsets for it (issue 20 item 8). Nothing is ever committed. */
+		/* a batch whose CRC-32C does not match is refused, as Kafka's consumer does
+		 * (check.crcs=true there), and reported as RD_KAFKA_RESP_ERR__BAD_MSG */
+		{ "check.crcs", "true" },
 		{ "enable.partition.eof", "true" },
 		{ "auto.offset.reset", "earliest" },
 		/* records produced without transactions: read up to the high watermark */
@@ -384,7 +424,13 @@ static int cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o,
 		goto fail;
 	}
 	conf = NULL;
-	rd_kafka_poll_set_consumer(c->rk);
+	/* a consumer's topic handle never creates the topic (allow.auto.create.topics is off) */
+	if (!(c->rkt = rd_kafka_topic_new(c->rk, c->topic, NULL))) {   /* destroyed in ss_cluster_close */
+		snprintf(err, errlen, "cluster %s: cannot make a topic handle: %s", o->bootstrap,
+			 rd_kafka_err2str(rd_kafka_last_error()));
+		e = -ENOMEM;
+		goto fail;
+	}
 	conf_free(&cc);
 	*out = c;
 	return 0;
@@ -397,20 +443,14 @@ fail:
 }
 
 /*
- * With poll_set_consumer, librdkafka hands errors (a refused SASL handshake among them) to
- * the consumer queue: a one-shot client that is not polling yet takes them here, so the
+ * librdkafka hands client-wide errors (a refused SASL handshake among them) to error_cb
+ * from its main queue, which rd_kafka_poll serves: a one-shot client takes them here so a
  * message can say why. Not for a tail's client: its own thread polls that queue.
  */
 static void drain_events(struct ss_cluster *c)
 {
-	rd_kafka_message_t *m;
-	if (c->tail)
-		return;
-	while ((m = rd_kafka_consumer_poll(c->rk, 0))) {   /* destroyed below */
-		if (m->err && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
-			error_cb(c->rk, m->err, rd_kafka_message_errstr(m), c);
-		rd_kafka_message_destroy(m);
-	}
+	if (!c->tail)
+		rd_kafka_poll(c->rk, 0);
 }
 
 int ss_cluster_rlmm_partitions(struct ss_cluster *c, int32_t *n, char *err, size_t errlen)
@@ -424,16 +464,15 @@ int ss_cluster_rlmm_partitions(struct ss_cluster *c, int32_t *n, char *err, size
 		*n = c->rlmm_parts;
 		return 0;
 	}
-	/* a topic handle, so the metadata request names only this topic (no auto-create:
-	 * a consumer never creates topics) */
-	if (!(t = rd_kafka_topic_new(c->rk, c->topic, NULL)))   /* destroyed below */
-		return fail(c, rd_kafka_last_error(), err, errlen, "cannot make a topic handle");
+	/* the topic handle, so the metadata request names only this topic */
+	t = c->rkt;
 	double end = ss_mono() + (double)c->timeout_ms / 1000.0;
 	for (;;) {
-		double left = end - ss_mono();
+		if ((r = check_stop(c, err, errlen, "asking for the metadata of the remote log metadata topic")))
+			return r;
 		/* short requests, so refused credentials end the wait as soon as librdkafka
-		 * reports them instead of at the deadline */
-		e = rd_kafka_metadata(c->rk, 0, t, &md, left > 0.25 ? 250 : left > 0 ? (int)(left * 1000.0) + 1 : 1);
+		 * reports them instead of at the deadline, and a cancel is seen */
+		e = rd_kafka_metadata(c->rk, 0, t, &md, slice_ms(c, end));
 		if ((e != RD_KAFKA_RESP_ERR__TRANSPORT && e != RD_KAFKA_RESP_ERR__TIMED_OUT) || ss_mono() >= end)
 			break;
 		/* a connection closed under the request, or no answer yet: refused credentials
@@ -447,7 +486,8 @@ int ss_cluster_rlmm_partitions(struct ss_cluster *c, int32_t *n, char *err, size
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
-	rd_kafka_topic_destroy(t);
+	if ((r = check_stop(c, err, errlen, "asking for the metadata of the remote log metadata topic")))
+		return r;
 	if (e)
 		return fail(c, e, err, errlen, "no metadata for %s", c->topic);
 	r = 0;
@@ -484,11 +524,10 @@ void ss_cluster_close(struct ss_cluster *c)
 {
 	if (!c)
 		return;
-	if (c->rk) {
-		/* no group was joined (assign only): close leaves nothing to commit */
-		rd_kafka_consumer_close(c->rk);
+	if (c->rkt)
+		rd_kafka_topic_destroy(c->rkt);   /* partner of rd_kafka_topic_new in cluster_new */
+	if (c->rk)   /* no group: nothing to leave, nothing to commit */
 		rd_kafka_destroy(c->rk);
-	}
 	pthread_mutex_destroy(&c->emu);
 	free(c->bootstrap);
 	free(c->topic);
@@ -532,76 +571,101 @@ int ss_cluster_mparts_for(const struct ss_cluster_tp *tps, uint32_t n, int32_t n
 /* ---- the one-shot read ---------------------------------------------------------------- */
 
 #define READ_BATCH 4096
+/* The early give-up: a read whose rate so far, measured over at least GIVEUP_MIN_S since
+ * its first record, would need more than GIVEUP_FACTOR times the time left before the
+ * deadline. A wide margin: only a peer claiming far more records than it serves (a high
+ * watermark of 2^62) trips it; an honest read that is merely slow runs to the deadline. */
+#define GIVEUP_MIN_S  1.0
+#define GIVEUP_FACTOR 10.0
 
 struct rd_part {
 	int32_t mpart;
 	int64_t lo, hi;       /* watermarks at the start */
 	int64_t next;         /* next offset expected */
 	double  last_progress;
+	double  t_first;      /* ss_mono() of its first record; 0 none yet */
+	int64_t off_first;    /* that record's offset */
+	int64_t bad_first;    /* base offset of the first batch the client refused; -1 none */
+	bool    started;      /* rd_kafka_consume_start_queue succeeded: stop it */
 	bool    done;
 };
 
-static int assign(rd_kafka_t *rk, const char *topic, const int32_t *mparts, const int64_t *offsets, uint32_t n)
+/* The watermarks of one partition, in slices of at most 250 ms (the cancel flag and the
+ * deadline between them) for up to the timeout: a ListOffsets the cluster has not answered
+ * yet is asked again. */
+static int watermarks(struct ss_cluster *c, int32_t mpart, int64_t *lo, int64_t *hi, char *err, size_t errlen)
 {
-	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)n);   /* destroyed below */
-	for (uint32_t i = 0; i < n; i++)
-		rd_kafka_topic_partition_list_add(l, topic, mparts[i])->offset = offsets[i];
-	rd_kafka_resp_err_t e = rd_kafka_assign(rk, l);
-	rd_kafka_topic_partition_list_destroy(l);
-	return e;
+	double end = ss_mono() + (double)c->timeout_ms / 1000.0;
+	char doing[160];
+	snprintf(doing, sizeof(doing), "asking for the watermarks of %s-%d", c->topic, mpart);
+	for (;;) {
+		int r = check_stop(c, err, errlen, doing);
+		if (r)
+			return r;
+		rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(c->rk, c->topic, mpart, lo, hi, slice_ms(c, end));
+		if (!e)
+			return 0;
+		drain_events(c);
+		rd_kafka_resp_err_t le;
+		char reason[8];
+		last_error(c, &le, reason, sizeof(reason));
+		if ((e != RD_KAFKA_RESP_ERR__TIMED_OUT && e != RD_KAFKA_RESP_ERR__TRANSPORT) || ss_mono() >= end ||
+		    le == RD_KAFKA_RESP_ERR__AUTHENTICATION) {
+			if ((r = check_stop(c, err, errlen, doing)))
+				return r;
+			return fail(c, e, err, errlen, "no watermarks for %s-%d", c->topic, mpart);
+		}
+	}
 }
 
-int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n, ss_cluster_record_fn fn,
-			 void *arg, struct ss_cluster_read_stats *st, char *err, size_t errlen)
+int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n, const struct ss_cluster_sink *sink,
+			 struct ss_cluster_read_stats *st, char *err, size_t errlen)
 {
 	struct rd_part *ps = NULL;
-	int32_t *ids = NULL;
-	int64_t *offs = NULL;
-	uint32_t n_open = 0;
 	double t0 = ss_mono();
 	int r = 0;
 	struct ss_cluster_read_stats s = { 0 };
 	rd_kafka_message_t **batch = NULL;
-	rd_kafka_queue_t *cq = NULL;   /* the consumer queue (poll_set_consumer) */
+	rd_kafka_queue_t *q = NULL;   /* every partition's messages, one queue (destroyed at out) */
 
-	if (n && (!(ps = calloc(n, sizeof(*ps))) || !(ids = malloc(n * sizeof(*ids))) ||
-		  !(offs = malloc(n * sizeof(*offs))))) {
+	if (n && !(ps = calloc(n, sizeof(*ps)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	uint32_t left = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t lo, hi;
+		if ((r = watermarks(c, mparts[i], &lo, &hi, err, errlen)))
+			goto out;
+		ps[i] = (struct rd_part){ .mpart = mparts[i], .lo = lo, .hi = hi, .next = lo, .bad_first = -1,
+					  .done = hi <= lo };
+		if (!ps[i].done)
+			left++;
+	}
+	if (left && (!(batch = malloc(READ_BATCH * sizeof(*batch))) || !(q = rd_kafka_queue_new(c->rk)))) {
 		r = -ENOMEM;
 		goto out;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		int64_t lo, hi;
-		rd_kafka_resp_err_t e =
-			rd_kafka_query_watermark_offsets(c->rk, c->topic, mparts[i], &lo, &hi, (int)c->timeout_ms);
-		if (e) {
-			r = fail(c, e, err, errlen, "no watermarks for %s-%d", c->topic, mparts[i]);
+		if (ps[i].done)
+			continue;
+		/* the simple consumer: this partition from this offset, no group (partner:
+		 * rd_kafka_consume_stop at out) */
+		if (rd_kafka_consume_start_queue(c->rkt, ps[i].mpart, ps[i].lo, q) == -1) {
+			r = fail(c, rd_kafka_last_error(), err, errlen, "cannot start reading %s-%d", c->topic, ps[i].mpart);
 			goto out;
 		}
-		ps[i] = (struct rd_part){ .mpart = mparts[i], .lo = lo, .hi = hi, .next = lo, .done = hi <= lo };
-		if (!ps[i].done) {
-			ids[n_open] = mparts[i];
-			offs[n_open] = lo;
-			n_open++;
-		}
-	}
-	if (n_open) {
-		rd_kafka_resp_err_t e = assign(c->rk, c->topic, ids, offs, n_open);
-		if (e) {
-			r = fail(c, e, err, errlen, "cannot assign %s", c->topic);
-			goto out;
-		}
+		ps[i].started = true;
 	}
 	double now = ss_mono();
 	for (uint32_t i = 0; i < n; i++)
 		ps[i].last_progress = now;
-	uint32_t left = n_open;
-	if (left && (!(batch = malloc(READ_BATCH * sizeof(*batch))) || !(cq = rd_kafka_queue_get_consumer(c->rk)))) {
-		r = -ENOMEM;
-		goto out;
-	}
 	while (left) {
+		if ((r = check_stop(c, err, errlen, "reading the remote log metadata")))
+			goto out;
 		/* a batch per call: per-message polls cost more than the decode and replay */
-		ssize_t got = rd_kafka_consume_batch_queue(cq, 100, batch, READ_BATCH);   /* each destroyed below */
+		ssize_t got = rd_kafka_consume_batch_queue(q, 100, batch, READ_BATCH);   /* each destroyed below */
+		drain_events(c);   /* error_cb */
 		now = ss_mono();
 		for (ssize_t bi = 0; bi < got; bi++) {
 			rd_kafka_message_t *m = batch[bi];
@@ -614,11 +678,25 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 					p->done = true;
 					left--;
 				}
+			} else if (m->err == RD_KAFKA_RESP_ERR__BAD_MSG && p && !p->done) {
+				/* check.crcs refused a batch; its records never reach us. Its metadata
+				 * partition's later records would not be applied (the sink's taint),
+				 * and librdkafka 2.0's reader loses its place in the rest of a response
+				 * after a CRC failure (its skip_to takes a length for a position), so
+				 * what it delivers next cannot be trusted to follow in order: the read
+				 * of this partition ends here. */
+				p->bad_first = m->offset;
+				p->done = true;
+				left--;
+				if (sink->corrupt)
+					r = sink->corrupt(sink->arg, p->mpart, m->offset, rd_kafka_message_errstr(m));
+			} else if (m->err && p && p->done) {
+				/* what the client made of the bytes after a refused batch (see above) */
 			} else if (m->err) {
 				/* connection trouble is retried by librdkafka and judged by the progress
 				 * clock below; anything else about the partition is final */
 				if (m->err != RD_KAFKA_RESP_ERR__TRANSPORT && m->err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN &&
-				    m->err != RD_KAFKA_RESP_ERR__TIMED_OUT) {
+				    m->err != RD_KAFKA_RESP_ERR__TIMED_OUT && m->err != RD_KAFKA_RESP_ERR__BAD_MSG) {
 					r = errno_of(m->err);
 					snprintf(err, errlen, "cluster %s: cannot read %s-%d: %s%s", c->bootstrap,
 						 c->topic, m->partition,
@@ -630,7 +708,12 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 					int64_t ts = rd_kafka_message_timestamp(m, NULL);
 					s.records++;
 					s.bytes += m->len;
-					r = fn(arg, p->mpart, m->offset, ts, m->payload, m->len, m->payload != NULL);
+					r = sink->record(sink->arg, p->mpart, m->offset, ts, m->payload, m->len,
+							 m->payload != NULL);
+				}
+				if (p->t_first == 0) {
+					p->t_first = now;
+					p->off_first = m->offset;
 				}
 				p->next = m->offset + 1;
 				p->last_progress = now;
@@ -647,26 +730,44 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 			rd_kafka_message_destroy(m);
 		}
 		for (uint32_t i = 0; i < n; i++) {
-			if (!ps[i].done && (now - ps[i].last_progress) * 1000.0 > (double)c->timeout_ms) {
+			struct rd_part *p = &ps[i];
+			if (p->done)
+				continue;
+			if ((now - p->last_progress) * 1000.0 > (double)c->timeout_ms) {
 				r = fail(c, RD_KAFKA_RESP_ERR__TIMED_OUT, err, errlen,
-					 "%s-%d made no progress at offset %" PRId64 " of %" PRId64, c->topic,
-					 ps[i].mpart, ps[i].next, ps[i].hi);
+					 "%s-%d made no progress at offset %" PRId64 " of %" PRId64, c->topic, p->mpart, p->next,
+					 p->hi);
 				goto out;
+			}
+			double dt = now - p->t_first, time_left = c->t_deadline - now;
+			if (c->t_deadline > 0 && p->t_first > 0 && dt >= GIVEUP_MIN_S && p->next > p->off_first) {
+				double rate = (double)(p->next - p->off_first) / dt;
+				double eta = (double)(p->hi - p->next) / rate;
+				if (eta > GIVEUP_FACTOR * time_left) {
+					snprintf(err, errlen,
+						 "cluster %s: %s-%d cannot be read to its high watermark within "
+						 "--kafka-deadline=%" PRId64 " ms: at offset %" PRId64 " of %" PRId64
+						 " after %.1f s (%.0f records/s) the rest would take %.3g s; giving up (does "
+						 "the peer claim more records than it has?)",
+						 c->bootstrap, c->topic, p->mpart, c->deadline_ms, p->next, p->hi, dt, rate, eta);
+					r = -ETIMEDOUT;
+					goto out;
+				}
 			}
 		}
 	}
+	r = 0;   /* read whole: a deadline or a cancel from here on is the caller's to see */
 out:
-	if (n_open)
-		rd_kafka_assign(c->rk, NULL);   /* partner of assign() above */
-	if (cq)
-		rd_kafka_queue_destroy(cq);
+	for (uint32_t i = 0; i < n && ps; i++)
+		if (ps[i].started)
+			rd_kafka_consume_stop(c->rkt, ps[i].mpart);   /* partner of consume_start_queue above */
+	if (q)
+		rd_kafka_queue_destroy(q);
 	free(batch);
 	s.seconds = ss_mono() - t0;
 	if (st)
 		*st = s;
 	free(ps);
-	free(ids);
-	free(offs);
 	return r;
 }
 
@@ -709,7 +810,13 @@ int ss_cluster_describe_configs(struct ss_cluster *c, const char *const *topics,
 	ao = rd_kafka_AdminOptions_new(c->rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);  /* destroyed below */
 	rd_kafka_AdminOptions_set_request_timeout(ao, (int)c->timeout_ms, es, sizeof(es));
 	rd_kafka_DescribeConfigs(c->rk, rs, nr, ao, q);
-	ev = rd_kafka_queue_poll(q, (int)c->timeout_ms + 1000);                 /* destroyed below */
+	double end = ss_mono() + (double)(c->timeout_ms + 1000) / 1000.0;
+	while (!(ev = rd_kafka_queue_poll(q, slice_ms(c, end))) && ss_mono() < end) {   /* destroyed below */
+		if ((r = check_stop(c, err, errlen, "waiting for DescribeConfigs")))
+			goto out;
+	}
+	if (!ev && (r = check_stop(c, err, errlen, "waiting for DescribeConfigs")))
+		goto out;
 	if (!ev) {
 		r = fail(c, RD_KAFKA_RESP_ERR__TIMED_OUT, err, errlen, "DescribeConfigs not answered");
 		goto out;
@@ -770,8 +877,11 @@ struct tail_part {
 	int64_t   target;        /* high watermark when added; -1 until known */
 	int64_t   next;          /* next offset to read */
 	int64_t   hwm;           /* last known; -1 unknown */
-	bool      caught_up;     /* reached target once */
-	bool      assigned;
+	bool      caught_up;     /* reached target once (or as far as a refused batch lets it) */
+	bool      started;       /* rd_kafka_consume_start_queue done (stopped in tail_stop) */
+	int64_t   bad_first;     /* base offset of the first batch the client refused, reported
+				    to every snapshot; -1 none */
+	char      bad_msg[200];  /* the client's words for it */
 	double    last_ok;       /* mono: its last record, or a watermark check it was up to date at */
 	struct rec_ref *recs;
 	uint32_t  n_recs, cap_recs;
@@ -784,6 +894,7 @@ struct ss_cluster_tail {
 	pthread_t          th;
 	pthread_mutex_t    mu;       /* guards everything below */
 	pthread_cond_t     cv;       /* progress: a partition caught up, or the status changed */
+	rd_kafka_queue_t  *q;        /* every tailed partition's messages (simple consumer) */
 	bool               stop;
 	bool               reassign; /* a partition was added */
 	bool               connected;
@@ -841,24 +952,29 @@ static void set_connected(struct ss_cluster_tail *t, bool on, double now)
 	}
 }
 
-/* Assigns every known partition at its next offset (earliest for new ones). Called with
- * mu held; the librdkafka call does not block on the network. */
+/* Starts every partition added since the last call at the earliest offset, by
+ * assignment (the simple consumer: no group, see cluster.h). Called with mu held; the
+ * librdkafka call only enqueues the start, it does not wait on the network. */
 static void tail_assign(struct ss_cluster_tail *t)
 {
-	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)t->n_parts);   /* destroyed below */
 	for (uint32_t i = 0; i < t->n_parts; i++) {
 		struct tail_part *p = &t->parts[i];
-		rd_kafka_topic_partition_list_add(l, t->c->topic, p->mpart)->offset =
-			p->next >= 0 ? p->next : RD_KAFKA_OFFSET_BEGINNING;
-		p->assigned = true;
+		if (p->started)
+			continue;
+		/* partner: rd_kafka_consume_stop in ss_cluster_tail_stop */
+		if (rd_kafka_consume_start_queue(t->c->rkt, p->mpart, p->next >= 0 ? p->next : RD_KAFKA_OFFSET_BEGINNING,
+						 t->q) == -1) {
+			snprintf(t->last_error, sizeof(t->last_error), "cannot start reading %s-%d: %s", t->c->topic,
+				 p->mpart, rd_kafka_err2str(rd_kafka_last_error()));
+			continue;   /* tried again when the next partition is added */
+		}
+		p->started = true;
 	}
-	rd_kafka_assign(t->c->rk, l);
-	rd_kafka_topic_partition_list_destroy(l);
 	t->reassign = false;
 }
 
 /*
- * librdkafka's statistics (statistics.interval.ms, served from consumer_poll on the tail's
+ * librdkafka's statistics (statistics.interval.ms, served from rd_kafka_poll on the tail's
  * own thread) say, without a blocking request, which brokers are UP and each partition's
  * high watermark as of its last fetch: "connected" is a broker UP, and a partition whose
  * leader is UP and which has read up to that watermark is up to date now. A cluster that
@@ -943,9 +1059,11 @@ static void *tail_main(void *arg)
 			tail_assign(t);
 		pthread_mutex_unlock(&t->mu);
 
-		rd_kafka_message_t *m = rd_kafka_consumer_poll(t->c->rk, 100);   /* destroyed below */
+		rd_kafka_poll(t->c->rk, 0);   /* stats_cb and error_cb; they take mu themselves */
+		rd_kafka_message_t *m = rd_kafka_consume_queue(t->q, 100);   /* destroyed below */
 		if (!m)
 			continue;
+		int32_t halt = -1;   /* a partition to stop reading, outside the lock */
 		pthread_mutex_lock(&t->mu);   /* released below */
 		double now = ss_mono();
 		struct tail_part *p = tail_find(t, m->partition);
@@ -963,6 +1081,24 @@ static void *tail_main(void *arg)
 					pthread_cond_broadcast(&t->cv);
 				}
 			}
+		} else if (m->err == RD_KAFKA_RESP_ERR__BAD_MSG && p && p->bad_first < 0) {
+			/* check.crcs refused a batch: every snapshot reports it, and the partition
+			 * is read no further (see ss_cluster_read_rlmm): it is as caught up as it
+			 * can be */
+			p->bad_first = m->offset;
+			snprintf(p->bad_msg, sizeof(p->bad_msg), "%s", rd_kafka_message_errstr(m));
+			p->last_ok = now;
+			if (!p->caught_up) {
+				p->caught_up = true;
+				pthread_cond_broadcast(&t->cv);
+			}
+			if (p->started) {
+				p->started = false;
+				halt = p->mpart;
+			}
+		} else if (p && p->bad_first >= 0) {
+			/* in flight when it was halted, or the client's reading of the bytes after
+			 * the refused batch: nothing of it counts */
 		} else if (m->err) {
 			snprintf(t->last_error, sizeof(t->last_error), "%s", rd_kafka_message_errstr(m));
 		} else if (p && m->offset >= (p->next < 0 ? 0 : p->next)) {
@@ -983,6 +1119,8 @@ static void *tail_main(void *arg)
 		}
 		pthread_mutex_unlock(&t->mu);
 		rd_kafka_message_destroy(m);
+		if (halt >= 0)   /* partner of tail_assign's start; waits for librdkafka's own thread */
+			rd_kafka_consume_stop(t->c->rkt, halt);
 	}
 	return NULL;
 }
@@ -1000,6 +1138,12 @@ int ss_cluster_tail_start(struct ss_cluster_tail **out, const struct ss_cluster_
 		free(t);
 		return e;
 	}
+	if (!(t->q = rd_kafka_queue_new(t->c->rk))) {   /* destroyed in ss_cluster_tail_stop */
+		ss_cluster_close(t->c);
+		free(t);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&t->mu, NULL);   /* destroyed in ss_cluster_tail_stop */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1013,6 +1157,7 @@ int ss_cluster_tail_start(struct ss_cluster_tail **out, const struct ss_cluster_
 		snprintf(err, errlen, "cannot start the cluster consumer thread: %s", strerror(e));
 		pthread_cond_destroy(&t->cv);
 		pthread_mutex_destroy(&t->mu);
+		rd_kafka_queue_destroy(t->q);
 		ss_cluster_close(t->c);
 		free(t);
 		return -e;
@@ -1030,10 +1175,13 @@ void ss_cluster_tail_stop(struct ss_cluster_tail *t)
 	pthread_mutex_unlock(&t->mu);
 	pthread_join(t->th, NULL);   /* partner of pthread_create in ss_cluster_tail_start */
 	for (uint32_t i = 0; i < t->n_parts; i++) {
+		if (t->parts[i].started)
+			rd_kafka_consume_stop(t->c->rkt, t->parts[i].mpart);   /* partner: tail_assign */
 		free(t->parts[i].recs);
 		free(t->parts[i].arena);
 	}
 	free(t->parts);
+	rd_kafka_queue_destroy(t->q);
 	ss_cluster_close(t->c);
 	pthread_cond_destroy(&t->cv);
 	pthread_mutex_destroy(&t->mu);
@@ -1053,8 +1201,8 @@ int ss_cluster_tail_rlmm_partitions(struct ss_cluster_tail *t, int32_t *n, char 
 	return r;
 }
 
-int ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, uint32_t n, ss_cluster_record_fn fn,
-			     void *arg, char *err, size_t errlen)
+int ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, uint32_t n,
+			     const struct ss_cluster_sink *sink, const atomic_bool *cancel, char *err, size_t errlen)
 {
 	int r = 0;
 	pthread_mutex_lock(&t->mu);   /* released at out: held during the replay so no append moves the arena */
@@ -1069,14 +1217,13 @@ int ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, u
 		p->target = -1;
 		p->next = -1;
 		p->hwm = -1;
+		p->bad_first = -1;
 		p->last_ok = ss_mono();
 		t->reassign = true;
 	}
 	struct timespec dl;
 	clock_gettime(CLOCK_MONOTONIC, &dl);
 	double end = (double)dl.tv_sec + (double)dl.tv_nsec / 1e9 + (double)t->c->timeout_ms / 1000.0;
-	dl.tv_sec = (time_t)end;
-	dl.tv_nsec = (long)((end - (double)dl.tv_sec) * 1e9);
 	for (;;) {
 		struct tail_part *late = NULL;
 		for (uint32_t i = 0; i < n && !late; i++) {
@@ -1086,7 +1233,18 @@ int ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, u
 		}
 		if (!late)
 			break;
-		if (pthread_cond_timedwait(&t->cv, &t->mu, &dl) == ETIMEDOUT) {
+		if (cancel && atomic_load_explicit(cancel, memory_order_relaxed)) {
+			snprintf(err, errlen, "cluster %s: cancelled while waiting for %s-%d", t->c->bootstrap, t->c->topic,
+				 late->mpart);
+			r = -ECANCELED;
+			goto out;
+		}
+		/* in slices of 100 ms, so a cancel is seen */
+		clock_gettime(CLOCK_MONOTONIC, &dl);
+		double now = (double)dl.tv_sec + (double)dl.tv_nsec / 1e9, until = now + 0.1 < end ? now + 0.1 : end;
+		dl.tv_sec = (time_t)until;
+		dl.tv_nsec = (long)((until - (double)dl.tv_sec) * 1e9);
+		if (pthread_cond_timedwait(&t->cv, &t->mu, &dl) == ETIMEDOUT && until >= end) {
 			snprintf(err, errlen,
 				 "cluster %s: %s-%d not read up to its high watermark (%" PRId64 ") within %" PRId64
 				 " ms (at offset %" PRId64 ")%s%s",
@@ -1098,10 +1256,12 @@ int ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, u
 	}
 	for (uint32_t i = 0; i < n && !r; i++) {
 		struct tail_part *p = tail_find(t, mparts[i]);
+		if (p->bad_first >= 0 && sink->corrupt)
+			r = sink->corrupt(sink->arg, p->mpart, p->bad_first, p->bad_msg);
 		for (uint32_t j = 0; j < p->n_recs && !r; j++) {
 			const struct rec_ref *x = &p->recs[j];
-			r = fn(arg, p->mpart, x->offset, x->ts, x->has_value ? p->arena + x->pos : NULL, x->len,
-			       x->has_value);
+			r = sink->record(sink->arg, p->mpart, x->offset, x->ts, x->has_value ? p->arena + x->pos : NULL,
+					 x->len, x->has_value);
 		}
 	}
 out:

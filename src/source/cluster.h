@@ -9,9 +9,18 @@
  * from the earliest offset, and replay the records in offset order. A one-shot read stops at
  * the high watermark taken when it started; a tail (serve) keeps going.
  *
+ * Read-only towards the cluster: the partitions are read by assignment through librdkafka's
+ * simple (legacy) consumer, with no group.id, so no group coordinator is ever looked up (a
+ * FindCoordinator would make a fresh cluster create __consumer_offsets), no group is joined
+ * and no offset is committed. check.crcs is on: a batch whose CRC-32C does not match is
+ * refused by the client and reported to the sink's corrupt callback, never delivered.
+ *
  * Every wait for the cluster is bounded by the timeout (--kafka-timeout): a cluster that is
  * unreachable, refuses our credentials, or has a partition that makes no progress ends in an
- * error whose message names the bootstrap servers and the reason; never a hang.
+ * error whose message names the bootstrap servers and the reason; never a hang. A one-shot
+ * client's whole work is bounded by the deadline (--kafka-deadline), a read that at its
+ * rate so far could not finish before it gives up early, and the cancel flag is polled at
+ * least every 250 ms in every wait.
  *
  * The record callback receives the raw record value; the caller decodes it with the RLMM
  * decoder and replays it with the one state machine (ss_remote_topic_apply_value).
@@ -19,6 +28,7 @@
 #ifndef SS_SOURCE_CLUSTER_H
 #define SS_SOURCE_CLUSTER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +36,7 @@
 #define SS_SOURCE_CLUSTER "cluster"
 #define SS_CLUSTER_RLMM_TOPIC "__remote_log_metadata"
 #define SS_CLUSTER_DEFAULT_TIMEOUT_MS 10000
+#define SS_CLUSTER_DEFAULT_DEADLINE_MS 300000
 
 struct ss_cluster;
 
@@ -34,6 +45,12 @@ struct ss_cluster_opts {
 	const char *config_file;   /* --kafka-config: java-properties, passed to librdkafka; NULL */
 	int64_t     timeout_ms;    /* <= 0: SS_CLUSTER_DEFAULT_TIMEOUT_MS */
 	const char *topic;         /* NULL: __remote_log_metadata (a benchmark reads a copy) */
+	/* one-shot clients: the bound on everything the client does, from ss_cluster_open on
+	 * (<= 0: SS_CLUSTER_DEFAULT_DEADLINE_MS); a tail has none */
+	int64_t     deadline_ms;
+	/* polled in every wait (segscan_cancel's flag); NULL: none. A cancelled call returns
+	 * -ECANCELED with err saying so. */
+	const atomic_bool *cancel;
 	/* warnings (e.g. a config file readable by others); NULL: dropped (a scan passes
 	 * ss_logsink_warn and its sink, common/log.h) */
 	void      (*warn)(void *arg, const char *msg);
@@ -69,6 +86,16 @@ int  ss_cluster_mparts_for(const struct ss_cluster_tp *tps, uint32_t n, int32_t 
 typedef int (*ss_cluster_record_fn)(void *arg, int32_t mpart, int64_t offset, int64_t timestamp_ms,
 				    const void *value, size_t len, bool has_value);
 
+/* Where a read delivers: every record, and every batch the client refused (check.crcs:
+ * its CRC-32C does not match; offset is the batch's base offset, what the client's
+ * message). A refused batch's records are never delivered; records after it are. corrupt
+ * may be NULL; a negative return of either stops the read and is returned. */
+struct ss_cluster_sink {
+	ss_cluster_record_fn record;
+	int (*corrupt)(void *arg, int32_t mpart, int64_t offset, const char *what);
+	void *arg;
+};
+
 struct ss_cluster_read_stats {
 	uint64_t records;
 	uint64_t bytes;
@@ -77,12 +104,16 @@ struct ss_cluster_read_stats {
 
 /*
  * Reads each of mparts from its earliest offset up to the high watermark taken at the start
- * (partitions already empty need no fetch) and hands each record to fn in offset order
- * within a partition. Bounded: no progress on a partition for timeout ms is -ETIMEDOUT
- * (err names the partition, the servers and the client's last error).
+ * (partitions already empty need no fetch) and hands each record to the sink in offset
+ * order within a partition. Bounded: no progress on a partition for timeout ms, the
+ * deadline passed, or a rate so far at which the rest could not be read by the deadline
+ * (ten times over: a peer claiming far more records than it serves) is -ETIMEDOUT (err
+ * names the partition, the servers and the client's last error); the cancel flag is
+ * -ECANCELED. A partition whose batch the client refused is read no further (the refused
+ * batch goes to the sink's corrupt callback; what came before it was delivered).
  */
-int  ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n, ss_cluster_record_fn fn,
-			  void *arg, struct ss_cluster_read_stats *st, char *err, size_t errlen);
+int  ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n, const struct ss_cluster_sink *sink,
+			  struct ss_cluster_read_stats *st, char *err, size_t errlen);
 
 /* One config entry as DescribeConfigs returns it; source is Kafka's name
  * (DYNAMIC_TOPIC_CONFIG, DEFAULT_CONFIG, ...). */
@@ -129,13 +160,14 @@ const char *ss_cluster_tail_bootstrap(const struct ss_cluster_tail *t);
 /*
  * A scan's consistent snapshot: makes sure mparts are tailed (adds the missing ones, read
  * from their earliest offset), waits up to the timeout until each reached the high watermark
- * seen when it was added, then replays every record kept for them, in offset order per
+ * seen when it was added, then reports each partition's first refused batch (if any) to
+ * the sink's corrupt callback and replays every record kept for them, in offset order per
  * partition, up to the counts taken at one instant. -ETIMEDOUT with err when a partition
- * has not caught up (the records kept so far are not replayed: no partial state).
- * *n_mparts_out (may be NULL) gets the partition count of __remote_log_metadata.
+ * has not caught up (the records kept so far are not replayed: no partial state);
+ * -ECANCELED when *cancel (may be NULL) is set while it waits (polled every 100 ms).
  */
-int  ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, uint32_t n, ss_cluster_record_fn fn,
-			      void *arg, char *err, size_t errlen);
+int  ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, uint32_t n,
+			      const struct ss_cluster_sink *sink, const atomic_bool *cancel, char *err, size_t errlen);
 int  ss_cluster_tail_rlmm_partitions(struct ss_cluster_tail *t, int32_t *n, char *err, size_t errlen);
 /* Current status; *out malloc'd (free it). */
 int  ss_cluster_tail_status(struct ss_cluster_tail *t, struct ss_cluster_status **out);

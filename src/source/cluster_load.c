@@ -23,6 +23,7 @@ struct replay {
 	struct ss_catalog           *cat;
 	int32_t                      nparts;
 	struct ss_remote_topic_stats st;
+	struct ss_remote_taint       taint;    /* metadata partitions with a refused batch */
 	uint64_t                     warnings;
 	char                         where[300];
 	struct ss_logsink           *log;      /* progress: records read (the total is not known here) */
@@ -36,7 +37,8 @@ static int warn_fn(void *arg, const char *path, int32_t mpart, int64_t offset, i
 	x->warnings++;
 	if (!x->cat || x->warnings > SS_REMOTE_TOPIC_MAX_PROBLEMS)
 		return 0;
-	return ss_catalog_problem(x->cat, path, err, -1, false, "%s", msg);
+	/* a batch that fails its CRC is data that failed verification (exit 1) */
+	return ss_catalog_problem(x->cat, path, err, -1, err == SEGSCAN_ECRC, "%s", msg);
 }
 
 static int on_rec(void *arg, int32_t mpart, int64_t offset, int64_t ts, const void *value, size_t len,
@@ -46,7 +48,25 @@ static int on_rec(void *arg, int32_t mpart, int64_t offset, int64_t ts, const vo
 	if ((++x->records & 255) == 0)   /* a million records need no million clock reads */
 		ss_progress(x->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_ITEMS, "records", x->records, 0);
 	return ss_remote_topic_apply_value(x->r, mpart, x->nparts, offset, value,
-					   has_value ? (int32_t)len : -1, x->where, warn_fn, x, &x->st, NULL);
+					   has_value ? (int32_t)len : -1, x->where, warn_fn, x, &x->st, &x->taint);
+}
+
+/* A batch the client refused (check.crcs): named, and its metadata partition tainted, so
+ * that neither it nor the records after it count and its partitions are unknown. */
+static int on_corrupt(void *arg, int32_t mpart, int64_t offset, const char *what)
+{
+	struct replay *x = arg;
+	int e = ss_remote_taint_add(&x->taint, mpart, offset, -1, x->where);
+	if (e)
+		return e;
+	x->st.corrupt++;
+	x->st.crc_errors++;
+	char msg[700];
+	snprintf(msg, sizeof(msg),
+		 "%s-%d offset %lld: the batch fails its CRC-32C check (%s): its records and the later ones of this "
+		 "metadata partition are not applied, and the remote state of the partitions whose metadata is here "
+		 "is unknown", SS_CLUSTER_RLMM_TOPIC, mpart, (long long)offset, what);
+	return warn_fn(x, x->where, mpart, offset, -1, SEGSCAN_ECRC, msg);
 }
 
 bool ss_cluster_wanted(const struct segscan_scan *s)
@@ -80,6 +100,8 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 		.bootstrap = s->opts.bootstrap_server,
 		.config_file = s->opts.kafka_config,
 		.timeout_ms = s->opts.kafka_timeout_ms,
+		.deadline_ms = s->opts.kafka_deadline_ms,
+		.cancel = &s->cancel,
 		.warn = ss_logsink_warn,
 		.warn_arg = &s->log,
 	};
@@ -121,14 +143,25 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 	x.cat = &s->cat;
 	x.log = &s->log;
 	snprintf(x.where, sizeof(x.where), "%s@%s", SS_CLUSTER_RLMM_TOPIC, s->opts.bootstrap_server);
+	const struct ss_cluster_sink sink = { .record = on_rec, .corrupt = on_corrupt, .arg = &x };
 	if (tail)
-		r = ss_cluster_tail_snapshot(tail, mparts, n_mp, on_rec, &x, err, sizeof(err));
+		r = ss_cluster_tail_snapshot(tail, mparts, n_mp, &sink, &s->cancel, err, sizeof(err));
 	else
-		r = ss_cluster_read_rlmm(c, mparts, n_mp, on_rec, &x, NULL, err, sizeof(err));
+		r = ss_cluster_read_rlmm(c, mparts, n_mp, &sink, NULL, err, sizeof(err));
 	if (r == -ENOMEM)
 		goto out;
 	if (r)
 		goto unavailable;
+	ss_remote_taint_finish(&x.taint, x.nparts);
+	if (x.taint.n_mparts) {
+		/* the evaluator reads it (scan_int.h), segscan_run frees it */
+		if (!(s->remote_taint = malloc(sizeof(*s->remote_taint)))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		*s->remote_taint = x.taint;
+		memset(&x.taint, 0, sizeof(x.taint));
+	}
 	if (x.warnings > SS_REMOTE_TOPIC_MAX_PROBLEMS &&
 	    (r = ss_catalog_problem(&s->cat, x.where, SEGSCAN_ESCHEMA, -1, false,
 				    "%llu more __remote_log_metadata warnings not listed",
@@ -143,12 +176,18 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 	goto out;
 
 unavailable:
+	if (r == -ECANCELED) {
+		/* segscan_cancel: the scan stops here, with no report (scan.c) */
+		snprintf(s->err, sizeof(s->err), "%s", err);
+		goto out;
+	}
 	/* No remote state at all rather than part of it: the tiered partitions become
 	 * REMOTE_STATE_UNKNOWN, and the scan exits 1 with the reason in errors[]. */
 	ss_logmsg(&s->log, SEGSCAN_LOG_ERROR, "%s", err);
 	r = ss_catalog_problem(&s->cat, x.where[0] ? x.where : s->opts.bootstrap_server, r, -1, true,
 			       "remote state unknown: %s", err);
 out:
+	ss_remote_taint_release(&x.taint);
 	if (store)
 		ss_remote_free(store);
 	ss_cluster_close(c);

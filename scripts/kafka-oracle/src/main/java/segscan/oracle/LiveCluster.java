@@ -50,6 +50,8 @@ import org.apache.kafka.server.log.remote.metadata.storage.serialization.RemoteL
  *   produce   one more segment per tiered partition; waits until the previous one is copied
  *   stop      stops every node (SIGTERM, clean shutdown)
  *   resume    starts them again and waits until the cluster is up
+ *   groups    the cluster's internal topics (listTopics with internal ones) and every group it
+ *             knows (listGroups): what a read-only client must leave as it found it
  * </pre>
  *
  * EOF on stdin, or SIGTERM, stops the cluster and exits. Logs go to stderr.
@@ -103,6 +105,7 @@ public final class LiveCluster {
                         case "produce": lc.produceRound(true); ans = Json.obj("ok", true, "round", lc.round); break;
                         case "stop": cl.stop(); ans = Json.obj("ok", true); break;
                         case "resume": cl.resume(); ans = Json.obj("ok", true); break;
+                        case "groups": ans = lc.groups(); break;
                         case "bench": ans = lc.bench(1_000_000); break;
                         default: ans = Json.obj("ok", false, "error", "unknown command " + line);
                     }
@@ -261,6 +264,20 @@ public final class LiveCluster {
             for (TopicPartition tp : q.keySet()) out.put(tp, r.get(tp).offset());
         }
         return out;
+    }
+
+    /** Internal topics and groups, as the Admin API lists them (no group lookup of its own). */
+    Map<String, Object> groups() throws Exception {
+        try (Admin a = cl.admin()) {
+            java.util.Set<String> names = a.listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions().listInternal(true))
+                    .names().get(30, TimeUnit.SECONDS);
+            List<Object> internal = new ArrayList<>();
+            for (String n : new java.util.TreeSet<>(names)) if (n.startsWith("__")) internal.add(n);
+            List<Object> groups = new ArrayList<>();
+            for (org.apache.kafka.clients.admin.GroupListing g : a.listGroups().all().get(30, TimeUnit.SECONDS))
+                groups.add(g.groupId());
+            return Json.obj("ok", true, "internal_topics", internal, "groups", groups);
+        }
     }
 
     /** Kafka's view: placement, LATEST_TIERED, and the serde's decoding of the whole metadata topic. */
