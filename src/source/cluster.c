@@ -615,6 +615,10 @@ static int watermarks(struct ss_cluster *c, int32_t mpart, int64_t *lo, int64_t 
 				return r;
 			return fail(c, e, err, errlen, "no watermarks for %s-%d", c->topic, mpart);
 		}
+		if (e == RD_KAFKA_RESP_ERR__TRANSPORT) {   /* it failed at once: not a busy loop */
+			struct timespec ts = { 0, 50 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
 	}
 }
 
