@@ -57,9 +57,9 @@ start_cluster() {
     mkfifo "$WORK/lc.in"
     : >"$WORK/lc.out"
     : >"$WORK/lc.err"
-    timeout --kill-after=20 600 java -Xmx384m -cp "$OUT/target/classes:$OUT/lib/*" \
+    timeout --kill-after=20 900 java -Xmx384m -cp "$OUT/target/classes:$OUT/lib/*" \
         -Dlog4j2.configurationFile="$ROOT/scripts/kafka-oracle/log4j2-oracle.properties" -Doracle.log.dir="$WORK" \
-        segscan.oracle.LiveCluster --work "$WORK/cluster" --timeout-ms 60000 <"$WORK/lc.in" >"$WORK/lc.out" \
+        segscan.oracle.LiveCluster --work "$WORK/cluster" --timeout-ms 120000 <"$WORK/lc.in" >"$WORK/lc.out" \
         2>"$WORK/lc.err" &
     LC_PID=$!
     exec {LC_IN}>"$WORK/lc.in"
@@ -80,7 +80,7 @@ lc_wait() {
 }
 lc() { echo "$1" >&"$LC_IN"; lc_wait "${2:-120}"; }
 
-if ! lc_wait 240; then
+if ! lc_wait 300; then
     # One more try: on a loaded 2-core machine a broker can lose its first controller
     # election; a second failure is a real one.
     echo "live_cluster: the cluster did not start; its stderr, then one more try:" >&2
@@ -89,7 +89,7 @@ if ! lc_wait 240; then
     kill "$LC_PID" 2>/dev/null
     wait "$LC_PID" 2>/dev/null
     start_cluster
-    if ! lc_wait 240; then
+    if ! lc_wait 300; then
         tail -n 20 "$WORK/lc.err" >&2
         for f in "$WORK"/cluster/node-*/broker.out; do [ -f "$f" ] && tail -n 5 "$f" >&2; done
         fail_all "the live cluster did not start, twice (see its stderr above; work dir $WORK)"
