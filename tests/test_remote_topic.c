@@ -406,6 +406,59 @@ static void test_crc_real_segment(void **state)
 	}
 }
 
+/* A record found in a metadata partition Kafka does not place its partition in (foo-2's
+ * partition delete in __remote_log_metadata-0 of 50, where 38 holds it) makes that partition
+ * one a corrupt batch of -0 could concern too; partitions placed elsewhere stay known. */
+static void test_crc_misplaced(void **state)
+{
+	(void)state;
+	char *root = tu_mkdtemp("rlmm-crc");
+	size_t len = 0;
+	char *data = tu_read_file("tests/vectors/rlmm/p0_00000000000000000000.log", &len);
+	assert_non_null(data);
+	/* the batch, then a copy of it at offset 1 with one bit flipped in its record */
+	if (len < 62)
+		fail_msg("p0 vector too short");
+	char *buf = malloc(2 * len);
+	assert_non_null(buf);
+	memcpy(buf, data, len);
+	char *second = buf + len;
+	memcpy(second, data, len);
+	second[7] = 1;   /* base offset 1 */
+	flip_first_batch(second, len);
+	char dir[1024], path[1100];
+	snprintf(dir, sizeof(dir), "%s/__remote_log_metadata-0", root);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/00000000000000000000.log", dir);
+	assert_int_equal(tu_write_file(path, buf, 2 * len), 0);
+	const char *dirs[] = { dir };
+	struct ss_remote *r;
+	struct ss_remote_topic_stats st;
+	struct ss_remote_taint taint = { 0 };
+	struct warns w = { 0 };
+	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
+	assert_int_equal(ss_remote_topic_replay(r, dirs, 1, 50, on_warn, &w, &st, &taint), 0);
+	assert_int_equal(st.misplaced, 1);
+	assert_int_equal(st.applied, 1);
+	assert_int_equal(st.crc_errors, 1);
+	assert_true(has_warning(&w, 0, 1, "fails its CRC-32C check"));
+	assert_int_equal(taint.n_mparts, 1);
+	assert_int_equal(taint.mparts[0].file_pos, (int64_t)len);
+	assert_int_equal(taint.n_named, 1);
+	char why[1024];
+	assert_int_equal(ss_rlmm_metadata_partition(TID, 2, 50), 38);
+	assert_true(ss_remote_taint_concerns(&taint, TID, 2, why, sizeof(why)));
+	assert_non_null(strstr(why, "records of it are in __remote_log_metadata-0"));
+	assert_int_not_equal(ss_rlmm_metadata_partition(TID, 3, 50), 0);
+	assert_false(ss_remote_taint_concerns(&taint, TID, 3, NULL, 0));
+	ss_remote_taint_release(&taint);
+	ss_remote_free(r);
+	free(buf);
+	free(data);
+	tu_run(NULL, "rm -rf '%s'", root);
+	free(root);
+}
+
 static bool has_code(json_t *part, const char *code)
 {
 	size_t i;
@@ -479,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_tails),
 		cmocka_unit_test(test_big_zero_tail),
 		cmocka_unit_test(test_crc_real_segment),
+		cmocka_unit_test(test_crc_misplaced),
 		cmocka_unit_test(test_crc_scan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

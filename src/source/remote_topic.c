@@ -101,7 +101,7 @@ bool ss_remote_taint_has(const struct ss_remote_taint *t, int32_t mpart)
 }
 
 /* A misplaced record's partition; consecutive repeats are kept once (a partition's records
- * come in runs), the rest is sorted out by ss_remote_taint_finish. */
+ * come in runs), ss_remote_taint_finish sorts out the rest. */
 static int taint_name(struct ss_remote_taint *t, const uint8_t topic_id[16], int32_t partition, int32_t mpart)
 {
 	if (t->n_named) {
@@ -119,13 +119,31 @@ static int taint_name(struct ss_remote_taint *t, const uint8_t topic_id[16], int
 	return 0;
 }
 
+static int cmp_named(const void *a, const void *b)
+{
+	const struct ss_remote_taint_named *x = a, *y = b;
+	int c = memcmp(x->topic_id, y->topic_id, 16);
+	if (c)
+		return c;
+	return x->partition < y->partition ? -1 : x->partition > y->partition;
+}
+
 void ss_remote_taint_finish(struct ss_remote_taint *t, int32_t num_partitions)
 {
+	/* only the tainted metadata partitions' names matter; sorted and distinct, so the
+	 * evaluator's lookup per partition is a binary search (a wrong partition count can
+	 * make every record "misplaced") */
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < t->n_named; i++)
 		if (ss_remote_taint_has(t, t->named[i].mpart))
 			t->named[k++] = t->named[i];
-	t->n_named = k;
+	if (k > 1)
+		qsort(t->named, k, sizeof(*t->named), cmp_named);
+	uint32_t u = 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (u == 0 || cmp_named(&t->named[u - 1], &t->named[i]))
+			t->named[u++] = t->named[i];
+	t->n_named = u;
 	t->num_partitions = num_partitions;
 }
 
@@ -154,17 +172,19 @@ bool ss_remote_taint_concerns(const struct ss_remote_taint *t, const uint8_t *to
 				 m->mpart, place);
 		return true;
 	}
-	for (uint32_t i = 0; topic_id && i < t->n_named; i++) {
-		const struct ss_remote_taint_named *x = &t->named[i];
-		if (x->partition == partition && !memcmp(x->topic_id, topic_id, 16)) {
-			m = taint_find(t, x->mpart);
-			taint_place(m, place, sizeof(place));
-			if (why)
-				snprintf(why, whylen, "records of it are in __remote_log_metadata-%d, where %s failed its "
-					 "CRC-32C check: that batch's records, and the later ones of that partition, were "
-					 "not applied", m->mpart, place);
-			return true;
-		}
+	struct ss_remote_taint_named key = { .partition = partition };
+	if (topic_id)
+		memcpy(key.topic_id, topic_id, 16);
+	const struct ss_remote_taint_named *x =
+		topic_id && t->n_named ? bsearch(&key, t->named, t->n_named, sizeof(*t->named), cmp_named) : NULL;
+	if (x) {
+		m = taint_find(t, x->mpart);
+		taint_place(m, place, sizeof(place));
+		if (why)
+			snprintf(why, whylen, "records of it are in __remote_log_metadata-%d, where %s failed its CRC-32C "
+				 "check: that batch's records, and the later ones of that partition, were not applied",
+				 m->mpart, place);
+		return true;
 	}
 	if (topic_id && t->num_partitions > 0)
 		return false;
