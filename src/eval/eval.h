@@ -30,6 +30,10 @@ struct ss_topic_cfg {
 	 * initialisers stays valid. ss_config_resolve() sets all three. */
 	int     remote_copy_disable;   /* remote.log.copy.disable: 1 = true */
 	int     compact;               /* cleanup.policy contains compact: never tiered */
+	int     no_delete;             /* cleanup.policy is known and lacks delete (compact alone,
+					  or Kafka 4.2's empty list): UnifiedLog.deleteOldSegments
+					  applies no retention.ms/retention.bytes then (0: it has
+					  delete, or it is unknown and Kafka's default, delete) */
 	int     remote_system_enable;  /* remote.log.storage.system.enable from
 					  server.properties: 0 unknown (no file), 1 true,
 					  -1 false (the broker tiers nothing) */
