@@ -53,6 +53,8 @@ struct ss_segx {
 	int64_t  prealloc_bytes;  /* SS_SEG_PREALLOCATED: the zero tail, not data (else 0) */
 	int64_t  first_batch_base;/* with SS_SEG_BASE_MISMATCH: the first batch's base offset */
 	int64_t  crc_errors;
+	int64_t  crc_first_base;  /* the first batch failing its CRC: base offset, -1 unknown */
+	int64_t  crc_first_pos;   /* and byte position, -1 unknown */
 	int64_t  err_pos;         /* -1: no position */
 	int32_t  err;             /* first error, 0 if none */
 	uint32_t err_file;        /* SS_HAS_* of the file err refers to */

@@ -5,7 +5,8 @@
 
 #include "model.h"
 
-const struct ss_segx ss_segx_none = { .err_pos = -1, .first_batch_base = -1 };
+const struct ss_segx ss_segx_none = { .err_pos = -1, .first_batch_base = -1, .crc_first_base = -1,
+				      .crc_first_pos = -1 };
 
 _Static_assert(sizeof(struct ss_seg) <= 72, "the per-segment budget (model.h)");
 
