@@ -252,8 +252,8 @@ int segscan_partition_config(const segscan_partition *p, const char *key, const 
 	for (uint32_t i = 0; ev && i < ev->n_config; i++) {
 		if (strcmp(ev->config[i].key, key))
 			continue;
-		if (value)
-			*value = ev->config[i].value;
+		if (value) /* NULL where json prints null: a value nothing said (eval.h) */
+			*value = (ev->config_value_unknown >> i) & 1 ? NULL : ev->config[i].value;
 		if (source)
 			*source = ev->config[i].source;
 		return 0;
