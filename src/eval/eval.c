@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/darray.h"
 #include "eval/eval_int.h"
@@ -216,6 +217,26 @@ static void human_ms(int64_t ms, char *buf, size_t len)
 		snprintf(buf, len, "%lldms", (long long)ms);
 }
 
+/* A time for humans: ISO 8601 in UTC with milliseconds ("2023-11-14T22:13:20.000Z"),
+ * not milliseconds since the epoch (issue 20 item 11); what gmtime cannot render (beyond
+ * year 9999) stays a number. */
+static void iso_ms(int64_t ms, char *buf, size_t len)
+{
+	int64_t sec = ms / 1000, frac = ms % 1000;
+	if (frac < 0) {
+		frac += 1000;
+		sec--;
+	}
+	time_t t = (time_t)sec;
+	struct tm tm;
+	if (sec < -62135596800LL || sec > 253402300799LL || !gmtime_r(&t, &tm)) {
+		snprintf(buf, len, "%lld ms since the epoch", (long long)ms);
+		return;
+	}
+	size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03lldZ", (long long)frac);
+}
+
 /* findHighestRemoteOffset (docs/kafka-format.md §5.2.4) over the local epoch lineage. */
 static int64_t find_highest_remote_offset(const struct ss_part *part, const struct ss_remote_part *rp, int64_t leo,
 					  int32_t *epoch_used)
@@ -279,8 +300,9 @@ static int eval_remote(struct ss_evctx *x)
 		ev->dangling_bytes += s->size_bytes;
 		__int128 age128 = (__int128)in->now_ms - s->event_ms;
 		int64_t age = age128 > INT64_MAX ? INT64_MAX : age128 < INT64_MIN ? INT64_MIN : (int64_t)age128;
-		char dur[48];
+		char dur[48], when[40];
 		human_ms(age, dur, sizeof(dur));
+		iso_ms(s->event_ms, when, sizeof(when));
 		const char *id = s->id;
 		const struct ss_finding_spec spec = {
 			.code = "DANGLING_REMOTE_SEGMENT", .ref = "KAFKA-17428", .has_amount = true,
@@ -291,20 +313,19 @@ static int eval_remote(struct ss_evctx *x)
 		if (s->state == SS_RSEG_DANGLING)
 			e = ss_eval_add_finding(ev, &spec,
 						"remote segment %s (offsets %lld..%lld, %lld bytes) was marked DANGLING "
-						"%lld ms (%s) ago (event at %lld, broker %d): its data may still occupy "
+						"%lld ms (%s) ago (event at %s, broker %d): its data may still occupy "
 						"remote storage, and nothing reads it",
 						s->id, (long long)s->start_offset, (long long)s->end_offset,
-						(long long)s->size_bytes, (long long)age, dur, (long long)s->event_ms,
-						s->broker_id);
+						(long long)s->size_bytes, (long long)age, dur, when, s->broker_id);
 		else
 			e = ss_eval_add_finding(ev, &spec,
 						"remote segment %s (offsets %lld..%lld, %lld bytes) has been in %s for "
-						"%lld ms (%s; last event at %lld, broker %d), longer than the %lld ms "
+						"%lld ms (%s; last event at %s, broker %d), longer than the %lld ms "
 						"allowed: %s; its data may still occupy remote storage, and nothing "
 						"reads it",
 						s->id, (long long)s->start_offset, (long long)s->end_offset,
 						(long long)s->size_bytes, ss_rseg_state_name(s->state), (long long)age, dur,
-						(long long)s->event_ms, s->broker_id, (long long)in->dangling_after_ms,
+						when, s->broker_id, (long long)in->dangling_after_ms,
 						s->state == SS_RSEG_COPY_STARTED ? "a copy that failed or was abandoned"
 										 : "a delete that failed");
 		if (e)
