@@ -9,6 +9,7 @@
  *    once, with local retention, and the table's RETENTION column shows that union;
  *  - item 3: a partition whose tiering nothing settles (no metadata log, no config) has
  *    only_local null, '?' in the table and no made-up remote.storage.enable;
+ *  - item 11: a --topic or --partition that matches nothing says so; --partition=TOPIC-N;
  *  - item 12: the typed twins of delete_segments, ref null, and a CRC_MISMATCH naming the
  *    batch's base offset and byte position as Kafka's DumpLogSegments gives them.
  */
@@ -289,6 +290,53 @@ static void test_jq_fields(void **state)
 	free(root);
 }
 
+/* ---- item 11: filters that match nothing say so; --partition ---- */
+static void test_filters(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	/* --topic matching nothing: no partition, a warning on stderr, exit 0 (the scan) */
+	assert_int_equal(tu_run(&out, "%s scan -q -f ndjson --topic='nope.*' %s/plain/logdir 2>/dev/null", tu_segscan(),
+				FIXTURES), 0);
+	assert_string_equal(out, "");
+	free(out);
+	assert_int_equal(tu_run(&out, "%s scan -q -f json --topic='nope.*' %s/plain/logdir 2>&1 >/dev/null",
+				tu_segscan(), FIXTURES), 0);
+	assert_non_null(strstr(out, "--topic=nope.* matches no topic in the scanned log dirs"));
+	free(out);
+	/* one that matches: no warning */
+	assert_int_equal(tu_run(&out, "%s scan -q -f ndjson --topic='plain.*' %s/plain/logdir 2>&1 >/dev/null",
+				tu_segscan(), FIXTURES), 0);
+	assert_null(strstr(out, "matches no"));
+	free(out);
+
+	/* --partition, repeatable; with --topic both must match */
+	json_t *all = scan("--partition=plain-v2-0 --partition=many-partitions-19 " FIXTURES "/plain/logdir");
+	assert_int_equal(json_object_size(all), 2);
+	part(all, "plain-v2-0");
+	part(all, "many-partitions-19");
+	json_decref(all);
+	all = scan("--partition=plain-v2-0 --partition=many-partitions-19 --topic='plain.*' " FIXTURES "/plain/logdir");
+	assert_int_equal(json_object_size(all), 1);
+	part(all, "plain-v2-0");
+	json_decref(all);
+	assert_int_equal(tu_run(&out, "%s scan -q -f ndjson --partition=plain-v2-0 --partition=plain-v2-7 "
+				      "%s/plain/logdir 2>&1 >/dev/null", tu_segscan(), FIXTURES), 0);
+	assert_non_null(strstr(out, "--partition=plain-v2-7: no such partition in the scanned log dirs"));
+	assert_null(strstr(out, "plain-v2-0:"));
+	free(out);
+	/* a malformed one is a usage error before any disk is read */
+	assert_int_equal(tu_run(&out, "%s scan -q --partition=plain-v2 /nonexistent 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "--partition"));
+	free(out);
+	/* the table and prom honour it too */
+	assert_int_equal(tu_run(&out, "%s scan -q --partition=many-partitions-3 %s/plain/logdir", tu_segscan(),
+				FIXTURES), 0);
+	assert_non_null(strstr(out, "\nmany-partitions "));
+	assert_null(strstr(out, "\nplain-v2 "));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_retention_union),
 		cmocka_unit_test(test_unknown_tiering),
 		cmocka_unit_test(test_jq_fields),
+		cmocka_unit_test(test_filters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
