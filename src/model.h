@@ -102,6 +102,8 @@ static inline int ss_seg_err(const struct ss_seg *s)
 {
 	return s->x ? s->x->err : (s->flags & SS_SEG_READ_ERROR) ? -ENOMEM : 0;
 }
+/* It failed before its size was read: its size (and time) are unknown, never 0. */
+static inline bool ss_seg_size_unknown(const struct ss_seg *s) { return ss_seg_err(s) && s->size_bytes == 0; }
 static inline int64_t ss_seg_err_pos(const struct ss_seg *s) { return s->x ? s->x->err_pos : -1; }
 static inline int64_t ss_seg_truncated(const struct ss_seg *s) { return s->x ? s->x->truncated_bytes : 0; }
 static inline int64_t ss_seg_prealloc(const struct ss_seg *s) { return s->x ? s->x->prealloc_bytes : 0; }

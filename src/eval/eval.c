@@ -162,12 +162,6 @@ static const char *plural(int64_t n)
 	return n == 1 ? "" : "s";
 }
 
-/* A segment that failed before its size was read: its size is unknown, not 0. */
-static bool seg_size_unknown(const struct ss_seg *s)
-{
-	return ss_seg_err(s) && s->size_bytes == 0;
-}
-
 /* ---- the broker's release (eval/releases.h) ---- */
 enum ss_affect ss_eval_affects(const struct ss_eval_input *in, const char *ticket)
 {
@@ -560,7 +554,7 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 	for (uint32_t k = 0; k < x.n_live; k++) {
 		ev->size_bytes += ss_seg_kafka_size(x.live[k]); /* Kafka's Size: not a preallocated tail */
 		/* a segment that failed before its size was known counts as unknown, never 0 */
-		if (ss_seg_err(x.live[k]) && x.live[k]->size_bytes == 0)
+		if (ss_seg_size_unknown(x.live[k]))
 			ev->size_unknown = true;
 	}
 	ev->log_start_offset = part->has_log_start ? part->log_start_ckpt : x.n_live ? x.live[0]->base_offset : 0;
@@ -702,7 +696,7 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 				x.live[k]->flags |= SS_SEG_ONLY_LOCAL;
 				ev->only_local_segments++;
 				ev->only_local_bytes += ss_seg_kafka_size(x.live[k]);
-				ev->only_local_null |= seg_size_unknown(x.live[k]);
+				ev->only_local_null |= ss_seg_size_unknown(x.live[k]);
 			}
 		}
 	} else {
@@ -714,7 +708,7 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 			if (strict_broker ? x.live[k]->base_offset > h : x.live[k]->base_offset >= h) {
 				bs++;
 				bb += ss_seg_kafka_size(x.live[k]);
-				bb_unknown |= seg_size_unknown(x.live[k]) && x.live[k] != active;
+				bb_unknown |= ss_seg_size_unknown(x.live[k]) && x.live[k] != active;
 			}
 		}
 		ev->broker_copy_lag_segments = bs - 1 > 0 ? bs - 1 : 0;
@@ -734,11 +728,11 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 					ev->only_local_segments++;
 					ev->only_local_bytes += ss_seg_kafka_size(s);
 					/* a size that could not be read is unknown, never 0 */
-					ev->only_local_null |= seg_size_unknown(s);
+					ev->only_local_null |= ss_seg_size_unknown(s);
 					if (s != active) {
 						ev->copy_lag_segments++;
 						ev->copy_lag_bytes += ss_seg_kafka_size(s);
-						ev->copy_lag_null |= seg_size_unknown(s);
+						ev->copy_lag_null |= ss_seg_size_unknown(s);
 					}
 				}
 			}

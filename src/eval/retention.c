@@ -35,12 +35,6 @@ static void unknown(struct ss_retention *r, const char *why, int64_t limit)
 static const char WHY_UNREADABLE[] = "a segment could not be read";
 static const char WHY_NO_DELETE[] = "cleanup.policy has no delete";
 
-/* A walk that reaches a segment whose facts could not be read cannot say where it stops. */
-static bool seg_unreadable(const struct ss_seg *s)
-{
-	return ss_seg_err(s) && s->size_bytes == 0;
-}
-
 /*
  * Does cleanup.policy let size and time retention run? UnifiedLog.deleteOldSegments
  * applies retention.ms and retention.bytes only when the policy has delete (config.delete);
@@ -139,7 +133,8 @@ static uint32_t local_time_walk(const struct ss_evctx *x, int64_t limit_ms, bool
 		const struct ss_seg *s = x->live[k];
 		if (uploaded_only && s->end_offset > highest)
 			break;
-		if (seg_unreadable(s) || s->max_timestamp_ms < 0) {
+		/* a segment whose facts could not be read: where the walk stops is unknown */
+		if (ss_seg_size_unknown(s) || s->max_timestamp_ms < 0) {
 			*unk = true;
 			return 0;
 		}

@@ -222,7 +222,7 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 		/* an empty active segment has no end offset yet */
 		ss_jw_ki64n(&w, "end_offset", !(sg->flags & SS_SEG_ACTIVE) || has_last, sg->end_offset);
 		/* failed before its size was read: unknown, not 0 */
-		ss_jw_ki64n(&w, "size_bytes", !(ss_res_seg_failed(sg) && sg->size_bytes == 0), sg->size_bytes);
+		ss_jw_ki64n(&w, "size_bytes", !(ss_res_seg_failed(sg) && ss_seg_size_unknown(sg)), sg->size_bytes);
 		ss_jw_ki64(&w, "valid_bytes", sg->valid_bytes);
 		ss_jw_ki64n(&w, "max_timestamp_ms", sg->max_timestamp_ms >= 0, sg->max_timestamp_ms);
 		ss_jw_ki64n(&w, "batches", ss_seg_batches(sg) >= 0, ss_seg_batches(sg));
