@@ -166,6 +166,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
+LDCONFIG   ?= ldconfig
 MAN1       := $(sort $(wildcard man/*.1))
 MAN7       := $(sort $(wildcard man/*.7))
 DOCS       := README.md $(sort $(wildcard docs/*.md))
@@ -198,6 +199,9 @@ $(B)/segscan.service: scripts/segscan.service Makefile
 
 shared: $(B)/libsegscan.so.$(VERSION)
 
+# The dynamic linker finds the new libsegscan.so.N through its cache: install refreshes
+# it (LDCONFIG) when installing to this system as root; a staged (DESTDIR) install leaves
+# it to the package's own step, and anyone else is told to run it.
 install: all shared $(B)/segscan.pc $(B)/segscan.service
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DOCDIR)/examples \
@@ -219,6 +223,15 @@ install: all shared $(B)/segscan.pc $(B)/segscan.service
 	$(if $(wildcard completions/segscan.bash),install -m 0644 completions/segscan.bash $(DESTDIR)$(BASHCOMPDIR)/segscan)
 	$(if $(wildcard completions/_segscan),install -m 0644 completions/_segscan $(DESTDIR)$(ZSHCOMPDIR)/_segscan)
 	install -m 0644 $(B)/segscan.service $(DESTDIR)$(UNITDIR)/segscan.service
+	@if [ -n "$(DESTDIR)" ]; then \
+	    echo "note: staged in DESTDIR; run ldconfig on the target system after installing $(LIBDIR)/$(SONAME)"; \
+	elif [ "$$(id -u)" != 0 ]; then \
+	    echo "note: not root: run 'sudo ldconfig' so the dynamic linker finds $(LIBDIR)/$(SONAME)"; \
+	else \
+	    echo "$(LDCONFIG)"; $(LDCONFIG) || exit 1; \
+	    $(LDCONFIG) -p 2>/dev/null | grep -qF "$(LIBDIR)/$(SONAME)" || \
+	    echo "note: $(LIBDIR) is not in the dynamic linker's search path: add it to /etc/ld.so.conf.d/ and run ldconfig, or set LD_LIBRARY_PATH"; \
+	fi
 
 # Removes exactly what install put there (by name: DOCDIR or PKGDATADIR may have been pointed
 # at a shared directory), then segscan's own directories if they are empty.

@@ -70,7 +70,8 @@ void segscan_scan_free(segscan_scan *s);
  * this list against):
  *   "verify", "remote-state", "remote-metadata", "seed" (repeatable), "topic-config",
  *   "server-properties", "metadata-dir", "cluster-metadata", "kafka-version",
- *   "bootstrap-server", "kafka-config", "kafka-timeout", "kafka-deadline", "broker-process", "proc-root", "topic", "findings-only",
+ *   "bootstrap-server", "kafka-config", "kafka-timeout", "kafka-deadline", "broker-process", "proc-root",
+ *   "topic", "partition" (repeatable), "findings-only",
  *   "now", "dangling-after", "threads", "io", "queue-depth",
  *   "numa", "stats", "progress", "quiet", "numa-topology", and the options a polite
  *   background scanner wants: "max-read-rate" (bytes/s over all workers, 0 =

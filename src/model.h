@@ -53,6 +53,8 @@ struct ss_segx {
 	int64_t  prealloc_bytes;  /* SS_SEG_PREALLOCATED: the zero tail, not data (else 0) */
 	int64_t  first_batch_base;/* with SS_SEG_BASE_MISMATCH: the first batch's base offset */
 	int64_t  crc_errors;
+	int64_t  crc_first_base;  /* the first batch failing its CRC: base offset, -1 unknown */
+	int64_t  crc_first_pos;   /* and byte position, -1 unknown */
 	int64_t  err_pos;         /* -1: no position */
 	int32_t  err;             /* first error, 0 if none */
 	uint32_t err_file;        /* SS_HAS_* of the file err refers to */
@@ -100,6 +102,8 @@ static inline int ss_seg_err(const struct ss_seg *s)
 {
 	return s->x ? s->x->err : (s->flags & SS_SEG_READ_ERROR) ? -ENOMEM : 0;
 }
+/* It failed before its size was read: its size (and time) are unknown, never 0. */
+static inline bool ss_seg_size_unknown(const struct ss_seg *s) { return ss_seg_err(s) && s->size_bytes == 0; }
 static inline int64_t ss_seg_err_pos(const struct ss_seg *s) { return s->x ? s->x->err_pos : -1; }
 static inline int64_t ss_seg_truncated(const struct ss_seg *s) { return s->x ? s->x->truncated_bytes : 0; }
 static inline int64_t ss_seg_prealloc(const struct ss_seg *s) { return s->x ? s->x->prealloc_bytes : 0; }

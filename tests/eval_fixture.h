@@ -36,7 +36,7 @@ static inline void fx_init(struct fx *f, const char *topic)
 	f->cfg.local_retention_ms = -2;
 	f->cfg.local_retention_bytes = -2;
 	f->cfg.segment_bytes = 1073741824LL;
-	f->cfg.remote_storage = -1;
+	f->cfg.remote_storage = 0;   /* known not tiered; -1 (nothing says) is a case of its own */
 	f->in.now_ms = 1700000000000LL;
 	f->in.dangling_after_ms = 3600000;
 	assert_int_equal(ss_remote_new(SS_REMOTE_STRICT, "remote-state", &f->remote), 0);

@@ -17,7 +17,26 @@ mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -j2 
 ver=$(sed -n 's/^#define SEGSCAN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' include/segscan_version.h | paste -sd.)
 major=${ver%%.*}
 
-mk install >"$root/install.log" 2>&1 || { cat "$root/install.log" >&2; fail "make install"; }
+# ldconfig (issue 20 item 11): a staged install (DESTDIR) leaves it to the package's step
+# and says so; an install to the system as root runs it (LDCONFIG: a stand-in that
+# records its calls, so the test changes no cache of this machine).
+cat >"$root/ldconfig" <<EOS
+#!/bin/sh
+echo "ldconfig \$*" >>"$root/ldconfig.calls"
+EOS
+chmod +x "$root/ldconfig"
+mk install LDCONFIG="$root/ldconfig" >"$root/install.log" 2>&1 || { cat "$root/install.log" >&2; fail "make install"; }
+[ -e "$root/ldconfig.calls" ] && fail "a DESTDIR install ran ldconfig: $(cat "$root/ldconfig.calls")"
+grep -q "run ldconfig on the target system" "$root/install.log" || fail "a DESTDIR install does not say ldconfig is due"
+if [ "$(id -u)" = 0 ]; then
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -j2 B="$B" MODE="$MODE" PREFIX="$root/sys" \
+		LDCONFIG="$root/ldconfig" install >"$root/sys.log" 2>&1 || { cat "$root/sys.log" >&2; fail "make install (system)"; }
+	grep -qx "ldconfig " "$root/ldconfig.calls" || fail "make install as root did not run ldconfig"
+	# the stand-in's cache has no libsegscan: the install says where the linker will not look
+	grep -q "$root/sys/lib is not in the dynamic linker's search path" "$root/sys.log" ||
+		fail "make install does not say that LIBDIR is outside the linker's search path: $(cat "$root/sys.log")"
+	rm -rf "$root/sys"
+fi
 
 for f in usr/bin/segscan "usr/lib/libsegscan.so.$ver" "usr/lib/libsegscan.so.$major" usr/lib/libsegscan.so \
 	 usr/lib/libsegscan.a usr/include/segscan.h usr/include/segscan_version.h usr/lib/pkgconfig/segscan.pc \

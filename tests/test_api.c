@@ -247,7 +247,8 @@ static void check_findings(const segscan_partition *p, json_t *jp, struct seen *
 		assert_int_equal(segscan_partition_finding(p, i, &fd), 0);
 		snprintf(what, sizeof(what), "%s finding %zu", name, i);
 		eq_str(fd.code, json_object_get(j, "code"), what);
-		eq_str(fd.ref, json_object_get(j, "ref"), what);
+		/* no ticket: json null (for jq), the C API's "" (segscan.h) */
+		eq_str(fd.ref && fd.ref[0] ? fd.ref : NULL, json_object_get(j, "ref"), what);
 		eq_str(fd.message, json_object_get(j, "message"), what);
 		json_t *js = json_object_get(j, "segments");
 		assert_int_equal(fd.has_amount, js != NULL);

@@ -4,6 +4,7 @@
  * every boundary, tiered and not, local retention as a union, local findings.
  * Expected numbers are worked out by hand from the contract in the comments.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,7 +31,7 @@ static void test_offsets(void **state)
 	assert_int_equal(ev->log_end_offset, 25);
 	assert_int_equal(ev->log_start_offset, 0);
 	assert_int_equal(ev->size_bytes, 350);
-	assert_int_equal(ev->remote_storage, -1);
+	assert_int_equal(ev->remote_storage, 0);
 	assert_false(ev->tiered);
 	assert_false(ev->seeded);
 	assert_null(ev->source);
@@ -187,17 +188,66 @@ static void test_tiered_decision(void **state)
 	assert_false(fx_eval(&f)->tiered);
 	f.cfg.remote_system_enable = 1;
 	f.cfg.remote_storage = -1;
-	assert_false(fx_eval(&f)->tiered);          /* unset, no metadata */
+	struct ss_eval *ev = fx_eval(&f);
+	assert_false(ev->tiered);                   /* unset, no metadata: evaluated as local */
+	assert_int_equal(ev->remote_storage, -1);   /* but not known to be untiered */
 	f.in.has_seed = true;
 	f.in.seed = 9;
-	assert_true(fx_eval(&f)->tiered);           /* unset, seeded */
+	ev = fx_eval(&f);
+	assert_true(ev->tiered);                    /* unset, seeded */
+	assert_int_equal(ev->remote_storage, 1);    /* the seed settles it */
 	f.in.has_seed = false;
 	fx_rseg(&f, "a", 0, 9, 0, 10, 1, SS_RSEG_COPY_STARTED, 1);
-	struct ss_eval *ev = fx_eval(&f);
+	ev = fx_eval(&f);
 	assert_true(ev->tiered);                    /* unset, metadata exists */
-	assert_int_equal(ev->remote_storage, -1);   /* reported as configured */
+	assert_int_equal(ev->remote_storage, 1);    /* the remote metadata settles it */
 	f.cfg.remote_storage = 0;
 	assert_false(fx_eval(&f)->tiered);
+	/* what Kafka never tiers is settled without a config (UnifiedLog.isRemoteLogEnabled) */
+	f.cfg.remote_storage = -1;
+	f.cfg.compact = 1;
+	assert_int_equal(fx_eval(&f)->remote_storage, 0);
+	f.cfg.compact = 0;
+	f.part.topic = "__transaction_state";
+	assert_int_equal(fx_eval(&f)->remote_storage, 0);
+	fx_free(&f);
+}
+
+/*
+ * Unknown tiering (issue 20 item 3): no config says remote.storage.enable and nothing
+ * settles it (no remote metadata, no seed; a copied log dir without its metadata log).
+ * The partition may be tiered with its remote metadata on another broker, so its
+ * only-local set is unknown (null, never the whole log), as are its lags; the config's
+ * remote.storage.enable value is not printed as Kafka's default.
+ */
+static void test_unknown_tiering(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	f.cfg.remote_storage = -1;
+	f.cfg.n_entries = 1;
+	f.cfg.entries[0] = (struct ss_cfg_entry){ .key = "remote.storage.enable", .value = "false", .source = NULL };
+	fx_seg(&f, 0, 9, 100, 1);
+	fx_seg(&f, 10, 19, 50, 1);
+	struct ss_eval *ev = fx_eval(&f);
+	assert_false(ev->tiered);
+	assert_int_equal(ev->remote_storage, -1);
+	assert_true(ev->only_local_null);
+	assert_int_equal(ev->only_local_segments, 0);
+	assert_true(ev->copy_lag_null);
+	assert_true(ev->broker_copy_lag_null);
+	for (int i = 0; i < 2; i++)
+		assert_false(f.segs[i].flags & SS_SEG_ONLY_LOCAL);
+	assert_int_equal(ev->config_value_unknown, 1u);
+	/* the same partition known not to be tiered: everything is only-local */
+	f.cfg.remote_storage = 0;
+	f.cfg.entries[0].source = "DEFAULT_CONFIG";
+	ev = fx_eval(&f);
+	assert_false(ev->only_local_null);
+	assert_int_equal(ev->only_local_segments, 2);
+	assert_int_equal(ev->only_local_bytes, 150);
+	assert_int_equal(ev->config_value_unknown, 0u);
 	fx_free(&f);
 }
 
@@ -605,6 +655,209 @@ static void test_base_offset_policy(void **state)
 	assert_int_equal(base_findings(90, false, false), 1);
 }
 
+/*
+ * cleanup.policy and retention (issue 20 item 1): UnifiedLog.deleteOldSegments applies
+ * retention.ms and retention.bytes only when the policy has delete. Four local segments,
+ * 350 bytes, max timestamps 1000..4000, now 10000, limits that would take three.
+ */
+static void policy_setup(struct fx *f, const char *topic)
+{
+	fx_init(f, topic);
+	four_local(f);
+	f->in.now_ms = 10000;
+	f->cfg.retention_ms = 0;
+	f->cfg.retention_bytes = 0;
+}
+
+static void test_cleanup_policy_retention(void **state)
+{
+	(void)state;
+	struct fx f;
+	/* compact alone: nothing by time or size, and no local tier */
+	policy_setup(&f, "t");
+	f.cfg.policy_known = true;
+	f.cfg.compact = 1;
+	f.cfg.no_delete = 1;
+	struct ss_eval *ev = fx_eval(&f);
+	assert_false(ev->size.evaluated);
+	assert_false(ev->time.evaluated);
+	assert_false(ev->size.unknown);
+	assert_string_equal(ev->size.reason, "cleanup.policy has no delete");
+	assert_string_equal(ev->time.reason, "cleanup.policy has no delete");
+	assert_int_equal(ev->size.n_delete + ev->time.n_delete, 0);
+	assert_string_equal(ev->local.reason, "compacted topics are never tiered");
+	assert_false(ev->total.unknown);
+	assert_int_equal(ev->total.n_local + ev->total.n_remote, 0);
+	fx_free(&f);
+
+	/* compact,delete: retention runs over the local log (the topic is never tiered) */
+	policy_setup(&f, "t");
+	f.cfg.policy_known = true;
+	f.cfg.compact = 1;
+	ev = fx_eval(&f);
+	static const int64_t bases[] = { 0, 100, 200 };
+	expect_local_deletes(&ev->size, bases, 3, 300);
+	expect_local_deletes(&ev->time, bases, 3, 300);
+	fx_free(&f);
+
+	/* compact with remote.storage.enable=true (only a --topic-config what-if can say
+	 * both: Kafka refuses the pair): never tiered, and a note says so */
+	policy_setup(&f, "t");
+	f.cfg.policy_known = true;
+	f.cfg.compact = 1;
+	f.cfg.no_delete = 1;
+	f.cfg.remote_storage = 1;
+	ev = fx_eval(&f);
+	assert_false(ev->tiered);
+	assert_false(ev->local.evaluated);
+	assert_true(ev->n_notes >= 1 && strstr(ev->notes[0], "compacted"));
+	fx_free(&f);
+
+	/* the internal topics Kafka creates compacted: with the policy unknown (no
+	 * metadata log, no config line) their retention is unknown, not the default's */
+	static const char *const internal[] = { "__consumer_offsets", "__transaction_state" };
+	for (int i = 0; i < 2; i++) {
+		policy_setup(&f, internal[i]);
+		ev = fx_eval(&f);
+		assert_false(ev->size.evaluated);
+		assert_false(ev->time.evaluated);
+		assert_true(ev->time.unknown);
+		assert_non_null(strstr(ev->time.reason, "compact"));
+		assert_true(ev->total.unknown);
+		/* known compact (the metadata log's DYNAMIC_TOPIC_CONFIG): not evaluated, known */
+		f.cfg.policy_known = true;
+		f.cfg.compact = 1;
+		f.cfg.no_delete = 1;
+		ev = fx_eval(&f);
+		assert_false(ev->time.evaluated);
+		assert_false(ev->time.unknown);
+		assert_false(ev->total.unknown);
+		fx_free(&f);
+	}
+	/* another internal topic with Kafka's delete (__remote_log_metadata): as any */
+	policy_setup(&f, "__remote_log_metadata");
+	ev = fx_eval(&f);
+	expect_local_deletes(&ev->time, bases, 3, 300);
+	fx_free(&f);
+
+	/* a tiered topic whose policy has no delete (Kafka 4.2's empty list): no size or time
+	 * retention, local retention still runs while copying (remoteLogEnabledAndRemoteCopyEnabled) */
+	policy_setup(&f, "t");
+	f.cfg.policy_known = true;
+	f.cfg.no_delete = 1;
+	f.cfg.remote_storage = 1;
+	f.in.has_seed = true;
+	f.in.seed = 199;
+	ev = fx_eval(&f);
+	assert_true(ev->tiered);
+	assert_false(ev->size.evaluated);
+	assert_false(ev->time.evaluated);
+	expect_local_deletes(&ev->local, bases, 2, 200);
+	f.cfg.remote_copy_disable = 1;
+	ev = fx_eval(&f);
+	assert_false(ev->local.evaluated);
+	assert_string_equal(ev->local.reason, "cleanup.policy has no delete");
+	fx_free(&f);
+}
+
+/*
+ * retention.total (issue 20 item 2): the distinct segments size, time and local
+ * retention delete together. Tiered: r1..r3 remote (100 B each), local 200..299 and the
+ * active 300..349, seeded at 299.
+ */
+static void test_retention_total(void **state)
+{
+	(void)state;
+	struct fx f;
+	tiered_setup(&f);
+	/* size takes r1 (breach 100), time takes r1 and r2 (cutoff 2001): two distinct */
+	f.cfg.retention_bytes = 250;
+	f.cfg.retention_ms = 7999;
+	struct ss_eval *ev = fx_eval(&f);
+	assert_int_equal(ev->size.n_delete, 1);
+	assert_int_equal(ev->time.n_delete, 2);
+	assert_false(ev->total.unknown);
+	assert_int_equal(ev->total.n_remote, 2);
+	assert_string_equal(ev->total.remote_ids[0], "r1");
+	assert_string_equal(ev->total.remote_ids[1], "r2");
+	assert_int_equal(ev->total.remote_bytes, 200);
+	assert_int_equal(ev->total.n_local, 0);
+	/* the same segment by both: counted once */
+	f.cfg.retention_ms = 8000;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->size.n_delete + ev->time.n_delete, 2);
+	assert_int_equal(ev->total.n_remote, 1);
+	assert_int_equal(ev->total.remote_bytes, 100);
+	/* local retention too: the uploaded local 200..299 (100 B), a local file freed */
+	f.cfg.local_retention_ms = 0;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->local.n_delete, 1);
+	assert_int_equal(ev->total.n_local, 1);
+	assert_int_equal(ev->total.local_offsets[0], 200);
+	assert_int_equal(ev->total.local_bytes, 100);
+	assert_int_equal(ev->total.remote_bytes, 100);
+	/* unseeded: size and local retention unknown, so the total is unknown */
+	f.part.n_epochs = 0;
+	f.part.epochs_read = false;
+	ss_remote_free(f.remote);
+	assert_int_equal(ss_remote_new(SS_REMOTE_STRICT, "remote-state", &f.remote), 0);
+	ev = fx_eval(&f);
+	assert_true(ev->size.unknown);
+	assert_true(ev->total.unknown);
+	assert_string_equal(ev->total.reason, "unseeded");
+	fx_free(&f);
+
+	/* not tiered: size and time walk the same local list; the union is the longer */
+	fx_init(&f, "t");
+	four_local(&f);
+	f.in.now_ms = 10000;
+	f.cfg.retention_bytes = 250;   /* one */
+	f.cfg.retention_ms = 7999;     /* two */
+	ev = fx_eval(&f);
+	assert_int_equal(ev->total.n_local, 2);
+	assert_int_equal(ev->total.local_bytes, 200);
+	assert_int_equal(ev->total.n_remote, 0);
+	fx_free(&f);
+}
+
+/*
+ * A segment that could not be read (its open failed: size and time unknown) is never
+ * counted as 0 bytes or as old: the only-local set and retention that reach it are
+ * unknown (issue 20 item 4).
+ */
+static void test_unreadable_segment(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	four_local(&f);
+	f.in.now_ms = 10000;
+	f.cfg.retention_ms = 0;
+	struct ss_seg *bad = &f.segs[1];
+	bad->size_bytes = 0;
+	bad->valid_bytes = 0;
+	bad->max_timestamp_ms = -1;
+	bad->flags |= SS_SEG_READ_ERROR;
+	ss_seg_set_error(bad, -EACCES, SS_HAS_LOG, -1);
+	assert_int_equal(ss_seg_err(bad), -EACCES);
+	struct ss_eval *ev = fx_eval(&f);
+	assert_true(ev->size_unknown);
+	assert_true(ev->only_local_null);
+	assert_false(ev->time.evaluated);
+	assert_true(ev->time.unknown);
+	assert_string_equal(ev->time.reason, "a segment could not be read");
+	assert_true(ev->total.unknown);
+	/* a time walk that stops before it is still known: segment 0 is young */
+	f.cfg.retention_ms = 9500;
+	ev = fx_eval(&f);
+	assert_true(ev->time.evaluated);
+	assert_int_equal(ev->time.n_delete, 0);
+	f.cfg.retention_bytes = 100;   /* a size breach over an unknown size: unknown */
+	ev = fx_eval(&f);
+	assert_true(ev->size.unknown);
+	fx_free(&f);
+}
+
 /* A log-start-offset-checkpoint beyond the log end is not taken as fact. */
 static void test_log_start_beyond_end(void **state)
 {
@@ -637,6 +890,7 @@ int main(void)
 		cmocka_unit_test(test_vanished_log_start),
 		cmocka_unit_test(test_find_highest_remote_offset),
 		cmocka_unit_test(test_tiered_decision),
+		cmocka_unit_test(test_unknown_tiering),
 		cmocka_unit_test(test_only_local_and_lag),
 		cmocka_unit_test(test_tiered_size_retention),
 		cmocka_unit_test(test_tiered_time_retention),
@@ -646,6 +900,9 @@ int main(void)
 		cmocka_unit_test(test_local_findings),
 		cmocka_unit_test(test_base_offset_policy),
 		cmocka_unit_test(test_log_start_beyond_end),
+		cmocka_unit_test(test_cleanup_policy_retention),
+		cmocka_unit_test(test_retention_total),
+		cmocka_unit_test(test_unreadable_segment),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,10 +66,14 @@ static void test_counted_and_sized(void **state)
 	assert_int_equal(c->bytes, 500);
 	assert_non_null(strstr(c->message, "COPY_SEGMENT_STARTED"));
 	assert_non_null(strstr(c->message, "3600001 ms"));
+	/* times for humans in ISO 8601 UTC, not epoch milliseconds (issue 20 item 11) */
+	assert_non_null(strstr(c->message, "last event at 2023-11-14T21:13:19.999Z,"));
+	assert_null(strstr(c->message, "1699996399999"));
 	const struct ss_finding *m = by_id(ev, "marked");
 	assert_non_null(m);
 	assert_int_equal(m->bytes, 700);
 	assert_non_null(strstr(m->message, "DANGLING"));
+	assert_non_null(strstr(m->message, "event at 2023-11-14T22:13:19.990Z,"));
 	const struct ss_finding *d = by_id(ev, "stuck-delete");
 	assert_non_null(d);
 	assert_int_equal(d->bytes, 300);

@@ -39,6 +39,7 @@ static const struct sample samples[] = {
 	{ "kafka-deadline", "60000", 60000, NULL },
 	{ "broker-process", "off", 0, NULL },
 	{ "topic", "orders.*", 0, "orders.*" },
+	{ "partition", "orders.v2-3", 3, "orders.v2" },
 	{ "findings-only", "true", 1, NULL },
 	{ "proc-root", "/tmp/fake-proc", 0, "/tmp/fake-proc" },
 	{ "seed", "orders-3=1200", 1200, NULL },
@@ -104,6 +105,12 @@ static const struct bad {
 	{ "io-priority", "high", "expected idle or normal" },
 	{ "avoid-cpus", "z", "expected a CPU list such as 0-3,8" },
 	{ "seed", "nodash", "expected TOPIC-PARTITION=OFFSET (e.g. orders-3=1200)" },
+	{ "partition", "orders", "expected TOPIC-N, a topic name and a partition number (e.g. orders-3)" },
+	{ "partition", "orders-", "expected TOPIC-N, a topic name and a partition number (e.g. orders-3)" },
+	{ "partition", "-3", "expected TOPIC-N, a topic name and a partition number (e.g. orders-3)" },
+	{ "partition", "orders- 3", "expected TOPIC-N, a topic name and a partition number (e.g. orders-3)" },
+	{ "partition", "or/ders-3", "expected TOPIC-N, a topic name and a partition number (e.g. orders-3)" },
+	{ "partition", "orders-2147483648", "expected TOPIC-N, a topic name and a partition number (e.g. orders-3)" },
 };
 
 static const struct sample *sample_of(const char *name)
@@ -215,6 +222,11 @@ static void test_set_reaches_every_row(void **state)
 			assert_int_equal(CPU_COUNT((const cpu_set_t *)field), sm->want_int);
 			assert_true(s->opts.has_avoid);
 			break;
+		case SS_OPT_PARTITION:
+			assert_int_equal(s->opts.n_partitions, 1);
+			assert_string_equal(s->opts.partitions[0].topic, sm->want_str);
+			assert_int_equal(s->opts.partitions[0].partition, sm->want_int);
+			break;
 		case SS_OPT_SEED:
 			assert_int_equal(s->opts.n_seeds, 1);
 			assert_string_equal(s->opts.seeds[0].topic, "orders");
@@ -243,6 +255,12 @@ static void test_side_effects(void **state)
 	assert_int_equal(s->opts.n_seeds, 2);
 	assert_string_equal(s->opts.seeds[1].topic, "b.c");
 	assert_int_equal(s->opts.seeds[1].partition, 12);
+	/* so do partitions: the topic is what comes before the last '-' */
+	assert_int_equal(segscan_set(s, "partition", "a-b-0"), 0);
+	assert_int_equal(segscan_set(s, "partition", "c-7"), 0);
+	assert_int_equal(s->opts.n_partitions, 2);
+	assert_string_equal(s->opts.partitions[0].topic, "a-b");
+	assert_int_equal(s->opts.partitions[1].partition, 7);
 	/* a string replaces the previous one (and frees it: ASan) */
 	assert_int_equal(segscan_set(s, "io", "pread"), 0);
 	assert_int_equal(segscan_set(s, "io", "mmap"), 0);

@@ -91,6 +91,7 @@ static struct ss_eval ev_tiered = {
 		  .delete_ids = ids_delete },
 	.time = { .evaluated = false, .reason = "retention.ms is -1", .limit = -1 },
 	.local = { .evaluated = true, .limit = -1 },
+	.total = { .n_remote = 1, .remote_ids = ids_delete, .remote_bytes = 1000 },
 	.findings = findings0, .n_findings = 3,
 	.tiered_reason = "remote.storage.enable=true", .notes = notes0, .n_notes = 1,
 	.config = (const struct ss_cfg_entry[]){
@@ -108,18 +109,23 @@ static struct ss_eval ev_unseeded = {
 	.here = -1,
 	.size = { .evaluated = false, .reason = NULL, .limit = -1 },
 	.time = { .evaluated = false, .reason = "not seeded", .limit = 604800000 },
-	.local = { .evaluated = false, .reason = "not seeded", .limit = -1 },
+	.local = { .evaluated = false, .unknown = true, .reason = "unseeded", .limit = -1 },
+	.total = { .unknown = true, .reason = "unseeded" },
 	.tiered_reason = "remote.storage.enable=true",
 };
 
 static int64_t del_plain[] = { 0 };
 static struct ss_eval ev_plain = {
-	.log_start_offset = 0, .log_end_offset = 10, .size_bytes = 100, .remote_storage = -1,
+	.log_start_offset = 0, .log_end_offset = 10, .size_bytes = 100, .remote_storage = 0,
 	.only_local_segments = 1, .only_local_bytes = 100, .copy_lag_null = true, .broker_copy_lag_null = true,
 	.size = { .evaluated = true, .limit = -1, .total_bytes = 100 },
 	.time = { .evaluated = true, .limit = 1000, .n_delete = 1, .delete_bytes = 100, .delete_offsets = del_plain },
 	.local = { .evaluated = false, .reason = "not tiered", .limit = -1 },
-	.tiered_reason = "remote.storage.enable not configured and no remote metadata for the partition",
+	.total = { .n_local = 1, .local_offsets = del_plain, .local_bytes = 100 },
+	.tiered_reason = "remote.storage.enable=false",
+	.config = (const struct ss_cfg_entry[]){
+		{ .key = "remote.storage.enable", .value = "false", .source = "DEFAULT_CONFIG" } },
+	.n_config = 1,
 };
 
 static struct ss_eval ev_broken = {
@@ -312,10 +318,23 @@ static void test_json_partitions(void **state)
 	expect_int(p, "findings.0.bytes", 300);
 	expect_str(p, "findings.0.segment_ids.0", "AAAAAAAAAAAAAAAAAAAAAA");
 	expect_str(p, "findings.0.segment_ids.1", "BBBBBBBBBBBBBBBBBBBBBB");
-	expect_str(p, "findings.1.ref", "");
+	expect_null(p, "findings.1.ref");           /* no ticket: null, not "" (issue 20 item 12) */
 	expect_absent(p, "findings.1.segments");    /* no amount: no amount fields */
 	expect_absent(p, "findings.1.segment_ids"); /* no ids: no array */
-	expect_str(p, "findings.2.ref", "");        /* a NULL ref is written as "" */
+	expect_null(p, "findings.2.ref");           /* a NULL ref too */
+	/* delete_segments' typed twins: remote ids here, no local base offsets */
+	expect_str(p, "retention.size.delete_segment_ids.0", "CCCCCCCCCCCCCCCCCCCCCC");
+	assert_int_equal(json_array_size(at(p, "retention.size.delete_segment_ids")), 1);
+	assert_int_equal(json_array_size(at(p, "retention.size.delete_base_offsets")), 0);
+	assert_int_equal(json_array_size(at(p, "retention.time.delete_segment_ids")), 0);
+	/* the union of the kinds */
+	expect_bool(p, "retention.total.evaluated", true);
+	expect_str(p, "retention.total.delete_segments.0", "CCCCCCCCCCCCCCCCCCCCCC");
+	expect_str(p, "retention.total.delete_segment_ids.0", "CCCCCCCCCCCCCCCCCCCCCC");
+	assert_int_equal(json_array_size(at(p, "retention.total.delete_base_offsets")), 0);
+	expect_int(p, "retention.total.delete_bytes", 1000);
+	expect_int(p, "retention.total.remote_bytes_freed", 1000);
+	expect_int(p, "retention.total.local_bytes_freed", 0);
 
 	/* tiered, nobody seeded it: the contract's nulls */
 	p = json_array_get(ps, 1);
@@ -334,15 +353,28 @@ static void test_json_partitions(void **state)
 	expect_str(p, "retention.size.reason", "not evaluated");
 	expect_null(p, "retention.size.total_bytes");
 	expect_int(p, "retention.time.limit_ms", 604800000);
+	/* a kind unknown: the total is unknown, its amounts null */
+	expect_bool(p, "retention.total.evaluated", false);
+	expect_str(p, "retention.total.reason", "unseeded");
+	expect_null(p, "retention.total.delete_bytes");
+	expect_null(p, "retention.total.local_bytes_freed");
+	expect_null(p, "retention.total.remote_bytes_freed");
+	assert_int_equal(json_array_size(at(p, "retention.total.delete_segments")), 0);
 
-	/* not tiered, nobody said whether it is */
+	/* not tiered */
 	p = json_array_get(ps, 2);
-	expect_null(p, "remote_storage");
+	expect_bool(p, "remote_storage", false);
 	expect_null(p, "broker_copy_lag");
 	expect_null(p, "copy_lag");
 	expect_int(p, "only_local.segments", 1);
 	expect_int(p, "retention.time.delete_segments.0", 0);  /* local base offsets, as numbers */
+	expect_int(p, "retention.time.delete_base_offsets.0", 0);
+	assert_int_equal(json_array_size(at(p, "retention.time.delete_segment_ids")), 0);
+	expect_int(p, "retention.total.delete_segments.0", 0);
+	expect_int(p, "retention.total.delete_base_offsets.0", 0);
+	expect_int(p, "retention.total.local_bytes_freed", 100);
 	expect_null(p, "retention.size.limit_bytes");
+	expect_str(json_object_get(at(p, "config"), "remote.storage.enable"), "value", "false");
 
 	/* a read error, a vanished segment */
 	p = json_array_get(ps, 3);
@@ -605,6 +637,16 @@ static void expect_column(const char *header, const char *row, const char *title
 		fail_msg("column %s of \"%s\": want \"%s\"", title, row, want);
 }
 
+/* The same for a right-aligned column: the value ends where the title ends. */
+static void expect_rcolumn(const char *header, const char *row, const char *title, const char *want)
+{
+	const char *h = strstr(header, title);
+	assert_non_null(h);
+	size_t end = (size_t)(h - header) + strlen(title), n = strlen(want);
+	if (strlen(row) < end || strncmp(row + end - n, want, n) || row[end - n - 1] != ' ')
+		fail_msg("column %s of \"%s\": want \"%s\"", title, row, want);
+}
+
 static void test_table(void **state)
 {
 	struct ss_results r = view();
@@ -615,7 +657,8 @@ static void test_table(void **state)
 	assert_string_equal(first, "segscan " SEGSCAN_VERSION ": 5 partitions in 4 topics, 7 segments, 1.63 KiB local, "
 				   "1 remote segments (1000 B)");
 	free(first);
-	assert_non_null(strstr(out, "\n  log dirs: /data/a " WEIRD_DIR "\n"));
+	/* the path's newline as an escape: it forges no line (issue 21 item 9) */
+	assert_non_null(strstr(out, "\n  log dirs: /data/a /data/we\"ird\\dir\\x0ax\n"));
 	assert_non_null(strstr(out, "\n  scan: fast path (index tails), io=pread, 2 threads, 0.125 s, 12.1 KiB read\n"
 				    "  metadata log: no; kafka unknown\n"));
 
@@ -626,7 +669,7 @@ static void test_table(void **state)
 	assert_non_null(strstr(hdr, "  TOPIC  "));
 #define LD_A "/data/a               "
 #define LD_W "/data/we\"ird\\dir\\x0ax "
-	/* orders-1 has unknown remote state: '?' in ONLY-LOCAL, REMOTE and COPY LAG */
+	/* orders-1 has unknown remote state: '?' in ONLY-LOCAL, REMOTE, COPY LAG and RETENTION */
 	char *unk = strstr(out, "\n" LD_W "orders                               1 ");
 	assert_non_null(unk);
 	char ul[400];
@@ -634,7 +677,7 @@ static void test_table(void **state)
 	int q = 0;
 	for (char *c = ul; (c = strstr(c, " ? ")); c++)
 		q++;
-	assert_int_equal(q, 3);
+	assert_int_equal(q, 4);
 	char *o0 = line_of(out, LD_A "orders  "), *pl = line_of(out, LD_A "plain "), *br = line_of(out, LD_A "zbroken ");
 	assert_non_null(o0);
 	assert_non_null(pl);
@@ -658,12 +701,15 @@ static void test_table(void **state)
 	expect_column(hdr, o1l, "ONLY-LOCAL", "? ");   /* REMOTE_STATE_UNKNOWN: unknown, not local-only */
 	expect_column(hdr, o1l, "REMOTE", "? ");
 	expect_column(hdr, o1l, "COPY LAG", "? ");
-	expect_column(hdr, o1l, "RETENTION", "not evaluated ");
+	expect_column(hdr, o1l, "RETENTION", "? ");   /* its local retention is unknown */
 	expect_column(hdr, o1l, "FINDINGS", "-");
 	expect_column(hdr, pl, "REMOTE", "- ");
 	expect_column(hdr, pl, "BROKER SAYS", "- ");
 	expect_column(hdr, pl, "RETENTION", "1 seg/100 B ");  /* not tiered: no "remote: " */
 	expect_column(hdr, br, "RETENTION", "nothing due ");
+	/* its read errors, counted where the findings are (spelled out under "Could not read") */
+	expect_column(hdr, br, "FINDINGS", "2 errors");
+	expect_column(hdr, pl, "FINDINGS", "-");
 	/* a partition without an evaluation has no row */
 	assert_null(strstr(out, "zz-noeval "));
 
@@ -1025,6 +1071,221 @@ static void test_term_width(void **state)
 	free(out);
 }
 
+/* ---- what is unknown is '?' (issue 20 items 2-4, issue 21 item 9) -------------------- */
+
+static struct ss_segx x_eacces = { .err = -EACCES, .err_file = SS_HAS_LOG, .err_pos = -1, .first_batch_base = -1 };
+static struct ss_seg useg[] = {
+	/* t-0: known not tiered */
+	{ .base_offset = 0, .part = 0, .flags = SS_SEG_ACTIVE | SS_SEG_HAS_LAST | SS_SEG_ONLY_LOCAL, .last_offset = 9,
+	  .end_offset = 9, .size_bytes = 100, .valid_bytes = 100, .max_timestamp_ms = 5, .batches = 1, .records = 10 },
+	/* t-1: nothing says whether it is tiered */
+	{ .base_offset = 0, .part = 1, .flags = SS_SEG_ACTIVE | SS_SEG_HAS_LAST, .last_offset = 9, .end_offset = 9,
+	  .size_bytes = 200, .valid_bytes = 200, .max_timestamp_ms = 5, .batches = 1, .records = 10 },
+	/* t-2: a segment another user's mode keeps from us, and a readable active one */
+	{ .base_offset = 0, .part = 2, .flags = SS_SEG_READ_ERROR, .end_offset = 9, .max_timestamp_ms = -1,
+	  .batches = SS_SEG_COUNT_UNKNOWN, .records = SS_SEG_COUNT_UNKNOWN, .x = &x_eacces },
+	{ .base_offset = 10, .part = 2, .flags = SS_SEG_ACTIVE | SS_SEG_HAS_LAST | SS_SEG_ONLY_LOCAL, .last_offset = 19,
+	  .end_offset = 19, .size_bytes = 50, .valid_bytes = 50, .max_timestamp_ms = 5, .batches = 1, .records = 10 },
+	/* u-0: tiered, size and time retention delete r1 both, local retention one file */
+	{ .base_offset = 100, .part = 3, .flags = SS_SEG_HAS_LAST, .last_offset = 199, .end_offset = 199,
+	  .size_bytes = 1024, .valid_bytes = 1024, .max_timestamp_ms = 5, .batches = 1, .records = 10 },
+	{ .base_offset = 200, .part = 3, .flags = SS_SEG_ACTIVE | SS_SEG_HAS_LAST | SS_SEG_ONLY_LOCAL, .last_offset = 209,
+	  .end_offset = 209, .size_bytes = 10, .valid_bytes = 10, .max_timestamp_ms = 5, .batches = 1, .records = 10 },
+};
+static const struct ss_cfg_entry ucfg[] = {
+	{ .key = "retention.ms", .value = "604800000", .source = NULL },
+	{ .key = "remote.storage.enable", .value = "false", .source = NULL },
+};
+static struct ss_eval uev_known = {
+	.log_end_offset = 10, .size_bytes = 100, .remote_storage = 0, .only_local_segments = 1, .only_local_bytes = 100,
+	.copy_lag_null = true, .broker_copy_lag_null = true, .size = { .limit = -1 }, .time = { .evaluated = true },
+	.local = { .reason = "remote storage disabled" }, .here = -1,
+};
+static struct ss_eval uev_unknown = {
+	.log_end_offset = 10, .size_bytes = 200, .remote_storage = -1, .only_local_null = true, .copy_lag_null = true,
+	.broker_copy_lag_null = true, .size = { .limit = -1 }, .time = { .evaluated = true },
+	.local = { .reason = "remote storage disabled" }, .config = ucfg, .n_config = 2, .config_value_unknown = 2,
+	.here = -1,
+};
+static struct ss_eval uev_eacces = {
+	.log_end_offset = 20, .size_bytes = 50, .size_unknown = true, .remote_storage = 0, .only_local_null = true,
+	.copy_lag_null = true, .broker_copy_lag_null = true, .size = { .limit = -1 },
+	.time = { .unknown = true, .reason = "a segment could not be read" },
+	.local = { .reason = "remote storage disabled" },
+	.total = { .unknown = true, .reason = "a segment could not be read" }, .here = -1,
+};
+static char *uids[] = { "r1" };
+static int64_t ulocal[] = { 100 };
+static struct ss_eval uev_tiered = {
+	.log_end_offset = 210, .size_bytes = 1034, .remote_storage = 1, .tiered = true, .seeded = true,
+	.highest_offset = 199, .remote_segments = 1, .remote_bytes = 2048, .only_local_segments = 1,
+	.only_local_bytes = 10,
+	.size = { .evaluated = true, .n_delete = 1, .delete_bytes = 2048, .delete_is_remote = true, .delete_ids = uids },
+	.time = { .evaluated = true, .n_delete = 1, .delete_bytes = 2048, .delete_is_remote = true, .delete_ids = uids },
+	.local = { .evaluated = true, .n_delete = 1, .delete_bytes = 1024, .delete_offsets = ulocal },
+	.total = { .n_remote = 1, .remote_ids = uids, .remote_bytes = 2048, .n_local = 1, .local_offsets = ulocal,
+		   .local_bytes = 1024 },
+	.here = -1,
+};
+static struct ss_part uparts[] = {
+	{ .topic = "t", .dir = "t-0", .partition = 0, .seg_first = 0, .seg_count = 1, .eval = &uev_known },
+	{ .topic = "t", .dir = "t-1", .partition = 1, .seg_first = 1, .seg_count = 1, .eval = &uev_unknown },
+	{ .topic = "t", .dir = "t-2", .partition = 2, .seg_first = 2, .seg_count = 2, .eval = &uev_eacces },
+	{ .topic = "u", .dir = "u-0", .partition = 0, .seg_first = 4, .seg_count = 2, .eval = &uev_tiered },
+};
+
+static struct ss_results uview(void)
+{
+	struct ss_results r = view();
+	r.logdirs = logdirs;
+	r.n_logdirs = 1;
+	r.parts = uparts;
+	r.n_parts = 4;
+	r.segs = useg;
+	r.n_segs = 6;
+	r.n_notes = r.n_problems = 0;
+	return r;
+}
+
+static void test_unknown_is_unknown(void **state)
+{
+	struct ss_results r = uview();
+	char *out = NULL;
+	CAPTURE(out, ss_out_table(&r, f));
+	char *hdr = line_of(out, "TOPIC ");
+	char *t0 = line_of(out, "t        "), *t1 = NULL, *t2 = NULL, *u0 = line_of(out, "u   ");
+	assert_non_null(hdr);
+	assert_non_null(t0);
+	assert_non_null(u0);
+	const char *p = strstr(out, t0) + strlen(t0) + 1;
+	t1 = strndup(p, strcspn(p, "\n"));
+	p += strlen(t1) + 1;
+	t2 = strndup(p, strcspn(p, "\n"));
+	p += strlen(t2) + 1;
+	char *tot = strndup(p, strcspn(p, "\n"));
+	assert_non_null(strstr(tot, "(topic total)"));
+	/* tiering unknown: its only-local set, remote tier and lags are '?', never '-' */
+	expect_column(hdr, t0, "ONLY-LOCAL", "100 B ");
+	expect_column(hdr, t0, "COPY LAG", "- ");
+	expect_column(hdr, t1, "ONLY-LOCAL", "? ");
+	expect_column(hdr, t1, "REMOTE", "? ");
+	expect_column(hdr, t1, "COPY LAG", "? ");
+	expect_column(hdr, t1, "BROKER SAYS", "? ");
+	/* a segment that could not be read: the row says '?' and counts the error */
+	expect_rcolumn(hdr, t2, "LOCAL", "?");
+	expect_column(hdr, t2, "ONLY-LOCAL", "? ");
+	expect_column(hdr, t2, "RETENTION", "? ");
+	expect_column(hdr, t2, "FINDINGS", "1 error");
+	/* a total over unknowns is unknown */
+	expect_rcolumn(hdr, tot, "LOCAL", "?");
+	expect_column(hdr, tot, "REMOTE", "? ");
+	expect_column(hdr, tot, "COPY LAG", "?");
+	/* the retention union: r1 once (size and time both delete it) and the local file */
+	expect_column(hdr, u0, "RETENTION", "2 seg/3.00 KiB ");
+	free(hdr);
+	free(t0);
+	free(t1);
+	free(t2);
+	free(tot);
+	free(u0);
+	free(out);
+
+	/* json: unknown tiering is only_local null, its remote.storage.enable no made-up value */
+	CAPTURE(out, ss_out_json(&r, f, false));
+	json_t *j = load(out), *ps = json_object_get(j, "partitions");
+	json_t *q = json_array_get(ps, 1);
+	expect_null(q, "remote_storage");
+	expect_null(q, "only_local");
+	expect_null(q, "segments.0.only_local");
+	expect_null(json_object_get(at(q, "config"), "remote.storage.enable"), "value");
+	expect_null(json_object_get(at(q, "config"), "remote.storage.enable"), "source");
+	expect_str(json_object_get(at(q, "config"), "retention.ms"), "value", "604800000");
+	q = json_array_get(ps, 2);
+	expect_null(q, "size_bytes");
+	expect_null(q, "only_local");
+	expect_str(q, "segments.0.error", "t-2/00000000000000000000.log: Permission denied");
+	expect_str(q, "retention.time.reason", "a segment could not be read");
+	expect_bool(q, "retention.total.evaluated", false);
+	q = json_array_get(ps, 3);
+	assert_int_equal(json_array_size(at(q, "retention.total.delete_segments")), 2);
+	expect_str(q, "retention.total.delete_segments.0", "r1");
+	expect_int(q, "retention.total.delete_segments.1", 100);
+	expect_str(q, "retention.total.delete_segment_ids.0", "r1");
+	expect_int(q, "retention.total.delete_base_offsets.0", 100);
+	expect_int(q, "retention.total.delete_bytes", 3072);
+	expect_int(q, "retention.total.remote_bytes_freed", 2048);
+	expect_int(q, "retention.total.local_bytes_freed", 1024);
+	expect_int(q, "retention.local.delete_base_offsets.0", 100);
+	json_decref(j);
+	free(out);
+}
+
+/* No line of the table starts where a name's newline would have put it. */
+static void no_forged_line(const char *out)
+{
+	for (const char *p = out; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'))
+		if (!strncmp(p, "forged", 6))
+			fail_msg("a line forged by a newline in the input:\n%s", out);
+}
+
+static void test_table_newlines(void **state)
+{
+	struct ss_results r = view();
+	static char msg_nl[] = "a topic named evil\nforged finding";
+	struct ss_finding fnl[] = { { .code = "STRAY_PARTITION", .ref = "", .message = msg_nl } };
+	struct ss_eval ev = ev_plain;
+	ev.findings = fnl;
+	ev.n_findings = 1;
+	struct ss_part ps[5];
+	memcpy(ps, parts, sizeof(ps));
+	ps[2].eval = &ev;
+	r.parts = ps;
+	struct ss_note nn[] = { { "evil\nforged note", "directory name is not a legal Kafka topic name" } };
+	struct ss_problem pn[] = { { "/data/a/x\nforged problem", "bad\nforged what", -EIO, -1, false } };
+	const char *warns[] = { "00000000000000000000.log: byte 10: offset 3: TopicRecord evil\nforged-topic with a "
+				"new id while the old one is live; the old one is dropped" };
+	r.notes = nn;
+	r.problems = pn;
+	r.cluster.metadata_log = true;
+	r.cluster.snapshot = "x\nforged snapshot";
+	r.cluster.warning_texts = warns;
+	r.cluster.n_warning_texts = 1;
+	r.cluster.warnings = 1;
+	r.cluster.static_config = "/proc-said/server\nforged.properties";
+	r.cluster.static_config_how = "the running broker's (pid 1)";
+	r.cluster.configs_error = "peer says\nforged";
+	char *out = NULL;
+	for (unsigned w = 0; w <= 80; w += 80) {
+		CAPTURE(out, ss_out_table_fit(&r, f, w, true));
+		no_forged_line(out);
+		assert_non_null(strstr(out, "evil\\x0aforged-topic"));
+		assert_non_null(strstr(out, "evil\\x0aforged note"));
+		assert_non_null(strstr(out, "server\\x0aforged.properties"));
+		free(out);
+	}
+}
+
+/* A fitted table names the columns it left out; the full one has no such line. */
+static void test_table_hidden_columns(void **state)
+{
+	struct ss_results r = view();
+	char *out = NULL;
+	CAPTURE(out, ss_out_table_fit(&r, f, 0, true));
+	assert_null(strstr(out, "hidden"));
+	free(out);
+	CAPTURE(out, ss_out_table_fit(&r, f, 1000, true));
+	assert_null(strstr(out, "hidden"));
+	free(out);
+	CAPTURE(out, ss_out_table_fit(&r, f, 80, true));
+	assert_non_null(strstr(out, "\n  table: SEGS, BROKER SAYS and RETENTION hidden to fit 80 columns"));
+	lines_fit(out, 80, "hidden");
+	free(out);
+	CAPTURE(out, ss_out_table_fit(&r, f, 60, true));
+	assert_non_null(strstr(out, "\n  table: SEGS, ONLY-LOCAL, REMOTE, BROKER SAYS and RETENTION\n"));
+	assert_non_null(strstr(out, "hidden, COPY LAG in bytes only to fit 60 columns"));
+	free(out);
+}
+
 int main(void)
 {
 	/* ss_out_table reads COLUMNS: the full table whatever the caller's environment */
@@ -1042,6 +1303,9 @@ int main(void)
 		cmocka_unit_test(test_exit_code_of_view),
 		cmocka_unit_test(test_human_bytes),
 		cmocka_unit_test(test_json_writer),
+		cmocka_unit_test(test_unknown_is_unknown),
+		cmocka_unit_test(test_table_newlines),
+		cmocka_unit_test(test_table_hidden_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -199,12 +199,75 @@ static void test_terminal(void **state)
 	free(out);
 }
 
+/* A fitted table says which columns it hid; the full one hides none (issue 20 item 11). */
+static void test_hidden_columns_said(void **state)
+{
+	long long now = now_of("tiered");
+	const char *dir = FIXTURES "/tiered/logdir";
+	char *out = NULL;
+	assert_int_equal(tu_run(&out, "COLUMNS=80 %s scan -q --now=%lld %s", tu_segscan(), now, dir), 0);
+	const char *said = strstr(out, "\n  table: ");
+	assert_non_null(said);
+	char *line = strndup(said, (size_t)(strstr(said, "\n\n") - said));   /* with its wrap */
+	assert_non_null(strstr(line, "hidden to fit"));
+	char *t = table_of(out, "TOPIC ");
+	char *hdr = strndup(t, strcspn(t, "\n"));
+	static const char *const cols[] = { "SEGS", "ONLY-LOCAL", "REMOTE ", "BROKER SAYS", "RETENTION" };
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		char c[32];
+		snprintf(c, sizeof(c), "%.*s", (int)strcspn(cols[i], " "), cols[i]);
+		bool gone = !strstr(hdr, cols[i]) && !(i == 2 && strlen(hdr) >= 6 && !strcmp(hdr + strlen(hdr) - 6, "REMOTE"));
+		if (gone != (strstr(line, c) != NULL))
+			fail_msg("%s is %s but the table says:\n%s", c, gone ? "hidden" : "shown", line);
+	}
+	assert_null(strstr(hdr, "SEGS"));   /* at 80 columns SEGS always goes */
+	free(hdr);
+	free(t);
+	free(line);
+	free(out);
+	assert_int_equal(tu_run(&out, "env -u COLUMNS %s scan -q --now=%lld %s", tu_segscan(), now, dir), 0);
+	assert_null(strstr(out, "hidden to fit"));
+	free(out);
+}
+
+/*
+ * A newline in a name from the input forges no line of the table (issue 21 item 9): a
+ * directory (listed as a note), the server.properties path (what /proc's command line
+ * gives for a running broker) and the log dir's own path, each holding "\nforged".
+ */
+static void test_no_forged_lines(void **state)
+{
+	char *root = tu_mkdtemp("lf"), *out = NULL;
+	assert_non_null(root);
+	assert_int_equal(tu_run(&out, "mkdir -p \"%s/$(printf 'log\\nforged dir')\" && "
+				      "cp -r " FIXTURES "/plain/logdir/plain-v2-0 \"%s/$(printf 'log\\nforged dir')/\" && "
+				      "mkdir \"%s/$(printf 'log\\nforged dir')/$(printf 'evil\\nforged-0')\" && "
+				      "printf 'log.retention.ms=1\\n' > \"%s/$(printf 'server\\nforged.properties')\"",
+				root, root, root, root), 0);
+	free(out);
+	for (int w = 0; w <= 80; w += 80) {
+		tu_run(&out, "%s %s scan -q --server-properties=\"%s/$(printf 'server\\nforged.properties')\" "
+			     "\"%s/$(printf 'log\\nforged dir')\"", w ? "COLUMNS=80" : "env -u COLUMNS", tu_segscan(),
+		       root, root);
+		for (const char *p = out; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'))
+			if (!strncmp(p, "forged", 6))
+				fail_msg("a line forged by a newline in a name:\n%s", out);
+		assert_non_null(strstr(out, "evil\\x0aforged-0"));
+		assert_non_null(strstr(out, "server\\x0aforged.properties"));
+		free(out);
+	}
+	tu_run(NULL, "rm -rf %s", root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_columns_two_logdirs),
 		cmocka_unit_test(test_columns_one_logdir),
 		cmocka_unit_test(test_terminal),
+		cmocka_unit_test(test_hidden_columns_said),
+		cmocka_unit_test(test_no_forged_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

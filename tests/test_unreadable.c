@@ -116,6 +116,57 @@ static void test_unreadable_segments(void **state)
 	free(out);
 }
 
+/*
+ * A segment the scanning user may not read (chmod 600, another owner) is a permission
+ * error on every engine, said as such: the open failed with EACCES, and the report said
+ * "Cannot allocate memory" (issue 20 item 4).
+ */
+static void test_permission_denied_every_engine(void **state)
+{
+	(void)state;
+	if (!root)
+		skip();
+	char *out = NULL;
+	assert_int_equal(tu_run(&out, "chmod 600 %s/ld/plain-v2-0/*.log", root), 0);
+	free(out);
+	static const char *const engines[] = { "--io=uring", "--io=mmap", "--io=pread" };
+	for (size_t e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
+		json_t *arr = scan_as_nobody(engines[e]);
+		json_t *p = find(arr, "plain-v2-0");
+		assert_non_null(p);
+		assert_true(json_is_null(json_object_get(p, "size_bytes")));
+		size_t i, n = 0;
+		json_t *sg;
+		json_array_foreach(json_object_get(p, "segments"), i, sg) {
+			const char *err = json_string_value(json_object_get(sg, "error"));
+			if (!err)
+				fail_msg("%s: segment %zu has no error", engines[e], i);
+			if (!strstr(err, "Permission denied") || strstr(err, "memory"))
+				fail_msg("%s: segment %zu: \"%s\", not a permission error", engines[e], i, err);
+			n++;
+		}
+		assert_int_equal(n, 4);
+		json_t *er;
+		json_array_foreach(json_object_get(p, "errors"), i, er)
+			assert_non_null(strstr(json_string_value(json_object_get(er, "message")), "Permission denied"));
+		json_decref(arr);
+	}
+	/* the table marks the row as it does an unreadable directory's: its size '?', its
+	 * errors counted (and listed under "Could not read"), never a clean-looking row */
+	tu_run(&out, "setpriv --reuid=65534 --regid=65534 --clear-groups %s/segscan scan -q %s/ld", root, root);
+	const char *row = strstr(out, "\nplain-v2 ");
+	assert_non_null(row);
+	char line[512];
+	sscanf(row + 1, "%511[^\n]", line);
+	if (!strstr(line, " ? ") || !strstr(line, "4 errors"))
+		fail_msg("the row of a partition whose segments could not be read: \"%s\"", line);
+	assert_non_null(strstr(out, "00000000000000000000.log: Permission denied\n"));
+	assert_null(strstr(out, "Cannot allocate memory"));
+	free(out);
+	assert_int_equal(tu_run(&out, "chmod 644 %s/ld/plain-v2-0/*.log", root), 0);
+	free(out);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -133,6 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unreadable_dir),
 		cmocka_unit_test(test_unreadable_segments),
+		cmocka_unit_test(test_permission_denied_every_engine),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

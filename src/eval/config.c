@@ -194,6 +194,9 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 	out->remote_storage = (v.set & SS_CFG_REMOTE_STORAGE) ? (v.remote_storage ? 1 : 0) : dyn ? 0 : -1;
 	out->remote_copy_disable = (v.set & SS_CFG_REMOTE_COPY_DISABLE) && v.remote_copy_disable ? 1 : 0;
 	out->compact = (v.set & SS_CFG_CLEANUP_POLICY) && v.compact ? 1 : 0;
+	/* v.policy is normalized ("compact,delete"); without it the typed flag says it */
+	out->no_delete = (v.set & SS_CFG_CLEANUP_POLICY) &&
+			 (v.policy[0] ? !strstr(v.policy, "delete") : v.compact) ? 1 : 0;
 	out->preallocate = (v.set & SS_CFG_PREALLOCATE) && v.preallocate;
 	out->policy_known = policy_known || (c && c->has_server && (c->server.set & SS_CFG_CLEANUP_POLICY));
 	out->remote_system_enable = !c || !c->has_server ? 0 : c->remote_system_enable ? 1 : -1;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/darray.h"
 #include "eval/eval_int.h"
@@ -210,6 +211,26 @@ static void human_ms(int64_t ms, char *buf, size_t len)
 		snprintf(buf, len, "%lldms", (long long)ms);
 }
 
+/* A time for humans: ISO 8601 in UTC with milliseconds ("2023-11-14T22:13:20.000Z"),
+ * not milliseconds since the epoch (issue 20 item 11); what gmtime cannot render (beyond
+ * year 9999) stays a number. */
+static void iso_ms(int64_t ms, char *buf, size_t len)
+{
+	int64_t sec = ms / 1000, frac = ms % 1000;
+	if (frac < 0) {
+		frac += 1000;
+		sec--;
+	}
+	time_t t = (time_t)sec;
+	struct tm tm;
+	if (sec < -62135596800LL || sec > 253402300799LL || !gmtime_r(&t, &tm)) {
+		snprintf(buf, len, "%lld ms since the epoch", (long long)ms);
+		return;
+	}
+	size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03lldZ", (long long)frac);
+}
+
 /* findHighestRemoteOffset (docs/kafka-format.md §5.2.4) over the local epoch lineage. */
 static int64_t find_highest_remote_offset(const struct ss_part *part, const struct ss_remote_part *rp, int64_t leo,
 					  int32_t *epoch_used)
@@ -273,8 +294,9 @@ static int eval_remote(struct ss_evctx *x)
 		ev->dangling_bytes += s->size_bytes;
 		__int128 age128 = (__int128)in->now_ms - s->event_ms;
 		int64_t age = age128 > INT64_MAX ? INT64_MAX : age128 < INT64_MIN ? INT64_MIN : (int64_t)age128;
-		char dur[48];
+		char dur[48], when[40];
 		human_ms(age, dur, sizeof(dur));
+		iso_ms(s->event_ms, when, sizeof(when));
 		const char *id = s->id;
 		const struct ss_finding_spec spec = {
 			.code = "DANGLING_REMOTE_SEGMENT", .ref = "KAFKA-17428", .has_amount = true,
@@ -285,20 +307,19 @@ static int eval_remote(struct ss_evctx *x)
 		if (s->state == SS_RSEG_DANGLING)
 			e = ss_eval_add_finding(ev, &spec,
 						"remote segment %s (offsets %lld..%lld, %lld bytes) was marked DANGLING "
-						"%lld ms (%s) ago (event at %lld, broker %d): its data may still occupy "
+						"%lld ms (%s) ago (event at %s, broker %d): its data may still occupy "
 						"remote storage, and nothing reads it",
 						s->id, (long long)s->start_offset, (long long)s->end_offset,
-						(long long)s->size_bytes, (long long)age, dur, (long long)s->event_ms,
-						s->broker_id);
+						(long long)s->size_bytes, (long long)age, dur, when, s->broker_id);
 		else
 			e = ss_eval_add_finding(ev, &spec,
 						"remote segment %s (offsets %lld..%lld, %lld bytes) has been in %s for "
-						"%lld ms (%s; last event at %lld, broker %d), longer than the %lld ms "
+						"%lld ms (%s; last event at %s, broker %d), longer than the %lld ms "
 						"allowed: %s; its data may still occupy remote storage, and nothing "
 						"reads it",
 						s->id, (long long)s->start_offset, (long long)s->end_offset,
 						(long long)s->size_bytes, ss_rseg_state_name(s->state), (long long)age, dur,
-						(long long)s->event_ms, s->broker_id, (long long)in->dangling_after_ms,
+						when, s->broker_id, (long long)in->dangling_after_ms,
 						s->state == SS_RSEG_COPY_STARTED ? "a copy that failed or was abandoned"
 										 : "a delete that failed");
 		if (e)
@@ -373,13 +394,24 @@ static int eval_local_findings(struct ss_evctx *x)
 			if (e)
 				return e;
 		}
-		if (ss_seg_crc_errors(s) > 0 &&
-		    (e = ss_eval_add_finding(ev, ONE_SEGMENT("CRC_MISMATCH", s->size_bytes),
-					     "%s: %lld batch%s fail%s CRC verification: the data on disk is corrupt "
-					     "(a consumer or a follower reading it gets a CorruptRecordException)",
-					     name, (long long)ss_seg_crc_errors(s), ss_seg_crc_errors(s) == 1 ? "" : "es",
-					     ss_seg_crc_errors(s) == 1 ? "s" : "")))
-			return e;
+		if (ss_seg_crc_errors(s) > 0) {
+			/* where the first bad batch is: its base offset and byte position, as
+			 * kafka-dump-log prints them (baseOffset, position) */
+			const struct ss_segx *sx = ss_seg_x(s);
+			char at[96] = "";
+			if (sx->crc_first_pos >= 0 && sx->crc_first_base >= 0)
+				snprintf(at, sizeof(at), " (the first: the batch at base offset %lld, byte position %lld)",
+					 (long long)sx->crc_first_base, (long long)sx->crc_first_pos);
+			else if (sx->crc_first_pos >= 0)
+				snprintf(at, sizeof(at), " (the first at byte position %lld)", (long long)sx->crc_first_pos);
+			if ((e = ss_eval_add_finding(ev, ONE_SEGMENT("CRC_MISMATCH", s->size_bytes),
+						     "%s: %lld batch%s fail%s CRC verification%s: the data on disk is corrupt "
+						     "(a consumer or a follower reading it gets a CorruptRecordException)",
+						     name, (long long)ss_seg_crc_errors(s),
+						     ss_seg_crc_errors(s) == 1 ? "" : "es", ss_seg_crc_errors(s) == 1 ? "s" : "",
+						     at)))
+				return e;
+		}
 		if ((s->flags & SS_SEG_INDEX_BAD) &&
 		    (e = ss_eval_add_finding(ev, NO_AMOUNT("INDEX_INCONSISTENT"),
 					     "%s: its offset or time index is missing or does not match the log; the "
@@ -423,6 +455,13 @@ static int eval_cluster(struct ss_evctx *x)
 
 	ev->n_config = in->cfg->n_entries < 9 ? in->cfg->n_entries : 9;
 	ev->config = in->cfg->entries;
+	/* remote.storage.enable that nothing said is not Kafka's default "false": segscan
+	 * does not evaluate with it (the tiering is what settled it, or unknown), so its
+	 * value is not a fact to print */
+	for (uint32_t i = 0; i < ev->n_config; i++)
+		if (in->cfg->remote_storage < 0 && !ev->config[i].source &&
+		    strcmp(ev->config[i].key, "remote.storage.enable") == 0)
+			ev->config_value_unknown |= 1u << i;
 	ev->here = -1;
 	if (!c || !c->image || in->metadata_log)
 		return 0;
@@ -515,7 +554,7 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 	for (uint32_t k = 0; k < x.n_live; k++) {
 		ev->size_bytes += ss_seg_kafka_size(x.live[k]); /* Kafka's Size: not a preallocated tail */
 		/* a segment that failed before its size was known counts as unknown, never 0 */
-		if (ss_seg_err(x.live[k]) && x.live[k]->size_bytes == 0)
+		if (ss_seg_size_unknown(x.live[k]))
 			ev->size_unknown = true;
 	}
 	ev->log_start_offset = part->has_log_start ? part->log_start_ckpt : x.n_live ? x.live[0]->base_offset : 0;
@@ -534,14 +573,28 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 
 	/* ---- tiered? ---- */
 	x.remote = in->remote && ss_remote_has_metadata(in->remote) ? in->remote : NULL;
+	/* Without a config that says, remote_storage is what settles tiering: Kafka's own
+	 * rules (UnifiedLog.isRemoteLogEnabled) or the partition's remote metadata; when
+	 * nothing does it stays null, and so does the only-local set (issue 20 item 3). */
+	int settled = -1;
 	if (kafka_never_tiers(part->topic)) {
 		ev->tiered = false;
+		settled = 0;
 		ev->tiered_reason = "Kafka never tiers internal topics";
 	} else if (cfg->compact) {
 		ev->tiered = false;
+		settled = 0;
 		ev->tiered_reason = "compacted topics are never tiered";
+		/* LogConfig.validateNoRemoteStorageForCompactedTopic refuses this pair, and
+		 * isRemoteLogEnabled ignores remote.storage.enable on a compacted topic: only a
+		 * --topic-config line (a what-if) can give it */
+		if (cfg->remote_storage == 1 &&
+		    (e = ss_eval_add_note(ev, "remote.storage.enable=true has no effect: Kafka refuses remote storage on a "
+					      "compacted topic and never tiers one")))
+			goto fail;
 	} else if (cfg->remote_system_enable < 0) {
 		ev->tiered = false;
+		settled = 0;
 		ev->tiered_reason = "remote.log.storage.system.enable is false on this broker";
 	} else if (cfg->remote_storage == 1) {
 		ev->tiered = true;
@@ -551,9 +604,11 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		ev->tiered_reason = "remote.storage.enable=false";
 	} else if (x.remote) {
 		ev->tiered = true;
+		settled = 1;
 		ev->tiered_reason = "remote.storage.enable not configured; remote metadata exists for the partition";
 	} else if (in->has_seed) {
 		ev->tiered = true;
+		settled = 1;
 		ev->tiered_reason = "remote.storage.enable not configured; the partition was seeded";
 	} else if (part->has_log_start && x.n_live && part->log_start_ckpt < x.live[0]->base_offset) {
 		/* only a remote tier holds offsets below the first local segment */
@@ -562,8 +617,11 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 				    "segment, evidence of a remote tier";
 	} else {
 		ev->tiered = false;
-		ev->tiered_reason = "remote.storage.enable not configured and no remote metadata for the partition";
+		ev->tiered_reason = "remote.storage.enable not known and no remote metadata for the partition: it may "
+				    "be tiered, its remote metadata elsewhere";
 	}
+	if (ev->remote_storage < 0)
+		ev->remote_storage = settled;
 
 	/* ---- highest offset in remote storage ---- */
 	if (in->has_seed) {
@@ -627,28 +685,37 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 	/* KAFKA-20977: releases with the fix count base_offset > highest, the others >= */
 	bool strict_broker = ss_eval_affects(in, "KAFKA-20977") == SS_NOT_AFFECTED;
 	if (!ev->tiered) {
-		for (uint32_t k = 0; k < x.n_live; k++) {
-			x.live[k]->flags |= SS_SEG_ONLY_LOCAL;
-			ev->only_local_segments++;
-			ev->only_local_bytes += ss_seg_kafka_size(x.live[k]);
-		}
 		ev->copy_lag_null = true;
 		ev->broker_copy_lag_null = true;
+		/* not known to be untiered (remote_storage null): the segments' only copy may
+		 * or may not be here, so the only-local set is unknown, never the whole log */
+		if (ev->remote_storage < 0) {
+			ev->only_local_null = true;
+		} else {
+			for (uint32_t k = 0; k < x.n_live; k++) {
+				x.live[k]->flags |= SS_SEG_ONLY_LOCAL;
+				ev->only_local_segments++;
+				ev->only_local_bytes += ss_seg_kafka_size(x.live[k]);
+				ev->only_local_null |= ss_seg_size_unknown(x.live[k]);
+			}
+		}
 	} else {
 		/* Kafka's RemoteCopyLag*: baseOffset >= highest (-1 while unseeded), minus the active */
 		int64_t h = ev->seeded ? ev->highest_offset : -1;
 		int64_t bs = 0, bb = 0;
+		bool bb_unknown = false;
 		for (uint32_t k = 0; k < x.n_live; k++) {
 			if (strict_broker ? x.live[k]->base_offset > h : x.live[k]->base_offset >= h) {
 				bs++;
 				bb += ss_seg_kafka_size(x.live[k]);
+				bb_unknown |= ss_seg_size_unknown(x.live[k]) && x.live[k] != active;
 			}
 		}
 		ev->broker_copy_lag_segments = bs - 1 > 0 ? bs - 1 : 0;
 		ev->broker_copy_lag_bytes = bb - active_size > 0 ? bb - active_size : 0;
 		/* a fixed broker reports the strict count, which needs the highest offset: with
 		 * it unknown here, so is the broker's number (an affected one would use -1) */
-		if (!ev->seeded && strict_broker)
+		if ((!ev->seeded && strict_broker) || bb_unknown)
 			ev->broker_copy_lag_null = true;
 		if (!ev->seeded) {
 			ev->only_local_null = true;
@@ -660,9 +727,12 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 					s->flags |= SS_SEG_ONLY_LOCAL;
 					ev->only_local_segments++;
 					ev->only_local_bytes += ss_seg_kafka_size(s);
+					/* a size that could not be read is unknown, never 0 */
+					ev->only_local_null |= ss_seg_size_unknown(s);
 					if (s != active) {
 						ev->copy_lag_segments++;
 						ev->copy_lag_bytes += ss_seg_kafka_size(s);
+						ev->copy_lag_null |= ss_seg_size_unknown(s);
 					}
 				}
 			}
@@ -710,6 +780,7 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 			rs[i]->limit = -1;
 			rs[i]->total_bytes = -1;
 		}
+		ss_eval_retention_total(ev);
 	} else if ((e = ss_eval_retention(&x))) {
 		goto fail;
 	}

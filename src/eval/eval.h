@@ -30,6 +30,10 @@ struct ss_topic_cfg {
 	 * initialisers stays valid. ss_config_resolve() sets all three. */
 	int     remote_copy_disable;   /* remote.log.copy.disable: 1 = true */
 	int     compact;               /* cleanup.policy contains compact: never tiered */
+	int     no_delete;             /* cleanup.policy is known and lacks delete (compact alone,
+					  or Kafka 4.2's empty list): UnifiedLog.deleteOldSegments
+					  applies no retention.ms/retention.bytes then (0: it has
+					  delete, or it is unknown and Kafka's default, delete) */
 	int     remote_system_enable;  /* remote.log.storage.system.enable from
 					  server.properties: 0 unknown (no file), 1 true,
 					  -1 false (the broker tiers nothing) */
@@ -102,6 +106,10 @@ struct ss_eval_input {
 
 struct ss_retention {
 	bool        evaluated;
+	bool        unknown;            /* !evaluated because an input is unknown ("unseeded", a
+					   segment that could not be read), not because the check
+					   does not apply ("no limit", the cleanup policy): what it
+					   would delete is unknown, and so is retention.total */
 	const char *reason;             /* static string; set whenever !evaluated */
 	int64_t     limit;              /* bytes (size) or ms (time); -1 when not applicable */
 	int64_t     total_bytes;        /* size only */
@@ -133,7 +141,10 @@ struct ss_eval {
 	int64_t  log_end_offset;
 	int64_t  size_bytes;
 	bool     size_unknown;          /* a live segment's size could not be read: size_bytes is a floor */
-	int      remote_storage;        /* -1 null, 0, 1 as reported */
+	int      remote_storage;        /* -1 null, 0, 1 as reported: the effective
+					   remote.storage.enable; without a config that says, what
+					   Kafka's rules or the remote metadata settle (tiered_reason),
+					   -1 when nothing does: then only_local is null too */
 	bool     tiered;                /* evaluated as a tiered partition */
 
 	/* remote */
@@ -143,7 +154,8 @@ struct ss_eval {
 	int64_t     remote_segments, remote_bytes;
 	int64_t     dangling_segments, dangling_bytes;
 
-	bool     only_local_null;       /* tiered but unseeded */
+	bool     only_local_null;       /* tiered but unseeded; tiering unknown (remote_storage
+					   -1); or an only-local segment whose size is unknown */
 	int64_t  only_local_segments, only_local_bytes;
 	bool     copy_lag_null;
 	int64_t  copy_lag_segments, copy_lag_bytes;
@@ -151,6 +163,18 @@ struct ss_eval {
 	int64_t  broker_copy_lag_segments, broker_copy_lag_bytes;
 
 	struct ss_retention size, time, local;
+	/* retention.total: the distinct segments size, time and local retention delete
+	 * together. Each walk is a prefix of one list (the finished remote segments by
+	 * start offset, or the live local segments), so the union of the walks over one
+	 * list is the longest of them: the arrays point into that kind's own (not owned). */
+	struct ss_retention_total {
+		bool                  unknown;    /* a kind is unknown: the union is too */
+		const char           *reason;     /* that kind's reason, when unknown */
+		uint32_t              n_remote, n_local;
+		char *const          *remote_ids; /* n_remote (into size/time's delete_ids) */
+		const int64_t        *local_offsets; /* n_local (into a kind's delete_offsets) */
+		int64_t               remote_bytes, local_bytes;
+	} total;
 
 	struct ss_finding *findings;
 	uint32_t           n_findings, cap_findings;   /* common/darray.h */
@@ -166,6 +190,9 @@ struct ss_eval {
 					       in->cfg's entries, which must outlive this (the
 					       scan shares one resolved config per topic) */
 	uint32_t    n_config;
+	uint32_t    config_value_unknown; /* bit i: config[i]'s value is not known and not what
+					     segscan evaluates with (remote.storage.enable without
+					     a metadata log): printed as null, not Kafka's default */
 	bool        has_assignment;         /* the metadata log assigns this partition */
 	struct ss_assignment assignment;    /* valid with has_assignment */
 	int         here;                   /* -1 unknown (no node id), 0, 1 */

@@ -17,6 +17,8 @@ struct ss_evctx {
 
 /* retention.c: fills ev->size, ev->time, ev->local and the UNSEEDED_SIZE_RETENTION finding. */
 int ss_eval_retention(struct ss_evctx *x);
+/* Fills ev->total from ev->size, time and local (ss_eval_retention does it too). */
+void ss_eval_retention_total(struct ss_eval *ev);
 
 /* eval.c */
 /* What a finding states besides its message (the fields of struct ss_finding). */

@@ -25,6 +25,38 @@ static void not_evaluated(struct ss_retention *r, const char *why, int64_t limit
 	r->total_bytes = -1;
 }
 
+/* Not evaluated because an input is unknown: what it would delete is unknown too. */
+static void unknown(struct ss_retention *r, const char *why, int64_t limit)
+{
+	not_evaluated(r, why, limit);
+	r->unknown = true;
+}
+
+static const char WHY_UNREADABLE[] = "a segment could not be read";
+static const char WHY_NO_DELETE[] = "cleanup.policy has no delete";
+
+/*
+ * Does cleanup.policy let size and time retention run? UnifiedLog.deleteOldSegments
+ * applies retention.ms and retention.bytes only when the policy has delete (config.delete);
+ * compact alone deletes nothing by time or size. NULL when they run; else the reason,
+ * with *unk when the policy itself is unknown: the internal topics Kafka creates compacted
+ * (GroupCoordinator's and TransactionStateManager's topic configs) are not predicted from
+ * Kafka's default policy (delete) when no source says which one they have.
+ */
+static const char *policy_blocks(const struct ss_evctx *x, bool *unk)
+{
+	const struct ss_topic_cfg *cfg = x->in->cfg;
+	const char *t = x->in->part->topic;
+	*unk = false;
+	if (cfg->no_delete)
+		return WHY_NO_DELETE;
+	if (!cfg->policy_known && t && (!strcmp(t, "__consumer_offsets") || !strcmp(t, "__transaction_state"))) {
+		*unk = true;
+		return "cleanup.policy unknown (Kafka creates this topic with cleanup.policy=compact)";
+	}
+	return NULL;
+}
+
 /* Record the remote segments fin[0..k) as retention's deletions. */
 static int take_remote(struct ss_evctx *x, struct ss_retention *r, uint32_t k)
 {
@@ -91,14 +123,21 @@ static uint32_t remote_time_walk(const struct ss_evctx *x, int64_t limit_ms)
 	return k;
 }
 
-/* Local walks: `eligible` limits them to segments already in remote storage. */
-static uint32_t local_time_walk(const struct ss_evctx *x, int64_t limit_ms, bool uploaded_only, int64_t highest)
+/* Local walks: `uploaded_only` limits them to segments already in remote storage. *unk:
+ * the walk reached a segment it cannot judge (unreadable: its time or size unknown). */
+static uint32_t local_time_walk(const struct ss_evctx *x, int64_t limit_ms, bool uploaded_only, int64_t highest,
+				bool *unk)
 {
 	uint32_t k = 0;
 	while (k + 1 < x->n_live) {
 		const struct ss_seg *s = x->live[k];
 		if (uploaded_only && s->end_offset > highest)
 			break;
+		/* a segment whose facts could not be read: where the walk stops is unknown */
+		if (ss_seg_size_unknown(s) || s->max_timestamp_ms < 0) {
+			*unk = true;
+			return 0;
+		}
 		if (!ss_older_than(x->in->now_ms, s->max_timestamp_ms, limit_ms))
 			break;
 		k++;
@@ -106,9 +145,14 @@ static uint32_t local_time_walk(const struct ss_evctx *x, int64_t limit_ms, bool
 	return k;
 }
 
-static uint32_t local_size_walk(const struct ss_evctx *x, int64_t limit_bytes, bool uploaded_only, int64_t highest)
+static uint32_t local_size_walk(const struct ss_evctx *x, int64_t limit_bytes, bool uploaded_only, int64_t highest,
+				bool *unk)
 {
 	int64_t size = x->ev->size_bytes;
+	if (x->ev->size_unknown) {   /* the partition's size is a floor: the breach is unknown */
+		*unk = true;
+		return 0;
+	}
 	if (size < limit_bytes)
 		return 0;
 	int64_t diff = size - limit_bytes;
@@ -175,18 +219,24 @@ static int tiered_retention(struct ss_evctx *x)
 {
 	struct ss_eval *ev = x->ev;
 	const struct ss_topic_cfg *cfg = x->in->cfg;
+	bool pol_unk;
+	const char *blocked = policy_blocks(x, &pol_unk);
 	int e;
 
 	/* size: only-local + finished remote, walked over remote */
 	struct ss_retention *r = &ev->size;
 	r->limit = cfg->retention_bytes;
 	r->delete_is_remote = true;
-	if (cfg->retention_bytes < 0) {
+	if (blocked) {
+		(pol_unk ? unknown : not_evaluated)(r, blocked, cfg->retention_bytes);
+	} else if (cfg->retention_bytes < 0) {
 		not_evaluated(r, "no limit", cfg->retention_bytes);
 		if (ev->seeded)
 			r->total_bytes = ev->only_local_bytes + ev->remote_bytes;
 	} else if (!ev->seeded) {
-		not_evaluated(r, "unseeded", cfg->retention_bytes);
+		unknown(r, "unseeded", cfg->retention_bytes);
+	} else if (ev->only_local_null) {
+		unknown(r, WHY_UNREADABLE, cfg->retention_bytes);   /* the local half of the total */
 	} else {
 		r->evaluated = true;
 		r->total_bytes = ev->only_local_bytes + ev->remote_bytes;
@@ -200,7 +250,9 @@ static int tiered_retention(struct ss_evctx *x)
 	r->limit = cfg->retention_ms;
 	r->delete_is_remote = true;
 	r->total_bytes = -1;
-	if (cfg->retention_ms < 0) {
+	if (blocked) {
+		(pol_unk ? unknown : not_evaluated)(r, blocked, cfg->retention_ms);
+	} else if (cfg->retention_ms < 0) {
 		not_evaluated(r, "no limit", cfg->retention_ms);
 	} else {
 		r->evaluated = true;
@@ -209,11 +261,13 @@ static int tiered_retention(struct ss_evctx *x)
 	}
 
 	/* KAFKA-20732: only where the broker's release can run size retention unseeded */
-	if (ev->seeded && cfg->retention_bytes >= 0 && ss_eval_affects(x->in, "KAFKA-20732") != SS_NOT_AFFECTED &&
+	if (ev->size.evaluated && ss_eval_affects(x->in, "KAFKA-20732") != SS_NOT_AFFECTED &&
 	    (e = unseeded_size_finding(x, cfg->retention_bytes)))
 		return e;
 
-	/* local tier: local.retention.* (-2: retention.*) over segments already uploaded */
+	/* local tier: local.retention.* (-2: retention.*) over segments already uploaded.
+	 * Kafka 4.2's empty cleanup.policy keeps this one while copying to remote storage
+	 * (UnifiedLog.deleteOldSegments: remoteLogEnabledAndRemoteCopyEnabled), nothing else. */
 	bool copy = !cfg->remote_copy_disable;
 	int64_t lms = cfg->local_retention_ms, lbytes = cfg->local_retention_bytes;
 	if (!copy || lms == -2)
@@ -226,19 +280,28 @@ static int tiered_retention(struct ss_evctx *x)
 	r->delete_is_remote = false;
 	r->total_bytes = -1;
 	r->limit = -1;
+	if (blocked && (pol_unk || !copy)) {
+		(pol_unk ? unknown : not_evaluated)(r, blocked, -1);
+		return 0;
+	}
 	if (lms < 0 && lbytes < 0) {
 		not_evaluated(r, "no limit", -1);
 		return 0;
 	}
 	if (copy && !ev->seeded) {
 		/* nothing is known to be uploaded, so nothing local can go */
-		not_evaluated(r, "unseeded", -1);
+		unknown(r, "unseeded", -1);
+		return 0;
+	}
+	int64_t h = ev->seeded ? ev->highest_offset : -1;
+	bool unk = false;
+	uint32_t kt = lms >= 0 ? local_time_walk(x, lms, copy, h, &unk) : 0;
+	uint32_t ks = lbytes >= 0 ? local_size_walk(x, lbytes, copy, h, &unk) : 0;
+	if (unk) {
+		unknown(r, WHY_UNREADABLE, -1);
 		return 0;
 	}
 	r->evaluated = true;
-	int64_t h = ev->seeded ? ev->highest_offset : -1;
-	uint32_t kt = lms >= 0 ? local_time_walk(x, lms, copy, h) : 0;
-	uint32_t ks = lbytes >= 0 ? local_size_walk(x, lbytes, copy, h) : 0;
 	/* both walks are prefixes of the same list: their union is the longer one */
 	return take_local(x, r, kt > ks ? kt : ks, false);
 }
@@ -247,38 +310,93 @@ static int local_only_retention(struct ss_evctx *x)
 {
 	struct ss_eval *ev = x->ev;
 	const struct ss_topic_cfg *cfg = x->in->cfg;
+	bool pol_unk, unk = false;
+	const char *blocked = policy_blocks(x, &pol_unk);
 	int e;
 
 	struct ss_retention *r = &ev->size;
 	r->limit = cfg->retention_bytes;
-	r->total_bytes = ev->size_bytes;
-	if (cfg->retention_bytes < 0) {
+	r->total_bytes = ev->size_unknown ? -1 : ev->size_bytes;
+	if (blocked) {
+		(pol_unk ? unknown : not_evaluated)(r, blocked, cfg->retention_bytes);
+		r->total_bytes = ev->size_unknown ? -1 : ev->size_bytes;
+	} else if (cfg->retention_bytes < 0) {
 		r->evaluated = false;
 		r->reason = "no limit";
 	} else {
-		r->evaluated = true;
-		if ((e = take_local(x, r, local_size_walk(x, cfg->retention_bytes, false, 0), true)))
-			return e;
+		uint32_t k = local_size_walk(x, cfg->retention_bytes, false, 0, &unk);
+		if (unk) {
+			unknown(r, WHY_UNREADABLE, cfg->retention_bytes);
+		} else {
+			r->evaluated = true;
+			if ((e = take_local(x, r, k, true)))
+				return e;
+		}
 	}
 
 	r = &ev->time;
 	r->limit = cfg->retention_ms;
 	r->total_bytes = -1;
-	if (cfg->retention_ms < 0) {
+	if (blocked) {
+		(pol_unk ? unknown : not_evaluated)(r, blocked, cfg->retention_ms);
+	} else if (cfg->retention_ms < 0) {
 		not_evaluated(r, "no limit", cfg->retention_ms);
 	} else {
-		r->evaluated = true;
-		if ((e = take_local(x, r, local_time_walk(x, cfg->retention_ms, false, 0), true)))
-			return e;
+		unk = false;
+		uint32_t k = local_time_walk(x, cfg->retention_ms, false, 0, &unk);
+		if (unk) {
+			unknown(r, WHY_UNREADABLE, cfg->retention_ms);
+		} else {
+			r->evaluated = true;
+			if ((e = take_local(x, r, k, true)))
+				return e;
+		}
 	}
 
 	ev->local_limit_ms = -1;
 	ev->local_limit_bytes = -1;
-	not_evaluated(&ev->local, "remote storage disabled", -1);
+	/* Kafka refuses remote storage on a compacted topic: no local tier to retain */
+	not_evaluated(&ev->local, cfg->compact ? "compacted topics are never tiered" : "remote storage disabled", -1);
 	return 0;
+}
+
+/* retention.total: the union of the three kinds (see struct ss_retention_total). */
+static void retention_total(struct ss_eval *ev)
+{
+	struct ss_retention_total *t = &ev->total;
+	const struct ss_retention *kinds[3] = { &ev->size, &ev->time, &ev->local };
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < 3; i++) {
+		const struct ss_retention *r = kinds[i];
+		if (r->unknown && !t->unknown) {
+			t->unknown = true;
+			t->reason = r->reason;
+		}
+		if (!r->evaluated || !r->n_delete)
+			continue;
+		/* prefixes of one list each: the longest walk holds the others */
+		if (r->delete_is_remote && r->n_delete > t->n_remote) {
+			t->n_remote = r->n_delete;
+			t->remote_ids = r->delete_ids;
+			t->remote_bytes = r->delete_bytes;
+		} else if (!r->delete_is_remote && r->n_delete > t->n_local) {
+			t->n_local = r->n_delete;
+			t->local_offsets = r->delete_offsets;
+			t->local_bytes = r->delete_bytes;
+		}
+	}
 }
 
 int ss_eval_retention(struct ss_evctx *x)
 {
-	return x->ev->tiered ? tiered_retention(x) : local_only_retention(x);
+	int e = x->ev->tiered ? tiered_retention(x) : local_only_retention(x);
+	if (!e)
+		retention_total(x->ev);
+	return e;
+}
+
+/* For a partition whose retention is not evaluated at all (the metadata log). */
+void ss_eval_retention_total(struct ss_eval *ev)
+{
+	retention_total(ev);
 }

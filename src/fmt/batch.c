@@ -431,6 +431,7 @@ void ss_walk_init(struct ss_walk *w, int64_t seg_base, int64_t file_size, int64_
 	 * a legacy compressed wrapper makes the count unknown without decompressing. */
 	w->records = 0;
 	w->err_pos = -1;
+	w->crc_first_base = w->crc_first_pos = -1;
 	w->zero_from = -1;
 	w->whole_max = SS_WALK_WHOLE_MAX;
 	if (w->pos >= w->file_size) {
@@ -469,7 +470,10 @@ static void walk_entry(struct ss_walk *w, const uint8_t *e, const struct ss_batc
 	if (w->verify) {
 		int rc = e ? ss_batch_verify(e, h) : vrc;
 		if (rc == SEGSCAN_ECRC) {
-			w->crc_errors++;
+			if (!w->crc_errors++) {   /* where the first one is, for the finding */
+				w->crc_first_base = base;
+				w->crc_first_pos = w->pos;
+			}
 			valid = false;
 		} else if (rc) {
 			valid = false;

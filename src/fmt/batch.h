@@ -153,6 +153,8 @@ struct ss_walk {
 	int64_t  records;         /* exact in verify mode; fast path: from headers, -1 once a
 				     legacy compressed wrapper makes it unknown */
 	int64_t  crc_errors;
+	int64_t  crc_first_base;  /* the first entry failing its CRC: base offset (-1 unknown) */
+	int64_t  crc_first_pos;   /* and file position (-1: none failed) */
 	int64_t  offset_errors;   /* entries whose offsets go backwards (verify) */
 	int      err;             /* first framing error (SEGSCAN_ECORRUPT...), 0 if none */
 	int64_t  err_pos;         /* file position of err */

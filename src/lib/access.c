@@ -60,7 +60,7 @@ int segscan_partition_segment(const segscan_scan *s, const segscan_partition *p,
 		/* the same null rules as out/json.c's segment object */
 		.has_last_offset = has_last,
 		.has_end_offset = !(sg->flags & SS_SEG_ACTIVE) || has_last,
-		.has_size_bytes = !(failed && sg->size_bytes == 0),
+		.has_size_bytes = !(failed && ss_seg_size_unknown(sg)),
 		.size_bytes = sg->size_bytes,
 		.valid_bytes = sg->valid_bytes,
 		.max_timestamp_ms = sg->max_timestamp_ms >= 0 ? sg->max_timestamp_ms : -1,
@@ -252,8 +252,8 @@ int segscan_partition_config(const segscan_partition *p, const char *key, const 
 	for (uint32_t i = 0; ev && i < ev->n_config; i++) {
 		if (strcmp(ev->config[i].key, key))
 			continue;
-		if (value)
-			*value = ev->config[i].value;
+		if (value) /* NULL where json prints null: a value nothing said (eval.h) */
+			*value = (ev->config_value_unknown >> i) & 1 ? NULL : ev->config[i].value;
 		if (source)
 			*source = ev->config[i].source;
 		return 0;

@@ -11,6 +11,7 @@
 
 #include "eval/releases.h"
 #include "eval/remote.h"
+#include "fmt/names.h"
 #include "lib/options.h"
 #include "scan/scan_int.h"
 #include "sched/topology.h"
@@ -87,6 +88,10 @@ const struct ss_optdef ss_optdefs[] = {
 	  .err = "expected a regular expression",
 	  .help = "report only topics matching REGEX (POSIX extended, anchored: the\n"
 		  "whole name must match); every format" },
+	{ .name = "partition", .type = SS_OPT_PARTITION, .values = "TOPIC-N",
+	  .err = "expected TOPIC-N, a topic name and a partition number (e.g. orders-3)",
+	  .help = "report only this partition (repeatable); with --topic, a\n"
+		  "partition must match both; every format" },
 	{ .name = "findings-only", .type = SS_OPT_BOOL, .def = "false", .off = F(findings_only),
 	  .err = "expected true or false",
 	  .help = "report only partitions with findings or errors; every format" },
@@ -242,6 +247,25 @@ static int add_seed(struct ss_opts *o, const char *v)
 	return 0;
 }
 
+/* --partition=TOPIC-N: the topic is all before the last '-' (topic names hold '-') */
+static int add_partition(struct ss_opts *o, const char *v)
+{
+	const char *dash = v ? strrchr(v, '-') : NULL;
+	if (!dash || dash == v || !dash[1] || !ss_topic_name_ok(v, (size_t)(dash - v)))
+		return -EINVAL;
+	int64_t n;
+	if (dash[1] < '0' || dash[1] > '9' || parse_i64(dash + 1, 0, INT32_MAX, &n))
+		return -EINVAL;
+	struct ss_partsel *a = realloc(o->partitions, (o->n_partitions + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	o->partitions = a;
+	if (!(a[o->n_partitions].topic = strndup(v, (size_t)(dash - v))))
+		return -ENOMEM;
+	a[o->n_partitions++].partition = (int32_t)n;
+	return 0;
+}
+
 int ss_opt_apply(struct ss_opts *o, const struct ss_optdef *d, const char *v)
 {
 	char *field = (char *)o + d->off;
@@ -291,6 +315,8 @@ int ss_opt_apply(struct ss_opts *o, const struct ss_optdef *d, const char *v)
 		break;
 	case SS_OPT_SEED:
 		return add_seed(o, v);
+	case SS_OPT_PARTITION:
+		return add_partition(o, v);
 	}
 	if (d->has_off)
 		*(bool *)((char *)o + d->has_off - 1) = given;
@@ -323,6 +349,11 @@ void ss_opts_release(struct ss_opts *o)
 	free(o->seeds);
 	o->seeds = NULL;
 	o->n_seeds = 0;
+	for (uint32_t i = 0; i < o->n_partitions; i++)
+		free(o->partitions[i].topic);
+	free(o->partitions);
+	o->partitions = NULL;
+	o->n_partitions = 0;
 }
 
 #define HELP_COL 25

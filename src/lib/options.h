@@ -24,6 +24,7 @@ enum ss_opt_type {
 	SS_OPT_KVER,    /* a Kafka release "4.3.1" or line "4.1" (eval/releases.h), as an owned string */
 	SS_OPT_CPULIST, /* "0-3,8" into a cpu_set_t */
 	SS_OPT_SEED,    /* TOPIC-PARTITION=OFFSET, appended to the seeds (repeatable) */
+	SS_OPT_PARTITION, /* TOPIC-N, appended to the partition filter (repeatable) */
 };
 
 struct ss_optdef {

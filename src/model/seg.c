@@ -5,7 +5,8 @@
 
 #include "model.h"
 
-const struct ss_segx ss_segx_none = { .err_pos = -1, .first_batch_base = -1 };
+const struct ss_segx ss_segx_none = { .err_pos = -1, .first_batch_base = -1, .crc_first_base = -1,
+				      .crc_first_pos = -1 };
 
 _Static_assert(sizeof(struct ss_seg) <= 72, "the per-segment budget (model.h)");
 
@@ -19,7 +20,11 @@ struct ss_segx *ss_seg_xget(struct ss_seg *s)
 void ss_seg_set_error(struct ss_seg *s, int err, uint32_t file, int64_t pos)
 {
 	struct ss_segx *x;
-	if (ss_seg_err(s) || !(x = ss_seg_xget(s)))
+	/* The first error *recorded* wins. Not ss_seg_err(): its callers set
+	 * SS_SEG_READ_ERROR before they call this, and without a record that flag reads as
+	 * -ENOMEM, so every open that failed with EACCES was reported as "Cannot allocate
+	 * memory" (issue 20 item 4). */
+	if ((s->x && s->x->err) || !(x = ss_seg_xget(s)))
 		return;
 	x->err = err;
 	x->err_file = file;

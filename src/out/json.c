@@ -20,6 +20,21 @@ static void seg_error_text(const struct ss_results *r, const struct ss_seg *sg, 
 		snprintf(buf, len, "%s: %s", rel, segscan_strerror(ss_seg_err(sg)));
 }
 
+/* delete_segment_ids (remote ids) and delete_base_offsets (local segments) */
+static void write_typed(struct ss_jw *w, char *const *ids, uint32_t n_ids, const int64_t *offs, uint32_t n_offs)
+{
+	ss_jw_key(w, "delete_segment_ids");
+	ss_jw_arr(w);
+	for (uint32_t i = 0; i < n_ids; i++)
+		ss_jw_str(w, ids[i]);
+	ss_jw_arr_end(w);
+	ss_jw_key(w, "delete_base_offsets");
+	ss_jw_arr(w);
+	for (uint32_t i = 0; i < n_offs; i++)
+		ss_jw_i64(w, offs[i]);
+	ss_jw_arr_end(w);
+}
+
 static void write_retention(struct ss_jw *w, const char *name, const struct ss_retention *r, bool is_size,
 			    bool is_local)
 {
@@ -35,6 +50,8 @@ static void write_retention(struct ss_jw *w, const char *name, const struct ss_r
 			ss_jw_ki64n(w, "limit_ms", r->limit >= 0, r->limit);
 		}
 	}
+	/* delete_segments holds remote ids for the remote tier and local base offsets for the
+	 * local tier; its typed twins hold one kind each, for jq */
 	ss_jw_key(w, "delete_segments");
 	ss_jw_arr(w);
 	for (uint32_t i = 0; i < r->n_delete; i++) {
@@ -44,9 +61,34 @@ static void write_retention(struct ss_jw *w, const char *name, const struct ss_r
 			ss_jw_i64(w, r->delete_offsets[i]);
 	}
 	ss_jw_arr_end(w);
+	write_typed(w, r->delete_is_remote ? r->delete_ids : NULL, r->delete_is_remote ? r->n_delete : 0,
+		    r->delete_is_remote ? NULL : r->delete_offsets, r->delete_is_remote ? 0 : r->n_delete);
 	ss_jw_ki64(w, "delete_bytes", r->delete_bytes);
 	if (!is_local)
 		ss_jw_ki64n(w, "new_log_start_offset", r->has_new_log_start, r->new_log_start_offset);
+	ss_jw_obj_end(w);
+}
+
+/* retention.total: the distinct segments of every kind, local and remote bytes freed;
+ * unknown (a kind could not be evaluated for want of an input) as evaluated:false and
+ * null amounts: a total over unknowns is unknown */
+static void write_total(struct ss_jw *w, const struct ss_retention_total *t)
+{
+	ss_jw_key(w, "total");
+	ss_jw_obj(w);
+	ss_jw_kbool(w, "evaluated", !t->unknown);
+	ss_jw_kstr(w, "reason", t->unknown ? (t->reason ? t->reason : "not evaluated") : NULL);
+	ss_jw_key(w, "delete_segments");
+	ss_jw_arr(w);
+	for (uint32_t i = 0; !t->unknown && i < t->n_remote; i++)
+		ss_jw_str(w, t->remote_ids[i]);
+	for (uint32_t i = 0; !t->unknown && i < t->n_local; i++)
+		ss_jw_i64(w, t->local_offsets[i]);
+	ss_jw_arr_end(w);
+	write_typed(w, t->remote_ids, t->unknown ? 0 : t->n_remote, t->local_offsets, t->unknown ? 0 : t->n_local);
+	ss_jw_ki64n(w, "delete_bytes", !t->unknown, t->local_bytes + t->remote_bytes);
+	ss_jw_ki64n(w, "local_bytes_freed", !t->unknown, t->local_bytes);
+	ss_jw_ki64n(w, "remote_bytes_freed", !t->unknown, t->remote_bytes);
 	ss_jw_obj_end(w);
 }
 
@@ -72,7 +114,7 @@ static void write_config(struct ss_jw *w, const struct ss_eval *ev)
 	for (uint32_t i = 0; i < ev->n_config; i++) {
 		ss_jw_key(w, ev->config[i].key);
 		ss_jw_obj(w);
-		ss_jw_kstr(w, "value", ev->config[i].value);
+		ss_jw_kstr(w, "value", (ev->config_value_unknown >> i) & 1 ? NULL : ev->config[i].value);
 		ss_jw_kstr(w, "source", ev->config[i].source);
 		ss_jw_obj_end(w);
 	}
@@ -180,7 +222,7 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 		/* an empty active segment has no end offset yet */
 		ss_jw_ki64n(&w, "end_offset", !(sg->flags & SS_SEG_ACTIVE) || has_last, sg->end_offset);
 		/* failed before its size was read: unknown, not 0 */
-		ss_jw_ki64n(&w, "size_bytes", !(ss_res_seg_failed(sg) && sg->size_bytes == 0), sg->size_bytes);
+		ss_jw_ki64n(&w, "size_bytes", !(ss_res_seg_failed(sg) && ss_seg_size_unknown(sg)), sg->size_bytes);
 		ss_jw_ki64(&w, "valid_bytes", sg->valid_bytes);
 		ss_jw_ki64n(&w, "max_timestamp_ms", sg->max_timestamp_ms >= 0, sg->max_timestamp_ms);
 		ss_jw_ki64n(&w, "batches", ss_seg_batches(sg) >= 0, ss_seg_batches(sg));
@@ -237,6 +279,7 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 		write_retention(&w, "size", &ev->size, true, false);
 		write_retention(&w, "time", &ev->time, false, false);
 		write_retention(&w, "local", &ev->local, false, true);
+		write_total(&w, &ev->total);
 		ss_jw_obj_end(&w);
 		/* extras: why the partition was (not) evaluated as tiered, and notes */
 		ss_jw_kstr(&w, "tiered_reason", ev->tiered_reason);
@@ -251,7 +294,8 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 			const struct ss_finding *fd = &ev->findings[i];
 			ss_jw_obj(&w);
 			ss_jw_kstr(&w, "code", fd->code);
-			ss_jw_kstr(&w, "ref", fd->ref ? fd->ref : "");
+			/* no ticket: null, not "" (jq's select(.ref) and has() then say it) */
+			ss_jw_kstr(&w, "ref", fd->ref && fd->ref[0] ? fd->ref : NULL);
 			ss_jw_kstr(&w, "message", fd->message ? fd->message : "");
 			if (fd->has_amount) {
 				ss_jw_ki64(&w, "segments", fd->segments);

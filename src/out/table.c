@@ -25,28 +25,80 @@ static const char *lag_text(bool null, int64_t segs, int64_t bytes, char *buf, s
 	return buf;
 }
 
-static const char *retention_text(const struct ss_eval *ev, char *buf, size_t len)
+/*
+ * Text from the input (a directory or file name, a topic name from the metadata log, a
+ * path from /proc, a message quoting one) on one line: a newline in it would end the row
+ * or forge a line of the report, because ss_term_write passes newlines (they are the
+ * report's own). So each is written as the escape "\x0a", as ss_term_write writes every
+ * other control character (CR, ESC) and malformed UTF-8 when the report goes out. The one
+ * routine for it: the cells take it through a buffer (one_line), the other lines
+ * straight (put_text).
+ */
+static void put_text(FILE *f, const char *s)
 {
-	char b[32];
-	int64_t segs = (int64_t)ev->size.n_delete + ev->time.n_delete;
-	int64_t bytes = ev->size.delete_bytes + ev->time.delete_bytes;
-	if (!ev->size.evaluated && !ev->time.evaluated && !ev->local.evaluated)
-		snprintf(buf, len, "not evaluated");
-	else if (segs == 0 && ev->local.n_delete == 0)
-		snprintf(buf, len, "nothing due");
-	else if (ev->local.n_delete && segs == 0)
-		snprintf(buf, len, "local: %u seg/%s", ev->local.n_delete,
-			 ss_human_bytes(ev->local.delete_bytes, b, sizeof(b)));
-	else
-		snprintf(buf, len, "%s%" PRId64 " seg/%s", ev->tiered ? "remote: " : "", segs,
-			 ss_human_bytes(bytes, b, sizeof(b)));
+	for (const char *nl; s && (nl = strchr(s, '\n')); s = nl + 1) {
+		fwrite(s, 1, (size_t)(nl - s), f);
+		fputs("\\x0a", f);
+	}
+	if (s)
+		fputs(s, f);
+}
+
+static const char *one_line(const char *s, char *buf, size_t len)
+{
+	if (!strchr(s, '\n'))
+		return s;
+	FILE *m = fmemopen(buf, len, "w");
+	if (!m)
+		return "?";
+	setvbuf(m, NULL, _IONBF, 0);
+	put_text(m, s);
+	fclose(m);
+	buf[len - 1] = 0;   /* a name cut by the buffer is still a string */
 	return buf;
 }
 
-static void finding_codes(const struct ss_eval *ev, char *buf, size_t len)
+/* RETENTION: what the next retention run deletes, every kind together (retention.total:
+ * a segment size and time retention both delete is counted once), local retention too. */
+static const char *retention_text(const struct ss_eval *ev, char *buf, size_t len)
+{
+	char b[32];
+	const struct ss_retention_total *t = &ev->total;
+	int64_t segs = (int64_t)t->n_remote + t->n_local;
+	if (t->unknown)
+		snprintf(buf, len, "?");
+	else if (!ev->size.evaluated && !ev->time.evaluated && !ev->local.evaluated)
+		snprintf(buf, len, "not evaluated");
+	else if (segs == 0)
+		snprintf(buf, len, "nothing due");
+	else
+		snprintf(buf, len, "%s%" PRId64 " seg/%s",
+			 !ev->tiered ? "" : !t->n_local ? "remote: " : !t->n_remote ? "local: " : "", segs,
+			 ss_human_bytes(t->remote_bytes + t->local_bytes, b, sizeof(b)));
+	return buf;
+}
+
+/* The partition's places that could not be read (json's errors[], the same rule). */
+static unsigned error_count(const struct ss_results *r, const struct ss_part *p)
+{
+	unsigned n = 0;
+	for (uint32_t i = 0; i < r->n_problems; i++)
+		n += ss_res_problem_of(r, p, r->problems[i].path);
+	for (uint32_t k = 0; k < p->seg_count; k++)
+		n += ss_res_seg_failed(&r->segs[p->seg_first + k]);
+	return n;
+}
+
+/* FINDINGS: the read errors first ("2 errors", spelled out under "Could not read"), then
+ * each finding code once. */
+static void finding_codes(const struct ss_eval *ev, unsigned errors, char *buf, size_t len)
 {
 	buf[0] = 0;
 	size_t n = 0;
+	if (errors) {
+		int w = snprintf(buf, len, "%u error%s", errors, errors == 1 ? "" : "s");
+		n = w > 0 && (size_t)w < len ? (size_t)w : 0;
+	}
 	for (uint32_t i = 0; i < ev->n_findings && n + 2 < len; i++) {
 		/* one mention per code */
 		bool seen = false;
@@ -64,32 +116,59 @@ static void finding_codes(const struct ss_eval *ev, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-/* Which sources the report stands on, and what is missing (the cluster context). */
+/* Which sources the report stands on, and what is missing (the cluster context). Every
+ * string here may hold bytes from the input (paths, file names, the metadata log's topic
+ * names in its warnings, a peer's error text): put_text keeps each on its line. */
 static void write_sources(const struct ss_results *r, FILE *f)
 {
 	const struct ss_res_cluster *c = &r->cluster;
-	if (c->metadata_log)
-		fprintf(f, "  metadata log: yes, to offset %" PRId64 "%s%s%s, %" PRIu64 " records%s", c->last_offset,
-			c->snapshot ? " (snapshot " : "", c->snapshot ? c->snapshot : "", c->snapshot ? ")" : "",
-			c->records, c->warnings ? " with warnings" : "");
-	else
-		fprintf(f, "  metadata log: no%s%s%s", c->metadata_why_not ? " (" : "",
-			c->metadata_why_not ? c->metadata_why_not : "", c->metadata_why_not ? ")" : "");
-	fprintf(f, "; kafka %s%s%s%s", c->kafka_version ? c->kafka_version : "unknown",
-		c->kafka_version_source ? " (from " : "", c->kafka_version_source ? c->kafka_version_source : "",
-		c->kafka_version_source ? ")" : "");
-	if (c->kafka_version_note)
-		fprintf(f, " [%s]", c->kafka_version_note);
+	if (c->metadata_log) {
+		fprintf(f, "  metadata log: yes, to offset %" PRId64, c->last_offset);
+		if (c->snapshot) {
+			fputs(" (snapshot ", f);
+			put_text(f, c->snapshot);
+			fputc(')', f);
+		}
+		fprintf(f, ", %" PRIu64 " records%s", c->records, c->warnings ? " with warnings" : "");
+	} else {
+		fputs("  metadata log: no", f);
+		if (c->metadata_why_not) {
+			fputs(" (", f);
+			put_text(f, c->metadata_why_not);
+			fputc(')', f);
+		}
+	}
+	fputs("; kafka ", f);
+	put_text(f, c->kafka_version ? c->kafka_version : "unknown");
+	if (c->kafka_version_source) {
+		fputs(" (from ", f);
+		put_text(f, c->kafka_version_source);
+		fputc(')', f);
+	}
+	if (c->kafka_version_note) {
+		fputs(" [", f);
+		put_text(f, c->kafka_version_note);
+		fputc(']', f);
+	}
 	if (c->node_id >= 0)
 		fprintf(f, ", node %d", c->node_id);
-	if (!c->metadata_log && c->configs_from)
+	if (!c->metadata_log && c->configs_from) {
 		fprintf(f, "\n  topic configs: from the cluster (DescribeConfigs)");
-	else if (c->configs_error)
-		fprintf(f, "\n  topic configs: unknown (%s)", c->configs_error);
-	if (c->static_config)
-		fprintf(f, "\n  broker config: %s (%s)", c->static_config, c->static_config_how ? c->static_config_how : "");
-	else if (c->static_config_how)
-		fprintf(f, "\n  broker config: %s", c->static_config_how);
+	} else if (c->configs_error) {
+		fputs("\n  topic configs: unknown (", f);
+		put_text(f, c->configs_error);
+		fputc(')', f);
+	}
+	if (c->static_config) {
+		fputs("\n  broker config: ", f);
+		put_text(f, c->static_config);
+		fputs(" (", f);
+		put_text(f, c->static_config_how ? c->static_config_how : "");
+		fputc(')', f);
+	} else if (c->static_config_how) {
+		fputs("\n  broker config: ", f);
+		put_text(f, c->static_config_how);
+	}
 	fprintf(f, "\n  remote metadata: ");
 	if (!c->tiered_partitions)
 		fprintf(f, "no tiered partition");
@@ -103,8 +182,11 @@ static void write_sources(const struct ss_results *r, FILE *f)
 		fputc(')', f);
 	fputc('\n', f);
 	/* a torn or corrupt metadata file: the replay used what it could read */
-	for (uint32_t i = 0; i < c->n_warning_texts && i < 20; i++)
-		fprintf(f, "  metadata log warning: %s\n", c->warning_texts[i]);
+	for (uint32_t i = 0; i < c->n_warning_texts && i < 20; i++) {
+		fputs("  metadata log warning: ", f);
+		put_text(f, c->warning_texts[i]);
+		fputc('\n', f);
+	}
 	if (c->warnings > 20)
 		fprintf(f, "  metadata log: %" PRIu64 " warnings in all (json: summary.cluster_metadata)\n", c->warnings);
 }
@@ -162,25 +244,6 @@ struct measure {
 	unsigned natural;
 };
 
-/* A name for one cell: a newline in it (ss_term_write passes newlines) would end the row,
- * so it is written as the escape "\x0a" like every other control character. */
-static const char *one_line(const char *s, char *buf, size_t len)
-{
-	if (!strchr(s, '\n'))
-		return s;
-	size_t n = 0;
-	for (; *s && n + 5 < len; s++) {
-		if (*s == '\n') {
-			memcpy(buf + n, "\\x0a", 4);
-			n += 4;
-		} else {
-			buf[n++] = *s;
-		}
-	}
-	buf[n] = 0;
-	return buf;
-}
-
 static void part_row(const struct ss_results *r, const struct ss_part *p, const char *tname, struct row *w)
 {
 	const struct ss_eval *ev = p->eval;
@@ -201,12 +264,14 @@ static void part_row(const struct ss_results *r, const struct ss_part *p, const 
 	}
 	snprintf(w->segs, sizeof(w->segs), "%u", p->seg_count);
 	w->c[C_SEGS] = w->segs;
-	w->c[C_LOCAL] = ss_human_bytes(ev->size_bytes, w->local, sizeof(w->local));
-	/* unknown remote state is '?', never the local-only picture */
+	/* a size that could not be read is unknown ('?'), never the readable part's sum */
+	w->c[C_LOCAL] = ev->size_unknown ? "?" : ss_human_bytes(ev->size_bytes, w->local, sizeof(w->local));
+	/* unknown is '?', never the local-only picture: remote state no source gives, a
+	 * partition nothing says is tiered or not, a size that could not be read */
 	bool unk = ev->remote_state_unknown;
-	w->c[C_ONLY] = unk ? "?" : ev->only_local_null ? "unknown" : ss_human_bytes(ev->only_local_bytes, w->only,
-										     sizeof(w->only));
-	if (unk && !ev->remote_segments)
+	bool tier_unk = ev->remote_storage < 0 && !ev->tiered;
+	w->c[C_ONLY] = ev->only_local_null ? "?" : ss_human_bytes(ev->only_local_bytes, w->only, sizeof(w->only));
+	if ((unk || tier_unk) && !ev->remote_segments)
 		snprintf(w->remote, sizeof(w->remote), "?");
 	else if (ev->tiered || ev->remote_segments)
 		snprintf(w->remote, sizeof(w->remote), "%" PRId64 " seg/%s", ev->remote_segments,
@@ -214,21 +279,50 @@ static void part_row(const struct ss_results *r, const struct ss_part *p, const 
 	else
 		snprintf(w->remote, sizeof(w->remote), "-");
 	w->c[C_REMOTE] = w->remote;
-	w->c[C_LAG] = unk ? "?" : lag_text(ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes, w->lag,
-					    sizeof(w->lag));
-	w->lag_short = unk || ev->copy_lag_null || ev->copy_lag_segments == 0
+	/* a null lag is '-' where it does not apply (known not tiered), '?' where unknown */
+	bool lag_unk = ev->copy_lag_null && (ev->tiered || tier_unk);
+	w->c[C_LAG] = lag_unk ? "?" : lag_text(ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes, w->lag,
+						sizeof(w->lag));
+	w->lag_short = ev->copy_lag_null || ev->copy_lag_segments == 0
 			       ? w->c[C_LAG]
 			       : ss_human_bytes(ev->copy_lag_bytes, w->lag_s, sizeof(w->lag_s));
-	w->c[C_BROKER] = unk && ev->broker_copy_lag_null ? "?" :
+	w->c[C_BROKER] = ev->broker_copy_lag_null && (ev->tiered || tier_unk) ? "?" :
 			 lag_text(ev->broker_copy_lag_null, ev->broker_copy_lag_segments, ev->broker_copy_lag_bytes,
 				  w->broker, sizeof(w->broker));
 	w->c[C_RET] = retention_text(ev, w->ret, sizeof(w->ret));
-	finding_codes(ev, w->find, sizeof(w->find));
+	finding_codes(ev, error_count(r, p), w->find, sizeof(w->find));
 	w->c[C_FIND] = w->find;
 	w->last = C_FIND;
 }
 
-static void total_row(const char *label, int64_t size, int64_t remote, int64_t lag, int64_t lagb, struct row *w)
+/* A topic's total line: each column the sum of its partitions', '?' where one of them is
+ * unknown (a total over unknowns is unknown). */
+struct topic_total {
+	int64_t size, remote, lag, lagb;
+	bool    size_unk, remote_unk, lag_unk;
+};
+
+static void total_add(struct topic_total *t, const struct ss_part *p)
+{
+	const struct ss_eval *ev = p->eval;
+	if (p->unreadable) {   /* nothing of it is known */
+		t->size_unk = t->remote_unk = t->lag_unk = true;
+		return;
+	}
+	bool tier_unk = ev->remote_storage < 0 && !ev->tiered;
+	t->size += ev->size_bytes;
+	t->size_unk |= ev->size_unknown;
+	t->remote += ev->remote_bytes;
+	t->remote_unk |= (ev->remote_state_unknown || tier_unk) && !ev->remote_segments;
+	if (!ev->copy_lag_null) {
+		t->lag += ev->copy_lag_segments;
+		t->lagb += ev->copy_lag_bytes;
+	} else if (ev->tiered || tier_unk) {
+		t->lag_unk = true;
+	}
+}
+
+static void total_row(const char *label, const struct topic_total *t, struct row *w)
 {
 	char b[32];
 	memset(w->c, 0, sizeof(w->c));
@@ -236,11 +330,11 @@ static void total_row(const char *label, int64_t size, int64_t remote, int64_t l
 	w->ld[0] = 0;
 	w->c[C_LOGDIR] = w->c[C_PART] = w->c[C_SEGS] = w->c[C_ONLY] = "";
 	w->c[C_TOPIC] = label;
-	w->c[C_LOCAL] = ss_human_bytes(size, w->local, sizeof(w->local));
-	w->c[C_REMOTE] = remote ? ss_human_bytes(remote, w->remote, sizeof(w->remote)) : "-";
-	snprintf(w->lag, sizeof(w->lag), "%" PRId64 " seg/%s", lag, ss_human_bytes(lagb, b, sizeof(b)));
-	w->c[C_LAG] = lag ? w->lag : "0";
-	w->lag_short = lag ? ss_human_bytes(lagb, w->lag_s, sizeof(w->lag_s)) : "0";
+	w->c[C_LOCAL] = t->size_unk ? "?" : ss_human_bytes(t->size, w->local, sizeof(w->local));
+	w->c[C_REMOTE] = t->remote_unk ? "?" : t->remote ? ss_human_bytes(t->remote, w->remote, sizeof(w->remote)) : "-";
+	snprintf(w->lag, sizeof(w->lag), "%" PRId64 " seg/%s", t->lag, ss_human_bytes(t->lagb, b, sizeof(b)));
+	w->c[C_LAG] = t->lag_unk ? "?" : t->lag ? w->lag : "0";
+	w->lag_short = t->lag_unk ? "?" : t->lag ? ss_human_bytes(t->lagb, w->lag_s, sizeof(w->lag_s)) : "0";
 	w->last = C_LAG;
 }
 
@@ -414,28 +508,20 @@ static void rows(const struct ss_results *r, const struct layout *L, bool every_
 	for (uint32_t i = 0; i < r->n_parts;) {
 		/* one topic: its partitions, then a total line when it has several */
 		uint32_t j = i;
-		int64_t t_size = 0, t_lag = 0, t_lagb = 0, t_remote = 0;
+		struct topic_total tt = { 0 };
 		for (; j < r->n_parts && strcmp(r->parts[j].topic, r->parts[i].topic) == 0; j++) {
 			const struct ss_part *p = &r->parts[j];
-			const struct ss_eval *ev = p->eval;
-			if (!ev)
+			if (!p->eval)
 				continue;
 			part_row(r, p, j == i || every_row ? p->topic : "", &w);
 			put_row(f, L, &w, 0, w.last, ms);
-			if (p->unreadable)
-				continue;
-			t_size += ev->size_bytes;
-			t_remote += ev->remote_bytes;
-			if (!ev->copy_lag_null) {
-				t_lag += ev->copy_lag_segments;
-				t_lagb += ev->copy_lag_bytes;
-			}
+			total_add(&tt, p);
 		}
 		if (j - i > 1) {
 			const char *label = "  (topic total)";
 			if (L->width && L->w[C_TOPIC] < swidth(label))
 				label = "  (total)";
-			total_row(label, t_size, t_remote, t_lag, t_lagb, &w);
+			total_row(label, &tt, &w);
 			/* its label does not widen TOPIC: a narrow TOPIC takes "  (total)" */
 			put_row(f, L, &w, C_LOCAL, C_LAG, ms);
 		}
@@ -543,6 +629,30 @@ static void fit_layout(const struct ss_results *r, unsigned width, bool every_ro
 		L->w[C_TOPIC] = max_u(L->w[C_TOPIC], min_u(L->w[C_TOPIC] + (width - all), min_u(ms.cell[C_TOPIC], 32)));
 }
 
+/* A fitted table says what it left out, so a reader knows a column is gone rather than
+ * empty: "  table: SEGS, BROKER SAYS and RETENTION hidden to fit 80 columns". */
+static void hidden_columns(const struct ss_results *r, const struct layout *L, FILE *f)
+{
+	static const int order[] = { C_SEGS, C_ONLY, C_REMOTE, C_BROKER, C_RET };
+	const char *names[5];
+	unsigned n = 0;
+	if (!L->width || !r->n_parts)
+		return;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (!L->on[order[i]])
+			names[n++] = cols[order[i]].title;
+	if (!n && !L->lag_short)
+		return;
+	fputs("  table: ", f);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", names[i]);
+	if (n)
+		fprintf(f, " hidden");
+	if (L->lag_short)
+		fprintf(f, "%sCOPY LAG in bytes only", n ? ", " : "");
+	fprintf(f, " to fit %u columns (a wider COLUMNS or a pipe shows the full table)\n", L->width);
+}
+
 /* The table is built in memory and written through ss_term_write: every name and
  * message in it may hold bytes from a directory name. */
 int ss_out_table_fit(const struct ss_results *r, FILE *f, unsigned width, bool every_row)
@@ -596,12 +706,14 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 		 * from its path */
 		if (L->ld_index)
 			fprintf(f, "%s [%u]", i ? "\n           " : "", i + 1);
-		fprintf(f, " %s", r->logdirs[i].path);
+		fputc(' ', f);
+		put_text(f, r->logdirs[i].path);
 	}
 	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n", r->run.verify ? "verify (every byte)" : "fast path (index tails)",
 		r->run.io, r->run.threads, r->run.times.total,
 		ss_human_bytes(r->run.bytes_read, b1, sizeof(b1)), r->run.remote_source ? "" : ", no remote metadata");
 	write_sources(r, f);
+	hidden_columns(r, L, f);
 	fputc('\n', f);
 
 	rows(r, L, every_row, f, NULL);
@@ -614,9 +726,12 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 				continue;
 			for (uint32_t k = 0; k < p->eval->n_findings; k++) {
 				const struct ss_finding *fd = &p->eval->findings[k];
-				fprintf(f, "  %s-%d  %s%s%s%s: %s\n", p->topic, p->partition, fd->code,
-					fd->ref && fd->ref[0] ? " (" : "", fd->ref ? fd->ref : "",
-					fd->ref && fd->ref[0] ? ")" : "", fd->message ? fd->message : "");
+				fputs("  ", f);
+				put_text(f, p->topic);
+				fprintf(f, "-%d  %s%s%s%s: ", p->partition, fd->code, fd->ref && fd->ref[0] ? " (" : "",
+					fd->ref ? fd->ref : "", fd->ref && fd->ref[0] ? ")" : "");
+				put_text(f, fd->message ? fd->message : "");
+				fputc('\n', f);
 			}
 		}
 	}
@@ -624,7 +739,11 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 		fprintf(f, "\nCould not read (%" PRId64 "):\n", sum.errors);
 		for (uint32_t i = 0; i < r->n_problems; i++) {
 			const struct ss_problem *pr = &r->problems[i];
-			fprintf(f, "  %s: %s\n", pr->path, pr->what);
+			fputs("  ", f);
+			put_text(f, pr->path);
+			fputs(": ", f);
+			put_text(f, pr->what);
+			fputc('\n', f);
 		}
 		for (uint32_t i = 0; i < r->n_segs; i++) {
 			const struct ss_seg *sg = &r->segs[i];
@@ -632,18 +751,24 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 				continue;
 			char rel[320];
 			ss_res_seg_errfile(r, sg, rel, sizeof(rel));
+			fputs("  ", f);
+			put_text(f, ss_res_logdir_of(r, ss_res_part_of_seg(r, sg)));
+			fputc('/', f);
+			put_text(f, rel);
 			if (ss_seg_err_pos(sg) >= 0)
-				fprintf(f, "  %s/%s at byte %" PRId64 ": %s\n", ss_res_logdir_of(r, ss_res_part_of_seg(r, sg)),
-					rel, ss_seg_err_pos(sg), segscan_strerror(ss_seg_err(sg)));
-			else
-				fprintf(f, "  %s/%s: %s\n", ss_res_logdir_of(r, ss_res_part_of_seg(r, sg)), rel,
-					segscan_strerror(ss_seg_err(sg)));
+				fprintf(f, " at byte %" PRId64, ss_seg_err_pos(sg));
+			fprintf(f, ": %s\n", segscan_strerror(ss_seg_err(sg)));
 		}
 	}
 	if (r->n_notes) {
 		fprintf(f, "\nNotes (%u):\n", r->n_notes);
-		for (uint32_t i = 0; i < r->n_notes; i++)
-			fprintf(f, "  %s: %s\n", r->notes[i].path, r->notes[i].what);
+		for (uint32_t i = 0; i < r->n_notes; i++) {
+			fputs("  ", f);
+			put_text(f, r->notes[i].path);
+			fputs(": ", f);
+			put_text(f, r->notes[i].what);
+			fputc('\n', f);
+		}
 	}
 	return ferror(f) ? -EIO : 0;
 }

@@ -279,12 +279,26 @@ static bool has_news(const struct ss_results *r, const struct ss_part *p)
 	return false;
 }
 
-/* --topic and --findings-only: the report shows a subset, in the same order; the exit
- * code was decided over everything. The copies share the catalog's strings and segments. */
+static bool selected(const struct ss_opts *o, const struct ss_part *p, bool *hit)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < o->n_partitions; i++)
+		if (o->partitions[i].partition == p->partition && strcmp(o->partitions[i].topic, p->topic) == 0)
+			any = hit[i] = true;
+	return any;
+}
+
+/* --topic, --partition and --findings-only: the report shows a subset, in the same order;
+ * the exit code was decided over everything. The copies share the catalog's strings and
+ * segments. A --topic or --partition that matches nothing scanned is said on stderr (a
+ * warning: a typo must not pass for an empty broker); the exit code still speaks for
+ * the scan, as for any subset, so a fleet-wide filter does not fail on a broker that
+ * holds none of it. */
 static int filter_parts(segscan_scan *s, struct ss_results *r)
 {
 	regex_t re;
-	bool have_re = false;
+	bool have_re = false, re_hit = false;
+	bool *hit = NULL;
 	int e;
 	if (s->opts.topic_regex) {
 		if ((e = topic_regex(s, &re))) {
@@ -295,15 +309,21 @@ static int filter_parts(segscan_scan *s, struct ss_results *r)
 	}
 	free(s->res_parts);
 	s->res_parts = r->n_parts ? malloc(r->n_parts * sizeof(*s->res_parts)) : NULL;
-	if (r->n_parts && !s->res_parts) {
+	if (s->opts.n_partitions)
+		hit = calloc(s->opts.n_partitions, sizeof(*hit));
+	if ((r->n_parts && !s->res_parts) || (s->opts.n_partitions && !hit)) {
 		if (have_re)
 			regfree(&re);
+		free(hit);
 		return -ENOMEM;
 	}
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < r->n_parts; i++) {
 		const struct ss_part *p = &r->parts[i];
-		if (have_re && regexec(&re, p->topic, 0, NULL, 0) != 0)
+		bool topic_ok = !have_re || regexec(&re, p->topic, 0, NULL, 0) == 0;
+		re_hit |= have_re && topic_ok;
+		bool part_ok = !s->opts.n_partitions || selected(&s->opts, p, hit);
+		if (!topic_ok || !part_ok)
 			continue;
 		if (s->opts.findings_only && !has_news(r, p))
 			continue;
@@ -311,6 +331,14 @@ static int filter_parts(segscan_scan *s, struct ss_results *r)
 	}
 	if (have_re)
 		regfree(&re);
+	if (have_re && !re_hit)
+		ss_logmsg(&s->log, SEGSCAN_LOG_WARNING, "--topic=%s matches no topic in the scanned log dirs",
+			  s->opts.topic_regex);
+	for (uint32_t i = 0; i < s->opts.n_partitions; i++)
+		if (!hit[i])
+			ss_logmsg(&s->log, SEGSCAN_LOG_WARNING, "--partition=%s-%d: no such partition in the scanned log dirs",
+				  s->opts.partitions[i].topic, s->opts.partitions[i].partition);
+	free(hit);
 	r->all_parts = r->parts;
 	r->parts = s->res_parts;
 	r->n_parts = n;
@@ -349,7 +377,7 @@ int ss_scan_publish_results(segscan_scan *s)
 	};
 	r->run.exit_code = s->usage_error ? 2 : ss_results_exit_code(r);
 	int fe;
-	if ((s->opts.topic_regex || s->opts.findings_only) && (fe = filter_parts(s, r)))
+	if ((s->opts.topic_regex || s->opts.n_partitions || s->opts.findings_only) && (fe = filter_parts(s, r)))
 		return fe;
 	struct ss_res_cluster *cl = &r->cluster;
 	const struct ss_cluster_ctx *cc = s->cluster;

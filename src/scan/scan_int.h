@@ -50,6 +50,11 @@ struct ss_opts {
 	char        *kafka_config;   /* --kafka-config=FILE: librdkafka client properties */
 	bool         broker_process; /* --broker-process=auto: find the running broker's config in /proc */
 	char        *topic_regex;    /* --topic=REGEX: report only matching topics (POSIX ERE) */
+	struct ss_partsel {
+		char   *topic;
+		int32_t partition;
+	}           *partitions;     /* --partition=TOPIC-N (repeatable): report only these */
+	uint32_t     n_partitions;
 	bool         findings_only;  /* --findings-only: report only partitions with findings or errors */
 	char        *proc_root;      /* --proc-root: "/proc" (NULL) or a test tree */
 	int64_t      kafka_timeout_ms;/* --kafka-timeout: bound on every wait for the cluster */

@@ -522,6 +522,8 @@ static int finish(struct ss_task *t)
 		x->truncated_bytes = prealloc ? 0 : w->truncated_bytes;
 		x->prealloc_bytes = prealloc ? w->truncated_bytes : 0;
 		x->crc_errors = w->crc_errors;
+		x->crc_first_base = w->crc_first_base;
+		x->crc_first_pos = w->crc_first_pos;
 	}
 	if (w->offset_errors)
 		s->flags |= SS_SEG_OFFSETS_BAD;
