@@ -25,6 +25,8 @@
 #include "fmt/batch.h"
 #include "fmt/codec.h"
 #include "fmt/index.h"
+#include "fmt/kraft.h"
+#include "fmt/kraft_control.h"
 #include "fmt/names.h"
 #include "fmt/producer_snapshot.h"
 #include "segscan.h"
@@ -444,6 +446,17 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 	const char *cname = ctype >= 0 && ctype < 7 ? control_names[ctype] : "UNKNOWN";
 	if (control && ctype < 0)
 		dd_error(d, c->pos, "control record at offset %lld has no valid type key", (long long)r->offset);
+	/* KRaft's control records (LeaderChange, SnapshotHeader/Footer, KRaftVersion, Voters):
+	 * their values decoded, as DumpLogSegments.printControlRecord prints them */
+	struct ss_kctl kc;
+	bool kc_ok = false;
+	if (control && ss_kctl_known(ctype)) {
+		int e = r->value_len < 0 ? SEGSCAN_ESCHEMA : ss_kctl_decode(ctype, r->value, (size_t)r->value_len, &kc);
+		if (e)
+			dd_error(d, c->pos, "%s control record at offset %lld: %s", ss_kctl_name(ctype),
+				 (long long)r->offset, segscan_strerror(e));
+		kc_ok = e == 0;
+	}
 
 	if (op->fmt == SS_DUMP_TEXT) {
 		/* DumpLogSegments.dumpLog, deep iteration */
@@ -466,6 +479,13 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 		if (marker) {
 			ss_dout_str(o, " endTxnMarker: "); ss_dout_str(o, cname);
 			ss_dout_str(o, " coordinatorEpoch: "); ss_dout_i64(o, coord_epoch);
+		} else if (kc_ok) {
+			/* " LeaderChange: {...}", " SnapshotHeader {...}": Kafka's words, colon and all */
+			ss_dout_ch(o, ' ');
+			ss_dout_str(o, ss_kctl_name(ctype));
+			ss_dout_str(o, ctype == SS_KC_LEADER_CHANGE ? ": " : " ");
+			ss_dj_reset(o);
+			dd_control_json(d, &kc);
 		} else if (control) {
 			ss_dout_str(o, " controlType: "); ss_dout_str(o, cname);
 			ss_dout_ch(o, '('); ss_dout_i64(o, ctype); ss_dout_ch(o, ')');
@@ -507,6 +527,10 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 		ss_dj_ki64(o, "type_id", ctype);
 		if (marker)
 			ss_dj_ki64(o, "coordinator_epoch", coord_epoch);
+		if (kc_ok) {
+			ss_dj_key(o, "data");
+			dd_control_json(d, &kc);
+		}
 		ss_dj_obj_end(o);
 	}
 	if (!control && c->dec != SS_DEC_NONE) {

@@ -33,5 +33,9 @@ void    dd_dump_index(struct ss_dump *d, bool offsets, const uint8_t *buf, size_
  * (json/ndjson), or as DumpLogSegments' " key: ... payload: ..." (text). */
 void dd_decode_json(struct ss_dump *d, enum ss_dump_decode dec, const struct ss_record *r);
 void dd_decode_text(struct ss_dump *d, enum ss_dump_decode dec, const struct ss_record *r);
+/* A KRaft control record's value (fmt/kraft_control.h) as one JSON value: the object
+ * Kafka's generated *JsonConverter writes (DumpLogSegments prints it after the type). */
+struct ss_kctl;
+void dd_control_json(struct ss_dump *d, const struct ss_kctl *k);
 
 #endif
