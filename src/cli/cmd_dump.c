@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "dump/dump.h"
+#include "out/out.h"
 
 static const char usage_dump[] =
 "Usage: segscan dump [OPTIONS] FILE...\n"
@@ -151,8 +152,11 @@ int ss_cmd_dump(int argc, char **argv)
 	int worst = 0;
 	for (int i = optind; i < argc; i++) {
 		int r = ss_dump_file(&d, argv[i]);
-		if (r == SS_DUMP_MISSING)
-			fprintf(stderr, "segscan: %s: cannot be read\n", argv[i]);
+		if (r == SS_DUMP_MISSING) {
+			fputs("segscan: ", stderr);
+			ss_term_write(stderr, argv[i], strlen(argv[i]));   /* a name is any bytes */
+			fputs(": cannot be read\n", stderr);
+		}
 		if (r > worst)
 			worst = r;
 	}

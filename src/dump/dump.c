@@ -20,6 +20,7 @@
 
 #include "common/endian.h"
 #include "common/file.h"
+#include "common/utf8.h"
 #include "dump/dump.h"
 #include "dump/dump_int.h"
 #include "fmt/batch.h"
@@ -29,6 +30,7 @@
 #include "fmt/kraft_control.h"
 #include "fmt/names.h"
 #include "fmt/producer_snapshot.h"
+#include "out/out.h"
 #include "segscan.h"
 
 #define WINDOW      (1u << 20)
@@ -44,7 +46,7 @@ void dd_item(struct ss_dump *d, const char *type)
 		ss_dj_obj(o);
 		ss_dj_kstr(o, "type", type);
 		ss_dj_key(o, "file");
-		ss_dj_str(o, d->path);
+		dd_strn(o, (const uint8_t *)d->path, (int32_t)strlen(d->path));
 	} else {
 		ss_dj_obj(o);
 		ss_dj_kstr(o, "type", type);
@@ -71,13 +73,13 @@ void dd_error(struct ss_dump *d, int64_t pos, const char *fmt, ...)
 		d->status = SS_DUMP_DATA;
 	if (d->opts.fmt == SS_DUMP_TEXT) {
 		ss_dout_str(&d->out, "Error in ");
-		ss_dout_str(&d->out, d->path);
+		dd_text(d, d->path, strlen(d->path));
 		if (pos >= 0) {
 			ss_dout_str(&d->out, " at position ");
 			ss_dout_i64(&d->out, pos);
 		}
 		ss_dout_str(&d->out, ": ");
-		ss_dout_str(&d->out, why);
+		dd_text(d, why, strlen(why));
 		ss_dout_ch(&d->out, '\n');
 		return;
 	}
@@ -86,12 +88,15 @@ void dd_error(struct ss_dump *d, int64_t pos, const char *fmt, ...)
 		ss_dj_ki64(&d->out, "position", pos);
 	else
 		ss_dj_knull(&d->out, "position");
-	ss_dj_kstr(&d->out, "reason", why);
+	ss_dj_key(&d->out, "reason");
+	dd_strn(&d->out, (const uint8_t *)why, (int32_t)strlen(why));
 	dd_item_end(d);
 }
 
-/* A string from the data: as it is when valid UTF-8, else with each byte >= 0x80 as
- * \u00XX (so the JSON stays valid and nothing is lost). */
+/* A string from the data: as it is when valid UTF-8 (JSON escapes for the controls), else
+ * each byte that does not belong to a well-formed UTF-8 sequence as the four characters
+ * \xHH (JSON "\\xff"), as the scan's table shows such bytes (out/term.c): a stray 0xFF
+ * and a real U+00FF (which stays "ÿ") differ, and the JSON stays valid. */
 void dd_strn(struct ss_dout *o, const uint8_t *s, int32_t n)
 {
 	if (n < 0) {
@@ -102,17 +107,59 @@ void dd_strn(struct ss_dout *o, const uint8_t *s, int32_t n)
 		ss_dj_strn(o, s, (size_t)n);
 		return;
 	}
+	static const char hex[] = "0123456789abcdef";
 	ss_dj_raw(o, "\"");
-	for (int32_t i = 0; i < n; i++) {
-		if (s[i] < 0x80) {
-			ss_dout_jesc(o, s + i, 1);
-		} else {
-			static const char hex[] = "0123456789abcdef";
-			char u[7] = { '\\', 'u', '0', '0', hex[s[i] >> 4], hex[s[i] & 15], 0 };
-			ss_dout_str(o, u);
-		}
+	for (size_t i = 0, run = 0, l; i <= (size_t)n; i += l) {
+		uint32_t cp;
+		l = i < (size_t)n ? ss_utf8_seq(s + i, (size_t)n - i, &cp) : 0;
+		if (l)
+			continue;
+		ss_dout_jesc(o, s + run, i - run);   /* the well-formed run before this byte */
+		if (i == (size_t)n)
+			break;
+		char x[5] = { '\\', 'x', hex[s[i] >> 4], hex[s[i] & 15], 0 };
+		ss_dout_mem(o, "\\", 1);   /* the backslash, itself escaped for JSON */
+		ss_dout_mem(o, x, 4);
+		l = 1;
+		run = i + 1;
 	}
 	ss_dout_ch(o, '"');
+}
+
+/* Bytes of the input in a line of the text format. Copied as they are when they hold no
+ * control character and are well-formed UTF-8 (the common case); else written through the
+ * project's one terminal escaping (out/term.c, ss_term_write: ESC as \x1b, U+009B as
+ * \u009b, a stray 0xFF as \xff) with a newline escaped too, as \x0a (the form
+ * ss_term_write gives the other C0 controls): the text is a line per batch or record,
+ * and a newline from the data would forge one. */
+void dd_text(struct ss_dump *d, const void *p, size_t n)
+{
+	const uint8_t *s = p;
+	bool plain = true;
+	for (size_t i = 0, l; i < n && plain; i += l) {
+		uint32_t cp;
+		l = 1;
+		if (s[i] >= 0x20 && s[i] < 0x7f)
+			continue;
+		l = ss_utf8_seq(s + i, n - i, &cp);
+		plain = l && !ss_utf8_is_control(cp);
+	}
+	if (plain) {
+		ss_dout_mem(&d->out, s, n);
+		return;
+	}
+	ss_dout_flush(&d->out);   /* what is buffered goes first: ss_term_write writes to the FILE */
+	FILE *f = d->out.f;
+	for (;;) {
+		const uint8_t *nl = memchr(s, '\n', n);
+		size_t k = nl ? (size_t)(nl - s) : n;
+		ss_term_write(f, (const char *)s, k);
+		if (!nl)
+			break;
+		fputs("\\x0a", f);
+		s += k + 1;
+		n -= k + 1;
+	}
 }
 
 /* --print-data shows bytes as text when they are valid UTF-8 without a NUL (a NUL is valid
@@ -156,7 +203,7 @@ static void text_data(struct ss_dump *d, const char *label, const uint8_t *p, in
 	}
 	if (is_text(p, n)) {
 		ss_dout_mem(o, ": ", 2);
-		ss_dout_mem(o, p, (size_t)n);
+		dd_text(d, p, (size_t)n);
 	} else {
 		ss_dout_str(o, "(base64): ");
 		ss_dout_base64(o, p, (size_t)n);
@@ -473,7 +520,7 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 			if (!first)
 				ss_dout_ch(o, ',');
 			first = false;
-			ss_dout_mem(o, hk, (size_t)hkl);
+			dd_text(d, hk, (size_t)hkl);
 		}
 		ss_dout_ch(o, ']');
 		if (marker) {
@@ -1013,7 +1060,7 @@ static int on_ckpt(void *arg, const char *topic, size_t topic_len, int32_t parti
 	struct ss_dout *o = &d->out;
 	d->entries++;
 	if (d->opts.fmt == SS_DUMP_TEXT) {
-		ss_dout_str(o, "topic: "); ss_dout_mem(o, topic, topic_len);
+		ss_dout_str(o, "topic: "); dd_text(d, topic, topic_len);
 		ss_dout_str(o, " partition: "); ss_dout_i64(o, partition);
 		ss_dout_str(o, " offset: "); ss_dout_i64(o, offset);
 		ss_dout_ch(o, '\n');
@@ -1087,12 +1134,12 @@ static void file_begin(struct ss_dump *d, const char *kind)
 	struct ss_dout *o = &d->out;
 	if (d->opts.fmt == SS_DUMP_TEXT) {
 		ss_dout_str(o, "Dumping ");   /* DumpLogSegments.main */
-		ss_dout_str(o, d->path);
+		dd_text(d, d->path, strlen(d->path));
 		ss_dout_ch(o, '\n');
 	} else if (d->opts.fmt == SS_DUMP_JSON) {
 		ss_dj_obj(o);
 		ss_dj_key(o, "file");
-		ss_dj_str(o, d->path);
+		dd_strn(o, (const uint8_t *)d->path, (int32_t)strlen(d->path));
 		ss_dj_kstr(o, "kind", kind);
 		ss_dj_key(o, "items");
 		ss_dj_arr(o);
@@ -1113,7 +1160,8 @@ static void file_end(struct ss_dump *d, const char *kind)
 			ss_dout_i64(o, d->trailing);
 			ss_dout_str(o, " invalid bytes at the end of ");
 			const char *s = strrchr(d->path, '/');
-			ss_dout_str(o, s ? s + 1 : d->path);
+			s = s ? s + 1 : d->path;
+			dd_text(d, s, strlen(s));
 			ss_dout_ch(o, '\n');
 		}
 		return;

@@ -59,15 +59,15 @@ static void verdict(struct ss_dump *d, bool ok, int64_t slot, size_t entries, co
 	}
 	if (d->opts.fmt == SS_DUMP_TEXT) {
 		if (ok) {
-			ss_dout_str(o, d->path);
+			dd_text(d, d->path, strlen(d->path));
 			ss_dout_str(o, " passed sanity check.\n");
 		} else {
 			ss_dout_str(o, "Verification of ");
-			ss_dout_str(o, d->path);
+			dd_text(d, d->path, strlen(d->path));
 			ss_dout_str(o, " failed at entry ");
 			ss_dout_i64(o, slot);
 			ss_dout_str(o, ": ");
-			ss_dout_str(o, why);
+			dd_text(d, why, strlen(why));
 			ss_dout_ch(o, '\n');
 		}
 		return;
@@ -77,7 +77,8 @@ static void verdict(struct ss_dump *d, bool ok, int64_t slot, size_t entries, co
 	ss_dj_ki64(o, "entries", (int64_t)entries);
 	if (!ok) {
 		ss_dj_ki64(o, "entry", slot);
-		ss_dj_kstr(o, "reason", why);
+		ss_dj_key(o, "reason");
+		dd_strn(o, (const uint8_t *)why, (int32_t)strlen(why));
 	}
 	dd_item_end(d);
 }
@@ -232,7 +233,7 @@ void dd_dump_index(struct ss_dump *d, bool offsets, const uint8_t *buf, size_t l
 	struct ss_dout *o = &d->out;
 	size_t n = offsets ? dd_index_entries(buf, len) : dd_timeindex_entries(buf, len);
 	if (offsets && n == 0 && d->opts.fmt == SS_DUMP_TEXT) {
-		ss_dout_str(o, d->path);
+		dd_text(d, d->path, strlen(d->path));
 		ss_dout_str(o, " is empty.\n");   /* DumpLogSegments.dumpIndex */
 	}
 	for (size_t i = 0; i < n; i++) {
