@@ -5,6 +5,8 @@
  * truncated and zero-filled tails, --offsets through the offset index, --max-bytes,
  * --verify-index's failures, and the CLI's exit codes.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -1023,6 +1026,80 @@ static void test_decode_invalid_utf8(void **state)
 	free(b.p);
 }
 
+/* ---- a sparse tail is not read (issue 21 item 13) ---- */
+
+/* The dump of one file, in-process, with its counters (d->bytes_read, d->zero_tail). */
+static int dump_counted(const char *path, struct ss_dump *d)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(ss_dump_init(d, &(struct ss_dump_opts){ .fmt = SS_DUMP_NDJSON, .max_bytes = -1 }, f), 0);
+	int st = ss_dump_file(d, path);
+	assert_int_equal(ss_dump_finish(d), 0);
+	fclose(f);
+	free(out);
+	return st;
+}
+
+static void test_sparse_tail(void **state)
+{
+	(void)state;
+	struct buf empty = { 0 };
+	char *p = write_file("sparse-0", "00000000000000000000.log", &empty);
+	int fd = open(p, O_WRONLY);
+	assert_true(fd >= 0);
+	/* 4 GiB of hole, as ftruncate (and Kafka's preallocation) leaves it */
+	const int64_t big = (int64_t)4 << 30;
+	assert_int_equal(ftruncate(fd, (off_t)big), 0);
+	errno = 0;
+	if (lseek(fd, 0, SEEK_DATA) != -1 || errno != ENXIO) {
+		close(fd);
+		unlink(p);
+		free(p);
+		print_message("the file system of %s reports no holes: skipped\n", g_dir);
+		skip();
+	}
+	struct ss_dump d;
+	assert_int_equal(dump_counted(p, &d), SS_DUMP_OK);
+	assert_int_equal(d.zero_tail, big);
+	assert_int_equal(d.trailing, big);
+	assert_int_equal(d.batches, 0);
+	/* what was read: the first batch header's worth, not 4 GiB */
+	if (d.bytes_read > 4096)
+		fail_msg("read %lld bytes of a 4 GiB hole", (long long)d.bytes_read);
+
+	/* a batch, a hole, 4 KiB of written zeros at 64 MiB, a hole to 128 MiB: still a zero
+	 * tail, and only the data extents were read */
+	struct buf b = { 0 };
+	add_batch(&b, 0, SS_CODEC_NONE, 0, 3, NULL);
+	const int64_t mid = (int64_t)64 << 20, end = (int64_t)128 << 20;
+	static const uint8_t zeros[4096];
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(pwrite(fd, b.p, b.n, 0), (ssize_t)b.n);
+	assert_int_equal(pwrite(fd, zeros, sizeof(zeros), (off_t)mid), (ssize_t)sizeof(zeros));
+	assert_int_equal(ftruncate(fd, (off_t)end), 0);
+	assert_int_equal(dump_counted(p, &d), SS_DUMP_OK);
+	assert_int_equal(d.batches, 1);
+	assert_int_equal(d.zero_tail, end - (int64_t)b.n);
+	if (d.bytes_read > (int64_t)(1 << 20))
+		fail_msg("read %lld bytes of a 128 MiB file holding %zu bytes of data", (long long)d.bytes_read,
+			 b.n + sizeof(zeros));
+	/* a byte that is not zero at its very end: a problem, found past the holes */
+	const uint8_t one = 1;
+	assert_int_equal(pwrite(fd, &one, 1, (off_t)(end - 1)), 1);
+	assert_int_equal(dump_counted(p, &d), SS_DUMP_DATA);
+	assert_int_equal(d.zero_tail, 0);
+	assert_int_equal(d.trailing, end - (int64_t)b.n);
+	if (d.bytes_read > (int64_t)(1 << 20))
+		fail_msg("read %lld bytes to find the last byte", (long long)d.bytes_read);
+	close(fd);
+	unlink(p);
+	free(p);
+	free(b.p);
+}
+
 static void test_cli(void **state)
 {
 	(void)state;
@@ -1116,6 +1193,7 @@ int main(void)
 		cmocka_unit_test(test_txn_versions),
 		cmocka_unit_test(test_text_escapes),
 		cmocka_unit_test(test_decode_invalid_utf8),
+		cmocka_unit_test(test_sparse_tail),
 		cmocka_unit_test(test_cli),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

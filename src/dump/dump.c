@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/endian.h"
+#include "common/extent.h"
 #include "common/file.h"
 #include "common/utf8.h"
 #include "dump/dump.h"
@@ -237,7 +238,19 @@ struct win {
 	size_t   cap;
 	int64_t  at;      /* file position of buf[0] */
 	size_t   len;     /* valid bytes */
+	int64_t  seen;    /* the end of what has been read or looked at so far */
+	int64_t  read;    /* bytes read or looked at: ss_dump.bytes_read */
 };
+
+/* [pos, pos + n) has been read or looked at: count what was not already (the walk only
+ * goes forward, so the end of the furthest range is enough to know). */
+static void win_count(struct win *w, int64_t pos, int64_t n)
+{
+	if (pos + n > w->seen) {
+		w->read += pos + n - (pos > w->seen ? pos : w->seen);
+		w->seen = pos + n;
+	}
+}
 
 /* Make [pos, pos + n) available (clamped to `end`); returns the bytes available from pos
  * (< n at the end), or a negative errno. */
@@ -249,6 +262,7 @@ static ssize_t win_get(struct win *w, int64_t pos, size_t n, int64_t end, const 
 		n = (size_t)(end - pos);
 	if (w->map) {   /* end <= the mapped size */
 		*p = w->map + pos;
+		win_count(w, pos, (int64_t)n);
 		return (ssize_t)n;
 	}
 	if (pos >= w->at && pos + (int64_t)n <= w->at + (int64_t)w->len) {
@@ -268,6 +282,7 @@ static ssize_t win_get(struct win *w, int64_t pos, size_t n, int64_t end, const 
 	ssize_t r = dd_pread(w->fd, w->buf, want, pos);
 	if (r < 0)
 		return r;
+	win_count(w, pos, r);
 	w->at = pos;
 	w->len = (size_t)r;
 	*p = w->buf;
@@ -727,6 +742,27 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+/* Is [pos, size) all zero? Its holes are zeros without being read (common/extent.h: a
+ * preallocated or sparse tail of any size costs two lseeks); its data extents are read
+ * in windows of at most WINDOW bytes through w, up to the first byte that is not zero. */
+static bool zeros_to_end(struct win *w, int64_t pos, int64_t size)
+{
+	int64_t ds, de;
+	while (pos < size && ss_next_data(w->fd, pos, size, &ds, &de)) {
+		for (pos = ds; pos < de;) {
+			const uint8_t *zp;
+			int64_t want = de - pos < (int64_t)WINDOW ? de - pos : (int64_t)WINDOW;
+			ssize_t zg = win_get(w, pos, (size_t)want, de, &zp);
+			if (zg <= 0)
+				return true;   /* shrank under us (or unreadable): nothing more to see */
+			if (!all_zero(zp, (size_t)zg))
+				return false;
+			pos += zg;
+		}
+	}
+	return true;
+}
+
 /* The batches of [pos, end) of a .log of `size` bytes, read through w. */
 static void walk_log(struct ss_dump *d, struct win *w_, int64_t pos, int64_t end, int64_t size,
 		     enum ss_dump_decode dec, bool records, volatile int64_t *vpos)
@@ -748,15 +784,7 @@ static void walk_log(struct ss_dump *d, struct win *w_, int64_t pos, int64_t end
 				break;   /* --max-bytes cut here: not a problem of the file */
 			/* the rest of the file: zeros (preallocated), or a real problem */
 			int64_t rest = size - pos;
-			bool zeros = true;
-			for (int64_t q = pos; q < size && zeros;) {
-				const uint8_t *zp;
-				ssize_t zg = win_get(w, q, WINDOW, size, &zp);
-				if (zg <= 0)
-					break;
-				zeros = all_zero(zp, (size_t)zg);
-				q += zg;
-			}
+			bool zeros = zeros_to_end(w, pos, size);
 			if (zeros) {
 				d->zero_tail = rest;
 				if (op->fmt == SS_DUMP_TEXT) {
@@ -901,6 +929,7 @@ static int dump_log(struct ss_dump *d, int fd, int64_t size, int64_t base)
 		}
 	}
 	guarded_walk(d, &w, pos, end, size, dec, records);
+	d->bytes_read = w.read;
 	if (w.map)
 		munmap((void *)w.map, (size_t)size);   /* pairs with the mmap above */
 	if (bus_set)
@@ -1202,7 +1231,7 @@ int ss_dump_file(struct ss_dump *d, const char *path)
 	d->path = path;
 	d->status = SS_DUMP_OK;
 	d->batches = d->records = d->errors = d->entries = d->crc_errors = 0;
-	d->valid_bytes = d->trailing = d->zero_tail = d->start_pos = 0;
+	d->valid_bytes = d->trailing = d->zero_tail = d->start_pos = d->bytes_read = 0;
 	if (!d->started) {
 		if (d->opts.fmt == SS_DUMP_JSON) {
 			ss_dj_reset(&d->out);

@@ -57,6 +57,7 @@ struct ss_dump {
 	int64_t             valid_bytes;   /* end of the last whole batch read */
 	int64_t             trailing;      /* bytes after it that are not a batch */
 	int64_t             zero_tail;     /* of those, all zero (preallocated): not an error */
+	int64_t             bytes_read;    /* of a .log: bytes read or looked at (holes are not) */
 };
 
 int  ss_dump_init(struct ss_dump *d, const struct ss_dump_opts *opts, FILE *out);  /* 0 / -ENOMEM */
