@@ -1100,6 +1100,133 @@ static void test_sparse_tail(void **state)
 	free(b.p);
 }
 
+/* ---- kafka-dump-log's flags (issue 20 item 10) ---- */
+
+/* `segscan dump ARGS` and `segscan dump ALIASES` print the same, byte for byte. */
+static void same_output(const char *ours, const char *kafkas)
+{
+	char *a = NULL, *b = NULL;
+	int ra = tu_run(&a, "%s dump %s 2>&1", tu_segscan(), ours);
+	int rb = tu_run(&b, "%s dump %s 2>&1", tu_segscan(), kafkas);
+	if (ra != rb || strcmp(a, b))
+		fail_msg("'dump %s' (exit %d) and 'dump %s' (exit %d) differ:\n%.300s\n---\n%.300s", ours, ra, kafkas, rb,
+			 a, b);
+	assert_true(strlen(a) > 100);   /* something was dumped */
+	free(a);
+	free(b);
+}
+
+static void test_kafka_flags(void **state)
+{
+	(void)state;
+	const char *fx = "tests/fixtures/kafka";
+	char o[1024], k[1024];
+	/* --files (comma-separated), --deep-iteration, --print-data-log */
+	snprintf(o, sizeof(o), "-r %s/plain/logdir/plain-v2-0/00000000000000000000.log "
+		 "%s/plain/logdir/plain-v2-0/00000000000000000015.log", fx, fx);
+	snprintf(k, sizeof(k), "--deep-iteration --files %s/plain/logdir/plain-v2-0/00000000000000000000.log,"
+		 "%s/plain/logdir/plain-v2-0/00000000000000000015.log", fx, fx);
+	same_output(o, k);
+	snprintf(o, sizeof(o), "-d %s/plain/logdir/plain-v2-0/00000000000000000000.log", fx);
+	snprintf(k, sizeof(k), "--print-data-log --files=%s/plain/logdir/plain-v2-0/00000000000000000000.log", fx);
+	same_output(o, k);
+	/* the four decoders */
+	static const char *const dec[][3] = {
+		{ "consumer-offsets", "--offsets-decoder", "txn/logdir/__consumer_offsets-0" },
+		{ "transaction-state", "--transaction-log-decoder", "txn/logdir/__transaction_state-0" },
+		{ "cluster-metadata", "--cluster-metadata-decoder", "cluster-meta/logdir/__cluster_metadata-0" },
+		{ "remote-log-metadata", "--remote-log-metadata-decoder", "tiered/logdir/__remote_log_metadata-0" },
+	};
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(o, sizeof(o), "-f ndjson --decode=%s %s/%s/00000000000000000000.log", dec[i][0], fx, dec[i][2]);
+		snprintf(k, sizeof(k), "-f ndjson %s --files %s/%s/00000000000000000000.log", dec[i][1], fx, dec[i][2]);
+		same_output(o, k);
+	}
+	/* --verify-index-only: verified, not listed */
+	char *out = NULL;
+	snprintf(o, sizeof(o), "%s/cluster-meta/logdir/__cluster_metadata-0/00000000000000000000", fx);
+	assert_int_equal(tu_run(&out, "%s dump --verify-index-only --files %s.index", tu_segscan(), o), 0);
+	assert_non_null(strstr(out, "00000000000000000000.index passed sanity check.\n"));
+	assert_null(strstr(out, "position: "));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --verify-index %s.index", tu_segscan(), o), 0);
+	assert_non_null(strstr(out, "position: "));   /* --verify-index lists them */
+	free(out);
+
+	/* --index-sanity-check: OffsetIndex/TimeIndex.sanityCheck alone (no .log needed) */
+	uint8_t ix[24], tx[36];
+	struct buf b = { ix, sizeof(ix) };
+	for (int i = 0; i < 3; i++) {   /* offsets 101, 102, 103 at positions 0, 70, 140 */
+		ss_put_be32(ix + 8 * i, (uint32_t)(1 + i));
+		ss_put_be32(ix + 8 * i + 4, (uint32_t)(70 * i));
+		ss_put_be64(tx + 12 * i, (uint64_t)(5000 + i));
+		ss_put_be32(tx + 12 * i + 8, (uint32_t)(1 + i));
+	}
+	char *good = write_file("sanity-0", "00000000000000000100.index", &b);
+	b = (struct buf){ tx, sizeof(tx) };
+	char *tgood = write_file("sanity-0", "00000000000000000100.timeindex", &b);
+	assert_int_equal(tu_run(&out, "%s dump --index-sanity-check %s %s", tu_segscan(), good, tgood), 0);
+	assert_non_null(strstr(out, "00000000000000000100.index passed sanity check.\n"));
+	assert_non_null(strstr(out, "00000000000000000100.timeindex passed sanity check.\n"));
+	assert_null(strstr(out, "offset: 101"));
+	free(out);
+	/* the same files fail --verify-index (there is no .log): the sanity check is another check */
+	assert_int_equal(tu_run(NULL, "%s dump --verify-index %s >/dev/null", tu_segscan(), good), 1);
+	/* the last offset below the base offset; a length not a multiple of 8; the last
+	 * timestamp below the first */
+	ss_put_be32(ix + 16, (uint32_t)-5);
+	b = (struct buf){ ix, sizeof(ix) };
+	char *low = write_file("sanity-1", "00000000000000000100.index", &b);
+	b = (struct buf){ ix, 20 };
+	char *cut = write_file("sanity-2", "00000000000000000100.index", &b);
+	ss_put_be64(tx + 24, 4000);
+	b = (struct buf){ tx, sizeof(tx) };
+	char *tlow = write_file("sanity-1", "00000000000000000100.timeindex", &b);
+	assert_int_equal(tu_run(&out, "%s dump --index-sanity-check %s", tu_segscan(), low), 1);
+	assert_non_null(strstr(out, "the last offset is 95 which is less than the base offset 100"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --index-sanity-check %s", tu_segscan(), cut), 1);
+	assert_non_null(strstr(out, "found 20 bytes which is neither positive nor a multiple of 8"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --index-sanity-check %s", tu_segscan(), tlow), 1);
+	assert_non_null(strstr(out, "the last timestamp is 4000 which is lesser than the first timestamp 5000"));
+	free(out);
+	int st;
+	json_t *all = dump(low, (struct ss_dump_opts){ .verify_index = true, .sanity_only = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	json_t *v = du_of_type(all, "verify_index"), *e = du_of_type(all, "index_entry");
+	assert_int_equal(json_array_size(v), 1);
+	assert_false(json_is_true(json_object_get(json_array_get(v, 0), "ok")));
+	assert_int_equal(ival(json_array_get(v, 0), "entry"), 2);
+	assert_int_equal(json_array_size(e), 0);
+	json_decref(v);
+	json_decref(e);
+	json_decref(all);
+	free(good);
+	free(tgood);
+	free(low);
+	free(cut);
+	free(tlow);
+
+	/* an unknown option: exit 2, named, and the nearest one suggested */
+	assert_int_equal(tu_run(&out, "%s dump --deep-iteraton x.log 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "unknown option '--deep-iteraton'; did you mean '--deep-iteration'?"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --recrods x.log 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "did you mean '--records'?"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --print-dta-log=1 x.log 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "did you mean '--print-data-log'?"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --zzzzzzzz x.log 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "unknown option '--zzzzzzzz'"));
+	assert_null(strstr(out, "did you mean"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --decode 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "option '--decode' needs a value"));
+	free(out);
+}
+
 static void test_cli(void **state)
 {
 	(void)state;
@@ -1194,6 +1321,7 @@ int main(void)
 		cmocka_unit_test(test_text_escapes),
 		cmocka_unit_test(test_decode_invalid_utf8),
 		cmocka_unit_test(test_sparse_tail),
+		cmocka_unit_test(test_kafka_flags),
 		cmocka_unit_test(test_cli),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

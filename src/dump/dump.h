@@ -34,6 +34,9 @@ struct ss_dump_opts {
 	bool                records;       /* one object per record too */
 	bool                print_data;    /* keys, values and header values */
 	bool                verify_index;  /* .index/.timeindex: Kafka's checks against the .log */
+	bool                verify_only;   /* ... and the entries not listed (--verify-index-only) */
+	bool                sanity_only;   /* only OffsetIndex/TimeIndex.sanityCheck, nothing listed
+					    * (--index-sanity-check) */
 	enum ss_dump_decode decode;        /* implies records (as Kafka's decoders imply deep iteration) */
 	int64_t             max_bytes;     /* < 0: no limit; else read at most this much of a .log */
 	bool                has_from, has_to;

@@ -228,16 +228,65 @@ bad:
 	verdict(d, true, -1, n, NULL);
 }
 
+/* --index-sanity-check: OffsetIndex.sanityCheck / TimeIndex.sanityCheck alone, the check
+ * a broker runs at startup to decide whether to rebuild an index (storage/.../log/
+ * OffsetIndex.java, TimeIndex.java), in their order and words. Every slot of the file
+ * counts (an index opened read-only has all of them as entries: AbstractIndex), so the
+ * last entry is the file's last slot. */
+static void sanity_check(struct ss_dump *d, bool offsets, const uint8_t *buf, size_t len, int64_t base)
+{
+	char why[256];
+	int esz = offsets ? SS_OFFSET_ENTRY : SS_TIME_ENTRY;
+	size_t slots = len / (size_t)esz;
+	if (slots) {
+		const uint8_t *last = buf + (slots - 1) * (size_t)esz;
+		int64_t off = base + (offsets ? ss_offset_entry_at(last).rel : ss_be32s(last + 8));
+		if (!offsets && ss_be64s(last) < ss_be64s(buf)) {
+			snprintf(why, sizeof(why), "Corrupt time index found: the last timestamp is %lld which is lesser "
+				 "than the first timestamp %lld", (long long)ss_be64s(last), (long long)ss_be64s(buf));
+			verdict(d, false, (int64_t)(slots - 1), slots, why);
+			return;
+		}
+		if (off < base) {
+			snprintf(why, sizeof(why), "Corrupt %sindex found: the last offset is %lld which is less than the "
+				 "base offset %lld", offsets ? "" : "time ", (long long)off, (long long)base);
+			verdict(d, false, (int64_t)(slots - 1), slots, why);
+			return;
+		}
+	}
+	if (len % (size_t)esz) {
+		snprintf(why, sizeof(why), "%s file is corrupt, found %zu bytes which is neither positive nor a multiple "
+			 "of %d", offsets ? "Index" : "Time index", len, esz);
+		verdict(d, false, (int64_t)slots, slots, why);
+		return;
+	}
+	verdict(d, true, -1, slots, NULL);
+}
+
 void dd_dump_index(struct ss_dump *d, bool offsets, const uint8_t *buf, size_t len, int64_t base)
 {
 	struct ss_dout *o = &d->out;
 	size_t n = offsets ? dd_index_entries(buf, len) : dd_timeindex_entries(buf, len);
-	if (offsets && n == 0 && d->opts.fmt == SS_DUMP_TEXT) {
-		dd_text(d, d->path, strlen(d->path));
-		ss_dout_str(o, " is empty.\n");   /* DumpLogSegments.dumpIndex */
+	if (offsets && n == 0) {
+		if (d->opts.fmt == SS_DUMP_TEXT) {
+			dd_text(d, d->path, strlen(d->path));
+			ss_dout_str(o, " is empty.\n");   /* DumpLogSegments.dumpIndex */
+		}
+		if (d->opts.sanity_only) {             /* which returns before the sanity check */
+			if (d->opts.fmt != SS_DUMP_TEXT)
+				verdict(d, true, -1, 0, NULL);
+			return;
+		}
+	}
+	if (d->opts.sanity_only) {
+		d->entries = (int64_t)n;
+		sanity_check(d, offsets, buf, len, base);
+		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		d->entries++;
+		if (d->opts.verify_only)
+			continue;   /* --verify-index-only: checked below, not listed */
 		if (offsets) {
 			struct ss_offset_entry e = ss_offset_entry_at(buf + i * SS_OFFSET_ENTRY);
 			if (d->opts.fmt == SS_DUMP_TEXT) {
