@@ -4,8 +4,9 @@
 # command from `segscan CMD --help`, which prints the option table of src/lib/options.c
 # (plus the command's own options), so completion cannot drift from the binary it
 # completes. A value is completed from the help's metavar: a|b|c lists the words,
-# FILE/PATH files, DIR directories. tests/operate.sh checks every option of every
-# command against this function.
+# FILE/PATH files, DIR directories, after "--opt=" or as the next word ("-f json",
+# "--decode auto"). tests/operate.sh checks every option of every command against this
+# function; tests/test_dump.c checks dump's values.
 
 # _segscan_help BIN CMD: "--name" or "--name=METAVAR" per option of CMD, cached.
 _segscan_help()
@@ -17,6 +18,28 @@ _segscan_help()
 		_segscan_cache[$key]=$out
 	fi
 	printf '%s\n' "${_segscan_cache[$key]}"
+}
+
+# _segscan_spec_of BIN CMD OPT: "--name=METAVAR" of OPT ("-x" or "--name") if it takes a
+# value, else nothing.
+_segscan_spec_of()
+{
+	local o=$3
+	if [[ $o == -[a-zA-Z] ]]; then
+		"$1" $2 --help 2>/dev/null | grep -oE "^ +$o, +--[a-z0-9.-]+=[^ ]+" | sed -E 's/^ +-[a-zA-Z], +//' | head -1
+	else
+		_segscan_help "$1" "$2" | grep -E -- "^${o//./\\.}=" | head -1
+	fi
+}
+
+# _segscan_values METAVAR VALUE: COMPREPLY for an option's value, from its metavar.
+_segscan_values()
+{
+	case $1 in
+	*'|'*) COMPREPLY=($(compgen -W "${1//|/ }" -- "$2")) ;;
+	*FILE* | *PATH*) COMPREPLY=($(compgen -f -- "$2")) ;;
+	*DIR*) COMPREPLY=($(compgen -d -- "$2")) ;;
+	esac
 }
 
 _segscan_commands()
@@ -40,20 +63,25 @@ _segscan()
 	if [[ $cur == --*=* ]]; then
 		opt=${cur%%=*}
 		val=${cur#*=}
-		spec=$(_segscan_help "$bin" "$cmd" | grep -F -- "$opt=" | grep -E "^${opt//./\\.}=" | head -1)
-		meta=${spec#*=}
-		case $meta in
-		"" | "$spec") return 0 ;;
-		*'|'*) COMPREPLY=($(compgen -W "${meta//|/ }" -- "$val")) ;;
-		*FILE* | *PATH*) COMPREPLY=($(compgen -f -- "$val")) ;;
-		*DIR*) COMPREPLY=($(compgen -d -- "$val")) ;;
-		*) return 0 ;;
-		esac
+		spec=$(_segscan_spec_of "$bin" "$cmd" "$opt")
+		[[ -n $spec ]] || return 0
+		_segscan_values "${spec#*=}" "$val"
 		# with '=' a word break, bash replaces only the part after it
 		if [[ $COMP_WORDBREAKS != *=* ]]; then
 			COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
 		fi
 		return 0
+	fi
+	# "-f VALUE", "--format VALUE": the word before the cursor's is an option that takes one
+	local before=${line%"$cur"} prev
+	before=${before%"${before##*[![:space:]]}"}
+	prev=${before##*[[:space:]]}
+	if [[ $cur != -* && $prev == -* && $prev != *=* ]]; then
+		spec=$(_segscan_spec_of "$bin" "$cmd" "$prev")
+		if [[ -n $spec ]]; then
+			_segscan_values "${spec#*=}" "$cur"
+			return 0
+		fi
 	fi
 	if [[ $cur == -* ]]; then
 		local words=() s

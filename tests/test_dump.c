@@ -1227,6 +1227,68 @@ static void test_kafka_flags(void **state)
 	free(out);
 }
 
+/* ---- completion of dump's option values (issue 20 item 11) ---- */
+
+/* What bash's completion offers for `line` (driven as readline does), sorted, one line. */
+static char *bash_complete(const char *line)
+{
+	char *script = NULL, *out = NULL;
+	assert_true(asprintf(&script, "%s/comp.bash", g_dir) > 0);
+	static const char body[] =
+		"source completions/segscan.bash\n"
+		"COMP_LINE=$1; COMP_POINT=${#1}\n"
+		"read -ra COMP_WORDS <<<\"$1\"\n"
+		"[[ $1 == *\" \" ]] && COMP_WORDS+=(\"\")\n"
+		"COMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n"
+		"_segscan; printf '%s\\n' \"${COMPREPLY[@]}\" | sort | paste -sd' '\n";
+	assert_int_equal(tu_write_file(script, body, sizeof(body) - 1), 0);
+	assert_int_equal(tu_run(&out, "bash '%s' '%s'", script, line), 0);
+	char *nl = strchr(out, '\n');
+	if (nl)
+		*nl = 0;
+	free(script);
+	return out;
+}
+
+static void test_completion_values(void **state)
+{
+	(void)state;
+	static const char *const cases[][2] = {
+		{ "--decode=", "auto cluster-metadata consumer-offsets none remote-log-metadata transaction-state" },
+		{ "--decode=c", "cluster-metadata consumer-offsets" },
+		{ "--decode ", "auto cluster-metadata consumer-offsets none remote-log-metadata transaction-state" },
+		{ "--decode r", "remote-log-metadata" },
+		{ "-f ", "json ndjson text" },
+		{ "--format nd", "ndjson" },
+		{ "--format=", "json ndjson text" },
+	};
+	char line[256];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(line, sizeof(line), "%s dump -r %s", tu_segscan(), cases[i][0]);
+		char *got = bash_complete(line);
+		if (strcmp(got, cases[i][1]))
+			fail_msg("bash: '%s<TAB>': '%s', want '%s'", line, got, cases[i][1]);
+		free(got);
+	}
+	/* a FILE after an option that takes no value is still a file */
+	snprintf(line, sizeof(line), "%s dump -r tests/fixtures/kafka/plain/logdir/plain-v2-0/00000000000000000015.l",
+		 tu_segscan());
+	char *got = bash_complete(line);
+	assert_string_equal(got, "tests/fixtures/kafka/plain/logdir/plain-v2-0/00000000000000000015.log");
+	free(got);
+	/* zsh: the spec of --decode and -f list their values */
+	char *out = NULL;
+	if (tu_run(NULL, "command -v zsh >/dev/null") != 0) {
+		print_message("zsh is not installed: its half skipped\n");
+		return;
+	}
+	assert_int_equal(tu_run(&out, "zsh -fc \"source completions/_segscan; _segscan_specs '%s' dump\"", tu_segscan()), 0);
+	assert_non_null(strstr(out, ":(remote-log-metadata cluster-metadata consumer-offsets transaction-state auto none)"));
+	assert_non_null(strstr(out, "\n-f["));
+	assert_non_null(strstr(out, ":(text json ndjson)"));
+	free(out);
+}
+
 static void test_cli(void **state)
 {
 	(void)state;
@@ -1322,6 +1384,7 @@ int main(void)
 		cmocka_unit_test(test_decode_invalid_utf8),
 		cmocka_unit_test(test_sparse_tail),
 		cmocka_unit_test(test_kafka_flags),
+		cmocka_unit_test(test_completion_values),
 		cmocka_unit_test(test_cli),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
