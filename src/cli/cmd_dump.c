@@ -1,7 +1,7 @@
 /* `segscan dump`: parse options, dump each FILE through src/dump/, exit per the contract. */
 #include <errno.h>
-#include <stdint.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,7 +174,7 @@ static const char *nearest_option(const char *arg)
 }
 
 /* An option getopt_long refused: which, and the nearest real one. */
-static int bad_option(int c, const char *arg)
+static void bad_option(int c, const char *arg)
 {
 	fputs("segscan: dump: ", stderr);
 	if (c == ':') {
@@ -190,16 +190,14 @@ static int bad_option(int c, const char *arg)
 			fprintf(stderr, "; did you mean '--%s'?", near);
 	}
 	fputs("\nTry 'segscan dump --help'.\n", stderr);
-	return 2;
 }
 
 /* A value of an option refused: the option, the value (escaped: it is any bytes), why. */
-static int bad_value(const char *opt, const char *val, const char *expected)
+static void bad_value(const char *opt, const char *val, const char *expected)
 {
 	fprintf(stderr, "segscan: %s=", opt);
 	ss_term_write(stderr, val, strlen(val));
 	fprintf(stderr, ": %s\n", expected);
-	return 2;
 }
 
 int ss_cmd_dump(int argc, char **argv)

@@ -47,7 +47,10 @@ void dd_item(struct ss_dump *d, const char *type)
 		ss_dj_obj(o);
 		ss_dj_kstr(o, "type", type);
 		ss_dj_key(o, "file");
-		dd_strn(o, (const uint8_t *)d->path, (int32_t)strlen(d->path));
+		if (d->path_utf8)   /* the common case, checked once per file: every item has it */
+			ss_dj_str(o, d->path);
+		else
+			dd_strn(o, (const uint8_t *)d->path, (int32_t)strlen(d->path));
 	} else {
 		ss_dj_obj(o);
 		ss_dj_kstr(o, "type", type);
@@ -1229,6 +1232,7 @@ int ss_dump_file(struct ss_dump *d, const char *path)
 	size_t len = 0;
 
 	d->path = path;
+	d->path_utf8 = ss_utf8_valid((const uint8_t *)path, strlen(path));
 	d->status = SS_DUMP_OK;
 	d->batches = d->records = d->errors = d->entries = d->crc_errors = 0;
 	d->valid_bytes = d->trailing = d->zero_tail = d->start_pos = d->bytes_read = 0;

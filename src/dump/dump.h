@@ -54,6 +54,7 @@ struct ss_dump {
 	bool                started;       /* JSON: the document's head is written */
 	/* the file being dumped, and what the writers counted of it (tests read these) */
 	const char         *path;
+	bool                path_utf8;     /* path is valid UTF-8 (written as it is in JSON) */
 	int                 status;        /* SS_DUMP_* so far */
 	int64_t             batches, records, errors, entries, crc_errors;
 	int64_t             start_pos;     /* where the .log dump began (--offsets) */
