@@ -757,7 +757,7 @@ static bool zeros_to_end(struct win *w, int64_t pos, int64_t size)
 			int64_t want = de - pos < (int64_t)WINDOW ? de - pos : (int64_t)WINDOW;
 			ssize_t zg = win_get(w, pos, (size_t)want, de, &zp);
 			if (zg < 0)
-				return false;  /* unreadable: not known to be zeros, so reported as what it is not */
+				return false;  /* unreadable: not known to be zeros, so reported, not guessed */
 			if (zg == 0)
 				return true;   /* it shrank under us: nothing more to see */
 			if (!all_zero(zp, (size_t)zg))
