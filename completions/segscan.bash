@@ -4,9 +4,9 @@
 # command from `segscan CMD --help`, which prints the option table of src/lib/options.c
 # (plus the command's own options), so completion cannot drift from the binary it
 # completes. A value is completed from the help's metavar: a|b|c lists the words,
-# FILE/PATH files, DIR directories; after '=' (--io=<TAB>) or as the next word
-# (--io <TAB>, -f <TAB>). tests/operate.sh checks every option of every
-# command against this function.
+# FILE/PATH files, DIR directories, after "--opt=" or as the next word ("-f json",
+# "--decode auto"). tests/operate.sh checks every option of every command against this
+# function; tests/test_dump.c checks dump's values.
 
 # _segscan_help BIN CMD: "--name" or "--name=METAVAR" per option of CMD, cached.
 _segscan_help()
@@ -20,30 +20,26 @@ _segscan_help()
 	printf '%s\n' "${_segscan_cache[$key]}"
 }
 
-# _segscan_meta BIN CMD OPT: the metavar of OPT ("-f" or "--io") in CMD's help, empty
-# for a flag or an option CMD does not have.
-_segscan_meta()
+# _segscan_spec_of BIN CMD OPT: "--name=METAVAR" of OPT ("-x" or "--name") if it takes a
+# value, else nothing.
+_segscan_spec_of()
 {
-	local re
-	if [[ $3 == --* ]]; then
-		re="^ +(-[a-zA-Z], +)?${3//./\\.}="
+	local o=$3
+	if [[ $o == -[a-zA-Z] ]]; then
+		"$1" $2 --help 2>/dev/null | grep -oE "^ +$o, +--[a-z0-9.-]+=[^ ]+" | sed -E 's/^ +-[a-zA-Z], +//' | head -1
 	else
-		re="^ +${3}, +--[a-z0-9.-]+="
+		_segscan_help "$1" "$2" | grep -E -- "^${o//./\\.}=" | head -1
 	fi
-	"$1" $2 --help 2>/dev/null | grep -E -- "$re" | head -1 | sed -E 's/^[^=]*=([^ ]+).*/\1/'
 }
 
-# _segscan_values META CUR: COMPREPLY for a value of that metavar (a|b|c: the words,
-# FILE/PATH: files, DIR: directories); 1 when the metavar completes nothing.
+# _segscan_values METAVAR VALUE: COMPREPLY for an option's value, from its metavar.
 _segscan_values()
 {
 	case $1 in
 	*'|'*) COMPREPLY=($(compgen -W "${1//|/ }" -- "$2")) ;;
 	*FILE* | *PATH*) COMPREPLY=($(compgen -f -- "$2")) ;;
 	*DIR*) COMPREPLY=($(compgen -d -- "$2")) ;;
-	*) return 1 ;;
 	esac
-	return 0
 }
 
 _segscan_commands()
@@ -67,25 +63,23 @@ _segscan()
 	if [[ $cur == --*=* ]]; then
 		opt=${cur%%=*}
 		val=${cur#*=}
-		spec=$(_segscan_help "$bin" "$cmd" | grep -F -- "$opt=" | grep -E "^${opt//./\\.}=" | head -1)
-		meta=${spec#*=}
-		[[ -n $meta && $meta != "$spec" ]] || return 0
-		_segscan_values "$meta" "$val" || return 0
+		spec=$(_segscan_spec_of "$bin" "$cmd" "$opt")
+		[[ -n $spec ]] || return 0
+		_segscan_values "${spec#*=}" "$val"
 		# with '=' a word break, bash replaces only the part after it
 		if [[ $COMP_WORDBREAKS != *=* ]]; then
 			COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
 		fi
 		return 0
 	fi
-	# "-f <TAB>", "--io <TAB>": the value of the option before the cursor, given as the
-	# next word (getopt takes both forms)
-	local prev=${line%"$cur"}
-	prev=${prev%"${prev##*[![:space:]]}"}
-	prev=${prev##*[[:space:]]}
-	if [[ $prev == -?* && $prev != *=* ]]; then
-		meta=$(_segscan_meta "$bin" "$cmd" "$prev")
-		if [[ -n $meta ]]; then
-			_segscan_values "$meta" "$cur" || COMPREPLY=()
+	# "-f VALUE", "--format VALUE": the word before the cursor's is an option that takes one
+	local before=${line%"$cur"} prev
+	before=${before%"${before##*[![:space:]]}"}
+	prev=${before##*[[:space:]]}
+	if [[ $cur != -* && $prev == -* && $prev != *=* ]]; then
+		spec=$(_segscan_spec_of "$bin" "$cmd" "$prev")
+		if [[ -n $spec ]]; then
+			_segscan_values "${spec#*=}" "$cur"
 			return 0
 		fi
 	fi

@@ -5,6 +5,8 @@
  * truncated and zero-filled tails, --offsets through the offset index, --max-bytes,
  * --verify-index's failures, and the CLI's exit codes.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -23,9 +26,12 @@
 #include "fmt/codec.h"
 #include "fmt/crc32c.h"
 #include "fmt/group_metadata.h"
+#include "fmt/kraft.h"
+#include "fmt/names.h"
 #include "fmt/producer_snapshot.h"
 #include "fmt/txn_state.h"
 #include "gen/encode.h"
+#include "kraft_enc.h"
 #include "segscan.h"
 #include "testutil.h"
 #include "dumputil.h"
@@ -138,19 +144,73 @@ static void test_dout(void **state)
 
 /* ---- control records ---- */
 
+/* KRaft control values, as a v0 broker writes them (flexible: compact arrays and strings,
+ * a tagged-field count after each struct): LeaderChange (leader 3; voters 1, 3; granting 3),
+ * SnapshotHeader, SnapshotFooter, KRaftVersion 1, Voters (voter 2 with one endpoint). */
+static const uint8_t kc_leader[] = { 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 1, 0, 0, 0, 0, 3, 0, 2, 0, 0, 0, 3, 0, 0 };
+static const uint8_t kc_header[] = { 0, 0, 0, 0, 1, 0x1f, 0x71, 0xfb, 0x04, 0xcb, 0 };
+static const uint8_t kc_footer[] = { 0, 0, 0 };
+static const uint8_t kc_kver[] = { 0, 0, 0, 1, 0 };
+static const uint8_t kc_uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+static size_t kc_voters(uint8_t *v)
+{
+	size_t n = 0;
+	v[n++] = 0; v[n++] = 0;                       /* Version */
+	v[n++] = 2;                                   /* one voter */
+	v[n++] = 0; v[n++] = 0; v[n++] = 0; v[n++] = 2;
+	memcpy(v + n, kc_uuid, 16);
+	n += 16;
+	v[n++] = 2;                                   /* one endpoint */
+	v[n++] = 11; memcpy(v + n, "CONTROLLER", 10); n += 10;
+	v[n++] = 10; memcpy(v + n, "localhost", 9); n += 9;
+	v[n++] = 0x23; v[n++] = 0x85;                 /* 9093 */
+	v[n++] = 0;                                   /* endpoint tags */
+	v[n++] = 0; v[n++] = 0; v[n++] = 0; v[n++] = 1;   /* KRaftVersionFeature 0..1 */
+	v[n++] = 0;                                   /* feature tags */
+	v[n++] = 0;                                   /* voter tags */
+	v[n++] = 0;                                   /* record tags */
+	return n;
+}
+
 static void test_control_records(void **state)
 {
 	(void)state;
 	static const char *const names[] = { "ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER",
-					     "KRAFT_VERSION", "KRAFT_VOTERS" };
+					     "KRAFT_VERSION", "KRAFT_VOTERS", "UNKNOWN" };
+	uint8_t voters[64];
+	size_t vn = kc_voters(voters);
+	char uuid[23];
+	ss_uuid_format(kc_uuid, uuid);
+	char want_voters[400];
+	snprintf(want_voters, sizeof(want_voters),
+		 "{\"version\":0,\"voters\":[{\"voterId\":2,\"voterUuid\":\"%s\",\"endpoints\":[{\"name\":\"CONTROLLER\","
+		 "\"host\":\"localhost\",\"port\":9093}],\"kRaftVersionFeature\":{\"minSupportedVersion\":0,"
+		 "\"maxSupportedVersion\":1}}]}", uuid);
+	/* what Kafka's converters print for each (NULL: no value to decode) */
+	const char *const want[] = {
+		NULL, NULL,
+		"{\"version\":0,\"leaderId\":3,\"voters\":[{\"voterId\":1},{\"voterId\":3}],\"grantingVoters\":[{\"voterId\":3}]}",
+		"{\"version\":0,\"lastContainedLogTimestamp\":1234567890123}",
+		"{\"version\":0}",
+		"{\"version\":0,\"kRaftVersion\":1}",
+		want_voters,
+		NULL,
+	};
 	struct buf b = { 0 };
-	for (int t = 0; t < 7; t++) {
+	for (int t = 0; t < 8; t++) {
 		uint8_t key[4], val[6];
 		ss_put_be16(key, 0);
 		ss_put_be16(key + 2, (uint16_t)t);
 		ss_put_be16(val, 0);
 		ss_put_be32(val + 2, (uint32_t)(40 + t));   /* coordinator epoch for markers */
 		struct ss_enc_record r = { .timestamp = 5, .key = key, .key_len = 4, .value = val, .value_len = 6 };
+		const uint8_t *const kv[] = { NULL, NULL, kc_leader, kc_header, kc_footer, kc_kver, voters };
+		const size_t kl[] = { 0, 0, sizeof(kc_leader), sizeof(kc_header), sizeof(kc_footer), sizeof(kc_kver), vn };
+		if (t >= 2 && t <= 6) {
+			r.value = kv[t];
+			r.value_len = (int32_t)kl[t];
+		}
 		add_batch(&b, t, SS_CODEC_NONE, SS_ATTR_CONTROL | SS_ATTR_TRANSACTIONAL, 1, &r);
 	}
 	char *p = write_file("ctl-0", "00000000000000000000.log", &b);
@@ -158,8 +218,8 @@ static void test_control_records(void **state)
 	json_t *all = dump(p, (struct ss_dump_opts){ .records = true, .max_bytes = -1 }, &st);
 	assert_int_equal(st, SS_DUMP_OK);
 	json_t *recs = du_of_type(all, "record"), *bats = du_of_type(all, "batch");
-	assert_int_equal(json_array_size(recs), 7);
-	for (int t = 0; t < 7; t++) {
+	assert_int_equal(json_array_size(recs), 8);
+	for (int t = 0; t < 8; t++) {
 		json_t *c = json_object_get(json_array_get(recs, t), "control");
 		assert_non_null(c);
 		assert_string_equal(sval(c, "type"), names[t]);
@@ -168,21 +228,76 @@ static void test_control_records(void **state)
 			assert_int_equal(ival(c, "coordinator_epoch"), 40 + t);
 		else
 			assert_null(json_object_get(c, "coordinator_epoch"));
+		if (want[t]) {
+			json_t *w = json_loads(want[t], 0, NULL);
+			assert_non_null(w);
+			if (!json_equal(json_object_get(c, "data"), w)) {
+				char *got = json_dumps(json_object_get(c, "data"), JSON_ENCODE_ANY);
+				fail_msg("%s: data %s, want %s", names[t], got ? got : "(absent)", want[t]);
+			}
+			json_decref(w);
+		} else {
+			assert_null(json_object_get(c, "data"));
+		}
 		assert_true(json_is_true(json_object_get(json_array_get(bats, t), "control")));
 		assert_true(json_is_true(json_object_get(json_array_get(bats, t), "transactional")));
 	}
-	/* the text form as DumpLogSegments prints it */
-	char *out = NULL;
+	/* the text form as DumpLogSegments prints it (printControlRecord: "LeaderChange:" with a
+	 * colon, the others without; the JSON compact, in the converters' field order) */
+	char *out = NULL, line[600];
 	assert_int_equal(tu_run(&out, "%s dump --records %s", tu_segscan(), p), 0);
 	assert_non_null(strstr(out, "endTxnMarker: COMMIT coordinatorEpoch: 41"));
 	assert_non_null(strstr(out, "endTxnMarker: ABORT coordinatorEpoch: 40"));
-	assert_non_null(strstr(out, "controlType: LEADER_CHANGE(2)"));
+	snprintf(line, sizeof(line), "headerKeys: [] LeaderChange: %s\n", want[2]);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "headerKeys: [] SnapshotHeader %s\n", want[3]);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "headerKeys: [] SnapshotFooter %s\n", want[4]);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "headerKeys: [] KRaftVersion %s\n", want[5]);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "headerKeys: [] KRaftVoters %s\n", want[6]);
+	assert_non_null(strstr(out, line));
+	assert_non_null(strstr(out, "controlType: UNKNOWN(7)"));
 	free(out);
 	json_decref(recs);
 	json_decref(bats);
 	json_decref(all);
 	free(p);
 	free(b.p);
+
+	/* a KRaft control value that does not parse (cut short, bytes left over): an error naming
+	 * the record, the type still shown */
+	struct buf bad = { 0 };
+	const uint8_t *const badv[] = { kc_leader, kc_header };
+	const int32_t badl[] = { (int32_t)sizeof(kc_leader) - 3, (int32_t)sizeof(kc_header) };
+	uint8_t longer[sizeof(kc_header) + 1];
+	memcpy(longer, kc_header, sizeof(kc_header));
+	longer[sizeof(kc_header)] = 7;
+	for (int i = 0; i < 2; i++) {
+		uint8_t key[4];
+		ss_put_be16(key, 0);
+		ss_put_be16(key + 2, (uint16_t)(i ? SS_KC_SNAPSHOT_HEADER : SS_KC_LEADER_CHANGE));
+		struct ss_enc_record r = { .timestamp = 5, .key = key, .key_len = 4, .value = i ? longer : badv[i],
+					   .value_len = i ? badl[i] + 1 : badl[i] };
+		add_batch(&bad, i, SS_CODEC_NONE, SS_ATTR_CONTROL, 1, &r);
+	}
+	p = write_file("ctl-bad-0", "00000000000000000000.log", &bad);
+	all = dump(p, (struct ss_dump_opts){ .records = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	json_t *errs = du_of_type(all, "error");
+	assert_int_equal(json_array_size(errs), 2);
+	assert_non_null(strstr(sval(json_array_get(errs, 0), "reason"), "LeaderChange control record at offset 0"));
+	assert_non_null(strstr(sval(json_array_get(errs, 1), "reason"), "SnapshotHeader control record at offset 1"));
+	recs = du_of_type(all, "record");
+	assert_int_equal(json_array_size(recs), 2);
+	assert_null(json_object_get(json_object_get(json_array_get(recs, 0), "control"), "data"));
+	assert_string_equal(sval(json_object_get(json_array_get(recs, 0), "control"), "type"), "LEADER_CHANGE");
+	json_decref(recs);
+	json_decref(errs);
+	json_decref(all);
+	free(p);
+	free(bad.p);
 }
 
 /* ---- codecs, headers, data ---- */
@@ -786,6 +901,394 @@ static void test_txn_versions(void **state)
 
 /* ---- the CLI ---- */
 
+/* ---- nothing of the input reaches a terminal raw (issue 21 item 8) ---- */
+
+/* Every line of a text dump is one of DumpLogSegments' (or ours): a newline from the data
+ * would start a line of its own. */
+static void lines_are_dump_lines(const char *out)
+{
+	static const char *const starts[] = { "Dumping ", "Log starting offset: ", "baseOffset: ", "| offset: ",
+					      "Error in ", "Found " };
+	for (const char *l = out; *l;) {
+		bool ok = false;
+		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+			ok |= !strncmp(l, starts[i], strlen(starts[i]));
+		if (!ok)
+			fail_msg("a line that is not a dump line: %.120s", l);
+		const char *nl = strchr(l, '\n');
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+}
+
+static void no_raw_terminal_bytes(const char *what, const char *out)
+{
+	const char *p = tu_raw_control(out);
+	if (p)
+		fail_msg("%s: raw control byte 0x%02x at %td: %.80s", what, (unsigned char)*p, p - out, p);
+	for (const char *c = out; (c = strstr(c, "\xc2")); c++)   /* C1 controls: U+0080..U+009F */
+		if (((unsigned char)c[1] & 0xe0) == 0x80)
+			fail_msg("%s: raw C1 control U+00%02X at %td", what, (unsigned char)c[1], c - out);
+	if (!ss_utf8_valid((const uint8_t *)out, strlen(out)))
+		fail_msg("%s: not UTF-8", what);
+}
+
+static void test_text_escapes(void **state)
+{
+	(void)state;
+	/* a partition directory named with an OSC title sequence and a stray 0xFF; a key, value
+	 * and header key that are valid UTF-8 without NUL (so -d shows them as text) holding
+	 * CSI, OSC, BEL, CR, LF, DEL and the one-byte CSI U+009B; then bytes that are no batch */
+	const char *dir = "esc\033]0;pwned\007\377-0";
+	static const char key[] = "k\033[2J", val[] = "v\033]0;t\007\r\n| offset: 99 forged\x7f\xc2\x9b";
+	struct ss_enc_header h = { "h\033[1m", 5, (const uint8_t *)"hv\n", 3 };
+	struct ss_enc_record r = { .timestamp = 7, .key = (const uint8_t *)key, .key_len = (int32_t)strlen(key),
+				   .value = (const uint8_t *)val, .value_len = (int32_t)strlen(val), .headers = &h,
+				   .n_headers = 1 };
+	struct buf b = { 0 };
+	add_batch(&b, 0, SS_CODEC_NONE, 0, 1, &r);
+	const uint8_t junk[20] = { 0, 0, 0, 0, 0, 0, 0, 1, 0x7f, 0, 0, 0, 0, 0, 0, 0, 9 };
+	put(&b, junk, sizeof(junk));
+	char *p = write_file(dir, "00000000000000000000.log", &b);
+	char *out = NULL;
+	assert_int_equal(tu_run(&out, "%s dump -d '%s' 2>&1", tu_segscan(), p), 1);
+	no_raw_terminal_bytes("text", out);
+	lines_are_dump_lines(out);
+	char want[1024];
+	snprintf(want, sizeof(want), "Dumping %s/esc\\x1b]0;pwned\\x07\\xff-0/00000000000000000000.log\n", g_dir);
+	assert_non_null(strstr(out, want));
+	snprintf(want, sizeof(want), "Error in %s/esc\\x1b]0;pwned\\x07\\xff-0/00000000000000000000.log at position", g_dir);
+	assert_non_null(strstr(out, want));
+	assert_non_null(strstr(out, "headerKeys: [h\\x1b[1m]"));
+	assert_non_null(strstr(out, " key: k\\x1b[2J payload: v\\x1b]0;t\\x07\\x0d\\x0a| offset: 99 forged\\x7f\\u009b\n"));
+	free(out);
+	/* a missing FILE with such a name: the message on stderr escaped too */
+	assert_int_equal(tu_run(&out, "%s dump '%s/nope\033[2J-0/1.log' 2>&1 >/dev/null", tu_segscan(), g_dir), 3);
+	no_raw_terminal_bytes("stderr", out);
+	assert_non_null(strstr(out, "nope\\x1b[2J-0"));
+	free(out);
+	/* ndjson: every line JSON (jansson refuses malformed UTF-8), no raw control, the data
+	 * exact (the escapes are JSON's), the path's stray byte as the four characters \xff */
+	assert_int_equal(tu_run(&out, "%s dump -d -f ndjson '%s'", tu_segscan(), p), 1);
+	no_raw_terminal_bytes("ndjson", out);
+	free(out);
+	int st;
+	json_t *all = dump(p, (struct ss_dump_opts){ .records = true, .print_data = true, .max_bytes = -1 }, &st);
+	json_t *recs = du_of_type(all, "record");
+	assert_int_equal(json_array_size(recs), 1);
+	json_t *rec = json_array_get(recs, 0);
+	assert_string_equal(sval(rec, "key"), key);
+	assert_string_equal(sval(rec, "value"), val);
+	assert_string_equal(sval(json_array_get(json_object_get(rec, "headers"), 0), "key"), "h\033[1m");
+	snprintf(want, sizeof(want), "%s/esc\033]0;pwned\007\\xff-0/00000000000000000000.log", g_dir);
+	assert_string_equal(sval(json_array_get(all, 0), "file"), want);
+	json_decref(recs);
+	json_decref(all);
+	free(p);
+	free(b.p);
+}
+
+/* --decode: a byte that is not UTF-8 is \xHH, told apart from a real U+00FF */
+static void test_decode_invalid_utf8(void **state)
+{
+	(void)state;
+	static const uint8_t id1[16] = { 1 }, id2[16] = { 2 };
+	struct kw w1 = { .n = 0 }, w2 = { .n = 0 };
+	kw_topic(&w1, "a\377b", id1);           /* a stray byte */
+	kw_topic(&w2, "a\303\277b", id2);       /* U+00FF */
+	struct ss_enc_record r[2] = {
+		{ .timestamp = 1, .offset_delta = 0, .value = w1.b, .value_len = (int32_t)w1.n, .key_len = -1 },
+		{ .timestamp = 1, .offset_delta = 1, .value = w2.b, .value_len = (int32_t)w2.n, .key_len = -1 },
+	};
+	struct buf b = { 0 };
+	add_batch(&b, 0, SS_CODEC_NONE, 0, 2, r);
+	char *p = write_file("__cluster_metadata-0", "00000000000000000000.log", &b);
+	int st;
+	json_t *all = dump(p, (struct ss_dump_opts){ .decode = SS_DEC_KRAFT, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_OK);
+	json_t *recs = du_of_type(all, "record");
+	assert_int_equal(json_array_size(recs), 2);
+	const char *n1 = sval(json_object_get(json_object_get(json_array_get(recs, 0), "decoded"), "data"), "name");
+	const char *n2 = sval(json_object_get(json_object_get(json_array_get(recs, 1), "decoded"), "data"), "name");
+	assert_string_equal(n1, "a\\xffb");
+	assert_string_equal(n2, "a\303\277b");
+	json_decref(recs);
+	json_decref(all);
+	/* the text form: the same JSON after " payload: ", a C1 control escaped as JSON does */
+	char *out = NULL;
+	assert_int_equal(tu_run(&out, "%s dump --decode=cluster-metadata '%s'", tu_segscan(), p), 0);
+	no_raw_terminal_bytes("decoded text", out);
+	assert_non_null(strstr(out, "\"name\":\"a\\\\xffb\""));
+	assert_non_null(strstr(out, "\"name\":\"a\303\277b\""));
+	free(out);
+	free(p);
+	free(b.p);
+}
+
+/* ---- a sparse tail is not read (issue 21 item 13) ---- */
+
+/* The dump of one file, in-process, with its counters (d->bytes_read, d->zero_tail). */
+static int dump_counted(const char *path, struct ss_dump *d)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(ss_dump_init(d, &(struct ss_dump_opts){ .fmt = SS_DUMP_NDJSON, .max_bytes = -1 }, f), 0);
+	int st = ss_dump_file(d, path);
+	assert_int_equal(ss_dump_finish(d), 0);
+	fclose(f);
+	free(out);
+	return st;
+}
+
+static void test_sparse_tail(void **state)
+{
+	(void)state;
+	struct buf empty = { 0 };
+	char *p = write_file("sparse-0", "00000000000000000000.log", &empty);
+	int fd = open(p, O_WRONLY);
+	assert_true(fd >= 0);
+	/* 4 GiB of hole, as ftruncate (and Kafka's preallocation) leaves it */
+	const int64_t big = (int64_t)4 << 30;
+	assert_int_equal(ftruncate(fd, (off_t)big), 0);
+	errno = 0;
+	if (lseek(fd, 0, SEEK_DATA) != -1 || errno != ENXIO) {
+		close(fd);
+		unlink(p);
+		free(p);
+		print_message("the file system of %s reports no holes: skipped\n", g_dir);
+		skip();
+	}
+	struct ss_dump d;
+	assert_int_equal(dump_counted(p, &d), SS_DUMP_OK);
+	assert_int_equal(d.zero_tail, big);
+	assert_int_equal(d.trailing, big);
+	assert_int_equal(d.batches, 0);
+	/* what was read: the first batch header's worth, not 4 GiB */
+	if (d.bytes_read > 4096)
+		fail_msg("read %lld bytes of a 4 GiB hole", (long long)d.bytes_read);
+
+	/* a batch, a hole, 4 KiB of written zeros at 64 MiB, a hole to 128 MiB: still a zero
+	 * tail, and only the data extents were read */
+	struct buf b = { 0 };
+	add_batch(&b, 0, SS_CODEC_NONE, 0, 3, NULL);
+	const int64_t mid = (int64_t)64 << 20, end = (int64_t)128 << 20;
+	static const uint8_t zeros[4096];
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(pwrite(fd, b.p, b.n, 0), (ssize_t)b.n);
+	assert_int_equal(pwrite(fd, zeros, sizeof(zeros), (off_t)mid), (ssize_t)sizeof(zeros));
+	assert_int_equal(ftruncate(fd, (off_t)end), 0);
+	assert_int_equal(dump_counted(p, &d), SS_DUMP_OK);
+	assert_int_equal(d.batches, 1);
+	assert_int_equal(d.zero_tail, end - (int64_t)b.n);
+	if (d.bytes_read > (int64_t)(1 << 20))
+		fail_msg("read %lld bytes of a 128 MiB file holding %zu bytes of data", (long long)d.bytes_read,
+			 b.n + sizeof(zeros));
+	/* a byte that is not zero at its very end: a problem, found past the holes */
+	const uint8_t one = 1;
+	assert_int_equal(pwrite(fd, &one, 1, (off_t)(end - 1)), 1);
+	assert_int_equal(dump_counted(p, &d), SS_DUMP_DATA);
+	assert_int_equal(d.zero_tail, 0);
+	assert_int_equal(d.trailing, end - (int64_t)b.n);
+	if (d.bytes_read > (int64_t)(1 << 20))
+		fail_msg("read %lld bytes to find the last byte", (long long)d.bytes_read);
+	close(fd);
+	unlink(p);
+	free(p);
+	free(b.p);
+}
+
+/* ---- kafka-dump-log's flags (issue 20 item 10) ---- */
+
+/* `segscan dump ARGS` and `segscan dump ALIASES` print the same, byte for byte. */
+static void same_output(const char *ours, const char *kafkas)
+{
+	char *a = NULL, *b = NULL;
+	int ra = tu_run(&a, "%s dump %s 2>&1", tu_segscan(), ours);
+	int rb = tu_run(&b, "%s dump %s 2>&1", tu_segscan(), kafkas);
+	if (ra != rb || strcmp(a, b))
+		fail_msg("'dump %s' (exit %d) and 'dump %s' (exit %d) differ:\n%.300s\n---\n%.300s", ours, ra, kafkas, rb,
+			 a, b);
+	assert_true(strlen(a) > 100);   /* something was dumped */
+	free(a);
+	free(b);
+}
+
+static void test_kafka_flags(void **state)
+{
+	(void)state;
+	const char *fx = "tests/fixtures/kafka";
+	char o[1024], k[1024];
+	/* --files (comma-separated), --deep-iteration, --print-data-log */
+	snprintf(o, sizeof(o), "-r %s/plain/logdir/plain-v2-0/00000000000000000000.log "
+		 "%s/plain/logdir/plain-v2-0/00000000000000000015.log", fx, fx);
+	snprintf(k, sizeof(k), "--deep-iteration --files %s/plain/logdir/plain-v2-0/00000000000000000000.log,"
+		 "%s/plain/logdir/plain-v2-0/00000000000000000015.log", fx, fx);
+	same_output(o, k);
+	snprintf(o, sizeof(o), "-d %s/plain/logdir/plain-v2-0/00000000000000000000.log", fx);
+	snprintf(k, sizeof(k), "--print-data-log --files=%s/plain/logdir/plain-v2-0/00000000000000000000.log", fx);
+	same_output(o, k);
+	/* the four decoders */
+	static const char *const dec[][3] = {
+		{ "consumer-offsets", "--offsets-decoder", "txn/logdir/__consumer_offsets-0" },
+		{ "transaction-state", "--transaction-log-decoder", "txn/logdir/__transaction_state-0" },
+		{ "cluster-metadata", "--cluster-metadata-decoder", "cluster-meta/logdir/__cluster_metadata-0" },
+		{ "remote-log-metadata", "--remote-log-metadata-decoder", "tiered/logdir/__remote_log_metadata-0" },
+	};
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(o, sizeof(o), "-f ndjson --decode=%s %s/%s/00000000000000000000.log", dec[i][0], fx, dec[i][2]);
+		snprintf(k, sizeof(k), "-f ndjson %s --files %s/%s/00000000000000000000.log", dec[i][1], fx, dec[i][2]);
+		same_output(o, k);
+	}
+	/* --verify-index-only: verified, not listed */
+	char *out = NULL;
+	snprintf(o, sizeof(o), "%s/cluster-meta/logdir/__cluster_metadata-0/00000000000000000000", fx);
+	assert_int_equal(tu_run(&out, "%s dump --verify-index-only --files %s.index", tu_segscan(), o), 0);
+	assert_non_null(strstr(out, "00000000000000000000.index passed sanity check.\n"));
+	assert_null(strstr(out, "position: "));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --verify-index %s.index", tu_segscan(), o), 0);
+	assert_non_null(strstr(out, "position: "));   /* --verify-index lists them */
+	free(out);
+
+	/* --index-sanity-check: OffsetIndex/TimeIndex.sanityCheck alone (no .log needed) */
+	uint8_t ix[24], tx[36];
+	struct buf b = { ix, sizeof(ix) };
+	for (int i = 0; i < 3; i++) {   /* offsets 101, 102, 103 at positions 0, 70, 140 */
+		ss_put_be32(ix + 8 * i, (uint32_t)(1 + i));
+		ss_put_be32(ix + 8 * i + 4, (uint32_t)(70 * i));
+		ss_put_be64(tx + 12 * i, (uint64_t)(5000 + i));
+		ss_put_be32(tx + 12 * i + 8, (uint32_t)(1 + i));
+	}
+	char *good = write_file("sanity-0", "00000000000000000100.index", &b);
+	b = (struct buf){ tx, sizeof(tx) };
+	char *tgood = write_file("sanity-0", "00000000000000000100.timeindex", &b);
+	assert_int_equal(tu_run(&out, "%s dump --index-sanity-check %s %s", tu_segscan(), good, tgood), 0);
+	assert_non_null(strstr(out, "00000000000000000100.index passed sanity check.\n"));
+	assert_non_null(strstr(out, "00000000000000000100.timeindex passed sanity check.\n"));
+	assert_null(strstr(out, "offset: 101"));
+	free(out);
+	/* the same files fail --verify-index (there is no .log): the sanity check is another check */
+	assert_int_equal(tu_run(NULL, "%s dump --verify-index %s >/dev/null", tu_segscan(), good), 1);
+	/* the last offset below the base offset; a length not a multiple of 8; the last
+	 * timestamp below the first */
+	ss_put_be32(ix + 16, (uint32_t)-5);
+	b = (struct buf){ ix, sizeof(ix) };
+	char *low = write_file("sanity-1", "00000000000000000100.index", &b);
+	b = (struct buf){ ix, 20 };
+	char *cut = write_file("sanity-2", "00000000000000000100.index", &b);
+	ss_put_be64(tx + 24, 4000);
+	b = (struct buf){ tx, sizeof(tx) };
+	char *tlow = write_file("sanity-1", "00000000000000000100.timeindex", &b);
+	assert_int_equal(tu_run(&out, "%s dump --index-sanity-check %s", tu_segscan(), low), 1);
+	assert_non_null(strstr(out, "the last offset is 95 which is less than the base offset 100"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --index-sanity-check %s", tu_segscan(), cut), 1);
+	assert_non_null(strstr(out, "found 20 bytes which is neither positive nor a multiple of 8"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --index-sanity-check %s", tu_segscan(), tlow), 1);
+	assert_non_null(strstr(out, "the last timestamp is 4000 which is lesser than the first timestamp 5000"));
+	free(out);
+	int st;
+	json_t *all = dump(low, (struct ss_dump_opts){ .verify_index = true, .sanity_only = true, .max_bytes = -1 }, &st);
+	assert_int_equal(st, SS_DUMP_DATA);
+	json_t *v = du_of_type(all, "verify_index"), *e = du_of_type(all, "index_entry");
+	assert_int_equal(json_array_size(v), 1);
+	assert_false(json_is_true(json_object_get(json_array_get(v, 0), "ok")));
+	assert_int_equal(ival(json_array_get(v, 0), "entry"), 2);
+	assert_int_equal(json_array_size(e), 0);
+	json_decref(v);
+	json_decref(e);
+	json_decref(all);
+	free(good);
+	free(tgood);
+	free(low);
+	free(cut);
+	free(tlow);
+
+	/* an unknown option: exit 2, named, and the nearest one suggested */
+	assert_int_equal(tu_run(&out, "%s dump --deep-iteraton x.log 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "unknown option '--deep-iteraton'; did you mean '--deep-iteration'?"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --recrods x.log 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "did you mean '--records'?"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --print-dta-log=1 x.log 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "did you mean '--print-data-log'?"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --zzzzzzzz x.log 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "unknown option '--zzzzzzzz'"));
+	assert_null(strstr(out, "did you mean"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s dump --decode 2>&1", tu_segscan()), 2);
+	assert_non_null(strstr(out, "option '--decode' needs a value"));
+	free(out);
+}
+
+/* ---- completion of dump's option values (issue 20 item 11) ---- */
+
+/* What bash's completion offers for `line` (driven as readline does), sorted, one line. */
+static char *bash_complete(const char *line)
+{
+	char *script = NULL, *out = NULL;
+	assert_true(asprintf(&script, "%s/comp.bash", g_dir) > 0);
+	static const char body[] =
+		"source completions/segscan.bash\n"
+		"COMP_LINE=$1; COMP_POINT=${#1}\n"
+		"read -ra COMP_WORDS <<<\"$1\"\n"
+		"[[ $1 == *\" \" ]] && COMP_WORDS+=(\"\")\n"
+		"COMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n"
+		"_segscan; printf '%s\\n' \"${COMPREPLY[@]}\" | sort | paste -sd' '\n";
+	assert_int_equal(tu_write_file(script, body, sizeof(body) - 1), 0);
+	assert_int_equal(tu_run(&out, "bash '%s' '%s'", script, line), 0);
+	char *nl = strchr(out, '\n');
+	if (nl)
+		*nl = 0;
+	free(script);
+	return out;
+}
+
+static void test_completion_values(void **state)
+{
+	(void)state;
+	static const char *const cases[][2] = {
+		{ "--decode=", "auto cluster-metadata consumer-offsets none remote-log-metadata transaction-state" },
+		{ "--decode=c", "cluster-metadata consumer-offsets" },
+		{ "--decode ", "auto cluster-metadata consumer-offsets none remote-log-metadata transaction-state" },
+		{ "--decode r", "remote-log-metadata" },
+		{ "-f ", "json ndjson text" },
+		{ "--format nd", "ndjson" },
+		{ "--format=", "json ndjson text" },
+	};
+	char line[256];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(line, sizeof(line), "%s dump -r %s", tu_segscan(), cases[i][0]);
+		char *got = bash_complete(line);
+		if (strcmp(got, cases[i][1]))
+			fail_msg("bash: '%s<TAB>': '%s', want '%s'", line, got, cases[i][1]);
+		free(got);
+	}
+	/* a FILE after an option that takes no value is still a file */
+	snprintf(line, sizeof(line), "%s dump -r tests/fixtures/kafka/plain/logdir/plain-v2-0/00000000000000000015.l",
+		 tu_segscan());
+	char *got = bash_complete(line);
+	assert_string_equal(got, "tests/fixtures/kafka/plain/logdir/plain-v2-0/00000000000000000015.log");
+	free(got);
+	/* zsh: the spec of --decode and -f list their values */
+	char *out = NULL;
+	if (tu_run(NULL, "command -v zsh >/dev/null") != 0) {
+		print_message("zsh is not installed: its half skipped\n");
+		return;
+	}
+	assert_int_equal(tu_run(&out, "zsh -fc \"source completions/_segscan; _segscan_specs '%s' dump\"", tu_segscan()), 0);
+	assert_non_null(strstr(out, ":(remote-log-metadata cluster-metadata consumer-offsets transaction-state auto none)"));
+	assert_non_null(strstr(out, "\n-f["));
+	assert_non_null(strstr(out, ":(text json ndjson)"));
+	free(out);
+}
+
 static void test_cli(void **state)
 {
 	(void)state;
@@ -877,6 +1380,11 @@ int main(void)
 		cmocka_unit_test(test_snapshot_txnindex),
 		cmocka_unit_test(test_offsets_versions),
 		cmocka_unit_test(test_txn_versions),
+		cmocka_unit_test(test_text_escapes),
+		cmocka_unit_test(test_decode_invalid_utf8),
+		cmocka_unit_test(test_sparse_tail),
+		cmocka_unit_test(test_kafka_flags),
+		cmocka_unit_test(test_completion_values),
 		cmocka_unit_test(test_cli),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

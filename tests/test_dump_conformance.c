@@ -38,7 +38,7 @@
 /* paths are built from fixture names of a few dozen bytes; a cut one would fail a lookup */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
-static long n_batches, n_records, n_entries, n_snap, n_txn, n_decoded, n_verify, n_files;
+static long n_batches, n_records, n_entries, n_snap, n_txn, n_decoded, n_verify, n_files, n_control;
 static int mismatches;
 
 #define MISMATCH(...)                                                                          \
@@ -445,6 +445,45 @@ static void check_decoded_file(const char *cdir, json_t *kf)
 	json_decref(items);
 }
 
+/* The KRaft control records of a metadata log or snapshot (LeaderChange, SnapshotHeader,
+ * SnapshotFooter, KRaftVersion, KRaftVoters) against Kafka's control_records: same offsets,
+ * same type, and the decoded value equal to the JSON Kafka's converter printed. */
+static void check_controls(const char *path, json_t *records, json_t *kctl)
+{
+	static const char *const names[][2] = {
+		{ "LEADER_CHANGE", "LeaderChange" }, { "SNAPSHOT_HEADER", "SnapshotHeader" },
+		{ "SNAPSHOT_FOOTER", "SnapshotFooter" }, { "KRAFT_VERSION", "KRaftVersion" },
+		{ "KRAFT_VOTERS", "KRaftVoters" },
+	};
+	json_t *ctl = json_array(), *r;
+	size_t j;
+	json_array_foreach(records, j, r) if (json_object_get(r, "control")) json_array_append(ctl, r);
+	if (json_array_size(ctl) != json_array_size(kctl))
+		MISMATCH("%s: %zu control records, Kafka %zu\n", path, json_array_size(ctl), json_array_size(kctl));
+	for (j = 0; j < json_array_size(ctl) && j < json_array_size(kctl); j++) {
+		json_t *a = json_array_get(ctl, j), *k = json_array_get(kctl, j), *c = json_object_get(a, "control");
+		char where[1100];
+		snprintf(where, sizeof(where), "%s control record %zu", path, j);
+		cmp_field(where, a, "offset", k, "offset");
+		const char *ours = json_string_value(json_object_get(c, "type")), *kt = json_string_value(json_object_get(k, "type"));
+		const char *want = NULL;
+		for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++)
+			if (ours && !strcmp(ours, names[n][0]))
+				want = names[n][1];
+		if (!want || !kt || strcmp(want, kt))
+			MISMATCH("%s: type %s, Kafka's %s\n", where, ours ? ours : "?", kt ? kt : "?");
+		if (!json_equal(json_object_get(c, "data"), json_object_get(k, "data"))) {
+			char *x = json_dumps(json_object_get(c, "data"), JSON_ENCODE_ANY);
+			char *y = json_dumps(json_object_get(k, "data"), JSON_ENCODE_ANY);
+			MISMATCH("%s: data %s, Kafka %s\n", where, x ? x : "(absent)", y ? y : "(absent)");
+			free(x);
+			free(y);
+		}
+		n_control++;
+	}
+	json_decref(ctl);
+}
+
 /* cluster-metadata.json: type and version of every record; every field we decode equals
  * Kafka's of the same name */
 static void check_cluster_metadata(const char *cdir, json_t *cm)
@@ -489,6 +528,7 @@ static void check_cluster_metadata(const char *cdir, json_t *cm)
 			}
 			n_decoded++;
 		}
+		check_controls(path, ours, json_object_get(f, "control_records"));
 		json_decref(nonctl);
 		json_decref(ours);
 		json_decref(items);
@@ -548,10 +588,13 @@ static void test_dump_equals_kafka(void **state)
 	}
 	closedir(dp);
 	print_message("dump vs DumpLogSegments: %d cases, %ld files: %ld batches, %ld records, %ld index entries "
-		      "(%ld verified), %ld producer entries, %ld aborted txns, %ld decoded records; %d mismatches\n",
-		      cases, n_files, n_batches, n_records, n_entries, n_verify, n_snap, n_txn, n_decoded, mismatches);
+		      "(%ld verified), %ld producer entries, %ld aborted txns, %ld decoded records, %ld KRaft control "
+		      "records; %d mismatches\n",
+		      cases, n_files, n_batches, n_records, n_entries, n_verify, n_snap, n_txn, n_decoded, n_control,
+		      mismatches);
 	assert_true(cases >= 10);
 	assert_true(n_batches > 1000 && n_records > 1000 && n_entries > 50 && n_snap > 5 && n_decoded > 100);
+	assert_true(n_control >= 20);   /* 4 cases' LeaderChange records and snapshot headers/footers */
 	assert_int_equal(mismatches, 0);
 }
 

@@ -27,9 +27,9 @@ static char *tree(void)
 
 static void no_raw_controls(const char *what, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if ((*p < 0x20 && *p != '\n') || *p == 0x7f)
-			fail_msg("%s: raw control byte 0x%02x at %td", what, *p, (const char *)p - s);
+	const char *p = tu_raw_control(s);
+	if (p)
+		fail_msg("%s: raw control byte 0x%02x at %td", what, (unsigned char)*p, p - s);
 }
 
 static void test_names_in_every_format(void **state)

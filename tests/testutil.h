@@ -107,6 +107,17 @@ static inline int tu_run(char **out, const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The first byte of s that a terminal would act on if written raw (a C0 control other
+ * than the newline between lines, or DEL), or NULL: what no text output may hold from its
+ * input (test_output_safety.c, test_dump.c). */
+static inline const char *tu_raw_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && *p != '\n') || *p == 0x7f)
+			return (const char *)p;
+	return NULL;
+}
+
 /* The segscan binary under test ($SEGSCAN, set by tests/run.sh). */
 static inline const char *tu_segscan(void)
 {

@@ -1,12 +1,15 @@
 /* `segscan dump`: parse options, dump each FILE through src/dump/, exit per the contract. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/darray.h"
 #include "dump/dump.h"
+#include "out/out.h"
 
 static const char usage_dump[] =
 "Usage: segscan dump [OPTIONS] FILE...\n"
@@ -43,13 +46,19 @@ static const char usage_dump[] =
 "  -d, --print-data       with the records, their keys, values and header values: UTF-8\n"
 "                         text when valid and free of NUL bytes, else base64, marked\n"
 "                         which (key_encoding, value_encoding: \"utf8\" | \"base64\");\n"
-"                         implies --records\n"
-"      --decode=NAME      decode the records of an internal topic (implies --records):\n"
+"                         implies --records. In the text format a control character, a\n"
+"                         newline or a byte that is not UTF-8 is shown escaped (\\x1b,\n"
+"                         \\x0a, \\u009b, \\xff), so no byte of a file reaches the terminal\n"
+"                         raw; the JSON formats keep the text exact\n"
+"      --decode=remote-log-metadata|cluster-metadata|consumer-offsets|transaction-state|auto|none\n"
+"                         decode the records of an internal topic (implies --records):\n"
 "                         remote-log-metadata (__remote_log_metadata, as the scanner\n"
 "                         replays them), cluster-metadata (__cluster_metadata),\n"
 "                         consumer-offsets (offset commits, group metadata),\n"
 "                         transaction-state, auto (by the partition directory's name;\n"
-"                         none for a user topic), none (the default)\n"
+"                         none for a user topic), none (the default). A decoded string\n"
+"                         that is not UTF-8 shows each stray byte as \\xHH (four\n"
+"                         characters), so 0xFF and a real U+00FF differ\n"
 "      --verify-index     .index/.timeindex: Kafka's checks (a whole number of entries,\n"
 "                         increasing entries, positions inside the log, each entry naming\n"
 "                         the last offset of the batch it points at, each time entry that\n"
@@ -60,6 +69,21 @@ static const char usage_dump[] =
 "      --max-bytes=N      read at most N bytes of each .log (from where the dump starts);\n"
 "                         a batch cut by the limit is not shown and is not an error\n"
 "  -h, --help             this help\n"
+"\n"
+"kafka-dump-log.sh's own options are accepted too, as what they mean here:\n"
+"      --files=FILE,FILE...  the FILEs, comma-separated (dumped before any operand)\n"
+"      --deep-iteration      --records\n"
+"      --print-data-log      --print-data\n"
+"      --offsets-decoder     --decode=consumer-offsets\n"
+"      --transaction-log-decoder    --decode=transaction-state\n"
+"      --cluster-metadata-decoder   --decode=cluster-metadata\n"
+"      --remote-log-metadata-decoder  --decode=remote-log-metadata\n"
+"      --verify-index-only   --verify-index without listing the entries\n"
+"      --index-sanity-check  only the check a broker runs at startup (OffsetIndex/\n"
+"                            TimeIndex.sanityCheck: a whole number of entries, the last\n"
+"                            offset not below the base offset, the last timestamp not\n"
+"                            below the first); no entry listed, the .log not read\n"
+"An unknown option is refused with the nearest real one named.\n"
 "\n"
 "Exit status:\n"
 "  0  every FILE dumped; nothing wrong found\n"
@@ -74,91 +98,230 @@ static const char usage_dump[] =
 "  segscan dump -f ndjson --records --print-data LOGDIR/orders-0/*.log | jq .value\n"
 "  segscan dump --offsets=1200..1300 --records LOGDIR/orders-0/00000000000000001000.log\n"
 "  segscan dump --verify-index LOGDIR/orders-0/*.index LOGDIR/orders-0/*.timeindex\n"
-"  segscan dump --decode=auto -f json LOGDIR/__consumer_offsets-7/00000000000000000000.log\n";
+"  segscan dump --decode=auto -f json LOGDIR/__consumer_offsets-7/00000000000000000000.log\n"
+"  segscan dump --deep-iteration --print-data-log --files LOGDIR/orders-0/00000000000000000000.log\n";
+
+/* kafka-dump-log's own flags (DumpLogSegments' DumpLogSegmentsOptions), accepted as
+ * aliases so that an operator's habits and scripts carry over; each maps to ours. */
+enum {
+	OPT_DECODE = 0x100, OPT_VERIFY, OPT_OFFSETS, OPT_MAX_BYTES, OPT_FILES, OPT_OFFSETS_DEC,
+	OPT_TXN_DEC, OPT_KRAFT_DEC, OPT_RLMM_DEC, OPT_SANITY, OPT_VERIFY_ONLY,
+};
+
+static const struct option dump_longopts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "records", no_argument, NULL, 'r' },
+	{ "print-data", no_argument, NULL, 'd' },
+	{ "decode", required_argument, NULL, OPT_DECODE },
+	{ "verify-index", no_argument, NULL, OPT_VERIFY },
+	{ "offsets", required_argument, NULL, OPT_OFFSETS },
+	{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
+	{ "help", no_argument, NULL, 'h' },
+	/* kafka-dump-log's */
+	{ "files", required_argument, NULL, OPT_FILES },                 /* FILE,FILE,... */
+	{ "deep-iteration", no_argument, NULL, 'r' },                    /* --records */
+	{ "print-data-log", no_argument, NULL, 'd' },                    /* --print-data */
+	{ "offsets-decoder", no_argument, NULL, OPT_OFFSETS_DEC },       /* --decode=consumer-offsets */
+	{ "transaction-log-decoder", no_argument, NULL, OPT_TXN_DEC },   /* --decode=transaction-state */
+	{ "cluster-metadata-decoder", no_argument, NULL, OPT_KRAFT_DEC },        /* --decode=cluster-metadata */
+	{ "remote-log-metadata-decoder", no_argument, NULL, OPT_RLMM_DEC },      /* --decode=remote-log-metadata */
+	{ "index-sanity-check", no_argument, NULL, OPT_SANITY },         /* the sanity check alone */
+	{ "verify-index-only", no_argument, NULL, OPT_VERIFY_ONLY },     /* --verify-index, no listing */
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Levenshtein distance of a[0..al) and b, capped: what "did you mean" ranks by. */
+static size_t edit_distance(const char *a, size_t al, const char *b)
+{
+	size_t bl = strlen(b), row[64];
+	if (al >= 63 || bl >= 63)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= bl; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= al; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= bl; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[bl];
+}
+
+/* The long option nearest to what was typed (`arg`, dashes and any "=VALUE" included), or
+ * NULL when none is near: an abbreviation of one, or a few typos away. */
+static const char *nearest_option(const char *arg)
+{
+	while (*arg == '-')
+		arg++;
+	size_t n = strcspn(arg, "=");
+	const char *best = NULL;
+	size_t bd = SIZE_MAX;
+	for (const struct option *o = dump_longopts; o->name; o++) {
+		size_t dd = strncmp(o->name, arg, n) == 0 ? 0 : edit_distance(arg, n, o->name);
+		if (dd < bd) {
+			bd = dd;
+			best = o->name;
+		}
+	}
+	return bd <= (n < 6 ? 2 : n / 3) ? best : NULL;
+}
+
+/* An option getopt_long refused: which, and the nearest real one. */
+static void bad_option(int c, const char *arg)
+{
+	fputs("segscan: dump: ", stderr);
+	if (c == ':') {
+		fputs("option '", stderr);
+		ss_term_write(stderr, arg, strlen(arg));
+		fputs("' needs a value", stderr);
+	} else {
+		fputs("unknown option '", stderr);
+		ss_term_write(stderr, arg, strlen(arg));
+		fputc('\'', stderr);
+		const char *near = arg[0] == '-' && arg[1] == '-' ? nearest_option(arg) : NULL;
+		if (near)
+			fprintf(stderr, "; did you mean '--%s'?", near);
+	}
+	fputs("\nTry 'segscan dump --help'.\n", stderr);
+}
+
+/* A value of an option refused: the option, the value (escaped: it is any bytes), why. */
+static void bad_value(const char *opt, const char *val, const char *expected)
+{
+	fprintf(stderr, "segscan: %s=", opt);
+	ss_term_write(stderr, val, strlen(val));
+	fprintf(stderr, ": %s\n", expected);
+}
 
 int ss_cmd_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "records", no_argument, NULL, 'r' },
-		{ "print-data", no_argument, NULL, 'd' },
-		{ "decode", required_argument, NULL, 'D' },
-		{ "verify-index", no_argument, NULL, 'V' },
-		{ "offsets", required_argument, NULL, 'O' },
-		{ "max-bytes", required_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct ss_dump_opts o = { .fmt = SS_DUMP_TEXT, .max_bytes = -1 };
-	int c;
+	/* the FILEs: --files' names (in copies of its arguments, cut at the commas) in order,
+	 * then the operands */
+	char **files = NULL, **bufs = NULL, **slot;   /* freed at out */
+	uint32_t nfiles = 0, cfiles = 0, nbufs = 0, cbufs = 0;
+	int rc = 2, c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:rdh", longopts, NULL)) != -1) {
+	opterr = 0;   /* bad_option says it, with the nearest option */
+	while ((c = getopt_long(argc, argv, ":f:rdh", dump_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text")) o.fmt = SS_DUMP_TEXT;
 			else if (!strcmp(optarg, "json")) o.fmt = SS_DUMP_JSON;
 			else if (!strcmp(optarg, "ndjson")) o.fmt = SS_DUMP_NDJSON;
 			else {
-				fprintf(stderr, "segscan: --format=%s: expected text, json or ndjson\n", optarg);
-				return 2;
+				bad_value("--format", optarg, "expected text, json or ndjson");
+				goto out;
 			}
 			break;
 		case 'r': o.records = true; break;
 		case 'd': o.print_data = o.records = true; break;
-		case 'V': o.verify_index = true; break;
-		case 'D':
+		case OPT_VERIFY: o.verify_index = true; break;
+		case OPT_VERIFY_ONLY: o.verify_index = o.verify_only = true; break;
+		case OPT_SANITY: o.verify_index = o.sanity_only = true; break;
+		case OPT_OFFSETS_DEC: o.decode = SS_DEC_OFFSETS; break;
+		case OPT_TXN_DEC: o.decode = SS_DEC_TXN; break;
+		case OPT_KRAFT_DEC: o.decode = SS_DEC_KRAFT; break;
+		case OPT_RLMM_DEC: o.decode = SS_DEC_RLMM; break;
+		case OPT_FILES: {
+			/* kafka-dump-log's "comma separated list of data and index log files" */
+			char *copy = strdup(optarg);
+			if (!copy || SS_DA_PUSH(&bufs, &nbufs, &cbufs, &slot) < 0) {
+				free(copy);
+				goto oom;
+			}
+			*slot = copy;
+			for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				if (SS_DA_PUSH(&files, &nfiles, &cfiles, &slot) < 0)
+					goto oom;
+				*slot = t;
+			}
+			break;
+		}
+		case OPT_DECODE:
 			if (ss_dump_parse_decode(optarg, &o.decode)) {
-				fprintf(stderr, "segscan: --decode=%s: expected remote-log-metadata, cluster-metadata, "
-					"consumer-offsets, transaction-state, auto or none\n", optarg);
-				return 2;
+				bad_value("--decode", optarg, "expected remote-log-metadata, cluster-metadata, "
+					  "consumer-offsets, transaction-state, auto or none");
+				goto out;
 			}
 			break;
-		case 'O':
+		case OPT_OFFSETS:
 			if (ss_dump_parse_offsets(optarg, &o)) {
-				fprintf(stderr, "segscan: --offsets=%s: expected FROM..TO, FROM.. or ..TO with FROM <= TO, "
-					"non-negative integers\n", optarg);
-				return 2;
+				bad_value("--offsets", optarg, "expected FROM..TO, FROM.. or ..TO with FROM <= TO, "
+					  "non-negative integers");
+				goto out;
 			}
 			break;
-		case 'M': {
+		case OPT_MAX_BYTES: {
 			char *e;
 			errno = 0;
 			long long v = strtoll(optarg, &e, 10);
 			if (errno || *e || e == optarg || v < 0) {
-				fprintf(stderr, "segscan: --max-bytes=%s: expected a non-negative integer\n", optarg);
-				return 2;
+				bad_value("--max-bytes", optarg, "expected a non-negative integer");
+				goto out;
 			}
 			o.max_bytes = v;
 			break;
 		}
 		case 'h':
 			fputs(usage_dump, stdout);
-			return 0;
-		default:
-			fputs("Try 'segscan dump --help'.\n", stderr);
-			return 2;
+			rc = 0;
+			goto out;
+		default: {
+			/* the argument getopt_long stopped at; for a short option, just "-X" */
+			char shortopt[3] = { '-', (char)optopt, 0 };
+			const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+			if (optopt && optopt < 0x100 && !(arg[0] == '-' && arg[1] == '-'))
+				arg = shortopt;
+			bad_option(c, arg);
+			goto out;
+		}
 		}
 	}
-	if (optind >= argc) {
+	for (int i = optind; i < argc; i++) {
+		if (SS_DA_PUSH(&files, &nfiles, &cfiles, &slot) < 0)
+			goto oom;
+		*slot = argv[i];
+	}
+	if (nfiles == 0) {
 		fputs("segscan: dump: no FILE given\nTry 'segscan dump --help'.\n", stderr);
-		return 2;
+		goto out;
 	}
 	struct ss_dump d;
-	if (ss_dump_init(&d, &o, stdout)) {
-		fputs("segscan: out of memory\n", stderr);
-		return 1;
-	}
+	if (ss_dump_init(&d, &o, stdout))
+		goto oom;
 	int worst = 0;
-	for (int i = optind; i < argc; i++) {
-		int r = ss_dump_file(&d, argv[i]);
-		if (r == SS_DUMP_MISSING)
-			fprintf(stderr, "segscan: %s: cannot be read\n", argv[i]);
+	for (uint32_t i = 0; i < nfiles; i++) {
+		int r = ss_dump_file(&d, files[i]);
+		if (r == SS_DUMP_MISSING) {
+			fputs("segscan: ", stderr);
+			ss_term_write(stderr, files[i], strlen(files[i]));   /* a name is any bytes */
+			fputs(": cannot be read\n", stderr);
+		}
 		if (r > worst)
 			worst = r;
 	}
 	if (ss_dump_finish(&d) || fflush(stdout)) {
 		fprintf(stderr, "segscan: writing the dump: %s\n", strerror(errno));
-		return 1;
+		rc = 1;
+		goto out;
 	}
-	return worst;
+	rc = worst;
+	goto out;
+oom:
+	fputs("segscan: out of memory\n", stderr);
+	rc = 1;
+out:
+	for (uint32_t i = 0; i < nbufs; i++)
+		free(bufs[i]);   /* pairs with the strdup of --files */
+	free(bufs);
+	free(files);         /* pairs with SS_DA_PUSH */
+	return rc;
 }

@@ -14,6 +14,7 @@
 #include "dump/dump_int.h"
 #include "fmt/group_metadata.h"
 #include "fmt/kraft.h"
+#include "fmt/kraft_control.h"
 #include "fmt/names.h"
 #include "fmt/rlmm.h"
 #include "fmt/txn_state.h"
@@ -219,6 +220,73 @@ static void dec_kraft(struct ss_dump *d, const struct ss_record *r)
 		}
 	}
 	ss_dj_obj_end(o);
+	ss_dj_obj_end(o);
+}
+
+/* ---- KRaft control records ----
+ * The field names and order of the generated LeaderChangeMessageJsonConverter,
+ * SnapshotHeaderRecordJsonConverter, SnapshotFooterRecordJsonConverter,
+ * KRaftVersionRecordJsonConverter and VotersRecordJsonConverter (camelCase, every field of
+ * version 0, the message's own "version" first). */
+static void kctl_voters(struct ss_dout *o, const char *k, const struct ss_kctl_arr *a, int type)
+{
+	struct ss_kctl_iter it;
+	struct ss_kctl_voter v;
+	ss_dj_key(o, k);
+	ss_dj_arr(o);
+	ss_kctl_iter_init(&it, a, type);
+	while (ss_kctl_next_voter(&it, &v) > 0) {
+		ss_dj_obj(o);
+		ss_dj_ki64(o, "voterId", v.id);
+		if (type == SS_KC_KRAFT_VOTERS) {
+			uuid(o, "voterUuid", v.dir_id);
+			ss_dj_key(o, "endpoints");
+			ss_dj_arr(o);
+			struct ss_kctl_iter ei;
+			struct ss_kctl_endpoint e;
+			ss_kctl_iter_init(&ei, &v.endpoints, type);
+			while (ss_kctl_next_endpoint(&ei, &e) > 0) {
+				ss_dj_obj(o);
+				kstr(o, "name", e.name);
+				kstr(o, "host", e.host);
+				ss_dj_ki64(o, "port", e.port);
+				ss_dj_obj_end(o);
+			}
+			ss_dj_arr_end(o);
+			ss_dj_key(o, "kRaftVersionFeature");
+			ss_dj_obj(o);
+			ss_dj_ki64(o, "minSupportedVersion", v.min_version);
+			ss_dj_ki64(o, "maxSupportedVersion", v.max_version);
+			ss_dj_obj_end(o);
+		}
+		ss_dj_obj_end(o);
+	}
+	ss_dj_arr_end(o);
+}
+
+void dd_control_json(struct ss_dump *d, const struct ss_kctl *k)
+{
+	struct ss_dout *o = &d->out;
+	ss_dj_obj(o);
+	ss_dj_ki64(o, "version", k->version);
+	switch (k->type) {
+	case SS_KC_LEADER_CHANGE:
+		ss_dj_ki64(o, "leaderId", k->u.leader_change.leader_id);
+		kctl_voters(o, "voters", &k->u.leader_change.voters, k->type);
+		kctl_voters(o, "grantingVoters", &k->u.leader_change.granting, k->type);
+		break;
+	case SS_KC_SNAPSHOT_HEADER:
+		ss_dj_ki64(o, "lastContainedLogTimestamp", k->u.header.last_contained_log_timestamp);
+		break;
+	case SS_KC_KRAFT_VERSION:
+		ss_dj_ki64(o, "kRaftVersion", k->u.kraft_version.kraft_version);
+		break;
+	case SS_KC_KRAFT_VOTERS:
+		kctl_voters(o, "voters", &k->u.voters.voters, k->type);
+		break;
+	default:   /* SnapshotFooter: the version alone */
+		break;
+	}
 	ss_dj_obj_end(o);
 }
 

@@ -26,6 +26,8 @@ int ss_dout_flush(struct ss_dout *o)
 {
 	if (o->len && !o->err && fwrite(o->buf, 1, o->len, o->f) != o->len)
 		o->err = errno ? -errno : -EIO;
+	if (!o->err && ferror(o->f))   /* a write straight to the FILE (dd_text's escapes) failed */
+		o->err = -EIO;
 	o->len = 0;
 	return o->err;
 }
@@ -86,9 +88,16 @@ void ss_dout_jesc(struct ss_dout *o, const uint8_t *s, size_t n)
 	size_t run = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint8_t c = s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+			continue;
+		/* DEL and the C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F) are valid JSON as
+		 * they are, but a terminal acts on them (U+009B is CSI): written as \u00XX, the same
+		 * character to a JSON reader and harmless when the text format shows it */
+		if (c >= 0x80 && !(c == 0xc2 && i + 1 < n && (s[i + 1] & 0xe0) == 0x80))
 			continue;
 		ss_dout_mem(o, s + run, i - run);
+		if (c == 0xc2)
+			c = s[++i];   /* the code point U+00XX is its second byte */
 		run = i + 1;
 		ss_dout_reserve(o, 6);
 		char *p = o->buf + o->len;

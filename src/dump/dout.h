@@ -45,8 +45,8 @@ static inline void ss_dout_ch(struct ss_dout *o, char c)
 }
 void ss_dout_i64(struct ss_dout *o, int64_t v);
 void ss_dout_u64(struct ss_dout *o, uint64_t v);
-/* s[0..n) as a JSON string body (no quotes): ", \ and control characters escaped, other
- * bytes as they are (the caller passes valid UTF-8) */
+/* s[0..n) as a JSON string body (no quotes): ", \ and control characters (C0, DEL, C1)
+ * escaped, other bytes as they are (the caller passes valid UTF-8) */
 void ss_dout_jesc(struct ss_dout *o, const uint8_t *s, size_t n);
 void ss_dout_base64(struct ss_dout *o, const uint8_t *s, size_t n);
 

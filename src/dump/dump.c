@@ -19,14 +19,19 @@
 #include <unistd.h>
 
 #include "common/endian.h"
+#include "common/extent.h"
 #include "common/file.h"
+#include "common/utf8.h"
 #include "dump/dump.h"
 #include "dump/dump_int.h"
 #include "fmt/batch.h"
 #include "fmt/codec.h"
 #include "fmt/index.h"
+#include "fmt/kraft.h"
+#include "fmt/kraft_control.h"
 #include "fmt/names.h"
 #include "fmt/producer_snapshot.h"
+#include "out/out.h"
 #include "segscan.h"
 
 #define WINDOW      (1u << 20)
@@ -42,7 +47,10 @@ void dd_item(struct ss_dump *d, const char *type)
 		ss_dj_obj(o);
 		ss_dj_kstr(o, "type", type);
 		ss_dj_key(o, "file");
-		ss_dj_str(o, d->path);
+		if (d->path_utf8)   /* the common case, checked once per file: every item has it */
+			ss_dj_str(o, d->path);
+		else
+			dd_strn(o, (const uint8_t *)d->path, (int32_t)strlen(d->path));
 	} else {
 		ss_dj_obj(o);
 		ss_dj_kstr(o, "type", type);
@@ -69,13 +77,13 @@ void dd_error(struct ss_dump *d, int64_t pos, const char *fmt, ...)
 		d->status = SS_DUMP_DATA;
 	if (d->opts.fmt == SS_DUMP_TEXT) {
 		ss_dout_str(&d->out, "Error in ");
-		ss_dout_str(&d->out, d->path);
+		dd_text(d, d->path, strlen(d->path));
 		if (pos >= 0) {
 			ss_dout_str(&d->out, " at position ");
 			ss_dout_i64(&d->out, pos);
 		}
 		ss_dout_str(&d->out, ": ");
-		ss_dout_str(&d->out, why);
+		dd_text(d, why, strlen(why));
 		ss_dout_ch(&d->out, '\n');
 		return;
 	}
@@ -84,12 +92,15 @@ void dd_error(struct ss_dump *d, int64_t pos, const char *fmt, ...)
 		ss_dj_ki64(&d->out, "position", pos);
 	else
 		ss_dj_knull(&d->out, "position");
-	ss_dj_kstr(&d->out, "reason", why);
+	ss_dj_key(&d->out, "reason");
+	dd_strn(&d->out, (const uint8_t *)why, (int32_t)strlen(why));
 	dd_item_end(d);
 }
 
-/* A string from the data: as it is when valid UTF-8, else with each byte >= 0x80 as
- * \u00XX (so the JSON stays valid and nothing is lost). */
+/* A string from the data: as it is when valid UTF-8 (JSON escapes for the controls), else
+ * each byte that does not belong to a well-formed UTF-8 sequence as the four characters
+ * \xHH (JSON "\\xff"), as the scan's table shows such bytes (out/term.c): a stray 0xFF
+ * and a real U+00FF (which stays "ÿ") differ, and the JSON stays valid. */
 void dd_strn(struct ss_dout *o, const uint8_t *s, int32_t n)
 {
 	if (n < 0) {
@@ -100,17 +111,59 @@ void dd_strn(struct ss_dout *o, const uint8_t *s, int32_t n)
 		ss_dj_strn(o, s, (size_t)n);
 		return;
 	}
+	static const char hex[] = "0123456789abcdef";
 	ss_dj_raw(o, "\"");
-	for (int32_t i = 0; i < n; i++) {
-		if (s[i] < 0x80) {
-			ss_dout_jesc(o, s + i, 1);
-		} else {
-			static const char hex[] = "0123456789abcdef";
-			char u[7] = { '\\', 'u', '0', '0', hex[s[i] >> 4], hex[s[i] & 15], 0 };
-			ss_dout_str(o, u);
-		}
+	for (size_t i = 0, run = 0, l; i <= (size_t)n; i += l) {
+		uint32_t cp;
+		l = i < (size_t)n ? ss_utf8_seq(s + i, (size_t)n - i, &cp) : 0;
+		if (l)
+			continue;
+		ss_dout_jesc(o, s + run, i - run);   /* the well-formed run before this byte */
+		if (i == (size_t)n)
+			break;
+		char x[5] = { '\\', 'x', hex[s[i] >> 4], hex[s[i] & 15], 0 };
+		ss_dout_mem(o, "\\", 1);   /* the backslash, itself escaped for JSON */
+		ss_dout_mem(o, x, 4);
+		l = 1;
+		run = i + 1;
 	}
 	ss_dout_ch(o, '"');
+}
+
+/* Bytes of the input in a line of the text format. Copied as they are when they hold no
+ * control character and are well-formed UTF-8 (the common case); else written through the
+ * project's one terminal escaping (out/term.c, ss_term_write: ESC as \x1b, U+009B as
+ * \u009b, a stray 0xFF as \xff) with a newline escaped too, as \x0a (the form
+ * ss_term_write gives the other C0 controls): the text is a line per batch or record,
+ * and a newline from the data would forge one. */
+void dd_text(struct ss_dump *d, const void *p, size_t n)
+{
+	const uint8_t *s = p;
+	bool plain = true;
+	for (size_t i = 0, l; i < n && plain; i += l) {
+		uint32_t cp;
+		l = 1;
+		if (s[i] >= 0x20 && s[i] < 0x7f)
+			continue;
+		l = ss_utf8_seq(s + i, n - i, &cp);
+		plain = l && !ss_utf8_is_control(cp);
+	}
+	if (plain) {
+		ss_dout_mem(&d->out, s, n);
+		return;
+	}
+	ss_dout_flush(&d->out);   /* what is buffered goes first: ss_term_write writes to the FILE */
+	FILE *f = d->out.f;
+	for (;;) {
+		const uint8_t *nl = memchr(s, '\n', n);
+		size_t k = nl ? (size_t)(nl - s) : n;
+		ss_term_write(f, (const char *)s, k);
+		if (!nl)
+			break;
+		fputs("\\x0a", f);
+		s += k + 1;
+		n -= k + 1;
+	}
 }
 
 /* --print-data shows bytes as text when they are valid UTF-8 without a NUL (a NUL is valid
@@ -154,7 +207,7 @@ static void text_data(struct ss_dump *d, const char *label, const uint8_t *p, in
 	}
 	if (is_text(p, n)) {
 		ss_dout_mem(o, ": ", 2);
-		ss_dout_mem(o, p, (size_t)n);
+		dd_text(d, p, (size_t)n);
 	} else {
 		ss_dout_str(o, "(base64): ");
 		ss_dout_base64(o, p, (size_t)n);
@@ -188,7 +241,19 @@ struct win {
 	size_t   cap;
 	int64_t  at;      /* file position of buf[0] */
 	size_t   len;     /* valid bytes */
+	int64_t  seen;    /* the end of what has been read or looked at so far */
+	int64_t  read;    /* bytes read or looked at: ss_dump.bytes_read */
 };
+
+/* [pos, pos + n) has been read or looked at: count what was not already (the walk only
+ * goes forward, so the end of the furthest range is enough to know). */
+static void win_count(struct win *w, int64_t pos, int64_t n)
+{
+	if (pos + n > w->seen) {
+		w->read += pos + n - (pos > w->seen ? pos : w->seen);
+		w->seen = pos + n;
+	}
+}
 
 /* Make [pos, pos + n) available (clamped to `end`); returns the bytes available from pos
  * (< n at the end), or a negative errno. */
@@ -200,6 +265,7 @@ static ssize_t win_get(struct win *w, int64_t pos, size_t n, int64_t end, const 
 		n = (size_t)(end - pos);
 	if (w->map) {   /* end <= the mapped size */
 		*p = w->map + pos;
+		win_count(w, pos, (int64_t)n);
 		return (ssize_t)n;
 	}
 	if (pos >= w->at && pos + (int64_t)n <= w->at + (int64_t)w->len) {
@@ -219,6 +285,7 @@ static ssize_t win_get(struct win *w, int64_t pos, size_t n, int64_t end, const 
 	ssize_t r = dd_pread(w->fd, w->buf, want, pos);
 	if (r < 0)
 		return r;
+	win_count(w, pos, r);
 	w->at = pos;
 	w->len = (size_t)r;
 	*p = w->buf;
@@ -444,6 +511,17 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 	const char *cname = ctype >= 0 && ctype < 7 ? control_names[ctype] : "UNKNOWN";
 	if (control && ctype < 0)
 		dd_error(d, c->pos, "control record at offset %lld has no valid type key", (long long)r->offset);
+	/* KRaft's control records (LeaderChange, SnapshotHeader/Footer, KRaftVersion, Voters):
+	 * their values decoded, as DumpLogSegments.printControlRecord prints them */
+	struct ss_kctl kc;
+	bool kc_ok = false;
+	if (control && ss_kctl_known(ctype)) {
+		int e = r->value_len < 0 ? SEGSCAN_ESCHEMA : ss_kctl_decode(ctype, r->value, (size_t)r->value_len, &kc);
+		if (e)
+			dd_error(d, c->pos, "%s control record at offset %lld: %s", ss_kctl_name(ctype),
+				 (long long)r->offset, segscan_strerror(e));
+		kc_ok = e == 0;
+	}
 
 	if (op->fmt == SS_DUMP_TEXT) {
 		/* DumpLogSegments.dumpLog, deep iteration */
@@ -460,12 +538,19 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 			if (!first)
 				ss_dout_ch(o, ',');
 			first = false;
-			ss_dout_mem(o, hk, (size_t)hkl);
+			dd_text(d, hk, (size_t)hkl);
 		}
 		ss_dout_ch(o, ']');
 		if (marker) {
 			ss_dout_str(o, " endTxnMarker: "); ss_dout_str(o, cname);
 			ss_dout_str(o, " coordinatorEpoch: "); ss_dout_i64(o, coord_epoch);
+		} else if (kc_ok) {
+			/* " LeaderChange: {...}", " SnapshotHeader {...}": Kafka's words, colon and all */
+			ss_dout_ch(o, ' ');
+			ss_dout_str(o, ss_kctl_name(ctype));
+			ss_dout_str(o, ctype == SS_KC_LEADER_CHANGE ? ": " : " ");
+			ss_dj_reset(o);
+			dd_control_json(d, &kc);
 		} else if (control) {
 			ss_dout_str(o, " controlType: "); ss_dout_str(o, cname);
 			ss_dout_ch(o, '('); ss_dout_i64(o, ctype); ss_dout_ch(o, ')');
@@ -507,6 +592,10 @@ static int on_record(void *arg, const struct ss_batch_hdr *h, const struct ss_re
 		ss_dj_ki64(o, "type_id", ctype);
 		if (marker)
 			ss_dj_ki64(o, "coordinator_epoch", coord_epoch);
+		if (kc_ok) {
+			ss_dj_key(o, "data");
+			dd_control_json(d, &kc);
+		}
 		ss_dj_obj_end(o);
 	}
 	if (!control && c->dec != SS_DEC_NONE) {
@@ -656,6 +745,29 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+/* Is [pos, size) all zero? Its holes are zeros without being read (common/extent.h: a
+ * preallocated or sparse tail of any size costs two lseeks); its data extents are read
+ * in windows of at most WINDOW bytes through w, up to the first byte that is not zero. */
+static bool zeros_to_end(struct win *w, int64_t pos, int64_t size)
+{
+	int64_t ds, de;
+	while (pos < size && ss_next_data(w->fd, pos, size, &ds, &de)) {
+		for (pos = ds; pos < de;) {
+			const uint8_t *zp;
+			int64_t want = de - pos < (int64_t)WINDOW ? de - pos : (int64_t)WINDOW;
+			ssize_t zg = win_get(w, pos, (size_t)want, de, &zp);
+			if (zg < 0)
+				return false;  /* unreadable: not known to be zeros, so reported, not guessed */
+			if (zg == 0)
+				return true;   /* it shrank under us: nothing more to see */
+			if (!all_zero(zp, (size_t)zg))
+				return false;
+			pos += zg;
+		}
+	}
+	return true;
+}
+
 /* The batches of [pos, end) of a .log of `size` bytes, read through w. */
 static void walk_log(struct ss_dump *d, struct win *w_, int64_t pos, int64_t end, int64_t size,
 		     enum ss_dump_decode dec, bool records, volatile int64_t *vpos)
@@ -677,15 +789,7 @@ static void walk_log(struct ss_dump *d, struct win *w_, int64_t pos, int64_t end
 				break;   /* --max-bytes cut here: not a problem of the file */
 			/* the rest of the file: zeros (preallocated), or a real problem */
 			int64_t rest = size - pos;
-			bool zeros = true;
-			for (int64_t q = pos; q < size && zeros;) {
-				const uint8_t *zp;
-				ssize_t zg = win_get(w, q, WINDOW, size, &zp);
-				if (zg <= 0)
-					break;
-				zeros = all_zero(zp, (size_t)zg);
-				q += zg;
-			}
+			bool zeros = zeros_to_end(w, pos, size);
 			if (zeros) {
 				d->zero_tail = rest;
 				if (op->fmt == SS_DUMP_TEXT) {
@@ -830,6 +934,7 @@ static int dump_log(struct ss_dump *d, int fd, int64_t size, int64_t base)
 		}
 	}
 	guarded_walk(d, &w, pos, end, size, dec, records);
+	d->bytes_read = w.read;
 	if (w.map)
 		munmap((void *)w.map, (size_t)size);   /* pairs with the mmap above */
 	if (bus_set)
@@ -989,7 +1094,7 @@ static int on_ckpt(void *arg, const char *topic, size_t topic_len, int32_t parti
 	struct ss_dout *o = &d->out;
 	d->entries++;
 	if (d->opts.fmt == SS_DUMP_TEXT) {
-		ss_dout_str(o, "topic: "); ss_dout_mem(o, topic, topic_len);
+		ss_dout_str(o, "topic: "); dd_text(d, topic, topic_len);
 		ss_dout_str(o, " partition: "); ss_dout_i64(o, partition);
 		ss_dout_str(o, " offset: "); ss_dout_i64(o, offset);
 		ss_dout_ch(o, '\n');
@@ -1063,12 +1168,12 @@ static void file_begin(struct ss_dump *d, const char *kind)
 	struct ss_dout *o = &d->out;
 	if (d->opts.fmt == SS_DUMP_TEXT) {
 		ss_dout_str(o, "Dumping ");   /* DumpLogSegments.main */
-		ss_dout_str(o, d->path);
+		dd_text(d, d->path, strlen(d->path));
 		ss_dout_ch(o, '\n');
 	} else if (d->opts.fmt == SS_DUMP_JSON) {
 		ss_dj_obj(o);
 		ss_dj_key(o, "file");
-		ss_dj_str(o, d->path);
+		dd_strn(o, (const uint8_t *)d->path, (int32_t)strlen(d->path));
 		ss_dj_kstr(o, "kind", kind);
 		ss_dj_key(o, "items");
 		ss_dj_arr(o);
@@ -1089,7 +1194,8 @@ static void file_end(struct ss_dump *d, const char *kind)
 			ss_dout_i64(o, d->trailing);
 			ss_dout_str(o, " invalid bytes at the end of ");
 			const char *s = strrchr(d->path, '/');
-			ss_dout_str(o, s ? s + 1 : d->path);
+			s = s ? s + 1 : d->path;
+			dd_text(d, s, strlen(s));
 			ss_dout_ch(o, '\n');
 		}
 		return;
@@ -1128,9 +1234,10 @@ int ss_dump_file(struct ss_dump *d, const char *path)
 	size_t len = 0;
 
 	d->path = path;
+	d->path_utf8 = ss_utf8_valid((const uint8_t *)path, strlen(path));
 	d->status = SS_DUMP_OK;
 	d->batches = d->records = d->errors = d->entries = d->crc_errors = 0;
-	d->valid_bytes = d->trailing = d->zero_tail = d->start_pos = 0;
+	d->valid_bytes = d->trailing = d->zero_tail = d->start_pos = d->bytes_read = 0;
 	if (!d->started) {
 		if (d->opts.fmt == SS_DUMP_JSON) {
 			ss_dj_reset(&d->out);

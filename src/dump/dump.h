@@ -34,6 +34,9 @@ struct ss_dump_opts {
 	bool                records;       /* one object per record too */
 	bool                print_data;    /* keys, values and header values */
 	bool                verify_index;  /* .index/.timeindex: Kafka's checks against the .log */
+	bool                verify_only;   /* ... and the entries not listed (--verify-index-only) */
+	bool                sanity_only;   /* only OffsetIndex/TimeIndex.sanityCheck, nothing listed
+					    * (--index-sanity-check) */
 	enum ss_dump_decode decode;        /* implies records (as Kafka's decoders imply deep iteration) */
 	int64_t             max_bytes;     /* < 0: no limit; else read at most this much of a .log */
 	bool                has_from, has_to;
@@ -51,12 +54,14 @@ struct ss_dump {
 	bool                started;       /* JSON: the document's head is written */
 	/* the file being dumped, and what the writers counted of it (tests read these) */
 	const char         *path;
+	bool                path_utf8;     /* path is valid UTF-8 (written as it is in JSON) */
 	int                 status;        /* SS_DUMP_* so far */
 	int64_t             batches, records, errors, entries, crc_errors;
 	int64_t             start_pos;     /* where the .log dump began (--offsets) */
 	int64_t             valid_bytes;   /* end of the last whole batch read */
 	int64_t             trailing;      /* bytes after it that are not a batch */
 	int64_t             zero_tail;     /* of those, all zero (preallocated): not an error */
+	int64_t             bytes_read;    /* of a .log: bytes read or looked at (holes are not) */
 };
 
 int  ss_dump_init(struct ss_dump *d, const struct ss_dump_opts *opts, FILE *out);  /* 0 / -ENOMEM */

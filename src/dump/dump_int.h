@@ -15,8 +15,12 @@ void dd_item(struct ss_dump *d, const char *type);
 void dd_item_end(struct ss_dump *d);
 /* A problem at byte `pos` of the file (-1: the file as a whole); status becomes 1. */
 void dd_error(struct ss_dump *d, int64_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* A JSON string value from the data (n < 0: null); invalid UTF-8 bytes as \u00XX. */
+/* A JSON string value from the data (n < 0: null); a byte that is not UTF-8 as the four
+ * characters \xHH. */
 void dd_strn(struct ss_dout *o, const uint8_t *s, int32_t n);
+/* Bytes from the data (a path, a key, a header key, a topic) in the text format: control
+ * characters, newlines and bytes that are not UTF-8 escaped (out/term.c's escaping). */
+void dd_text(struct ss_dump *d, const void *p, size_t n);
 ssize_t dd_pread(int fd, void *buf, size_t n, int64_t off);
 /* The sibling file of a segment file: same directory and base name, `suffix` instead of
  * the name's first dot onwards. Malloc'd (the caller frees it); NULL when out of memory. */
@@ -33,5 +37,9 @@ void    dd_dump_index(struct ss_dump *d, bool offsets, const uint8_t *buf, size_
  * (json/ndjson), or as DumpLogSegments' " key: ... payload: ..." (text). */
 void dd_decode_json(struct ss_dump *d, enum ss_dump_decode dec, const struct ss_record *r);
 void dd_decode_text(struct ss_dump *d, enum ss_dump_decode dec, const struct ss_record *r);
+/* A KRaft control record's value (fmt/kraft_control.h) as one JSON value: the object
+ * Kafka's generated *JsonConverter writes (DumpLogSegments prints it after the type). */
+struct ss_kctl;
+void dd_control_json(struct ss_dump *d, const struct ss_kctl *k);
 
 #endif

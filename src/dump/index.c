@@ -59,15 +59,15 @@ static void verdict(struct ss_dump *d, bool ok, int64_t slot, size_t entries, co
 	}
 	if (d->opts.fmt == SS_DUMP_TEXT) {
 		if (ok) {
-			ss_dout_str(o, d->path);
+			dd_text(d, d->path, strlen(d->path));
 			ss_dout_str(o, " passed sanity check.\n");
 		} else {
 			ss_dout_str(o, "Verification of ");
-			ss_dout_str(o, d->path);
+			dd_text(d, d->path, strlen(d->path));
 			ss_dout_str(o, " failed at entry ");
 			ss_dout_i64(o, slot);
 			ss_dout_str(o, ": ");
-			ss_dout_str(o, why);
+			dd_text(d, why, strlen(why));
 			ss_dout_ch(o, '\n');
 		}
 		return;
@@ -77,7 +77,8 @@ static void verdict(struct ss_dump *d, bool ok, int64_t slot, size_t entries, co
 	ss_dj_ki64(o, "entries", (int64_t)entries);
 	if (!ok) {
 		ss_dj_ki64(o, "entry", slot);
-		ss_dj_kstr(o, "reason", why);
+		ss_dj_key(o, "reason");
+		dd_strn(o, (const uint8_t *)why, (int32_t)strlen(why));
 	}
 	dd_item_end(d);
 }
@@ -227,16 +228,65 @@ bad:
 	verdict(d, true, -1, n, NULL);
 }
 
+/* --index-sanity-check: OffsetIndex.sanityCheck / TimeIndex.sanityCheck alone, the check
+ * a broker runs at startup to decide whether to rebuild an index (storage/.../log/
+ * OffsetIndex.java, TimeIndex.java), in their order and words. Every slot of the file
+ * counts (an index opened read-only has all of them as entries: AbstractIndex), so the
+ * last entry is the file's last slot. */
+static void sanity_check(struct ss_dump *d, bool offsets, const uint8_t *buf, size_t len, int64_t base)
+{
+	char why[256];
+	int esz = offsets ? SS_OFFSET_ENTRY : SS_TIME_ENTRY;
+	size_t slots = len / (size_t)esz;
+	if (slots) {
+		const uint8_t *last = buf + (slots - 1) * (size_t)esz;
+		int64_t off = base + (offsets ? ss_offset_entry_at(last).rel : ss_be32s(last + 8));
+		if (!offsets && ss_be64s(last) < ss_be64s(buf)) {
+			snprintf(why, sizeof(why), "Corrupt time index found: the last timestamp is %lld which is lesser "
+				 "than the first timestamp %lld", (long long)ss_be64s(last), (long long)ss_be64s(buf));
+			verdict(d, false, (int64_t)(slots - 1), slots, why);
+			return;
+		}
+		if (off < base) {
+			snprintf(why, sizeof(why), "Corrupt %sindex found: the last offset is %lld which is less than the "
+				 "base offset %lld", offsets ? "" : "time ", (long long)off, (long long)base);
+			verdict(d, false, (int64_t)(slots - 1), slots, why);
+			return;
+		}
+	}
+	if (len % (size_t)esz) {
+		snprintf(why, sizeof(why), "%s file is corrupt, found %zu bytes which is neither positive nor a multiple "
+			 "of %d", offsets ? "Index" : "Time index", len, esz);
+		verdict(d, false, (int64_t)slots, slots, why);
+		return;
+	}
+	verdict(d, true, -1, slots, NULL);
+}
+
 void dd_dump_index(struct ss_dump *d, bool offsets, const uint8_t *buf, size_t len, int64_t base)
 {
 	struct ss_dout *o = &d->out;
 	size_t n = offsets ? dd_index_entries(buf, len) : dd_timeindex_entries(buf, len);
-	if (offsets && n == 0 && d->opts.fmt == SS_DUMP_TEXT) {
-		ss_dout_str(o, d->path);
-		ss_dout_str(o, " is empty.\n");   /* DumpLogSegments.dumpIndex */
+	if (offsets && n == 0) {
+		if (d->opts.fmt == SS_DUMP_TEXT) {
+			dd_text(d, d->path, strlen(d->path));
+			ss_dout_str(o, " is empty.\n");   /* DumpLogSegments.dumpIndex */
+		}
+		if (d->opts.sanity_only) {             /* which returns before the sanity check */
+			if (d->opts.fmt != SS_DUMP_TEXT)
+				verdict(d, true, -1, 0, NULL);
+			return;
+		}
+	}
+	if (d->opts.sanity_only) {
+		d->entries = (int64_t)n;
+		sanity_check(d, offsets, buf, len, base);
+		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		d->entries++;
+		if (d->opts.verify_only)
+			continue;   /* --verify-index-only: checked below, not listed */
 		if (offsets) {
 			struct ss_offset_entry e = ss_offset_entry_at(buf + i * SS_OFFSET_ENTRY);
 			if (d->opts.fmt == SS_DUMP_TEXT) {

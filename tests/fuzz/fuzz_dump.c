@@ -3,9 +3,11 @@
  * byte 1 the options (--records, --print-data, --verify-index, the decoder, --offsets,
  * --max-bytes), byte 2 how much of the rest is an index (the rest is its .log). The
  * files are written into a scratch partition directory named for the decoder; every
- * NDJSON line the dump writes must be valid JSON, and the dump must end.
+ * NDJSON line the dump writes must be valid JSON, and the dump must end. The same bytes go
+ * to the KRaft control-value parser as well.
  */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,8 @@
 #include <unistd.h>
 
 #include "dump/dump.h"
+#include "fmt/kraft.h"
+#include "fmt/kraft_control.h"
 
 static char g_root[256];
 
@@ -44,6 +48,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			char d[512];
 			snprintf(d, sizeof(d), "%s/%s", g_root, dirs[i]);
 			mkdir(d, 0755);
+		}
+	}
+	/* the KRaft control-value parser (fmt/kraft_control.h) on the raw bytes too: the dump
+	 * reaches it only through a whole control batch with a valid CRC */
+	struct ss_kctl k;
+	int kt = 2 + data[0] % 5;
+	if (ss_kctl_decode(kt, data + 3, size - 3, &k) == 0) {
+		const struct ss_kctl_arr *arrs[] = { &k.u.leader_change.voters, &k.u.leader_change.granting,
+						     &k.u.voters.voters };
+		for (int a = 0; a < 3; a++) {
+			bool mine = a < 2 ? kt == SS_KC_LEADER_CHANGE : kt == SS_KC_KRAFT_VOTERS;
+			if (!mine)
+				continue;
+			struct ss_kctl_iter it, ei;
+			struct ss_kctl_voter v;
+			struct ss_kctl_endpoint e;
+			ss_kctl_iter_init(&it, arrs[a], kt);
+			while (ss_kctl_next_voter(&it, &v) > 0) {
+				ss_kctl_iter_init(&ei, &v.endpoints, kt);
+				while (ss_kctl_next_endpoint(&ei, &e) > 0)
+					if (e.name.len < 0 || e.host.len < 0)
+						abort();   /* the decoder checked every endpoint */
+			}
+			if (it.r.err)
+				abort();   /* nor can a walk fail after a good decode */
 		}
 	}
 	uint8_t kind = data[0] % 8, flags = data[1];
