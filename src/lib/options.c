@@ -355,14 +355,24 @@ void ss_opts_write_help(FILE *f)
 
 int segscan_set(segscan_scan *s, const char *name, const char *v)
 {
+	if (!name)
+		return -EINVAL;
+	/* refused during and after segscan_run: the run reads the options without a lock
+	 * (issue 21 item 11: a --topic set under a run freed the regex it compiled) */
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
 	s->err[0] = 0;
 	const struct ss_optdef *d = ss_optdef_find(name);
 	if (!d) {
 		snprintf(s->err, sizeof(s->err), "unknown option");
-		return -EINVAL;
+		r = -EINVAL;
+		goto out;
 	}
-	int r = ss_opt_apply(&s->opts, d, v);
+	r = ss_opt_apply(&s->opts, d, v);
 	if (r == -EINVAL)
 		snprintf(s->err, sizeof(s->err), "%s", d->err);
+out:
+	ss_scan_setup_end(s);
 	return r;
 }
