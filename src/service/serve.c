@@ -340,11 +340,13 @@ static void log_stats(const segscan_scan *s, uint64_t gen)
 	free(buf);
 }
 
-static void write_textfile(struct svc *v)
+/* The published exposition to --textfile; a failure (a full disk, a file-size limit, a
+ * FIFO in the way) is logged with the path and left for the next publication. */
+static int write_textfile(struct svc *v)
 {
 	struct ss_snapshot *snap = ss_pub_acquire(v->pub);
 	if (!snap)
-		return;
+		return -ENODATA;
 	int r = ss_textfile_write(v->o->textfile, snap->metrics, snap->metrics_len);
 	if (r) {
 		struct ss_logline l;
@@ -360,6 +362,7 @@ static void write_textfile(struct svc *v)
 		ss_log_end(&l);
 	}
 	ss_snapshot_release(snap);
+	return r;
 }
 
 /* Change detection before a scan: arms what is not yet watched and opens the scan's
@@ -514,8 +517,8 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 			 " segments, %" PRIu64 " errors in %.1f s", gen, parts, st.segments, st.errors, st.seconds);
 		ss_notify(status);
 	}
-	if (v->o->textfile && r == 0)
-		write_textfile(v);
+	if (v->o->textfile && r == 0 && !v->o->once)
+		write_textfile(v); /* --once: serve_once writes it and says so on stderr */
 	if (r && r != -ESTALE)
 		return r;
 	return r ? 1 : 0;
@@ -625,7 +628,7 @@ static int serve_once(struct svc *v)
 	if (!snap)
 		return 1;
 	if (v->o->textfile) {
-		if ((r = ss_textfile_write(v->o->textfile, snap->metrics, snap->metrics_len))) {
+		if ((r = write_textfile(v))) {
 			fprintf(stderr, "segscan: --textfile=%s: %s\n", v->o->textfile, segscan_strerror(r));
 			ec = 1;
 		}
