@@ -1419,6 +1419,102 @@ static void test_textfile_efbig(void **state)
 	free(root);
 }
 
+
+/* A log dir that is gone is a failed scan (issue 20 item 5: /healthz said 200 "ok" with
+ * scan_exit_code 3, the success timestamp stayed fresh, no alert could fire, and the log
+ * did not name the path). The other log dir's partitions are still published. */
+static void test_logdir_down(void **state)
+{
+	char *root = NULL, *ld = su_gen("serve-down", 1, 2, 2, 16384, 0, false, &root);
+	assert_non_null(ld);
+	char missing[600];
+	snprintf(missing, sizeof(missing), "%s/disk2", root);
+	const char *args[] = { "--interval=3600", ld, missing, NULL };
+	struct srv s;
+	/* not srv_start: it waits for a 200, and this service is (rightly) never healthy */
+	assert_true(srv_start_ex(&s, "serve-down", args, false, NULL));
+	char *body = NULL;
+	json_t *h = NULL;
+	double deadline = now_s() + 30 * slack();
+	while (now_s() < deadline) {
+		assert_int_equal(get(s.port, "/healthz", &body), 503);
+		h = json_loads(body, 0, NULL);
+		free(body);
+		if (h && json_integer_value(json_object_get(h, "generation")) > 0)
+			break; /* published: 503 "failing", not "starting" */
+		json_decref(h);
+		h = NULL;
+		nap_ms(20);
+	}
+	assert_non_null(h);
+	assert_string_equal(json_string_value(json_object_get(h, "status")), "failing");
+	assert_int_equal(json_integer_value(json_object_get(h, "scan_exit_code")), 3);
+	json_t *down = json_object_get(h, "log_dirs_down");
+	assert_int_equal(json_array_size(down), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(down, 0), "log_dir")), missing);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(down, 0), "error")),
+			    "No such file or directory");
+	json_decref(h);
+
+	assert_int_equal(get(s.port, "/metrics", &body), 200);
+	char want[800];
+	snprintf(want, sizeof(want), "\nsegscan_log_dir_up{log_dir=\"%s\"} 0\n", missing);
+	assert_non_null(strstr(body, want));
+	snprintf(want, sizeof(want), "\nsegscan_log_dir_up{log_dir=\"%s\"} 1\n", ld);
+	assert_non_null(strstr(body, want));
+	assert_non_null(strstr(body, "\nsegscan_scan_exit_code 3\n"));
+	assert_non_null(strstr(body, "\nsegscan_scan_failures_total 1\n"));
+	/* no scan has read every log dir: no success time to report */
+	assert_null(strstr(body, "segscan_scan_last_success_timestamp_seconds"));
+	/* what could be read is still published */
+	struct pfacts parts[8];
+	size_t n = list_parts(ld, parts, 8);
+	assert_true(n == 2);
+	for (size_t i = 0; i < n; i++) {
+		double v;
+		assert_true(series(body, "segscan_log_segments", parts[i].topic, parts[i].partition, ld, &v));
+		assert_int_equal((int)v, parts[i].logs);
+	}
+	free(body);
+
+	/* the log names the path, as an error */
+	char *log = tu_read_file(s.log, NULL);
+	assert_non_null(log);
+	snprintf(want, sizeof(want), "level=error msg=\"log dir could not be read\" generation=1 log_dir=%s ", missing);
+	if (!strstr(log, want))
+		fail_msg("the log does not name %s as an error:\n%s", missing, log);
+	free(log);
+
+	/* the disk is back (a log dir of the same broker with no partition yet: its
+	 * meta.properties): the next scan is healthy again */
+	assert_int_equal(mkdir(missing, 0755), 0);
+	assert_int_equal(tu_run(NULL, "cp '%s/meta.properties' '%s/'", ld, missing), 0);
+	int64_t g = 1;
+	kill(s.pid, SIGHUP);
+	deadline = now_s() + 30 * slack();
+	int st = 0;
+	while (now_s() < deadline) {
+		st = get(s.port, "/healthz", &body);
+		h = json_loads(body, 0, NULL);
+		int64_t gen = h ? json_integer_value(json_object_get(h, "generation")) : 0;
+		json_decref(h);
+		free(body);
+		if (gen > g)
+			break;
+		nap_ms(20);
+	}
+	assert_int_equal(st, 200);
+	assert_int_equal(get(s.port, "/metrics", &body), 200);
+	snprintf(want, sizeof(want), "\nsegscan_log_dir_up{log_dir=\"%s\"} 1\n", missing);
+	assert_non_null(strstr(body, want));
+	assert_non_null(strstr(body, "\nsegscan_scan_exit_code 0\n"));
+	assert_non_null(strstr(body, "\nsegscan_scan_last_success_timestamp_seconds "));
+	free(body);
+	srv_stop(&s, NULL);
+	free(ld);
+	free(root);
+}
+
 static void test_usage(void **state)
 {
 	char *out = NULL;
@@ -1582,6 +1678,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_sigterm_exits_quickly, kill_servers),
 		cmocka_unit_test_teardown(test_textfile, kill_servers),
 		cmocka_unit_test_teardown(test_textfile_efbig, kill_servers),
+		cmocka_unit_test_teardown(test_logdir_down, kill_servers),
 		cmocka_unit_test_teardown(test_ipv6_listen, kill_servers),
 		cmocka_unit_test_teardown(test_load, kill_servers),
 	};

@@ -274,15 +274,15 @@ static void *reaper_main(void *arg)
 static enum MHD_Result healthz(struct ss_http *h, struct MHD_Connection *c)
 {
 	struct ss_snapshot *s = ss_pub_acquire(h->pub);
-	char body[4096];
 	if (!s)
 		return send_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, CT_JSON,
 				   "{\"status\":\"starting\",\"message\":\"the first scan has not finished yet\"}\n");
 	struct ss_pub_totals t;
 	ss_pub_get_totals(h->pub, &t);
 	double age = ss_mono() - s->finished_mono, stale_after = ss_pub_stale_after(h->pub, s);
-	/* Unhealthy (503) when the latest scan failed, or when nothing was published for a
-	 * few intervals: a scan loop that blocks or dies must not keep answering "ok". */
+	/* Unhealthy (503) when the latest scan failed (it could not run, or could not read a
+	 * log dir: issue 20 item 5), or when nothing was published for a few intervals: a
+	 * scan loop that blocks or dies must not keep answering "ok". */
 	const char *status = t.last_failed ? "failing" : stale_after > 0 && age > stale_after ? "stale" : "ok";
 	/* the live __remote_log_metadata consumer, when serve runs one (cluster_tail.h): a
 	 * cluster that stopped answering makes the published remote state age */
@@ -292,17 +292,23 @@ static enum MHD_Result healthz(struct ss_http *h, struct MHD_Connection *c)
 	if (!connected && !strcmp(status, "ok"))
 		status = "degraded";
 	unsigned code = strcmp(status, "ok") ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK;
-	int n = snprintf(body, sizeof(body),
+	/* the down list names paths of any length: the body is sized to fit */
+	char *body = NULL;
+	int n = asprintf(&body,
 			 "{\"status\":\"%s\",\"generation\":%" PRIu64 ",\"age_seconds\":%.3f,\"stale_after_seconds\":%.3f,"
 			 "\"last_scan_duration_seconds\":%.6f,\"last_scan_finished\":%.3f,\"partitions\":%zu,"
-			 "\"scan_exit_code\":%d,\"scans\":%" PRIu64 ",\"failures\":%" PRIu64 "%s%s}\n",
+			 "\"scan_exit_code\":%d,\"log_dirs_down\":%s,\"scans\":%" PRIu64 ",\"failures\":%" PRIu64 "%s%s}\n",
 			 status, s->generation, age < 0 ? 0 : age, stale_after, s->stats.seconds, s->finished_wall, s->n_parts,
-			 s->exit_code, t.scans, t.failures, rn > 0 ? "," : "", rn > 0 ? rm : "");
+			 s->exit_code, s->down_json ? s->down_json : "[]", t.scans, t.failures, rn > 0 ? "," : "",
+			 rn > 0 ? rm : "");
 	uint64_t gen = s->generation;
 	ss_snapshot_release(s);
-	if (n < 0 || (size_t)n >= sizeof(body))
+	if (n < 0)
 		return MHD_NO;
-	return queue(c, code, MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY), CT_JSON, gen);
+	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback((size_t)n, body, free);
+	if (!resp)
+		free(body);
+	return queue(c, code, resp, CT_JSON, gen);
 }
 
 static enum MHD_Result not_ready(struct MHD_Connection *c, bool json)

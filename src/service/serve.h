@@ -62,6 +62,9 @@ struct ss_snapshot {
 	double        finished_mono;   /* CLOCK_MONOTONIC seconds: /healthz age */
 	double        finished_wall;   /* seconds since the epoch */
 	int           exit_code;       /* segscan_exit_code() of the scan */
+	unsigned      logdirs_down;    /* log dirs the scan could not read (segscan_logdir) */
+	char         *down_json;       /* them as a json array for /healthz:
+					  [{"log_dir":PATH,"error":TEXT},...] */
 };
 
 /* Cumulative counters, folded in by every finished scan (published or refused: the
@@ -71,9 +74,13 @@ struct ss_pub_totals {
 	uint64_t segments_reused;
 	uint64_t partitions_reused; /* taken whole after no inotify event (segscan_reuse_unchanged) */
 	uint64_t scans;          /* scans that ran to completion */
-	uint64_t failures;       /* scans whose segscan_run failed */
+	uint64_t failures;       /* failed scans: segscan_run failed, or a log dir could not be
+				    read (issue 20 item 5: that scan is published, and failed) */
 	uint64_t refused;        /* completed scans whose publication was refused (stale) */
-	bool     last_failed;    /* the latest scan failed (cleared by the next publication) */
+	bool     last_failed;    /* the latest scan failed (cleared by the next publication of
+				    a scan that read every log dir) */
+	double   last_success_wall; /* when the last published scan that read every log dir
+				       finished (Unix time); 0: none yet */
 };
 
 struct ss_pub;
@@ -87,7 +94,9 @@ void ss_pub_free(struct ss_pub *pub);
 uint64_t ss_pub_begin_scan(struct ss_pub *pub);
 
 /* Publishes a finished scan taken with generation `gen`. Takes ownership of `scan` in
- * every case: on success it lives in the new snapshot, otherwise it is freed. Returns 0,
+ * every case: on success it lives in the new snapshot, otherwise it is freed. A scan that
+ * could not read one of its log dirs is published (what it read is true) and counted as
+ * a failure: /healthz says "failing" until a scan reads them all. Returns 0,
  * -ESTALE when a scan with the same or a newer generation is already published (the
  * scan's counters are still folded into the totals), or -ENOMEM / -EIO from rendering. */
 int  ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen);
