@@ -574,7 +574,58 @@ static void test_endpoints(void **state)
 	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s/-1", s.port, parts[0].topic), 400);
 	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s/99999999999", s.port,
 			      parts[0].topic), 400);
-	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s", s.port, parts[0].topic), 404);
+	/* /v1/partitions/TOPIC and /v1/partitions?topic=TOPIC: every partition of the topic
+	 * (issue 20 item 11), each object the one /v1/partitions/TOPIC/N serves */
+	for (size_t i = 0; i < n; i++) {
+		const char *topic = parts[i].topic;
+		size_t want = 0;
+		for (size_t k = 0; k < n; k++)
+			want += !strcmp(parts[k].topic, topic);
+		char enc[800] = "";
+		for (const char *p = topic; *p; p++)
+			snprintf(enc + strlen(enc), sizeof(enc) - strlen(enc), "%%%02X", (unsigned char)*p);
+		for (int form = 0; form < 3; form++) {
+			static const char *const fmt[] = { "http://127.0.0.1:%d/v1/partitions/%s",
+							   "http://127.0.0.1:%d/v1/partitions?topic=%s",
+							   "http://127.0.0.1:%d/v1/partitions?topic=%s" };
+			assert_int_equal(curl(&body, &ct, fmt[form], s.port, form == 2 ? enc : topic), 200);
+			assert_string_equal(ct, "application/json");
+			free(ct);
+			json_t *doc = json_loads(body, 0, &je);
+			if (!doc)
+				fail_msg("form %d: not json (%s): %s", form, je.text, body);
+			free(body);
+			json_t *arr = json_object_get(doc, "partitions");
+			assert_int_equal(json_array_size(arr), want);
+			int32_t last = -1;
+			for (size_t k = 0; k < json_array_size(arr); k++) {
+				json_t *o = json_array_get(arr, k);
+				assert_string_equal(json_string_value(json_object_get(o, "topic")), topic);
+				int32_t pn = (int32_t)json_integer_value(json_object_get(o, "partition"));
+				assert_true(pn > last); /* in partition order */
+				last = pn;
+				char *one = NULL;
+				assert_int_equal(curl(&one, NULL, "http://127.0.0.1:%d/v1/partitions/%s/%d", s.port, topic, pn),
+						 200);
+				json_t *jo = json_loads(one, 0, &je);
+				assert_non_null(jo);
+				assert_true(json_equal(o, jo));
+				json_decref(jo);
+				free(one);
+			}
+			json_decref(doc);
+		}
+	}
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/no-such-topic", s.port), 404);
+	assert_int_equal(curl(&body, NULL, "http://127.0.0.1:%d/v1/partitions?topic=no-such-topic", s.port), 200);
+	assert_string_equal(body, "{\"partitions\":[\n]}\n");
+	free(body);
+	assert_int_equal(curl(NULL, NULL, "'http://127.0.0.1:%d/v1/partitions?topic=a%%2Fb'", s.port), 400);
+	assert_int_equal(curl(NULL, NULL, "'http://127.0.0.1:%d/v1/partitions?topic='", s.port), 400);
+	assert_int_equal(curl(NULL, NULL, "'http://127.0.0.1:%d/v1/partitions?partition=0'", s.port), 400);
+	assert_int_equal(curl(NULL, NULL, "'http://127.0.0.1:%d/v1/partitions?topic=%s&topic=%s'", s.port,
+			      parts[0].topic, parts[0].topic), 400);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/bad%%20name", s.port), 400);
 	/* an encoded '/' is not a separator, and no path reaches the file system */
 	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/..%%2F..%%2Fetc%%2Fpasswd/0", s.port),
 			 400);
@@ -1526,7 +1577,29 @@ static void test_usage(void **state)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(out, want[i]))
 			fail_msg("--help lacks %s", want[i]);
+	/* only options serve takes (issue 20 item 11): the report format and the progress
+	 * switches are not serve's, and serve refuses them */
+	const char *not_listed[] = { "--format", "--progress", "--quiet" };
+	for (char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t sp = strspn(line, " ");
+		if (sp < 2 || line[sp] != '-')
+			continue; /* an option line starts with its flags */
+		for (size_t i = 0; i < sizeof(not_listed) / sizeof(not_listed[0]); i++) {
+			const char *o = strstr(line, not_listed[i]), *nl = strchr(line, '\n');
+			if (o && (!nl || o < nl) && o < line + 30)
+				fail_msg("serve --help lists %s, which serve does not take", not_listed[i]);
+		}
+	}
+	/* the new endpoints are named */
+	assert_non_null(strstr(out, "/v1/partitions/TOPIC "));
+	assert_non_null(strstr(out, "?topic="));
 	free(out);
+	for (int i = 0; i < 3; i++) {
+		static const char *const opt[] = { "-q", "--quiet", "--progress" };
+		assert_int_equal(tu_run(&out, "%s serve %s /tmp 2>&1 </dev/null", tu_segscan(), opt[i]), 2);
+		assert_non_null(strstr(out, "serve has no --"));
+		free(out);
+	}
 	const char *bad[] = { "--interval=0 /tmp", "--interval=abc /tmp", "--interval=-5 /tmp", "--listen=nohost /tmp",
 			      "--listen=127.0.0.1:0 /tmp", "--format=json /tmp", "--remote-state=- /tmp",
 			      "--max-read-rate=lots /tmp", "--io-priority=urgent /tmp", "--avoid-cpus=x-y /tmp",

@@ -324,8 +324,13 @@ void ss_opts_release(struct ss_opts *o)
 
 void ss_opts_write_help(FILE *f)
 {
-	for (size_t i = 0; i < ss_n_optdefs; i++) {
-		const struct ss_optdef *d = &ss_optdefs[i];
+	for (size_t i = 0; i < ss_n_optdefs; i++)
+		ss_optdef_write_help(f, &ss_optdefs[i]);
+}
+
+void ss_optdef_write_help(FILE *f, const struct ss_optdef *d)
+{
+	{
 		char head[96];
 		int n;
 		if (d->short_name)

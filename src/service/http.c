@@ -318,17 +318,111 @@ static enum MHD_Result not_ready(struct MHD_Connection *c, bool json)
 				: "the first scan has not finished yet\n");
 }
 
-/* /v1/partitions/TOPIC/N; `rest` is the part after the prefix, still percent-encoded. */
+static enum MHD_Result bad_topic(struct MHD_Connection *c)
+{
+	return send_static(c, MHD_HTTP_BAD_REQUEST, CT_JSON,
+			   "{\"error\":\"not a Kafka topic name (1-249 of [a-zA-Z0-9._-])\"}\n");
+}
+
+/* {"partitions":[...]}: the partition objects of one topic (issue 20 item 11), in
+ * partition order, copied from the snapshot's rendered ones. A topic with none is 404 for
+ * the path /v1/partitions/TOPIC and an empty list for the filter ?topic=TOPIC. */
+static enum MHD_Result topic_doc(struct ss_http *h, struct MHD_Connection *c, const char *topic, bool none_404)
+{
+	static const char head[] = "{\"partitions\":[\n", tail[] = "]}\n";
+	struct ss_snapshot *s = ss_pub_acquire(h->pub);
+	if (!s)
+		return not_ready(c, true);
+	if (ss_snapshot_json(s)) { /* rendered on first use: out of memory */
+		ss_snapshot_release(s);
+		return send_static(c, MHD_HTTP_INTERNAL_SERVER_ERROR, CT_JSON,
+				   "{\"error\":\"the report could not be rendered\"}\n");
+	}
+	size_t first = 0, n = ss_snapshot_topic(s, topic, &first), len = sizeof(head) - 1 + sizeof(tail) - 1;
+	if (!n && none_404) {
+		ss_snapshot_release(s);
+		return send_static(c, MHD_HTTP_NOT_FOUND, CT_JSON,
+				   "{\"error\":\"no partition of this topic in the last published scan\"}\n");
+	}
+	for (size_t i = 0; i < n; i++)
+		len += s->parts[first + i].len + 1; /* its newline becomes ",\n" */
+	char *buf = malloc(len + 1), *p = buf;
+	if (!buf) {
+		ss_snapshot_release(s);
+		return MHD_NO;
+	}
+	memcpy(p, head, sizeof(head) - 1);
+	p += sizeof(head) - 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct ss_part_ref *ref = &s->parts[first + i];
+		size_t l = ref->len; /* each object ends with its newline (render_parts) */
+		memcpy(p, s->part_json + ref->off, l - 1);
+		p += l - 1;
+		if (i + 1 < n)
+			*p++ = ',';
+		*p++ = '\n';
+	}
+	memcpy(p, tail, sizeof(tail) - 1);
+	p += sizeof(tail) - 1;
+	uint64_t gen = s->generation;
+	ss_snapshot_release(s);
+	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback((size_t)(p - buf), buf, free);
+	if (!resp)
+		free(buf);
+	return queue(c, MHD_HTTP_OK, resp, CT_JSON, gen);
+}
+
+/* ?topic=NAME on /v1/partitions: the only argument it takes, once. */
+struct query {
+	unsigned    n, n_topic;
+	const char *topic;
+};
+
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct query *q = cls;
+	q->n++;
+	if (key && !strcmp(key, "topic")) {
+		q->n_topic++;
+		q->topic = value;
+	}
+	return MHD_YES;
+}
+
+static bool has_query(struct MHD_Connection *c)
+{
+	return MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) > 0;
+}
+
+/* /v1/partitions?topic=TOPIC (percent-encoded, as a path segment) */
+static enum MHD_Result filtered_parts(struct ss_http *h, struct MHD_Connection *c)
+{
+	struct query q = { 0 };
+	char topic[256];
+	int tl;
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	if (q.n != 1 || q.n_topic != 1)
+		return send_static(c, MHD_HTTP_BAD_REQUEST, CT_JSON,
+				   "{\"error\":\"the one query argument taken is topic=NAME\"}\n");
+	if (!q.topic || (tl = ss_url_decode(q.topic, strlen(q.topic), topic, sizeof(topic))) < 0 ||
+	    !ss_topic_name_ok(topic, (size_t)tl))
+		return bad_topic(c);
+	return topic_doc(h, c, topic, false);
+}
+
+/* /v1/partitions/TOPIC/N and /v1/partitions/TOPIC; `rest` is the part after the prefix,
+ * still percent-encoded. */
 static enum MHD_Result one_partition(struct ss_http *h, struct MHD_Connection *c, void **con_cls, const char *rest)
 {
 	char topic[256];
 	const char *slash = strchr(rest, '/');
-	if (!slash || strchr(slash + 1, '/'))
+	if (!*rest || (slash && strchr(slash + 1, '/')))
 		return send_static(c, MHD_HTTP_NOT_FOUND, CT_JSON, "{\"error\":\"not found\"}\n");
-	int tl = ss_url_decode(rest, (size_t)(slash - rest), topic, sizeof(topic));
+	int tl = ss_url_decode(rest, slash ? (size_t)(slash - rest) : strlen(rest), topic, sizeof(topic));
 	if (tl < 0 || !ss_topic_name_ok(topic, (size_t)tl))
-		return send_static(c, MHD_HTTP_BAD_REQUEST, CT_JSON,
-				   "{\"error\":\"not a Kafka topic name (1-249 of [a-zA-Z0-9._-])\"}\n");
+		return bad_topic(c);
+	if (!slash)
+		return topic_doc(h, c, topic, true);
 	const char *num = slash + 1;
 	int32_t pn;
 	size_t nl = strlen(num);
@@ -419,7 +513,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	enum route rt = route_of(url);
 	if (rt == R_NONE)
 		return send_static(c, MHD_HTTP_NOT_FOUND, CT_TEXT,
-				   "not found: try /metrics, /v1/partitions, /v1/partitions/TOPIC/N or /healthz\n");
+				   "not found: try /metrics, /v1/partitions[?topic=TOPIC], /v1/partitions/TOPIC[/N] or "
+				   "/healthz\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return send_static(c, MHD_HTTP_METHOD_NOT_ALLOWED, CT_TEXT, "method not allowed: use GET or HEAD\n");
 	if (body)
@@ -445,6 +540,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		}
 		return send_metrics(h, c, con_cls, s);
 	case R_PARTS:
+		if (has_query(c))
+			return filtered_parts(h, c);
 		if (!(s = ss_pub_acquire(h->pub)))
 			return not_ready(c, true);
 		if (ss_snapshot_json(s)) { /* rendered on first use: out of memory */

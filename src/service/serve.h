@@ -121,6 +121,10 @@ void ss_snapshot_release(struct ss_snapshot *snap);
  * (not a state Kafka allows; possible when scanning other brokers' copies), the first
  * log dir in byte order. */
 const struct ss_part_ref *ss_snapshot_find(struct ss_snapshot *snap, const char *topic, int32_t partition);
+/* The partitions of one topic: returns how many, *first the index of the first in
+ * snap->parts (sorted by partition, then log dir). Renders the json on first use (0 on a
+ * render error, as for a topic with no partition). */
+size_t ss_snapshot_topic(struct ss_snapshot *snap, const char *topic, size_t *first);
 /* Renders the json report and the per-partition objects once (the first caller does,
  * the others wait for it); after 0, json and part_json/parts are valid and immutable.
  * Returns 0 or the render's error (-ENOMEM, -EIO), the same for every later call. */

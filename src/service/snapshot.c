@@ -189,6 +189,25 @@ const struct ss_part_ref *ss_snapshot_find(struct ss_snapshot *snap, const char 
 	return NULL;
 }
 
+size_t ss_snapshot_topic(struct ss_snapshot *snap, const char *topic, size_t *first)
+{
+	if (ss_snapshot_json(snap))
+		return 0;
+	size_t lo = 0, hi = snap->n_parts;
+	while (lo < hi) { /* the topic's first object: parts are sorted by topic first */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(snap->parts[mid].topic, topic) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t n = 0;
+	while (lo + n < snap->n_parts && !strcmp(snap->parts[lo + n].topic, topic))
+		n++;
+	*first = lo;
+	return n;
+}
+
 /* A memstream that reports failure from any step; *buf is NULL after a failure. */
 static int close_stream(FILE *f, char **buf, int r)
 {
