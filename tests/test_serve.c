@@ -609,7 +609,15 @@ static void test_endpoints(void **state)
 						 200);
 				json_t *jo = json_loads(one, 0, &je);
 				assert_non_null(jo);
-				assert_true(json_equal(o, jo));
+				/* the same partition (a rescan a second may come between the two
+				 * requests: what a rescan of an unchanged tree keeps is compared) */
+				static const char *const keys[] = { "topic", "partition", "log_dir", "dir", "topic_id",
+								    "log_start_offset", "log_end_offset", "size_bytes",
+								    "segments" };
+				for (size_t kk = 0; kk < sizeof(keys) / sizeof(keys[0]); kk++)
+					if (!json_equal(json_object_get(o, keys[kk]), json_object_get(jo, keys[kk])))
+						fail_msg("%s-%d: %s differs between the topic and the partition document",
+							 topic, pn, keys[kk]);
 				json_decref(jo);
 				free(one);
 			}
