@@ -149,8 +149,11 @@ int  ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sa
  * auth); web must outlive the server. */
 int  ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
 		       struct ss_web_config *web, char *err, size_t errlen);
-/* Closes the listening socket and every connection, joins MHD's thread. */
+/* Closes the listening socket and every connection, joins MHD's thread (and the basic
+ * auth verifier's, after at most the one bcrypt it runs). */
 void ss_http_stop(struct ss_http *h);
+/* The port it listens on (listening on port 0 takes one the kernel picks), or -errno. */
+int  ss_http_port(const struct ss_http *h);
 
 /* ---- the service (serve.c) ------------------------------------------------------- */
 
