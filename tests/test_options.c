@@ -365,7 +365,7 @@ static void test_cli_reaches_every_row(void **state)
 			const struct ss_optdef *d = &ss_optdefs[i];
 			char *out = NULL;
 			if (c == 1 && not_serve(d->name)) {
-				int rc = tu_run(&out, "%s serve --%s /nonexistent/h3-logdir 2>&1", tu_segscan(), d->name);
+				int rc = tu_run(&out, "%s serve --once --%s /nonexistent/h3-logdir 2>&1", tu_segscan(), d->name);
 				if (rc != 2 || !strstr(out, "serve has no --"))
 					fail_msg("serve --%s: exit %d (want 2, refused): %s", d->name, rc, out);
 				free(out);
