@@ -33,6 +33,8 @@ static const char exit_help[] =
 "  2  usage error: a bad option or value, an unreadable or malformed config or remote-state\n"
 "     file (the message names the file, line and problem)\n"
 "  3  a LOGDIR is missing or unreadable\n"
+"  (1 and 3: each place that could not be read is also a line 'segscan: error: PATH: why'\n"
+"  on stderr, whatever the format, -q or not)\n"
 "  130 interrupted (SIGINT, Ctrl-C) or 143 terminated (SIGTERM): the scan stops starting\n"
 "     segments, finishes those in flight, says so on stderr and writes no report\n"
 "\n"
