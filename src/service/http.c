@@ -90,13 +90,13 @@ struct ss_http {
 	pthread_t          reaper;
 	bool               reaper_started;
 	/* The verifier: jobs queued by the polling thread (each one's connection suspended),
-	 * taken in order by auth_main. auth_mu guards the queue, auth_stop and every job's
+	 * taken in order by auth_main. auth_mu guards the queue, auth_stopping and every job's
 	 * state and ok. */
 	pthread_mutex_t    auth_mu;
 	pthread_cond_t     auth_cv;         /* auth_mu: a job queued, or stop */
 	struct ss_auth_job *auth_head, *auth_tail; /* auth_mu */
 	unsigned           auth_queued;     /* auth_mu */
-	bool               auth_stop;       /* auth_mu: ss_http_stop; no job is queued after it */
+	bool               auth_stopping;   /* auth_mu: auth_stop has begun; no job is queued after it */
 	pthread_t          auth_th;
 	bool               auth_started;
 };
@@ -516,9 +516,9 @@ static void *auth_main(void *arg)
 	pthread_setname_np(pthread_self(), "segscan-auth");
 	pthread_mutex_lock(&h->auth_mu);
 	for (;;) {
-		while (!h->auth_head && !h->auth_stop)
+		while (!h->auth_head && !h->auth_stopping)
 			pthread_cond_wait(&h->auth_cv, &h->auth_mu);
-		if (h->auth_stop)
+		if (h->auth_stopping)
 			break;
 		struct ss_auth_job *j = h->auth_head;
 		if (!(h->auth_head = j->next))
@@ -542,14 +542,15 @@ static void *auth_main(void *arg)
 }
 
 /* The verifier's end, before MHD_stop_daemon (which must not find a suspended
- * connection): no job is queued after auth_stop, those queued are resumed as cancelled,
- * and the join waits for the one running (one bcrypt, SS_WEB_BCRYPT_MAX_COST at most). */
+ * connection): no job is queued once auth_stopping is set, those queued are resumed as
+ * cancelled, and the join waits for the one running (one bcrypt, of a cost
+ * SS_WEB_BCRYPT_MAX_COST at most). */
 static void auth_stop(struct ss_http *h)
 {
 	if (!h->auth_started)
 		return;
 	pthread_mutex_lock(&h->auth_mu);
-	h->auth_stop = true;
+	h->auth_stopping = true;
 	struct ss_auth_job *q = h->auth_head;
 	h->auth_head = h->auth_tail = NULL;
 	h->auth_queued = 0;
@@ -649,8 +650,8 @@ static bool authorised(struct ss_http *h, struct MHD_Connection *c, bool body, e
 	j->c = c;
 	j->v = v;
 	pthread_mutex_lock(&h->auth_mu);
-	if (h->auth_stop || h->auth_queued >= SS_HTTP_AUTH_QUEUE) {
-		bool stopping = h->auth_stop;
+	if (h->auth_stopping || h->auth_queued >= SS_HTTP_AUTH_QUEUE) {
+		bool stopping = h->auth_stopping;
 		pthread_mutex_unlock(&h->auth_mu);
 		ss_web_auth_end(h->web, &v, NULL, false);
 		free(j->pass);

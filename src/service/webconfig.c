@@ -90,10 +90,9 @@ static int check_bcrypt(const char *v, size_t vn, char *err, size_t errlen, cons
 			   k, cost, SS_WEB_BCRYPT_MIN_COST);
 	if (cost > SS_WEB_BCRYPT_MAX_COST)
 		return bad(err, errlen, fname, line,
-			   "user \"%.*s\": bcrypt cost %d is above the maximum of %d (every verification would take "
-			   "about %.3g s: 50 ms at cost 10, twice that per step; hash the password again, e.g. "
-			   "htpasswd -nBC 10 %.*s)",
-			   un, k, cost, SS_WEB_BCRYPT_MAX_COST, ldexp(0.05, cost - 10), un, k);
+			   "user \"%.*s\": bcrypt cost %d is above the maximum of %d (a verification would take "
+			   "about %.3g s; hash the password again, e.g. htpasswd -nBC 10 USER)",
+			   un, k, cost, SS_WEB_BCRYPT_MAX_COST, ldexp(0.05, cost - 10) /* 50 ms at 10, x2 a step */);
 	if (vn != 60)
 		return bad(err, errlen, fname, line, "user \"%.*s\": a bcrypt hash is 60 characters, this one %zu", un, k,
 			   vn);
