@@ -330,29 +330,27 @@ void ss_opts_write_help(FILE *f)
 
 void ss_optdef_write_help(FILE *f, const struct ss_optdef *d)
 {
-	{
-		char head[96];
-		int n;
-		if (d->short_name)
-			n = snprintf(head, sizeof(head), "  -%c, --%s", d->short_name, d->name);
-		else
-			n = snprintf(head, sizeof(head), "      --%s", d->name);
-		if (ss_optdef_has_arg(d))
-			n += snprintf(head + n, sizeof(head) - (size_t)n, "=%s", d->values);
-		/* the description starts on the option's line when two spaces still fit */
-		if (n + 2 <= HELP_COL)
-			fprintf(f, "%-*s", HELP_COL, head);
-		else
-			fprintf(f, "%s\n%*s", head, HELP_COL, "");
-		for (const char *p = d->help;;) {
-			const char *nl = strchr(p, '\n');
-			if (!nl) {
-				fprintf(f, "%s\n", p);
-				break;
-			}
-			fprintf(f, "%.*s\n%*s", (int)(nl - p), p, HELP_COL, "");
-			p = nl + 1;
+	char head[96];
+	int n;
+	if (d->short_name)
+		n = snprintf(head, sizeof(head), "  -%c, --%s", d->short_name, d->name);
+	else
+		n = snprintf(head, sizeof(head), "      --%s", d->name);
+	if (ss_optdef_has_arg(d))
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "=%s", d->values);
+	/* the description starts on the option's line when two spaces still fit */
+	if (n + 2 <= HELP_COL)
+		fprintf(f, "%-*s", HELP_COL, head);
+	else
+		fprintf(f, "%s\n%*s", head, HELP_COL, "");
+	for (const char *p = d->help;;) {
+		const char *nl = strchr(p, '\n');
+		if (!nl) {
+			fprintf(f, "%s\n", p);
+			break;
 		}
+		fprintf(f, "%.*s\n%*s", (int)(nl - p), p, HELP_COL, "");
+		p = nl + 1;
 	}
 }
 
