@@ -111,7 +111,7 @@ run: all
 # ---- tests -------------------------------------------------------------------------------
 # test-unit: every test, release build. test-asan: every test under ASan+UBSan.
 # test-tsan: the ring, worker and scan tests under TSan (the thread code).
-TSAN_TESTS := test_ring test_worker test_scan test_io test_races test_serve_lifecycle test_cancel test_log test_rescan
+TSAN_TESTS := test_ring test_worker test_scan test_io test_races test_serve_lifecycle test_cancel test_log test_rescan test_serve_auth test_api
 test: test-unit test-asan test-tsan
 	@echo "make test: all suites passed"
 

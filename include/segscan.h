@@ -5,6 +5,23 @@
  * the SEGSCAN_E* format errors below (a private range that cannot collide with errno).
  * segscan_strerror() names both. Structs are opaque; results are read with accessors.
  *
+ * Arguments and state, the same for every entry point (tests/test_api.c calls each):
+ *   - a NULL handle, partition or required pointer is refused: -EINVAL from a function
+ *     that returns an int, and 0, NULL or -EINVAL (each says which) from one that returns
+ *     a count, a pointer or a value. Nothing dereferences a NULL it was given.
+ *     segscan_scan_free(NULL) and segscan_cancel(NULL) do nothing.
+ *   - a handle is set up (segscan_set, segscan_add_logdir, segscan_reuse,
+ *     segscan_reuse_unchanged, segscan_set_log), run once (segscan_run), then read. A
+ *     setter called while segscan_run runs, on any thread, returns -EBUSY and changes
+ *     nothing; called after the run, -EALREADY. A second segscan_run returns -EBUSY while
+ *     the first runs, -EALREADY after it. These refusals leave segscan_last_error() as
+ *     it was (it belongs to the run).
+ *   - the results are read after segscan_run returns (before it, they are those of an
+ *     empty scan). A results function called while the run runs returns -EBUSY (or 0 /
+ *     NULL, as it says): the check is exact for a reader that calls during the run; one
+ *     that races with the run's start is still the caller's race to avoid.
+ *   - segscan_scan_free must not be called while segscan_run runs.
+ *
  *   segscan_scan *s;
  *   segscan_scan_new(&s);
  *   segscan_set(s, "threads", "4");          // any scan option by its CLI name
@@ -61,6 +78,7 @@ typedef struct segscan_partition segscan_partition;
 
 enum segscan_format { SEGSCAN_FMT_TABLE, SEGSCAN_FMT_JSON, SEGSCAN_FMT_NDJSON, SEGSCAN_FMT_PROM };
 
+/* -EINVAL for out NULL, -ENOMEM. */
 int  segscan_scan_new(segscan_scan **out);
 void segscan_scan_free(segscan_scan *s);
 
@@ -83,11 +101,14 @@ void segscan_scan_free(segscan_scan *s);
  * on/off, or NULL for true. "quiet" stops progress events to the log callback
  * (segscan_set_log); "progress" is the CLI's (progress lines off a terminal) and changes
  * nothing in the library.
- * Returns -EINVAL for an unknown name and a SEGSCAN_E* error or a negative errno for a bad value; the
- * message for the last failure is available from segscan_last_error().
+ * Returns -EINVAL for an unknown name (or s or name NULL) and a SEGSCAN_E* error or a
+ * negative errno for a bad value; the message for the last failure is available from
+ * segscan_last_error(). -EBUSY during segscan_run, -EALREADY after it.
  */
 int segscan_set(segscan_scan *s, const char *name, const char *value);
+/* Returns 0, -EINVAL (s or path NULL), -ENOMEM, -EBUSY during segscan_run, -EALREADY after. */
 int segscan_add_logdir(segscan_scan *s, const char *path);
+/* The message of the last failure; never NULL ("no error", or a fixed text for s NULL). */
 const char *segscan_last_error(const segscan_scan *s);
 
 /*
@@ -98,6 +119,8 @@ const char *segscan_last_error(const segscan_scan *s);
  * was itself set up with segscan_reuse() keeps what a later one compares (about 24 bytes
  * per segment), so a caller that rescans calls it on its first scan too, with prev NULL;
  * a prev without them is still accepted, and its segments are simply read again.
+ * Returns 0, -EINVAL (s NULL, prev == s, or a prev that has not finished its run),
+ * -EBUSY during s's segscan_run, -EALREADY after it.
  */
 int segscan_reuse(segscan_scan *s, const segscan_scan *prev);
 
@@ -113,12 +136,13 @@ int segscan_reuse(segscan_scan *s, const segscan_scan *prev);
  * evaluation (time, configs, remote state, the log-dir checkpoints) is made again.
  * Partitions prev did not read completely (an error or problem under the directory) and
  * the metadata topics are read as usual whatever the answer. Without segscan_reuse it
- * has no effect; fn NULL turns it off. Returns 0, or -EALREADY after segscan_run.
+ * has no effect; fn NULL turns it off. Returns 0, -EINVAL (s NULL), -EBUSY during
+ * segscan_run, or -EALREADY after it.
  */
 typedef bool (*segscan_unchanged_fn)(void *arg, const char *log_dir, const char *dir);
 int segscan_reuse_unchanged(segscan_scan *s, segscan_unchanged_fn fn, void *arg);
 /* After segscan_run: the partitions taken whole from prev (their segments are counted in
- * segscan_scan_stats.segments_reused too). */
+ * segscan_scan_stats.segments_reused too). 0 for s NULL or during the run. */
 uint64_t segscan_partitions_reused(const segscan_scan *s);
 
 /* ---- Messages and progress: the log callback ------------------------------------------
@@ -201,8 +225,8 @@ typedef void (*segscan_log_fn)(void *user, const struct segscan_log_event *ev);
  * (SEGSCAN_LOG_WARNING: errors and warnings only) are not delivered. Progress events are
  * delivered when max_level >= SEGSCAN_LOG_INFO and the "quiet" option is off, at most
  * about four a second per phase (the library throttles), plus each phase's first and
- * final event. Call before segscan_run(). Returns 0, or -EINVAL for a bad level or a
- * call during segscan_run(). */
+ * final event. Call before segscan_run(). Returns 0, -EINVAL for s NULL or a bad level,
+ * -EBUSY during segscan_run(), -EALREADY after it. */
 int segscan_set_log(segscan_scan *s, segscan_log_fn fn, void *user, enum segscan_log_level max_level);
 
 /* Signals: with "io" = "mmap" (never the default), and with "verify" of a segment
@@ -212,8 +236,9 @@ int segscan_set_log(segscan_scan *s, segscan_log_fn fn, void *user, enum segscan
  * every other SIGBUS to the action that was installed before it. No other signal
  * disposition is changed by the library (the CLI's Ctrl-C handling is the CLI's own).
  *
- * Runs discovery, the workers and the evaluator. A scan runs once. Returns -ECANCELED
- * when segscan_cancel() stopped it (its results are then incomplete). */
+ * Runs discovery, the workers and the evaluator. A scan runs once: -EBUSY while another
+ * thread runs it, -EALREADY after; -EINVAL for s NULL. Returns -ECANCELED when
+ * segscan_cancel() stopped it (its results are then incomplete). */
 int segscan_run(segscan_scan *s);
 
 /* Ask a running segscan_run() to stop soon: no segment is started after it, those in
@@ -222,11 +247,15 @@ int segscan_run(segscan_scan *s);
 void segscan_cancel(segscan_scan *s);
 
 /* Exit code for the CLI per the contract: 0 complete, 1 some data unreadable or failed
- * verification, 3 a LOGDIR missing or unreadable. (2, usage, is decided before running.) */
+ * verification, 3 a LOGDIR missing or unreadable. (2, usage, is decided before running.)
+ * -EINVAL for s NULL, -EBUSY during the run. */
 int segscan_exit_code(const segscan_scan *s);
 
+/* 0 for s NULL or during the run. */
 size_t segscan_partition_count(const segscan_scan *s);
+/* NULL for s NULL, i out of range, or during the run. */
 const segscan_partition *segscan_partition_at(const segscan_scan *s, size_t i);
+/* For p NULL: NULL (strings), -EINVAL (id, sizes, offsets), 0 (counts). */
 const char *segscan_partition_topic(const segscan_partition *p);
 int32_t     segscan_partition_id(const segscan_partition *p);
 const char *segscan_partition_log_dir(const segscan_partition *p);
@@ -236,7 +265,9 @@ int64_t     segscan_partition_log_end_offset(const segscan_partition *p);
 
 /* Writes the report in one of the contract's formats. SEGSCAN_FMT_TABLE fits the table to
  * the environment's COLUMNS when it is a number, else to the width of `out` when that is a
- * terminal (TIOCGWINSZ on fileno(out)); otherwise it writes the full table. */
+ * terminal (TIOCGWINSZ on fileno(out)); otherwise it writes the full table. Writers
+ * return 0, -EIO for a stream error, -EINVAL for a NULL argument or an unknown format,
+ * -EBUSY during the run. */
 int segscan_write(const segscan_scan *s, enum segscan_format fmt, FILE *out);
 /* The Prometheus exposition with the scanner's own counters supplied by the caller
  * (serve keeps them cumulative across scans). */
@@ -256,7 +287,9 @@ struct segscan_scan_stats {
 	uint64_t bytes_read;
 	uint64_t errors;
 };
-void segscan_get_stats(const segscan_scan *s, struct segscan_scan_stats *out);
+/* 0, -EINVAL (a NULL argument), -EBUSY during the run. (It returned void in earlier
+ * versions: a caller that ignores the result is unaffected.) */
+int segscan_get_stats(const segscan_scan *s, struct segscan_scan_stats *out);
 /* One partition in the json format (the same object as in the json/ndjson reports). */
 int segscan_write_partition_json(const segscan_scan *s, const segscan_partition *p, FILE *out);
 
@@ -397,6 +430,27 @@ struct segscan_broker {
 };
 /* Returns 0 or -EINVAL. */
 int segscan_get_broker(const segscan_scan *s, struct segscan_broker *out);
+
+/* The report's own errors[] (json: errors, the table's "Could not read"): every place of
+ * the scan that could not be read, a missing or unreadable log dir included, which no
+ * partition's errors[] holds. Copied like segscan_partition_error. The CLI prints them on
+ * stderr. segscan_error returns 0, -ENOENT for i out of range, -ERANGE (what fits is
+ * copied), -EINVAL, -EBUSY during the run; the count is 0 for s NULL. */
+size_t segscan_error_count(const segscan_scan *s);
+int segscan_error(const segscan_scan *s, size_t i, char *file, size_t file_len, char *message,
+		  size_t message_len);
+
+/* The log dirs the scan was given (or took from log.dirs), in order (json:
+ * summary.log_dirs), and whether each could be read at all (metric segscan_log_dir_up). */
+struct segscan_logdir {
+	size_t      size;            /* caller sets sizeof(struct segscan_logdir) */
+	const char *path;            /* as given */
+	int         error;           /* 0, or why it is missing or unreadable (exit code 3) */
+	uint64_t    reserved[8];
+};
+size_t segscan_logdir_count(const segscan_scan *s);
+/* Returns 0, -ENOENT for i out of range, -EINVAL, -EBUSY during the run. */
+int segscan_logdir(const segscan_scan *s, size_t i, struct segscan_logdir *out);
 
 #ifdef __cplusplus
 }

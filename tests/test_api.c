@@ -5,8 +5,10 @@
  * by out/json.c from the results view and parsed back with jansson, so a drift between
  * the two (a null rule, an ordering, a field taken from the wrong place) fails here.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -27,6 +29,7 @@
 struct seen {
 	size_t parts, segs, with_last, preallocated, remote, seeded, lags, retention_evaluated;
 	size_t findings, findings_amount, errors, seg_errors, configs, config_null_source;
+	size_t report_errors, logdirs_down;
 };
 
 static segscan_scan *scan(const char *const *logdirs, const char *const *kv, json_t **root)
@@ -320,6 +323,40 @@ static void check_broker(const segscan_scan *s, json_t *root)
 	assert_int_equal(segscan_get_broker(s, &tiny), -EINVAL);
 }
 
+/* The report's own errors[] and summary.log_dirs against segscan_error and segscan_logdir. */
+static void check_report_errors(const segscan_scan *s, json_t *root, struct seen *n)
+{
+	json_t *je = json_object_get(root, "errors"), *jl = json_object_get(json_object_get(root, "summary"), "log_dirs");
+	char file[4096], msg[1024], what[64];
+	assert_true(json_is_array(je) && json_is_array(jl));
+	assert_int_equal(segscan_error_count(s), json_array_size(je));
+	for (size_t i = 0; i < json_array_size(je); i++) {
+		json_t *e = json_array_get(je, i);
+		assert_int_equal(segscan_error(s, i, file, sizeof(file), msg, sizeof(msg)), 0);
+		snprintf(what, sizeof(what), "errors[%zu].file", i);
+		eq_str(file, json_object_get(e, "file"), what);
+		snprintf(what, sizeof(what), "errors[%zu].message", i);
+		eq_str(msg, json_object_get(e, "message"), what);
+		n->report_errors++;
+	}
+	assert_int_equal(segscan_error(s, json_array_size(je), file, sizeof(file), msg, sizeof(msg)), -ENOENT);
+	assert_int_equal(segscan_logdir_count(s), json_array_size(jl));
+	for (size_t i = 0; i < json_array_size(jl); i++) {
+		struct segscan_logdir l = { .size = sizeof(l) };
+		assert_int_equal(segscan_logdir(s, i, &l), 0);
+		eq_str(l.path, json_array_get(jl, i), "summary.log_dirs[i]");
+		/* a log dir json lists an error for is the one the accessor says is down */
+		bool listed = false;
+		for (size_t k = 0; k < json_array_size(je); k++)
+			listed |= !strcmp(json_string_value(json_object_get(json_array_get(je, k), "file")), l.path);
+		if (l.error)
+			assert_true(listed);
+		n->logdirs_down += l.error != 0;
+	}
+	struct segscan_logdir l = { .size = sizeof(l) };
+	assert_int_equal(segscan_logdir(s, json_array_size(jl), &l), -ENOENT);
+}
+
 static void check_all(const segscan_scan *s, json_t *root, struct seen *n)
 {
 	json_t *jparts = json_object_get(root, "partitions");
@@ -343,6 +380,7 @@ static void check_all(const segscan_scan *s, json_t *root, struct seen *n)
 		n->parts++;
 	}
 	check_broker(s, root);
+	check_report_errors(s, root, n);
 }
 
 static void test_cluster_meta(void **state)
@@ -411,11 +449,16 @@ static void test_damaged(void **state)
 	assert_int_equal(fputc(7, f), 7);
 	assert_int_equal(fclose(f), 0);
 
-	const char *dirs[] = { logdir, NULL };
+	char missing[4200];
+	snprintf(missing, sizeof(missing), "%s/no-such-logdir", root_dir);
+	const char *dirs[] = { logdir, missing, NULL };
 	json_t *root;
 	struct seen n = { 0 };
 	segscan_scan *s = scan(dirs, NULL, &root);  /* freed below */
 	check_all(s, root, &n);
+	assert_int_equal(n.logdirs_down, 1);      /* the missing one, and only it */
+	assert_true(n.report_errors >= 3);
+	assert_int_equal(segscan_exit_code(s), 3);
 	fprintf(stderr, "damaged: %zu partitions, %zu segments, %zu errors (%zu of segments), %zu findings\n",
 		n.parts, n.segs, n.errors, n.seg_errors, n.findings);
 	assert_true(n.errors >= 3);
@@ -427,12 +470,282 @@ static void test_damaged(void **state)
 	free(root_dir);
 }
 
+
+/* ---- every entry point: NULL and wrong state (issue 21 item 11) --------------------- */
+
+/* The entry points this file has called with bad arguments; test_every_entry_point_listed
+ * compares them with every function the public headers declare. */
+static char g_called[128][64];
+static size_t g_n_called;
+
+static void called(const char *name)
+{
+	for (size_t i = 0; i < g_n_called; i++)
+		if (!strcmp(g_called[i], name))
+			return;
+	assert_true(g_n_called < 128);
+	snprintf(g_called[g_n_called++], sizeof(g_called[0]), "%s", name);
+}
+#define CALL(fn, ...) (called(#fn), fn(__VA_ARGS__))
+
+static void nop_log(void *user, const struct segscan_log_event *ev) { (void)user; (void)ev; }
+static bool nop_unchanged(void *arg, const char *ld, const char *dir) { (void)arg; (void)ld; (void)dir; return false; }
+
+/* NULL for the handle, the partition and every required pointer: refused, never a crash
+ * (18 of these crashed: issue 21 item 11). */
+static void test_null_arguments(void **state)
+{
+	(void)state;
+	char buf[64];
+	FILE *f = fopen("/dev/null", "w");  /* closed below */
+	assert_non_null(f);
+	struct segscan_counters cnt = { 0 };
+	struct segscan_scan_stats st;
+	struct segscan_segment sg = { .size = sizeof(sg) };
+	struct segscan_remote rm = { .size = sizeof(rm) };
+	struct segscan_retention rt = { .size = sizeof(rt) };
+	struct segscan_finding fd = { .size = sizeof(fd) };
+	struct segscan_broker br = { .size = sizeof(br) };
+	struct segscan_logdir ld = { .size = sizeof(ld) };
+	int64_t a, b;
+	const char *v, *src;
+
+	assert_non_null(CALL(segscan_strerror, 0));
+	assert_non_null(CALL(segscan_strerror, -EINVAL));
+	assert_non_null(CALL(segscan_version));
+	assert_true(CALL(segscan_version_major) >= 0);
+	assert_true(CALL(segscan_version_minor) >= 0);
+	assert_true(CALL(segscan_version_patch) >= 0);
+	assert_true(CALL(segscan_check_version, 0, 0, 0));
+	assert_int_equal(CALL(segscan_scan_new, NULL), -EINVAL);
+	CALL(segscan_scan_free, NULL);
+	CALL(segscan_cancel, NULL);
+	assert_int_equal(CALL(segscan_set, NULL, "threads", "1"), -EINVAL);
+	assert_int_equal(CALL(segscan_add_logdir, NULL, "/tmp"), -EINVAL);
+	assert_non_null(CALL(segscan_last_error, NULL));
+	assert_int_equal(CALL(segscan_reuse, NULL, NULL), -EINVAL);
+	assert_int_equal(CALL(segscan_reuse_unchanged, NULL, nop_unchanged, NULL), -EINVAL);
+	assert_int_equal(CALL(segscan_partitions_reused, NULL), 0);
+	assert_int_equal(CALL(segscan_set_log, NULL, nop_log, NULL, SEGSCAN_LOG_INFO), -EINVAL);
+	assert_int_equal(CALL(segscan_run, NULL), -EINVAL);
+	assert_int_equal(CALL(segscan_exit_code, NULL), -EINVAL);
+	assert_int_equal(CALL(segscan_partition_count, NULL), 0);
+	assert_null(CALL(segscan_partition_at, NULL, 0));
+	assert_null(CALL(segscan_partition_topic, NULL));
+	assert_int_equal(CALL(segscan_partition_id, NULL), -EINVAL);
+	assert_null(CALL(segscan_partition_log_dir, NULL));
+	assert_int_equal(CALL(segscan_partition_segment_count, NULL), 0);
+	assert_int_equal(CALL(segscan_partition_size_bytes, NULL), -EINVAL);
+	assert_int_equal(CALL(segscan_partition_log_end_offset, NULL), -EINVAL);
+	assert_int_equal(CALL(segscan_write, NULL, SEGSCAN_FMT_JSON, f), -EINVAL);
+	assert_int_equal(CALL(segscan_write_prom, NULL, &cnt, f), -EINVAL);
+	assert_int_equal(CALL(segscan_get_stats, NULL, &st), -EINVAL);
+	assert_int_equal(CALL(segscan_write_partition_json, NULL, NULL, f), -EINVAL);
+	assert_int_equal(CALL(segscan_write_stats, NULL, f), -EINVAL);
+	assert_int_equal(CALL(segscan_partition_segment, NULL, NULL, 0, &sg), -EINVAL);
+	assert_int_equal(CALL(segscan_partition_remote, NULL, &rm), -EINVAL);
+	assert_int_equal(CALL(segscan_partition_lag, NULL, SEGSCAN_LAG_COPY, &a, &b), -EINVAL);
+	assert_int_equal(CALL(segscan_partition_retention, NULL, SEGSCAN_RETENTION_SIZE, &rt), -EINVAL);
+	assert_int_equal(CALL(segscan_partition_finding_count, NULL), 0);
+	assert_int_equal(CALL(segscan_partition_finding, NULL, 0, &fd), -EINVAL);
+	assert_int_equal(CALL(segscan_partition_error_count, NULL, NULL), 0);
+	assert_int_equal(CALL(segscan_partition_error, NULL, NULL, 0, buf, sizeof(buf), buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(CALL(segscan_partition_config, NULL, "retention.ms", &v, &src), -EINVAL);
+	assert_int_equal(CALL(segscan_get_broker, NULL, &br), -EINVAL);
+	assert_int_equal(CALL(segscan_error_count, NULL), 0);
+	assert_int_equal(CALL(segscan_error, NULL, 0, buf, sizeof(buf), buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(CALL(segscan_logdir_count, NULL), 0);
+	assert_int_equal(CALL(segscan_logdir, NULL, 0, &ld), -EINVAL);
+
+	/* a real handle, after a real run: NULL for each other argument */
+	segscan_scan *s = NULL;
+	assert_int_equal(segscan_scan_new(&s), 0);  /* freed below */
+	assert_int_equal(segscan_set(s, NULL, "1"), -EINVAL);
+	assert_int_equal(segscan_add_logdir(s, NULL), -EINVAL);
+	assert_int_equal(segscan_reuse(s, s), -EINVAL);
+	assert_int_equal(segscan_set(s, "quiet", NULL), 0);  /* a flag: NULL is true */
+	assert_int_equal(segscan_set(s, "threads", NULL), -EINVAL);
+	assert_int_equal(segscan_add_logdir(s, FIXTURES "/multi-broker/logdir-1"), 0);
+	assert_int_equal(segscan_run(s), 0);
+	const segscan_partition *p = segscan_partition_at(s, 0);
+	assert_non_null(p);
+	assert_int_equal(segscan_write(s, SEGSCAN_FMT_JSON, NULL), -EINVAL);
+	assert_int_equal(segscan_write(s, (enum segscan_format)42, f), -EINVAL);
+	assert_int_equal(segscan_write_prom(s, NULL, f), -EINVAL);   /* the issue's example */
+	assert_int_equal(segscan_write_prom(s, &cnt, NULL), -EINVAL);
+	assert_int_equal(segscan_get_stats(s, NULL), -EINVAL);
+	assert_int_equal(segscan_write_partition_json(s, NULL, f), -EINVAL);
+	assert_int_equal(segscan_write_partition_json(s, p, NULL), -EINVAL);
+	assert_int_equal(segscan_write_stats(s, NULL), -EINVAL);
+	assert_int_equal(segscan_partition_segment(s, NULL, 0, &sg), -EINVAL);
+	assert_int_equal(segscan_partition_segment(s, p, 0, NULL), -EINVAL);
+	assert_int_equal(segscan_partition_remote(p, NULL), -EINVAL);
+	assert_int_equal(segscan_partition_retention(p, SEGSCAN_RETENTION_SIZE, NULL), -EINVAL);
+	assert_int_equal(segscan_partition_finding(p, 0, NULL), -EINVAL);
+	assert_int_equal(segscan_partition_error_count(s, NULL), 0);
+	assert_int_equal(segscan_partition_error(s, NULL, 0, buf, sizeof(buf), buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(segscan_partition_config(p, NULL, &v, &src), -EINVAL);
+	assert_int_equal(segscan_get_broker(s, NULL), -EINVAL);
+	assert_int_equal(segscan_logdir(s, 0, NULL), -EINVAL);
+	assert_true(segscan_partition_lag(p, SEGSCAN_LAG_COPY, NULL, NULL) != -EINVAL); /* out pointers are optional */
+	assert_int_equal(segscan_set_log(s, nop_log, NULL, (enum segscan_log_level)99), -EINVAL);
+	segscan_scan_free(s);
+	fclose(f);
+}
+
+/* A log callback that holds the run inside segscan_run until the test lets it go: while
+ * it waits, the scan is provably running, so what the other thread's calls return is the
+ * running state's answer, not a matter of timing. */
+struct hold {
+	pthread_mutex_t mu;
+	pthread_cond_t  cv;
+	bool            inside, release;
+};
+
+static void hold_log(void *user, const struct segscan_log_event *ev)
+{
+	struct hold *h = user;
+	(void)ev;
+	pthread_mutex_lock(&h->mu);
+	h->inside = true;
+	pthread_cond_broadcast(&h->cv);
+	while (!h->release)
+		pthread_cond_wait(&h->cv, &h->mu);
+	pthread_mutex_unlock(&h->mu);
+}
+
+static void *run_main(void *arg)
+{
+	return (void *)(intptr_t)segscan_run(arg);
+}
+
+/* segscan_set and the other setters from another thread during segscan_run: -EBUSY and
+ * nothing changed (a --topic set under the run freed the regex the run compiled: a
+ * heap-use-after-free under ASan); after the run: -EALREADY. */
+static void test_wrong_state(void **state)
+{
+	(void)state;
+	struct hold h = { .inside = false, .release = false };
+	pthread_mutex_init(&h.mu, NULL);  /* destroyed below */
+	pthread_cond_init(&h.cv, NULL);   /* destroyed below */
+	segscan_scan *s = NULL, *other = NULL;
+	FILE *f = fopen("/dev/null", "w"); /* closed below */
+	assert_non_null(f);
+	assert_int_equal(segscan_scan_new(&s), 0);      /* freed below */
+	assert_int_equal(segscan_scan_new(&other), 0);  /* freed below */
+	/* a prev that has not run is refused */
+	assert_int_equal(segscan_reuse(s, other), -EINVAL);
+	assert_int_equal(segscan_set(s, "topic", "mt-.*"), 0);
+	assert_int_equal(segscan_add_logdir(s, FIXTURES "/multi-broker/logdir-1"), 0);
+	/* progress events on: the run's first one is held in hold_log */
+	assert_int_equal(segscan_set_log(s, hold_log, &h, SEGSCAN_LOG_INFO), 0);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, run_main, s), 0);  /* joined below */
+	pthread_mutex_lock(&h.mu);
+	while (!h.inside)
+		pthread_cond_wait(&h.cv, &h.mu);
+	pthread_mutex_unlock(&h.mu);
+
+	/* the run is inside the callback: every setter is refused, so is a second run */
+	assert_int_equal(segscan_set(s, "topic", "x"), -EBUSY);
+	assert_int_equal(segscan_set(s, "no-such-option", "x"), -EBUSY);
+	assert_int_equal(segscan_add_logdir(s, "/tmp"), -EBUSY);
+	assert_int_equal(segscan_reuse(s, NULL), -EBUSY);
+	assert_int_equal(segscan_reuse_unchanged(s, nop_unchanged, NULL), -EBUSY);
+	assert_int_equal(segscan_set_log(s, nop_log, NULL, SEGSCAN_LOG_WARNING), -EBUSY);
+	assert_int_equal(segscan_run(s), -EBUSY);
+	/* and the results are not there to read yet */
+	struct segscan_scan_stats st;
+	assert_int_equal(segscan_exit_code(s), -EBUSY);
+	assert_int_equal(segscan_partition_count(s), 0);
+	assert_null(segscan_partition_at(s, 0));
+	assert_int_equal(segscan_write(s, SEGSCAN_FMT_JSON, f), -EBUSY);
+	assert_int_equal(segscan_get_stats(s, &st), -EBUSY);
+	assert_int_equal(segscan_error_count(s), 0);
+	assert_int_equal(segscan_logdir_count(s), 0);
+
+	pthread_mutex_lock(&h.mu);
+	h.release = true;
+	pthread_cond_broadcast(&h.cv);
+	pthread_mutex_unlock(&h.mu);
+	void *rv;
+	assert_int_equal(pthread_join(th, &rv), 0);
+	assert_int_equal((int)(intptr_t)rv, 0);
+
+	/* the refused --topic=x changed nothing: the report holds the mt-* topics */
+	assert_true(segscan_partition_count(s) > 0);
+	for (size_t i = 0; i < segscan_partition_count(s); i++)
+		assert_int_equal(strncmp(segscan_partition_topic(segscan_partition_at(s, i)), "mt-", 3), 0);
+	/* after the run: -EALREADY */
+	assert_int_equal(segscan_set(s, "threads", "1"), -EALREADY);
+	assert_int_equal(segscan_add_logdir(s, "/tmp"), -EALREADY);
+	assert_int_equal(segscan_reuse(s, NULL), -EALREADY);
+	assert_int_equal(segscan_reuse_unchanged(s, nop_unchanged, NULL), -EALREADY);
+	assert_int_equal(segscan_set_log(s, NULL, NULL, SEGSCAN_LOG_WARNING), -EALREADY);
+	assert_int_equal(segscan_run(s), -EALREADY);
+	assert_int_equal(segscan_exit_code(s), 0);
+	assert_int_equal(segscan_get_stats(s, &st), 0);
+	/* a finished scan is a valid prev for a new one */
+	assert_int_equal(segscan_reuse(other, s), 0);
+	segscan_scan_free(other);
+	segscan_scan_free(s);
+	fclose(f);
+	pthread_cond_destroy(&h.cv);
+	pthread_mutex_destroy(&h.mu);
+}
+
+/* Every function the public headers declare was called with bad arguments above: a new
+ * entry point without its NULL check fails here. */
+static void test_every_entry_point_listed(void **state)
+{
+	(void)state;
+	const char *hdrs[] = { "include/segscan.h", "include/segscan_version.h" };
+	size_t declared = 0;
+	for (size_t h = 0; h < 2; h++) {
+		char *txt = tu_read_file(hdrs[h], NULL);  /* freed below */
+		assert_non_null(txt);
+		/* comments out (the examples in them are not declarations) */
+		for (char *c = txt; (c = strstr(c, "/*"));) {
+			char *e = strstr(c + 2, "*/");
+			assert_non_null(e);
+			memset(c, ' ', (size_t)(e + 2 - c));
+		}
+		for (char *c = txt; (c = strstr(c, "segscan_"));) {
+			if (c > txt && (isalnum((unsigned char)c[-1]) || c[-1] == '_')) {
+				c++;
+				continue;
+			}
+			size_t n = strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789_");
+			const char *q = c + n;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (*q == '(') {
+				char name[64];
+				snprintf(name, sizeof(name), "%.*s", (int)n, c);
+				bool seen = false;
+				for (size_t i = 0; i < g_n_called; i++)
+					seen |= !strcmp(g_called[i], name);
+				if (!seen)
+					fail_msg("%s is declared in %s but test_null_arguments never calls it", name, hdrs[h]);
+				declared++;
+			}
+			c += n;
+		}
+		free(txt);
+	}
+	assert_true(declared >= 40);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cluster_meta),
 		cmocka_unit_test(test_multi_broker),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_null_arguments),
+		cmocka_unit_test(test_wrong_state),
+		/* after test_null_arguments: it checks what that test called */
+		cmocka_unit_test(test_every_entry_point_listed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "testutil.h"
 #include "scanutil.h"
 
@@ -169,6 +171,79 @@ static void test_formats(void **state)
 	free(rp);
 }
 
+
+/* Errors reach stderr in every format (issue 20 item 6: `scan /nonexistent` exited 3
+ * with stderr empty; with -f ndjson stdout and stderr were both empty), -q does not
+ * silence them, and stdout keeps each format's shape. */
+static void test_errors_on_stderr(void **state)
+{
+	char *err = NULL, *out = NULL, missing[600];
+	snprintf(missing, sizeof(missing), "%s/no-such-logdir", g_root);
+	static const char *fmts[] = { "table", "json", "ndjson", "prom" };
+	for (size_t i = 0; i < 4; i++) {
+		for (int q = 0; q < 2; q++) {
+			assert_int_equal(tu_run(&err, "%s scan %s -f %s %s %s 2>&1 >/dev/null", tu_segscan(), q ? "-q" : "",
+						fmts[i], g_logdir, missing), 3);
+			/* one line naming the path and why, as an error */
+			char want[700];
+			snprintf(want, sizeof(want), "segscan: error: %s: ", missing);
+			if (!strstr(err, want) || !strstr(err, "No such file or directory"))
+				fail_msg("-f %s%s: stderr lacks the missing log dir: \"%s\"", fmts[i], q ? " -q" : "", err);
+			free(err);
+		}
+		/* stdout: the format's own shape, the readable log dir still reported */
+		assert_int_equal(tu_run(&out, "%s scan -f %s %s %s 2>/dev/null", tu_segscan(), fmts[i], g_logdir, missing),
+				 3);
+		if (!strcmp(fmts[i], "json")) {
+			json_error_t je;
+			json_t *o = json_loads(out, 0, &je);
+			if (!o)
+				fail_msg("-f json stdout is not one JSON document: %s", je.text);
+			assert_true(json_array_size(json_object_get(o, "partitions")) > 0);
+			json_decref(o);
+		} else if (!strcmp(fmts[i], "ndjson")) {
+			size_t lines = 0;
+			for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"), lines++) {
+				json_t *o = json_loads(l, 0, NULL);
+				if (!o || !json_object_get(o, "topic"))
+					fail_msg("-f ndjson: a line that is not a partition object: %s", l);
+				json_decref(o);
+			}
+			assert_true(lines > 0);
+		} else if (!strcmp(fmts[i], "prom")) {
+			assert_non_null(strstr(out, "segscan_log_segments{"));
+		}
+		free(out);
+	}
+	/* the missing log dir alone: ndjson prints nothing, stderr still says why */
+	assert_int_equal(tu_run(&out, "%s scan -f ndjson %s 2>/dev/null", tu_segscan(), missing), 3);
+	assert_string_equal(out, "");
+	free(out);
+	assert_int_equal(tu_run(&err, "%s scan -f ndjson %s 2>&1 >/dev/null", tu_segscan(), missing), 3);
+	assert_non_null(strstr(err, missing));
+	free(err);
+
+	/* a segment that cannot be read: exit 1, named on stderr with its log dir path */
+	char *root = tu_mkdtemp("cli-stderr"), *p = NULL;
+	assert_non_null(root);
+	assert_int_equal(tu_run(NULL, "cp -R %s %s/ld", g_logdir, root), 0);
+	assert_int_equal(tu_run(&out, "ls %s/ld/*/*.log | head -1", root), 0);
+	out[strcspn(out, "\n")] = 0;
+	p = strdup(out);
+	free(out);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(tu_run(&err, "%s scan -q -f ndjson %s/ld 2>&1 >/dev/null", tu_segscan(), root), 1);
+	char want[1400];
+	snprintf(want, sizeof(want), "segscan: error: %s: ", p);
+	if (!strstr(err, want))
+		fail_msg("stderr lacks the unreadable segment %s: \"%s\"", p, err);
+	free(err);
+	free(p);
+	assert_int_equal(tu_run(NULL, "rm -rf %s", root), 0);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input_reported),
 		cmocka_unit_test(test_tiny_fd_limit),
 		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_errors_on_stderr),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

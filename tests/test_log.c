@@ -134,7 +134,7 @@ static int scan_with(segscan_log_fn fn, void *user, enum segscan_log_level lv, c
 	assert_int_equal(segscan_add_logdir(s, g_logdir), 0);
 	int r = segscan_run(s);
 	/* the callback is fixed once the scan ran */
-	assert_int_equal(segscan_set_log(s, fn, user, lv), -EINVAL);
+	assert_int_equal(segscan_set_log(s, fn, user, lv), -EALREADY); /* after the run: the wrong state */
 	segscan_scan_free(s);
 	return r;
 }

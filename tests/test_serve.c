@@ -181,6 +181,9 @@ static int64_t healthz_gen(int port)
 	return g;
 }
 
+/* RLIMIT_FSIZE of the next server srv_start_ex starts (0: unchanged). */
+static rlim_t g_child_fsize;
+
 /* Starts `segscan serve --listen=127.0.0.1:PORT args...`; with ready, waits for the
  * first publication. Returns false (with the reason printed) on failure. */
 static bool srv_start_ex(struct srv *s, const char *tag, const char *const *args, bool ready, const char *env)
@@ -204,6 +207,10 @@ static bool srv_start_ex(struct srv *s, const char *tag, const char *const *args
 		s->pid = fork();
 		assert_true(s->pid >= 0);
 		if (s->pid == 0) {
+			if (g_child_fsize) {
+				struct rlimit rl = { g_child_fsize, g_child_fsize };
+				setrlimit(RLIMIT_FSIZE, &rl);
+			}
 			int lf = open(s->log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
 			int nf = open("/dev/null", O_RDWR);
 			dup2(nf, 0);
@@ -567,7 +574,66 @@ static void test_endpoints(void **state)
 	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s/-1", s.port, parts[0].topic), 400);
 	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s/99999999999", s.port,
 			      parts[0].topic), 400);
-	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/%s", s.port, parts[0].topic), 404);
+	/* /v1/partitions/TOPIC and /v1/partitions?topic=TOPIC: every partition of the topic
+	 * (issue 20 item 11), each object the one /v1/partitions/TOPIC/N serves */
+	for (size_t i = 0; i < n; i++) {
+		const char *topic = parts[i].topic;
+		size_t want = 0;
+		for (size_t k = 0; k < n; k++)
+			want += !strcmp(parts[k].topic, topic);
+		char enc[800] = "";
+		for (const char *p = topic; *p; p++)
+			snprintf(enc + strlen(enc), sizeof(enc) - strlen(enc), "%%%02X", (unsigned char)*p);
+		for (int form = 0; form < 3; form++) {
+			static const char *const fmt[] = { "http://127.0.0.1:%d/v1/partitions/%s",
+							   "http://127.0.0.1:%d/v1/partitions?topic=%s",
+							   "http://127.0.0.1:%d/v1/partitions?topic=%s" };
+			assert_int_equal(curl(&body, &ct, fmt[form], s.port, form == 2 ? enc : topic), 200);
+			assert_string_equal(ct, "application/json");
+			free(ct);
+			json_t *doc = json_loads(body, 0, &je);
+			if (!doc)
+				fail_msg("form %d: not json (%s): %s", form, je.text, body);
+			free(body);
+			json_t *arr = json_object_get(doc, "partitions");
+			assert_int_equal(json_array_size(arr), want);
+			int32_t last = -1;
+			for (size_t k = 0; k < json_array_size(arr); k++) {
+				json_t *o = json_array_get(arr, k);
+				assert_string_equal(json_string_value(json_object_get(o, "topic")), topic);
+				int32_t pn = (int32_t)json_integer_value(json_object_get(o, "partition"));
+				assert_true(pn > last); /* in partition order */
+				last = pn;
+				char *one = NULL;
+				assert_int_equal(curl(&one, NULL, "http://127.0.0.1:%d/v1/partitions/%s/%d", s.port, topic, pn),
+						 200);
+				json_t *jo = json_loads(one, 0, &je);
+				assert_non_null(jo);
+				/* the same partition (a rescan a second may come between the two
+				 * requests: what a rescan of an unchanged tree keeps is compared) */
+				static const char *const keys[] = { "topic", "partition", "log_dir", "dir", "topic_id",
+								    "log_start_offset", "log_end_offset", "size_bytes",
+								    "segments" };
+				for (size_t kk = 0; kk < sizeof(keys) / sizeof(keys[0]); kk++)
+					if (!json_equal(json_object_get(o, keys[kk]), json_object_get(jo, keys[kk])))
+						fail_msg("%s-%d: %s differs between the topic and the partition document",
+							 topic, pn, keys[kk]);
+				json_decref(jo);
+				free(one);
+			}
+			json_decref(doc);
+		}
+	}
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/no-such-topic", s.port), 404);
+	assert_int_equal(curl(&body, NULL, "http://127.0.0.1:%d/v1/partitions?topic=no-such-topic", s.port), 200);
+	assert_string_equal(body, "{\"partitions\":[\n]}\n");
+	free(body);
+	assert_int_equal(curl(NULL, NULL, "'http://127.0.0.1:%d/v1/partitions?topic=a%%2Fb'", s.port), 400);
+	assert_int_equal(curl(NULL, NULL, "'http://127.0.0.1:%d/v1/partitions?topic='", s.port), 400);
+	assert_int_equal(curl(NULL, NULL, "'http://127.0.0.1:%d/v1/partitions?partition=0'", s.port), 400);
+	assert_int_equal(curl(NULL, NULL, "'http://127.0.0.1:%d/v1/partitions?topic=%s&topic=%s'", s.port,
+			      parts[0].topic, parts[0].topic), 400);
+	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/bad%%20name", s.port), 400);
 	/* an encoded '/' is not a separator, and no path reaches the file system */
 	assert_int_equal(curl(NULL, NULL, "http://127.0.0.1:%d/v1/partitions/..%%2F..%%2Fetc%%2Fpasswd/0", s.port),
 			 400);
@@ -1339,6 +1405,175 @@ static void test_textfile(void **state)
 	free(root);
 }
 
+
+/* A file-size limit (ulimit -f) is a textfile that cannot be written, not a dead service:
+ * serve was killed by SIGXFSZ (rc 153) and left a partial PATH.tmp (issue 21 item 10). */
+static void test_textfile_efbig(void **state)
+{
+	/* 16 partitions: an exposition of some 20 KiB, five times the 4 KiB limit */
+	char *root = NULL, *ld = su_gen("serve-efbig", 2, 8, 1, 16384, 0, false, &root);
+	assert_non_null(ld);
+	char path[600], tmp[610], opt[700];
+	snprintf(path, sizeof(path), "%s/segscan.prom", root);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(opt, sizeof(opt), "--textfile=%s", path);
+	struct stat st;
+
+	/* --once: exit 1 with the reason on stderr; no PATH, no PATH.tmp */
+	char *out = NULL;
+	int rc = tu_run(&out, "sh -c 'ulimit -f 4 && exec %s serve --once %s %s' 2>&1", tu_segscan(), opt, ld);
+	if (rc != 1)
+		fail_msg("serve --once under ulimit -f 4: exit %d (153: killed by SIGXFSZ), want 1: %s", rc, out);
+	assert_non_null(strstr(out, "File too large"));
+	assert_non_null(strstr(out, path));
+	free(out);
+	assert_int_equal(stat(tmp, &st), -1);
+	assert_int_equal(stat(path, &st), -1);
+
+	/* the service: it logs the failure, removes PATH.tmp and keeps serving (a rescan
+	 * fails the same way and is logged again); SIGTERM still exits 0. The limit is the
+	 * log's too: 4 KiB holds a few dozen lines. */
+	const char *args[] = { "--interval=3600", opt, ld, NULL };
+	struct srv s;
+	g_child_fsize = 4096;
+	bool started = srv_start(&s, "serve-efbig", args);
+	g_child_fsize = 0;
+	assert_true(started);
+	int64_t g = healthz_gen(s.port);
+	assert_true(g > 0);
+	kill(s.pid, SIGHUP);
+	double deadline = now_s() + 30 * slack();
+	while (healthz_gen(s.port) < g + 1 && now_s() < deadline)
+		nap_ms(20);
+	assert_true(healthz_gen(s.port) >= g + 1);
+	assert_true(alive(s.pid));
+	char *body = NULL;
+	assert_int_equal(get(s.port, "/metrics", &body), 200);
+	assert_non_null(strstr(body, "segscan_log_segments{"));
+	free(body);
+	/* the textfile is written after the publication /healthz already shows: wait for the
+	 * second scan's line (bounded), then check its fields */
+	char *log = NULL;
+	deadline = now_s() + 30 * slack();
+	for (;;) {
+		free(log);
+		log = tu_read_file(s.log, NULL);
+		const char *a = log ? strstr(log, "msg=\"textfile not written\"") : NULL;
+		if ((a && strstr(a + 1, "msg=\"textfile not written\"")) || now_s() > deadline)
+			break;
+		nap_ms(20);
+	}
+	const char *a = log ? strstr(log, "msg=\"textfile not written\"") : NULL;
+	if (!a || !strstr(a + 1, "msg=\"textfile not written\""))
+		fail_msg("two scans, not two \"textfile not written\" lines: %s", log ? log : "(no log)");
+	assert_non_null(strstr(a, "err=\"File too large\""));
+	free(log);
+	assert_int_equal(stat(tmp, &st), -1);
+	assert_int_equal(stat(path, &st), -1);
+	int wst;
+	srv_stop(&s, &wst);
+	assert_true(WIFEXITED(wst));
+	assert_int_equal(WEXITSTATUS(wst), 0);
+	free(ld);
+	free(root);
+}
+
+
+/* A log dir that is gone is a failed scan (issue 20 item 5: /healthz said 200 "ok" with
+ * scan_exit_code 3, the success timestamp stayed fresh, no alert could fire, and the log
+ * did not name the path). The other log dir's partitions are still published. */
+static void test_logdir_down(void **state)
+{
+	char *root = NULL, *ld = su_gen("serve-down", 1, 2, 2, 16384, 0, false, &root);
+	assert_non_null(ld);
+	char missing[600];
+	snprintf(missing, sizeof(missing), "%s/disk2", root);
+	const char *args[] = { "--interval=3600", ld, missing, NULL };
+	struct srv s;
+	/* not srv_start: it waits for a 200, and this service is (rightly) never healthy */
+	assert_true(srv_start_ex(&s, "serve-down", args, false, NULL));
+	char *body = NULL;
+	json_t *h = NULL;
+	double deadline = now_s() + 30 * slack();
+	while (now_s() < deadline) {
+		assert_int_equal(get(s.port, "/healthz", &body), 503);
+		h = json_loads(body, 0, NULL);
+		free(body);
+		if (h && json_integer_value(json_object_get(h, "generation")) > 0)
+			break; /* published: 503 "failing", not "starting" */
+		json_decref(h);
+		h = NULL;
+		nap_ms(20);
+	}
+	assert_non_null(h);
+	assert_string_equal(json_string_value(json_object_get(h, "status")), "failing");
+	assert_int_equal(json_integer_value(json_object_get(h, "scan_exit_code")), 3);
+	json_t *down = json_object_get(h, "log_dirs_down");
+	assert_int_equal(json_array_size(down), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(down, 0), "log_dir")), missing);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(down, 0), "error")),
+			    "No such file or directory");
+	json_decref(h);
+
+	assert_int_equal(get(s.port, "/metrics", &body), 200);
+	char want[800];
+	snprintf(want, sizeof(want), "\nsegscan_log_dir_up{log_dir=\"%s\"} 0\n", missing);
+	assert_non_null(strstr(body, want));
+	snprintf(want, sizeof(want), "\nsegscan_log_dir_up{log_dir=\"%s\"} 1\n", ld);
+	assert_non_null(strstr(body, want));
+	assert_non_null(strstr(body, "\nsegscan_scan_exit_code 3\n"));
+	assert_non_null(strstr(body, "\nsegscan_scan_failures_total 1\n"));
+	/* no scan has read every log dir: no success time to report */
+	assert_null(strstr(body, "segscan_scan_last_success_timestamp_seconds"));
+	/* what could be read is still published */
+	struct pfacts parts[8];
+	size_t n = list_parts(ld, parts, 8);
+	assert_true(n == 2);
+	for (size_t i = 0; i < n; i++) {
+		double v;
+		assert_true(series(body, "segscan_log_segments", parts[i].topic, parts[i].partition, ld, &v));
+		assert_int_equal((int)v, parts[i].logs);
+	}
+	free(body);
+
+	/* the log names the path, as an error */
+	char *log = tu_read_file(s.log, NULL);
+	assert_non_null(log);
+	snprintf(want, sizeof(want), "level=error msg=\"log dir could not be read\" generation=1 log_dir=%s ", missing);
+	if (!strstr(log, want))
+		fail_msg("the log does not name %s as an error:\n%s", missing, log);
+	free(log);
+
+	/* the disk is back (a log dir of the same broker with no partition yet: its
+	 * meta.properties): the next scan is healthy again */
+	assert_int_equal(mkdir(missing, 0755), 0);
+	assert_int_equal(tu_run(NULL, "cp '%s/meta.properties' '%s/'", ld, missing), 0);
+	int64_t g = 1;
+	kill(s.pid, SIGHUP);
+	deadline = now_s() + 30 * slack();
+	int st = 0;
+	while (now_s() < deadline) {
+		st = get(s.port, "/healthz", &body);
+		h = json_loads(body, 0, NULL);
+		int64_t gen = h ? json_integer_value(json_object_get(h, "generation")) : 0;
+		json_decref(h);
+		free(body);
+		if (gen > g)
+			break;
+		nap_ms(20);
+	}
+	assert_int_equal(st, 200);
+	assert_int_equal(get(s.port, "/metrics", &body), 200);
+	snprintf(want, sizeof(want), "\nsegscan_log_dir_up{log_dir=\"%s\"} 1\n", missing);
+	assert_non_null(strstr(body, want));
+	assert_non_null(strstr(body, "\nsegscan_scan_exit_code 0\n"));
+	assert_non_null(strstr(body, "\nsegscan_scan_last_success_timestamp_seconds "));
+	free(body);
+	srv_stop(&s, NULL);
+	free(ld);
+	free(root);
+}
+
 static void test_usage(void **state)
 {
 	char *out = NULL;
@@ -1350,7 +1585,29 @@ static void test_usage(void **state)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(out, want[i]))
 			fail_msg("--help lacks %s", want[i]);
+	/* only options serve takes (issue 20 item 11): the report format and the progress
+	 * switches are not serve's, and serve refuses them */
+	const char *not_listed[] = { "--format", "--progress", "--quiet" };
+	for (char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t sp = strspn(line, " ");
+		if (sp < 2 || line[sp] != '-')
+			continue; /* an option line starts with its flags */
+		for (size_t i = 0; i < sizeof(not_listed) / sizeof(not_listed[0]); i++) {
+			const char *o = strstr(line, not_listed[i]), *nl = strchr(line, '\n');
+			if (o && (!nl || o < nl) && o < line + 30)
+				fail_msg("serve --help lists %s, which serve does not take", not_listed[i]);
+		}
+	}
+	/* the new endpoints are named */
+	assert_non_null(strstr(out, "/v1/partitions/TOPIC "));
+	assert_non_null(strstr(out, "?topic="));
 	free(out);
+	for (int i = 0; i < 3; i++) {
+		static const char *const opt[] = { "-q", "--quiet", "--progress" };
+		assert_int_equal(tu_run(&out, "%s serve %s /tmp 2>&1 </dev/null", tu_segscan(), opt[i]), 2);
+		assert_non_null(strstr(out, "serve has no --"));
+		free(out);
+	}
 	const char *bad[] = { "--interval=0 /tmp", "--interval=abc /tmp", "--interval=-5 /tmp", "--listen=nohost /tmp",
 			      "--listen=127.0.0.1:0 /tmp", "--format=json /tmp", "--remote-state=- /tmp",
 			      "--max-read-rate=lots /tmp", "--io-priority=urgent /tmp", "--avoid-cpus=x-y /tmp",
@@ -1501,6 +1758,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_web_config, kill_servers),
 		cmocka_unit_test_teardown(test_sigterm_exits_quickly, kill_servers),
 		cmocka_unit_test_teardown(test_textfile, kill_servers),
+		cmocka_unit_test_teardown(test_textfile_efbig, kill_servers),
+		cmocka_unit_test_teardown(test_logdir_down, kill_servers),
 		cmocka_unit_test_teardown(test_ipv6_listen, kill_servers),
 		cmocka_unit_test_teardown(test_load, kill_servers),
 	};

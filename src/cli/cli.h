@@ -3,6 +3,7 @@
 #define SS_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,6 +22,10 @@ struct option *ss_cli_longopts(const struct option *head, size_t n_head);
 const char *ss_cli_shortopts(char *buf, size_t len);
 /* A command's --help on stdout: its usage, "Scan options:" with every option, its tail. */
 void ss_cli_help(const char *usage, const char *tail);
+/* The same without the options named in skip (NULL-terminated; "format" is --format). */
+void ss_cli_help_except(const char *usage, const char *tail, const char *const *skip);
+/* Is name one of skip's? */
+bool ss_cli_skipped(const char *const *skip, const char *name);
 /* The scan option getopt_long matched (c == 0: longopts[idx]; else a short option), or
  * NULL after telling the user to try `segscan <cmd> --help`. */
 const struct ss_optdef *ss_cli_scan_option(const char *cmd, const struct option *longopts, int c, int idx);

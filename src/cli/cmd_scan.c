@@ -33,6 +33,8 @@ static const char exit_help[] =
 "  2  usage error: a bad option or value, an unreadable or malformed config or remote-state\n"
 "     file (the message names the file, line and problem)\n"
 "  3  a LOGDIR is missing or unreadable\n"
+"  (1 and 3: each place that could not be read is also a line 'segscan: error: PATH: why'\n"
+"  on stderr, whatever the format, -q or not)\n"
 "  130 interrupted (SIGINT, Ctrl-C) or 143 terminated (SIGTERM): the scan stops starting\n"
 "     segments, finishes those in flight, says so on stderr and writes no report\n"
 "\n"
@@ -51,6 +53,43 @@ static void on_signal(int sig)
 	g_signal = sig;
 	if (g_scan)
 		segscan_cancel(g_scan);
+}
+
+/* Every place the scan could not read, on stderr, whatever the format (issue 20 item 6:
+ * `scan /nonexistent` said so only inside the table, and with -f ndjson nowhere): the
+ * report's own errors[], the missing log dirs first. -q does not silence them. A scan of
+ * a broken disk can fail on every segment: past SS_CLI_MAX_ERRORS lines, one line counts
+ * the rest, which the report lists. */
+#define SS_CLI_MAX_ERRORS 100
+static void print_errors(const segscan_scan *s)
+{
+	size_t n = segscan_error_count(s);
+	for (size_t i = 0; i < n && i < SS_CLI_MAX_ERRORS; i++) {
+		char file[4096], msg[1024];
+		/* -ERANGE still fills what fits: print that */
+		if (segscan_error(s, i, file, sizeof(file), msg, sizeof(msg)) == -ENOENT)
+			break;
+		/* a segment's message starts with its path inside the log dir ("t-0/0...0.log at
+		 * byte 12: ..."): said once, as the table says it, "LOGDIR/t-0/0...0.log at byte 12: ..." */
+		const char *rest = NULL;
+		for (const char *sl = file; !rest && (sl = strchr(sl, '/')); sl++) {
+			size_t k = strlen(sl + 1);
+			if (k && !strncmp(msg, sl + 1, k) && (msg[k] == ':' || msg[k] == ' '))
+				rest = msg + k;
+		}
+		fputs("segscan: error: ", stderr);
+		/* a path holds whatever bytes its name has: escaped for the terminal */
+		ss_term_write(stderr, file, strlen(file));
+		if (!rest) {
+			fputs(": ", stderr);
+			rest = msg;
+		}
+		ss_term_write(stderr, rest, strlen(rest));
+		fputc('\n', stderr);
+	}
+	if (n > SS_CLI_MAX_ERRORS)
+		fprintf(stderr, "segscan: error: %zu more places could not be read (the report lists every one)\n",
+			n - SS_CLI_MAX_ERRORS);
 }
 
 int ss_cmd_scan(int argc, char **argv)
@@ -143,6 +182,7 @@ int ss_cmd_scan(int argc, char **argv)
 			rc = 1;
 		goto out;
 	}
+	print_errors(s);
 	/* A report into a file or a pipe in 1 MiB writes, not stdio's st_blksize (4 KiB):
 	 * a million-segment NDJSON report is 300 MB, 75,000 write(2)s otherwise. A
 	 * terminal keeps its line buffering. Nothing has been written to stdout yet. */

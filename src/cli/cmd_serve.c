@@ -35,12 +35,18 @@ static const char usage_serve[] =
 "                            segscan_retention_size_excess_bytes (labels topic, partition,\n"
 "                            log_dir), segscan_scan_duration_seconds,\n"
 "                            segscan_scan_{segments,bytes_read,errors}_total (cumulative\n"
-"                            over scans), segscan_build_info, segscan_scan_generation\n"
+"                            over scans), segscan_build_info, segscan_scan_generation,\n"
+"                            segscan_scan_exit_code, segscan_log_dir_up{log_dir} (1/0)\n"
 "  /v1/partitions            the json report of the last published scan\n"
+"  /v1/partitions?topic=TOPIC  {\"partitions\":[...]}: that topic's partition objects\n"
+"                            (an empty list when it has none)\n"
+"  /v1/partitions/TOPIC      the same, 404 when the topic has no partition\n"
 "  /v1/partitions/TOPIC/N    one partition object (TOPIC percent-decoded; 404 if absent,\n"
 "                            400 if TOPIC is not a Kafka topic name)\n"
 "  /healthz                  503 until the first scan has finished, then 200 and\n"
-"                            {\"status\":\"ok\",\"generation\":N,\"age_seconds\":S,...}\n"
+"                            {\"status\":\"ok\",\"generation\":N,\"age_seconds\":S,...};\n"
+"                            503 \"failing\" while the latest scan failed, one that could\n"
+"                            not read a log dir included (log_dirs_down names it)\n"
 "\n"
 "A partition that disappears (deleted, renamed to -delete, moved) loses its series at the\n"
 "next publication. Every scan takes a generation number when it starts and publishes only\n"
@@ -70,9 +76,10 @@ static const char usage_serve[] =
 "                          serve: --evict)\n"
 "  -h, --help              this text\n"
 "\n"
-"Scan options are those of `segscan scan` (--format does not apply: /metrics is the prom\n"
-"format and /v1/partitions the json format; --remote-state=- is refused because every\n"
-"scan re-reads the file; --stats logs every scan's statistics as one logfmt line). serve\n"
+"The scan options below are those of `segscan scan` that serve takes (not --format:\n"
+"/metrics is the prom format and /v1/partitions the json format; not --progress or\n"
+"--quiet: serve draws no progress). --remote-state=- is refused because every scan\n"
+"re-reads the file; --stats logs every scan's statistics as one logfmt line. serve\n"
 "changes two defaults: --io-priority=idle and --evict.\n"
 "\n";
 
@@ -107,6 +114,10 @@ static const char tail_help[] =
 "  curl -s localhost:" SS_SERVE_DEFAULT_PORT "/v1/partitions/orders/3\n"
 "\n"
 "A hardened systemd unit is in scripts/segscan.service; see docs/serve.md.\n";
+
+/* Scan options serve does not take (so --help does not list them): --format (/metrics is
+ * prom, /v1/partitions json), and the progress switches (serve logs, it draws nothing). */
+static const char *const not_serve[] = { "format", "progress", "quiet", NULL };
 
 enum { O_LISTEN = 1000, O_INTERVAL, O_TEXTFILE, O_ONCE, O_NO_EVICT, O_WEB_CONFIG, O_FULL_CHECK };
 
@@ -226,15 +237,19 @@ int ss_cmd_serve(int argc, char **argv)
 			fputs("segscan: serve has no --format: /metrics is the prom format, /v1/partitions the json "
 			      "format\n", stderr);
 			goto out;
-		case 'q':
-			continue; /* serve never prints progress lines */
 		case 'h':
-			ss_cli_help(usage_serve, tail_help);
+			ss_cli_help_except(usage_serve, tail_help, not_serve);
 			rc = 0;
 			goto out;
 		}
 		if (!(d = ss_cli_scan_option("serve", longopts, c, idx)))
 			goto out;
+		if (ss_cli_skipped(not_serve, d->name)) {
+			/* --help does not list them: taking them silently would promise something */
+			fprintf(stderr, "segscan: serve has no --%s: it draws no progress (its log on stderr is one logfmt "
+				"line per event)\nTry 'segscan serve --help'.\n", d->name);
+			goto out;
+		}
 		const char *name = d->name, *val = ss_optdef_has_arg(d) ? optarg : NULL;
 		if (!strcmp(name, "remote-state") && val && !strcmp(val, "-")) {
 			fputs("segscan: serve cannot take --remote-state=-: every scan re-reads the file; give a path\n",

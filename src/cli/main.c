@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,12 @@ int main(int argc, char **argv)
 	/* the soft open-file limit up to the hard one: a scan keeps many files open at
 	 * once; the library sizes what it keeps in flight from whatever limit is left */
 	ss_fd_raise_soft();
+	/* A file-size limit (ulimit -f, LimitFSIZE=) makes a write fail with EFBIG, which each
+	 * writer reports naming its file (the report, gen's files, serve's --textfile, whose
+	 * PATH.tmp is removed while the service keeps serving), instead of SIGXFSZ killing
+	 * the process mid-write (issue 21 item 10: serve died with rc 153 and left a partial
+	 * PATH.tmp). */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		fputs(usage_main, stderr);
 		return 2;

@@ -21,10 +21,26 @@ static const char format_help[] =
 
 void ss_cli_help(const char *usage, const char *tail)
 {
+	ss_cli_help_except(usage, tail, NULL);
+}
+
+bool ss_cli_skipped(const char *const *skip, const char *name)
+{
+	for (; skip && *skip; skip++)
+		if (!strcmp(*skip, name))
+			return true;
+	return false;
+}
+
+void ss_cli_help_except(const char *usage, const char *tail, const char *const *skip)
+{
 	fputs(usage, stdout);
 	fputs("Scan options:\n", stdout);
-	fputs(format_help, stdout);
-	ss_opts_write_help(stdout);
+	if (!ss_cli_skipped(skip, "format"))
+		fputs(format_help, stdout);
+	for (size_t i = 0; i < ss_n_optdefs; i++)
+		if (!ss_cli_skipped(skip, ss_optdefs[i].name))
+			ss_optdef_write_help(stdout, &ss_optdefs[i]);
 	fputs(tail, stdout);
 }
 

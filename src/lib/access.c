@@ -33,21 +33,24 @@ static int fill(void *out, const void *full, size_t full_size)
 
 static const struct ss_part *part_of(const segscan_partition *p)
 {
-	return &p->p;
+	return p ? &p->p : NULL;
 }
 
 /* json prints remote, lags and retention only for an evaluated, readable partition */
 static const struct ss_eval *eval_known(const segscan_partition *p)
 {
 	const struct ss_part *pt = part_of(p);
-	return pt->eval && !pt->unreadable ? pt->eval : NULL;
+	return pt && pt->eval && !pt->unreadable ? pt->eval : NULL;
 }
 
 int segscan_partition_segment(const segscan_scan *s, const segscan_partition *p, size_t i,
 			      struct segscan_segment *out)
 {
 	const struct ss_part *pt = part_of(p);
-	if (!s || !out)
+	int rr = ss_scan_readable(s);
+	if (rr)
+		return rr;
+	if (!pt || !out)
 		return -EINVAL;
 	if (i >= pt->seg_count)
 		return -ENOENT;
@@ -76,7 +79,7 @@ int segscan_partition_segment(const segscan_scan *s, const segscan_partition *p,
 int segscan_partition_remote(const segscan_partition *p, struct segscan_remote *out)
 {
 	const struct ss_eval *ev = eval_known(p);
-	if (!out)
+	if (!p || !out)
 		return -EINVAL;
 	if (!ev)
 		return -ENODATA;
@@ -99,6 +102,8 @@ int segscan_partition_lag(const segscan_partition *p, enum segscan_lag which, in
 	const struct ss_eval *ev = eval_known(p);
 	bool null;
 	int64_t sg, b;
+	if (!p)
+		return -EINVAL;
 	switch (which) {
 	case SEGSCAN_LAG_ONLY_LOCAL:
 		if (!ev)
@@ -132,7 +137,7 @@ int segscan_partition_retention(const segscan_partition *p, enum segscan_retenti
 {
 	const struct ss_eval *ev = eval_known(p);
 	const struct ss_retention *r;
-	if (!out)
+	if (!p || !out)
 		return -EINVAL;
 	switch (kind) {
 	case SEGSCAN_RETENTION_SIZE: r = ev ? &ev->size : NULL; break;
@@ -162,7 +167,7 @@ size_t segscan_partition_finding_count(const segscan_partition *p)
 
 int segscan_partition_finding(const segscan_partition *p, size_t i, struct segscan_finding *out)
 {
-	if (!out)
+	if (!p || !out)
 		return -EINVAL;
 	if (i >= segscan_partition_finding_count(p))
 		return -ENOENT;
@@ -195,8 +200,24 @@ static int copy_out(char *buf, size_t len, const char *text)
 	return 0;
 }
 
+/* A failed segment's file (log dir + relative path) and message, as out/json.c's
+ * seg_error_text and write_errors write them. */
+static void seg_error(const struct ss_results *r, const struct ss_seg *sg, char *rel, size_t rel_len, char *path,
+		      size_t path_len, char *msg, size_t msg_len)
+{
+	ss_res_seg_errfile(r, sg, rel, rel_len);
+	snprintf(path, path_len, "%s/%s", ss_res_logdir_of(r, ss_res_part_of_seg(r, sg)), rel);
+	if (ss_seg_err_pos(sg) >= 0)
+		snprintf(msg, msg_len, "%s at byte %lld: %s", rel, (long long)ss_seg_err_pos(sg),
+			 segscan_strerror(ss_seg_err(sg)));
+	else
+		snprintf(msg, msg_len, "%s: %s", rel, segscan_strerror(ss_seg_err(sg)));
+}
+
 size_t segscan_partition_error_count(const segscan_scan *s, const segscan_partition *p)
 {
+	if (ss_scan_readable(s) || !p)
+		return 0;
 	const struct ss_results *r = &s->res;
 	const struct ss_part *pt = part_of(p);
 	size_t n = 0;
@@ -212,6 +233,11 @@ size_t segscan_partition_error_count(const segscan_scan *s, const segscan_partit
 int segscan_partition_error(const segscan_scan *s, const segscan_partition *p, size_t i, char *file,
 			    size_t file_len, char *message, size_t message_len)
 {
+	int rr = ss_scan_readable(s);
+	if (rr)
+		return rr;
+	if (!p)
+		return -EINVAL;
 	const struct ss_results *r = &s->res;
 	const struct ss_part *pt = part_of(p);
 	char rel[320], path[4096], msg[512];
@@ -229,14 +255,7 @@ int segscan_partition_error(const segscan_scan *s, const segscan_partition *p, s
 		const struct ss_seg *sg = &r->segs[pt->seg_first + k];
 		if (!ss_res_seg_failed(sg) || i-- != 0)
 			continue;
-		/* the file and message out/json.c's seg_error_text writes */
-		ss_res_seg_errfile(r, sg, rel, sizeof(rel));
-		snprintf(path, sizeof(path), "%s/%s", ss_res_logdir_of(r, pt), rel);
-		if (ss_seg_err_pos(sg) >= 0)
-			snprintf(msg, sizeof(msg), "%s at byte %lld: %s", rel, (long long)ss_seg_err_pos(sg),
-				 segscan_strerror(ss_seg_err(sg)));
-		else
-			snprintf(msg, sizeof(msg), "%s: %s", rel, segscan_strerror(ss_seg_err(sg)));
+		seg_error(r, sg, rel, sizeof(rel), path, sizeof(path), msg, sizeof(msg));
 		a = copy_out(file, file_len, path);
 		b = copy_out(message, message_len, msg);
 		return a ? a : b;
@@ -246,9 +265,9 @@ int segscan_partition_error(const segscan_scan *s, const segscan_partition *p, s
 
 int segscan_partition_config(const segscan_partition *p, const char *key, const char **value, const char **source)
 {
-	const struct ss_eval *ev = part_of(p)->eval;  /* json prints config even when unreadable */
-	if (!key)
+	if (!p || !key)
 		return -EINVAL;
+	const struct ss_eval *ev = part_of(p)->eval;  /* json prints config even when unreadable */
 	for (uint32_t i = 0; ev && i < ev->n_config; i++) {
 		if (strcmp(ev->config[i].key, key))
 			continue;
@@ -263,6 +282,9 @@ int segscan_partition_config(const segscan_partition *p, const char *key, const 
 
 int segscan_get_broker(const segscan_scan *s, struct segscan_broker *out)
 {
+	int rr = ss_scan_readable(s);
+	if (rr)
+		return rr;
 	const struct ss_res_cluster *c = &s->res.cluster;
 	struct segscan_broker v = {
 		.size = sizeof(v),
@@ -270,6 +292,71 @@ int segscan_get_broker(const segscan_scan *s, struct segscan_broker *out)
 		.cluster_id = c->cluster_id,
 		.kafka_version = c->kafka_version,
 		.kafka_version_source = c->kafka_version_source,
+	};
+	return fill(out, &v, sizeof(v));
+}
+
+/* ---- the report's own errors[] and log dirs ------------------------------------------ */
+
+/* out/json.c write_errors: every problem, then every failed segment (of every partition,
+ * the filtered-out ones too: r->segs holds them all). */
+size_t segscan_error_count(const segscan_scan *s)
+{
+	if (ss_scan_readable(s))
+		return 0;
+	const struct ss_results *r = &s->res;
+	size_t n = r->n_problems;
+	for (uint32_t i = 0; i < r->n_segs; i++)
+		n += ss_res_seg_failed(&r->segs[i]);
+	return n;
+}
+
+int segscan_error(const segscan_scan *s, size_t i, char *file, size_t file_len, char *message, size_t message_len)
+{
+	int rr = ss_scan_readable(s);
+	if (rr)
+		return rr;
+	const struct ss_results *r = &s->res;
+	char rel[320], path[4096], msg[512];
+	int a, b;
+	if (i < r->n_problems) {
+		const struct ss_problem *pr = &r->problems[i];
+		a = copy_out(file, file_len, pr->path);
+		b = copy_out(message, message_len, pr->what ? pr->what : "");
+		return a ? a : b;
+	}
+	i -= r->n_problems;
+	for (uint32_t k = 0; k < r->n_segs; k++) {
+		const struct ss_seg *sg = &r->segs[k];
+		if (!ss_res_seg_failed(sg) || i-- != 0)
+			continue;
+		seg_error(r, sg, rel, sizeof(rel), path, sizeof(path), msg, sizeof(msg));
+		a = copy_out(file, file_len, path);
+		b = copy_out(message, message_len, msg);
+		return a ? a : b;
+	}
+	return -ENOENT;
+}
+
+size_t segscan_logdir_count(const segscan_scan *s)
+{
+	return ss_scan_readable(s) ? 0 : s->res.n_logdirs;
+}
+
+int segscan_logdir(const segscan_scan *s, size_t i, struct segscan_logdir *out)
+{
+	int rr = ss_scan_readable(s);
+	if (rr)
+		return rr;
+	if (!out)
+		return -EINVAL;
+	if (i >= s->res.n_logdirs)
+		return -ENOENT;
+	const struct ss_res_logdir *l = &s->res.logdirs[i];
+	struct segscan_logdir v = {
+		.size = sizeof(v),
+		.path = l->path,
+		.error = l->err,
 	};
 	return fill(out, &v, sizeof(v));
 }

@@ -17,6 +17,8 @@
 
 int segscan_scan_new(segscan_scan **out)
 {
+	if (!out)
+		return -EINVAL;
 	segscan_scan *s = calloc(1, sizeof(*s));
 	int r;
 	if (!s)
@@ -28,6 +30,8 @@ int segscan_scan_new(segscan_scan **out)
 		return r;
 	}
 	pthread_mutex_init(&s->rate.mu, NULL);  /* destroyed in segscan_scan_free */
+	pthread_mutex_init(&s->api_mu, NULL);   /* destroyed in segscan_scan_free */
+	atomic_init(&s->state, SS_SCAN_IDLE);
 	ss_logsink_init(&s->log, &s->opts.quiet); /* destroyed in segscan_scan_free; no callback yet */
 	s->cat.log = &s->log;                   /* discovery reports through the scan's sink */
 	*out = s;
@@ -62,44 +66,84 @@ void segscan_scan_free(segscan_scan *s)
 	free(s->res_logdirs);
 	free(s->res_parts);
 	pthread_mutex_destroy(&s->rate.mu);
+	pthread_mutex_destroy(&s->api_mu);      /* initialized in segscan_scan_new */
 	ss_logsink_destroy(&s->log);            /* initialized in segscan_scan_new */
 	free(s);
 }
 
+int ss_scan_setup_begin(segscan_scan *s)
+{
+	if (!s)
+		return -EINVAL;
+	pthread_mutex_lock(&s->api_mu); /* released by ss_scan_setup_end, or below */
+	int st = atomic_load_explicit(&s->state, memory_order_relaxed);
+	if (st == SS_SCAN_IDLE)
+		return 0;
+	pthread_mutex_unlock(&s->api_mu);
+	return st == SS_SCAN_RUNNING ? -EBUSY : -EALREADY;
+}
+
+void ss_scan_setup_end(segscan_scan *s)
+{
+	pthread_mutex_unlock(&s->api_mu); /* taken by ss_scan_setup_begin */
+}
+
 const char *segscan_last_error(const segscan_scan *s)
 {
+	if (!s)
+		return "invalid argument: no scan (NULL)";
 	return s->err[0] ? s->err : "no error";
 }
 
 int segscan_add_logdir(segscan_scan *s, const char *path)
 {
+	if (!path)
+		return -EINVAL;
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
 	char **n = realloc(s->logdir_paths, (s->n_logdir_paths + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
+	if (!n) {
+		r = -ENOMEM;
+		goto out;
+	}
 	s->logdir_paths = n;
-	if (!(n[s->n_logdir_paths] = strdup(path)))
-		return -ENOMEM;
+	if (!(n[s->n_logdir_paths] = strdup(path))) {
+		r = -ENOMEM;
+		goto out;
+	}
 	s->n_logdir_paths++;
-	return 0;
+out:
+	ss_scan_setup_end(s);
+	return r;
 }
 
 int segscan_set_log(segscan_scan *s, segscan_log_fn fn, void *user, enum segscan_log_level max_level)
 {
-	/* the pipeline threads read the sink without a lock: it is fixed before they start */
-	if (!s || s->ran || max_level < SEGSCAN_LOG_ERROR || max_level > SEGSCAN_LOG_DEBUG)
+	if (max_level < SEGSCAN_LOG_ERROR || max_level > SEGSCAN_LOG_DEBUG)
 		return -EINVAL;
+	/* the pipeline threads read the sink without a lock: it is fixed before they start */
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
 	s->log.fn = fn;
 	s->log.user = user;
 	s->log.max_level = max_level;
+	ss_scan_setup_end(s);
 	return 0;
 }
 
 int segscan_reuse(segscan_scan *s, const segscan_scan *prev)
 {
-	if (prev && !prev->ran)
+	/* prev's results must be complete and stay put: it has run, and is not s */
+	if (prev && (prev == s || atomic_load_explicit(&prev->state, memory_order_acquire) != SS_SCAN_DONE))
 		return -EINVAL;
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
 	s->prev = prev;
 	s->reusable = true;
+	ss_scan_setup_end(s);
 	return 0;
 }
 
@@ -107,39 +151,52 @@ int segscan_reuse(segscan_scan *s, const segscan_scan *prev)
 
 int segscan_exit_code(const segscan_scan *s)
 {
-	return s->res.run.exit_code;
+	int r = ss_scan_readable(s);
+	return r ? r : s->res.run.exit_code;
 }
 
 size_t segscan_partition_count(const segscan_scan *s)
 {
-	return s->res.n_parts;
+	return ss_scan_readable(s) ? 0 : s->res.n_parts;
 }
 
 const segscan_partition *segscan_partition_at(const segscan_scan *s, size_t i)
 {
-	if (i >= s->res.n_parts)
+	if (ss_scan_readable(s) || i >= s->res.n_parts)
 		return NULL;
 	/* segscan_partition is a view of ss_part (its only member) */
 	return (const segscan_partition *)&s->res.parts[i];
 }
 
-const char *segscan_partition_topic(const segscan_partition *p) { return p->p.topic; }
-int32_t segscan_partition_id(const segscan_partition *p) { return p->p.partition; }
-size_t segscan_partition_segment_count(const segscan_partition *p) { return p->p.seg_count; }
-int64_t segscan_partition_size_bytes(const segscan_partition *p) { return p->p.eval ? p->p.eval->size_bytes : 0; }
+const char *segscan_partition_topic(const segscan_partition *p) { return p ? p->p.topic : NULL; }
+int32_t segscan_partition_id(const segscan_partition *p) { return p ? p->p.partition : -EINVAL; }
+size_t segscan_partition_segment_count(const segscan_partition *p) { return p ? p->p.seg_count : 0; }
+int64_t segscan_partition_size_bytes(const segscan_partition *p)
+{
+	if (!p)
+		return -EINVAL;
+	return p->p.eval ? p->p.eval->size_bytes : 0;
+}
 int64_t segscan_partition_log_end_offset(const segscan_partition *p)
 {
+	if (!p)
+		return -EINVAL;
 	return p->p.eval ? p->p.eval->log_end_offset : 0;
 }
 
 const char *segscan_partition_log_dir(const segscan_partition *p)
 {
 	/* the scan owns the log dir strings; the partition knows only its index */
-	return p->p.logdir_path;
+	return p ? p->p.logdir_path : NULL;
 }
 
 int segscan_write(const segscan_scan *s, enum segscan_format fmt, FILE *out)
 {
+	int r = ss_scan_readable(s);
+	if (r)
+		return r;
+	if (!out)
+		return -EINVAL;
 	switch (fmt) {
 	case SEGSCAN_FMT_TABLE: return ss_out_table(&s->res, out);
 	case SEGSCAN_FMT_JSON: return ss_out_json(&s->res, out, false);
@@ -151,6 +208,11 @@ int segscan_write(const segscan_scan *s, enum segscan_format fmt, FILE *out)
 
 int segscan_write_prom(const segscan_scan *s, const struct segscan_counters *c, FILE *out)
 {
+	int r = ss_scan_readable(s);
+	if (r)
+		return r;
+	if (!c || !out)
+		return -EINVAL;
 	struct ss_prom_counters pc = {
 		.duration_seconds = c->duration_seconds,
 		.segments_total = c->segments_total,
@@ -160,8 +222,13 @@ int segscan_write_prom(const segscan_scan *s, const struct segscan_counters *c, 
 	return ss_out_prom_counters(&s->res, out, &pc);
 }
 
-void segscan_get_stats(const segscan_scan *s, struct segscan_scan_stats *out)
+int segscan_get_stats(const segscan_scan *s, struct segscan_scan_stats *out)
 {
+	int r = ss_scan_readable(s);
+	if (r)
+		return r;
+	if (!out)
+		return -EINVAL;
 	struct ss_summary sum;
 	ss_out_summarize(&s->res, &sum);
 	out->seconds = s->res.run.times.total;
@@ -169,15 +236,26 @@ void segscan_get_stats(const segscan_scan *s, struct segscan_scan_stats *out)
 	out->segments_reused = s->res.pipeline.reused;
 	out->bytes_read = (uint64_t)s->res.run.bytes_read;
 	out->errors = (uint64_t)sum.errors;
+	return 0;
 }
 
 int segscan_write_partition_json(const segscan_scan *s, const segscan_partition *p, FILE *out)
 {
+	int r = ss_scan_readable(s);
+	if (r)
+		return r;
+	if (!p || !out)
+		return -EINVAL;
 	ss_out_partition_json(&s->res, &p->p, out);
 	return ferror(out) ? -EIO : 0;
 }
 
 int segscan_write_stats(const segscan_scan *s, FILE *f)
 {
+	int r = ss_scan_readable(s);
+	if (r)
+		return r;
+	if (!f)
+		return -EINVAL;
 	return ss_out_stats(&s->res, f);
 }

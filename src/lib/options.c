@@ -360,30 +360,33 @@ void ss_opts_release(struct ss_opts *o)
 
 void ss_opts_write_help(FILE *f)
 {
-	for (size_t i = 0; i < ss_n_optdefs; i++) {
-		const struct ss_optdef *d = &ss_optdefs[i];
-		char head[96];
-		int n;
-		if (d->short_name)
-			n = snprintf(head, sizeof(head), "  -%c, --%s", d->short_name, d->name);
-		else
-			n = snprintf(head, sizeof(head), "      --%s", d->name);
-		if (ss_optdef_has_arg(d))
-			n += snprintf(head + n, sizeof(head) - (size_t)n, "=%s", d->values);
-		/* the description starts on the option's line when two spaces still fit */
-		if (n + 2 <= HELP_COL)
-			fprintf(f, "%-*s", HELP_COL, head);
-		else
-			fprintf(f, "%s\n%*s", head, HELP_COL, "");
-		for (const char *p = d->help;;) {
-			const char *nl = strchr(p, '\n');
-			if (!nl) {
-				fprintf(f, "%s\n", p);
-				break;
-			}
-			fprintf(f, "%.*s\n%*s", (int)(nl - p), p, HELP_COL, "");
-			p = nl + 1;
+	for (size_t i = 0; i < ss_n_optdefs; i++)
+		ss_optdef_write_help(f, &ss_optdefs[i]);
+}
+
+void ss_optdef_write_help(FILE *f, const struct ss_optdef *d)
+{
+	char head[96];
+	int n;
+	if (d->short_name)
+		n = snprintf(head, sizeof(head), "  -%c, --%s", d->short_name, d->name);
+	else
+		n = snprintf(head, sizeof(head), "      --%s", d->name);
+	if (ss_optdef_has_arg(d))
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "=%s", d->values);
+	/* the description starts on the option's line when two spaces still fit */
+	if (n + 2 <= HELP_COL)
+		fprintf(f, "%-*s", HELP_COL, head);
+	else
+		fprintf(f, "%s\n%*s", head, HELP_COL, "");
+	for (const char *p = d->help;;) {
+		const char *nl = strchr(p, '\n');
+		if (!nl) {
+			fprintf(f, "%s\n", p);
+			break;
 		}
+		fprintf(f, "%.*s\n%*s", (int)(nl - p), p, HELP_COL, "");
+		p = nl + 1;
 	}
 }
 
@@ -391,14 +394,24 @@ void ss_opts_write_help(FILE *f)
 
 int segscan_set(segscan_scan *s, const char *name, const char *v)
 {
+	if (!name)
+		return -EINVAL;
+	/* refused during and after segscan_run: the run reads the options without a lock
+	 * (issue 21 item 11: a --topic set under a run freed the regex it compiled) */
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
 	s->err[0] = 0;
 	const struct ss_optdef *d = ss_optdef_find(name);
 	if (!d) {
 		snprintf(s->err, sizeof(s->err), "unknown option");
-		return -EINVAL;
+		r = -EINVAL;
+		goto out;
 	}
-	int r = ss_opt_apply(&s->opts, d, v);
+	r = ss_opt_apply(&s->opts, d, v);
 	if (r == -EINVAL)
 		snprintf(s->err, sizeof(s->err), "%s", d->err);
+out:
+	ss_scan_setup_end(s);
 	return r;
 }

@@ -66,5 +66,7 @@ void ss_opts_release(struct ss_opts *o);
 
 /* The help lines of every row, in table order, as `segscan scan --help` prints them. */
 void ss_opts_write_help(FILE *f);
+/* The help lines of one row (a command that takes only some rows: serve). */
+void ss_optdef_write_help(FILE *f, const struct ss_optdef *d);
 
 #endif

@@ -259,6 +259,25 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 	fprintf(f, "# HELP segscan_build_info segscan build information.\n"
 		   "# TYPE segscan_build_info gauge\nsegscan_build_info{version=\"%s\",io=\"%s\"} 1\n",
 		SEGSCAN_VERSION, r->run.io[0] ? r->run.io : "none");
+	/* Whether the scan saw everything it was given (issue 20 item 5): a log dir that is
+	 * gone (a JBOD disk that dropped out) is a failed scan, not a broker with fewer
+	 * partitions. The exit code is the one `segscan scan` exits with. */
+	fprintf(f, "# HELP segscan_scan_exit_code Exit status of the scan as segscan scan gives it: 0 complete, 1 some "
+		   "data could not be read, 3 a log dir is missing or unreadable.\n"
+		   "# TYPE segscan_scan_exit_code gauge\nsegscan_scan_exit_code %d\n",
+		r->run.exit_code);
+	fputs("# HELP segscan_log_dir_up 1 when the log dir could be read, 0 when it is missing or unreadable.\n"
+	      "# TYPE segscan_log_dir_up gauge\n", f);
+	for (uint32_t i = 0; i < r->n_logdirs; i++) {
+		bool dup = false; /* a log dir given twice is one series */
+		for (uint32_t k = 0; k < i && !dup; k++)
+			dup = !strcmp(r->logdirs[k].path, r->logdirs[i].path);
+		if (dup)
+			continue;
+		fputs("segscan_log_dir_up{log_dir=\"", f);
+		label_value(f, r->logdirs[i].path);
+		fprintf(f, "\"} %d\n", r->logdirs[i].err ? 0 : 1);
+	}
 	return ferror(f) ? -EIO : 0;
 }
 

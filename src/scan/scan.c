@@ -234,16 +234,18 @@ static int run_pipeline(segscan_scan *s)
 
 int segscan_reuse_unchanged(segscan_scan *s, segscan_unchanged_fn fn, void *arg)
 {
-	if (s->ran)
-		return fail(s, -EALREADY, "segscan_reuse_unchanged: the scan has run");
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
 	s->unchanged = fn;
 	s->unchanged_arg = arg;
+	ss_scan_setup_end(s);
 	return 0;
 }
 
 uint64_t segscan_partitions_reused(const segscan_scan *s)
 {
-	return s->dreuse.reused;
+	return ss_scan_readable(s) ? 0 : s->dreuse.reused;
 }
 
 void segscan_cancel(segscan_scan *s)
@@ -254,9 +256,20 @@ void segscan_cancel(segscan_scan *s)
 
 int segscan_run(segscan_scan *s)
 {
-	if (s->ran)
-		return fail(s, -EALREADY, "a scan runs once; create a new one");
+	if (!s)
+		return -EINVAL;
+	/* IDLE -> RUNNING under api_mu: a setter on another thread has finished or is
+	 * refused from here on (scan_int.h) */
+	pthread_mutex_lock(&s->api_mu);
+	int st = atomic_load_explicit(&s->state, memory_order_relaxed);
+	if (st != SS_SCAN_IDLE) {
+		pthread_mutex_unlock(&s->api_mu);
+		/* s->err is the running scan's: left alone */
+		return st == SS_SCAN_RUNNING ? -EBUSY : -EALREADY;
+	}
+	atomic_store_explicit(&s->state, SS_SCAN_RUNNING, memory_order_relaxed);
 	s->ran = true;
+	pthread_mutex_unlock(&s->api_mu);
 	int r = run_pipeline(s);
 	/* the evaluations that read it are done (the workers and the evaluator are joined) */
 	ss_remote_taint_free(s->remote_taint);
@@ -264,7 +277,9 @@ int segscan_run(segscan_scan *s)
 	/* published on every path: a failed run still reports what it saw and its exit code */
 	int p = ss_scan_publish_results(s);
 	if (!r && p)
-		return fail(s, p, "results: %s", segscan_strerror(p));
+		r = fail(s, p, "results: %s", segscan_strerror(p));
+	/* release: the results (and s->err) before DONE; pairs with ss_scan_readable's acquire */
+	atomic_store_explicit(&s->state, SS_SCAN_DONE, memory_order_release);
 	return r;
 }
 

@@ -7,6 +7,7 @@
 #ifndef SS_SCAN_INT_H
 #define SS_SCAN_INT_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -113,7 +114,16 @@ struct segscan_scan {
 						NULL when none (freed at the end of segscan_run) */
 	char                 err[1024];      /* last error message (segscan_last_error) */
 	struct ss_logsink    log;            /* common/log.h: segscan_set_log's callback */
-	bool                 ran;
+	bool                 ran;            /* segscan_run has started (the run's own thread) */
+	/* The handle's life for the public API's state checks (issue 21 item 11): IDLE until
+	 * segscan_run starts, RUNNING while it runs, DONE after. The setters (segscan_set,
+	 * segscan_add_logdir, segscan_reuse*, segscan_set_log) check it and change the options
+	 * under api_mu, and segscan_run moves IDLE -> RUNNING under api_mu, so a setter on
+	 * another thread either finishes before the run reads the options or is refused
+	 * (-EBUSY): it can never change them under the run. DONE is stored with release after
+	 * the results are published; the accessors' acquire load of it pairs with that. */
+	pthread_mutex_t      api_mu;
+	atomic_int           state;          /* enum ss_scan_state */
 	bool                 usage_error;    /* a config or remote-state file is bad: exit 2 */
 	bool                 io_fell_back;
 	char                 io_used[16];
@@ -153,6 +163,23 @@ struct segscan_scan {
 	struct ss_res_logdir *res_logdirs;
 	struct ss_part       *res_parts;     /* the reported partitions when a filter is set (copies) */
 };
+
+enum ss_scan_state { SS_SCAN_IDLE, SS_SCAN_RUNNING, SS_SCAN_DONE };
+
+/* A setter's entry (lib/api.c): 0 with s->api_mu held while the scan has not started
+ * (release it with ss_scan_setup_end), -EINVAL for NULL, -EBUSY while segscan_run runs,
+ * -EALREADY after it. */
+int  ss_scan_setup_begin(struct segscan_scan *s);
+void ss_scan_setup_end(struct segscan_scan *s);
+/* A results accessor's check: -EINVAL for NULL, -EBUSY while segscan_run runs (the results
+ * are being replaced), else 0. Best effort against a caller that reads while another
+ * thread starts the run (that stays the caller's race), exact for one that reads during it. */
+static inline int ss_scan_readable(const struct segscan_scan *s)
+{
+	if (!s)
+		return -EINVAL;
+	return atomic_load_explicit(&s->state, memory_order_acquire) == SS_SCAN_RUNNING ? -EBUSY : 0;
+}
 
 /* worker side: after ss_ring_publish */
 void ss_evaluator_kick(struct segscan_scan *s);

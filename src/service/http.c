@@ -12,6 +12,15 @@
  * Bounds: MHD's connection limit, per-connection memory pool (which also caps the
  * request line and headers), idle timeout; our own URL length limit (414); request
  * bodies refused (413) before MHD reads them.
+ *
+ * Basic auth (service/webconfig.h) never runs a bcrypt on MHD's one polling thread
+ * (issue 21 item 7: a guessing flood slowed authenticated scrapes from 0.4 ms to 1-2 s,
+ * one cost-16 guess froze every endpoint for 2.7 s). A request whose password is not the
+ * one remembered for its user is handed to the verifier thread ("segscan-auth") and its
+ * connection suspended (MHD_suspend_connection); the verifier resumes it with the answer
+ * and MHD calls the handler again, which finishes the request. Every other request,
+ * a known-good scrape included, is answered meanwhile: nothing on the polling thread
+ * waits for a bcrypt.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -80,10 +89,40 @@ struct ss_http {
 	pthread_cond_t     reaper_cv;       /* conn_mu */
 	pthread_t          reaper;
 	bool               reaper_started;
+	/* The verifier: jobs queued by the polling thread (each one's connection suspended),
+	 * taken in order by auth_main. auth_mu guards the queue, auth_stopping and every job's
+	 * state and ok. */
+	pthread_mutex_t    auth_mu;
+	pthread_cond_t     auth_cv;         /* auth_mu: a job queued, or stop */
+	struct ss_auth_job *auth_head, *auth_tail; /* auth_mu */
+	unsigned           auth_queued;     /* auth_mu */
+	bool               auth_stopping;   /* auth_mu: auth_stop has begun; no job is queued after it */
+	pthread_t          auth_th;
+	bool               auth_started;
+};
+
+/* Verifications queued at once: each is one client address (webconfig.c allows one at a
+ * time each); beyond, 401 without one. */
+#define SS_HTTP_AUTH_QUEUE 64
+
+enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_CANCELLED };
+
+/* One password to verify. Owned by the connection (ss_hconn.job, the polling thread's)
+ * from the moment it is queued; the verifier reads hash, pass and c and writes state
+ * and ok (under auth_mu) until it resumes the connection, and never touches it after. */
+struct ss_auth_job {
+	struct ss_auth_job  *next;    /* auth_mu: the queue */
+	struct MHD_Connection *c;
+	struct ss_web_verify v;
+	char                *pass;
+	enum job_state       state;   /* auth_mu */
+	bool                 ok;      /* auth_mu */
 };
 
 struct ss_hconn {
 	struct ss_hconn *prev, *next;
+	struct ss_auth_job *job;    /* the polling thread's: a verification of this connection's
+				       request, queued (suspended) or answered (resumed) */
 	int              fd;
 	double           since;     /* CLOCK_MONOTONIC: connect, or the last response done */
 	bool             waiting;   /* headers of the next request not in yet */
@@ -199,12 +238,29 @@ static void hconn_mark(struct ss_http *h, struct MHD_Connection *c, bool waiting
 	pthread_mutex_unlock(&h->conn_mu);
 }
 
+/* A verification the handler never took back (the connection closed after its resume):
+ * its client's turn is given back all the same. Polling thread only. */
+static void job_drop(struct ss_http *h, struct ss_hconn *hc)
+{
+	struct ss_auth_job *j = hc ? hc->job : NULL;
+	if (!j)
+		return;
+	pthread_mutex_lock(&h->auth_mu);
+	bool ok = j->state == JOB_DONE && j->ok; /* resumed only once DONE or CANCELLED */
+	pthread_mutex_unlock(&h->auth_mu);
+	ss_web_auth_end(h->web, &j->v, j->pass, ok);
+	free(j->pass);
+	free(j);
+	hc->job = NULL;
+}
+
 static void request_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
 	struct ss_http *h = cls;
 	if (*con_cls == &h->inflight)
 		atomic_fetch_sub_explicit(&h->inflight, 1, memory_order_relaxed);
 	*con_cls = NULL;
+	job_drop(h, hconn_of(c));
 	hconn_mark(h, c, true);
 }
 
@@ -233,6 +289,7 @@ static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_conte
 	}
 	if (!hc)
 		return;
+	job_drop(h, hc);
 	pthread_mutex_lock(&h->conn_mu);
 	if (hc->prev)
 		hc->prev->next = hc->next;
@@ -274,15 +331,15 @@ static void *reaper_main(void *arg)
 static enum MHD_Result healthz(struct ss_http *h, struct MHD_Connection *c)
 {
 	struct ss_snapshot *s = ss_pub_acquire(h->pub);
-	char body[4096];
 	if (!s)
 		return send_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, CT_JSON,
 				   "{\"status\":\"starting\",\"message\":\"the first scan has not finished yet\"}\n");
 	struct ss_pub_totals t;
 	ss_pub_get_totals(h->pub, &t);
 	double age = ss_mono() - s->finished_mono, stale_after = ss_pub_stale_after(h->pub, s);
-	/* Unhealthy (503) when the latest scan failed, or when nothing was published for a
-	 * few intervals: a scan loop that blocks or dies must not keep answering "ok". */
+	/* Unhealthy (503) when the latest scan failed (it could not run, or could not read a
+	 * log dir: issue 20 item 5), or when nothing was published for a few intervals: a
+	 * scan loop that blocks or dies must not keep answering "ok". */
 	const char *status = t.last_failed ? "failing" : stale_after > 0 && age > stale_after ? "stale" : "ok";
 	/* the live __remote_log_metadata consumer, when serve runs one (cluster_tail.h): a
 	 * cluster that stopped answering makes the published remote state age */
@@ -292,17 +349,23 @@ static enum MHD_Result healthz(struct ss_http *h, struct MHD_Connection *c)
 	if (!connected && !strcmp(status, "ok"))
 		status = "degraded";
 	unsigned code = strcmp(status, "ok") ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK;
-	int n = snprintf(body, sizeof(body),
+	/* the down list names paths of any length: the body is sized to fit */
+	char *body = NULL;
+	int n = asprintf(&body,
 			 "{\"status\":\"%s\",\"generation\":%" PRIu64 ",\"age_seconds\":%.3f,\"stale_after_seconds\":%.3f,"
 			 "\"last_scan_duration_seconds\":%.6f,\"last_scan_finished\":%.3f,\"partitions\":%zu,"
-			 "\"scan_exit_code\":%d,\"scans\":%" PRIu64 ",\"failures\":%" PRIu64 "%s%s}\n",
+			 "\"scan_exit_code\":%d,\"log_dirs_down\":%s,\"scans\":%" PRIu64 ",\"failures\":%" PRIu64 "%s%s}\n",
 			 status, s->generation, age < 0 ? 0 : age, stale_after, s->stats.seconds, s->finished_wall, s->n_parts,
-			 s->exit_code, t.scans, t.failures, rn > 0 ? "," : "", rn > 0 ? rm : "");
+			 s->exit_code, s->down_json ? s->down_json : "[]", t.scans, t.failures, rn > 0 ? "," : "",
+			 rn > 0 ? rm : "");
 	uint64_t gen = s->generation;
 	ss_snapshot_release(s);
-	if (n < 0 || (size_t)n >= sizeof(body))
+	if (n < 0)
 		return MHD_NO;
-	return queue(c, code, MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY), CT_JSON, gen);
+	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback((size_t)n, body, free);
+	if (!resp)
+		free(body);
+	return queue(c, code, resp, CT_JSON, gen);
 }
 
 static enum MHD_Result not_ready(struct MHD_Connection *c, bool json)
@@ -312,17 +375,111 @@ static enum MHD_Result not_ready(struct MHD_Connection *c, bool json)
 				: "the first scan has not finished yet\n");
 }
 
-/* /v1/partitions/TOPIC/N; `rest` is the part after the prefix, still percent-encoded. */
+static enum MHD_Result bad_topic(struct MHD_Connection *c)
+{
+	return send_static(c, MHD_HTTP_BAD_REQUEST, CT_JSON,
+			   "{\"error\":\"not a Kafka topic name (1-249 of [a-zA-Z0-9._-])\"}\n");
+}
+
+/* {"partitions":[...]}: the partition objects of one topic (issue 20 item 11), in
+ * partition order, copied from the snapshot's rendered ones. A topic with none is 404 for
+ * the path /v1/partitions/TOPIC and an empty list for the filter ?topic=TOPIC. */
+static enum MHD_Result topic_doc(struct ss_http *h, struct MHD_Connection *c, const char *topic, bool none_404)
+{
+	static const char head[] = "{\"partitions\":[\n", tail[] = "]}\n";
+	struct ss_snapshot *s = ss_pub_acquire(h->pub);
+	if (!s)
+		return not_ready(c, true);
+	if (ss_snapshot_json(s)) { /* rendered on first use: out of memory */
+		ss_snapshot_release(s);
+		return send_static(c, MHD_HTTP_INTERNAL_SERVER_ERROR, CT_JSON,
+				   "{\"error\":\"the report could not be rendered\"}\n");
+	}
+	size_t first = 0, n = ss_snapshot_topic(s, topic, &first), len = sizeof(head) - 1 + sizeof(tail) - 1;
+	if (!n && none_404) {
+		ss_snapshot_release(s);
+		return send_static(c, MHD_HTTP_NOT_FOUND, CT_JSON,
+				   "{\"error\":\"no partition of this topic in the last published scan\"}\n");
+	}
+	for (size_t i = 0; i < n; i++)
+		len += s->parts[first + i].len + 1; /* its newline becomes ",\n" */
+	char *buf = malloc(len + 1), *p = buf;
+	if (!buf) {
+		ss_snapshot_release(s);
+		return MHD_NO;
+	}
+	memcpy(p, head, sizeof(head) - 1);
+	p += sizeof(head) - 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct ss_part_ref *ref = &s->parts[first + i];
+		size_t l = ref->len; /* each object ends with its newline (render_parts) */
+		memcpy(p, s->part_json + ref->off, l - 1);
+		p += l - 1;
+		if (i + 1 < n)
+			*p++ = ',';
+		*p++ = '\n';
+	}
+	memcpy(p, tail, sizeof(tail) - 1);
+	p += sizeof(tail) - 1;
+	uint64_t gen = s->generation;
+	ss_snapshot_release(s);
+	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback((size_t)(p - buf), buf, free);
+	if (!resp)
+		free(buf);
+	return queue(c, MHD_HTTP_OK, resp, CT_JSON, gen);
+}
+
+/* ?topic=NAME on /v1/partitions: the only argument it takes, once. */
+struct query {
+	unsigned    n, n_topic;
+	const char *topic;
+};
+
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct query *q = cls;
+	q->n++;
+	if (key && !strcmp(key, "topic")) {
+		q->n_topic++;
+		q->topic = value;
+	}
+	return MHD_YES;
+}
+
+static bool has_query(struct MHD_Connection *c)
+{
+	return MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) > 0;
+}
+
+/* /v1/partitions?topic=TOPIC (percent-encoded, as a path segment) */
+static enum MHD_Result filtered_parts(struct ss_http *h, struct MHD_Connection *c)
+{
+	struct query q = { 0 };
+	char topic[256];
+	int tl;
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	if (q.n != 1 || q.n_topic != 1)
+		return send_static(c, MHD_HTTP_BAD_REQUEST, CT_JSON,
+				   "{\"error\":\"the one query argument taken is topic=NAME\"}\n");
+	if (!q.topic || (tl = ss_url_decode(q.topic, strlen(q.topic), topic, sizeof(topic))) < 0 ||
+	    !ss_topic_name_ok(topic, (size_t)tl))
+		return bad_topic(c);
+	return topic_doc(h, c, topic, false);
+}
+
+/* /v1/partitions/TOPIC/N and /v1/partitions/TOPIC; `rest` is the part after the prefix,
+ * still percent-encoded. */
 static enum MHD_Result one_partition(struct ss_http *h, struct MHD_Connection *c, void **con_cls, const char *rest)
 {
 	char topic[256];
 	const char *slash = strchr(rest, '/');
-	if (!slash || strchr(slash + 1, '/'))
+	if (!*rest || (slash && strchr(slash + 1, '/')))
 		return send_static(c, MHD_HTTP_NOT_FOUND, CT_JSON, "{\"error\":\"not found\"}\n");
-	int tl = ss_url_decode(rest, (size_t)(slash - rest), topic, sizeof(topic));
+	int tl = ss_url_decode(rest, slash ? (size_t)(slash - rest) : strlen(rest), topic, sizeof(topic));
 	if (tl < 0 || !ss_topic_name_ok(topic, (size_t)tl))
-		return send_static(c, MHD_HTTP_BAD_REQUEST, CT_JSON,
-				   "{\"error\":\"not a Kafka topic name (1-249 of [a-zA-Z0-9._-])\"}\n");
+		return bad_topic(c);
+	if (!slash)
+		return topic_doc(h, c, topic, true);
 	const char *num = slash + 1;
 	int32_t pn;
 	size_t nl = strlen(num);
@@ -347,6 +504,175 @@ static enum MHD_Result one_partition(struct ss_http *h, struct MHD_Connection *c
 bad_partition:
 	return send_static(c, MHD_HTTP_BAD_REQUEST, CT_JSON,
 			   "{\"error\":\"partition must be a decimal number from 0 to 2147483647\"}\n");
+}
+
+/* ---- basic auth: the verifier thread -------------------------------------------------- */
+
+/* Takes jobs in order, runs each bcrypt, resumes its connection. Ends at auth_stop
+ * (ss_http_stop cancels what is still queued). */
+static void *auth_main(void *arg)
+{
+	struct ss_http *h = arg;
+	pthread_setname_np(pthread_self(), "segscan-auth");
+	pthread_mutex_lock(&h->auth_mu);
+	for (;;) {
+		while (!h->auth_head && !h->auth_stopping)
+			pthread_cond_wait(&h->auth_cv, &h->auth_mu);
+		if (h->auth_stopping)
+			break;
+		struct ss_auth_job *j = h->auth_head;
+		if (!(h->auth_head = j->next))
+			h->auth_tail = NULL;
+		h->auth_queued--;
+		j->state = JOB_RUNNING;
+		pthread_mutex_unlock(&h->auth_mu);
+		/* an unknown user name is verified against another's hash and refused */
+		bool ok = ss_web_bcrypt(j->v.hash, j->pass) && j->v.user >= 0;
+		struct MHD_Connection *c = j->c;
+		pthread_mutex_lock(&h->auth_mu);
+		j->ok = ok;
+		j->state = JOB_DONE;
+		pthread_mutex_unlock(&h->auth_mu);
+		/* j is the polling thread's from here (the handler reads it after the resume) */
+		MHD_resume_connection(c);
+		pthread_mutex_lock(&h->auth_mu);
+	}
+	pthread_mutex_unlock(&h->auth_mu);
+	return NULL;
+}
+
+/* The verifier's end, before MHD_stop_daemon (which must not find a suspended
+ * connection): no job is queued once auth_stopping is set, those queued are resumed as
+ * cancelled, and the join waits for the one running (one bcrypt, of a cost
+ * SS_WEB_BCRYPT_MAX_COST at most). */
+static void auth_stop(struct ss_http *h)
+{
+	if (!h->auth_started)
+		return;
+	pthread_mutex_lock(&h->auth_mu);
+	h->auth_stopping = true;
+	struct ss_auth_job *q = h->auth_head;
+	h->auth_head = h->auth_tail = NULL;
+	h->auth_queued = 0;
+	for (struct ss_auth_job *j = q; j; j = j->next)
+		j->state = JOB_CANCELLED;
+	pthread_cond_signal(&h->auth_cv);
+	pthread_mutex_unlock(&h->auth_mu);
+	while (q) {
+		/* read before the resume: the polling thread may free j right after it */
+		struct ss_auth_job *next = q->next;
+		MHD_resume_connection(q->c);
+		q = next;
+	}
+	pthread_join(h->auth_th, NULL); /* pthread_create in ss_http_start_web */
+	h->auth_started = false;
+}
+
+/* The client's budget key: an IPv4 address, or an IPv6 address's /64 (one host's
+ * allocation: rotating addresses within it buys no budget). */
+static size_t client_key(struct MHD_Connection *c, uint8_t key[16])
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	if (sa && sa->sa_family == AF_INET) {
+		memcpy(key, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		return 4;
+	}
+	if (sa && sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(a)) {
+			memcpy(key, a->s6_addr + 12, 4);
+			return 4;
+		}
+		memcpy(key, a->s6_addr, 8);
+		return 8;
+	}
+	return 0;
+}
+
+static enum MHD_Result auth_fail(struct MHD_Connection *c)
+{
+	static const char msg[] = "authentication required\n";
+	struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	enum MHD_Result q = MHD_queue_basic_auth_fail_response(c, "segscan", resp);
+	MHD_destroy_response(resp);
+	return q;
+}
+
+/* Is the request authorised? true: go on. false: return *ret (a 401 or 503 queued, or
+ * MHD_YES with the connection suspended until the verifier has answered; MHD then calls
+ * the handler again and this is asked again). Polling thread only. */
+static bool authorised(struct ss_http *h, struct MHD_Connection *c, bool body, enum MHD_Result *ret)
+{
+	struct ss_hconn *hc = hconn_of(c);
+	if (hc && hc->job) {
+		/* resumed: the verifier's answer */
+		struct ss_auth_job *j = hc->job;
+		pthread_mutex_lock(&h->auth_mu);
+		enum job_state st = j->state;
+		bool ok = j->state == JOB_DONE && j->ok;
+		pthread_mutex_unlock(&h->auth_mu);
+		job_drop(h, hc); /* remembers the password when ok */
+		if (st == JOB_CANCELLED)
+			*ret = send_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, CT_TEXT, "shutting down\n");
+		else if (!ok)
+			*ret = auth_fail(c);
+		return ok;
+	}
+	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
+	uint8_t key[16];
+	size_t kl = client_key(c, key);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	struct ss_web_verify v;
+	enum ss_web_auth a = ss_web_auth_begin(h->web, user, pass, key, kl, (long)now.tv_sec, &v);
+	MHD_free(user);
+	if (a == SS_WEB_OK) {
+		MHD_free(pass);
+		return true;
+	}
+	struct ss_auth_job *j = NULL;
+	/* a request with a body is refused whatever its password (413/405), and a
+	 * connection we do not track has nowhere to keep a job: no bcrypt for either */
+	if (a == SS_WEB_VERIFY && !body && hc && (j = calloc(1, sizeof(*j))) && !(j->pass = strdup(pass))) {
+		free(j);
+		j = NULL;
+	}
+	MHD_free(pass);
+	if (!j) {
+		if (a == SS_WEB_VERIFY)
+			ss_web_auth_end(h->web, &v, NULL, false);
+		*ret = auth_fail(c);
+		return false;
+	}
+	j->c = c;
+	j->v = v;
+	pthread_mutex_lock(&h->auth_mu);
+	if (h->auth_stopping || h->auth_queued >= SS_HTTP_AUTH_QUEUE) {
+		bool stopping = h->auth_stopping;
+		pthread_mutex_unlock(&h->auth_mu);
+		ss_web_auth_end(h->web, &v, NULL, false);
+		free(j->pass);
+		free(j);
+		*ret = stopping ? send_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, CT_TEXT, "shutting down\n") : auth_fail(c);
+		return false;
+	}
+	/* suspended before the verifier can see the job: it resumes only what is suspended */
+	MHD_suspend_connection(c);
+	j->state = JOB_QUEUED;
+	if (h->auth_tail)
+		h->auth_tail->next = j;
+	else
+		h->auth_head = j;
+	h->auth_tail = j;
+	h->auth_queued++;
+	pthread_cond_signal(&h->auth_cv);
+	pthread_mutex_unlock(&h->auth_mu);
+	hc->job = j; /* the handler runs again only after the resume, on this thread */
+	*ret = MHD_YES;
+	return false;
 }
 
 enum route { R_NONE, R_METRICS, R_HEALTHZ, R_PARTS, R_PART };
@@ -393,27 +719,17 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		return MHD_YES;
 	if (h->web && h->web->n_users) {
 		/* basic auth before anything else, /healthz included (exporter-toolkit) */
-		char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
-		bool ok = ss_web_auth_ok(h->web, user, pass);
-		MHD_free(user);
-		MHD_free(pass);
-		if (!ok) {
-			static const char msg[] = "authentication required\n";
-			struct MHD_Response *resp =
-				MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
-			if (!resp)
-				return MHD_NO;
-			enum MHD_Result q = MHD_queue_basic_auth_fail_response(c, "segscan", resp);
-			MHD_destroy_response(resp);
+		enum MHD_Result q;
+		if (!authorised(h, c, body, &q))
 			return q;
-		}
 	}
 	if (strlen(url) > SS_HTTP_MAX_URL)
 		return send_static(c, MHD_HTTP_URI_TOO_LONG, CT_TEXT, "URI too long\n");
 	enum route rt = route_of(url);
 	if (rt == R_NONE)
 		return send_static(c, MHD_HTTP_NOT_FOUND, CT_TEXT,
-				   "not found: try /metrics, /v1/partitions, /v1/partitions/TOPIC/N or /healthz\n");
+				   "not found: try /metrics, /v1/partitions[?topic=TOPIC], /v1/partitions/TOPIC[/N] or "
+				   "/healthz\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return send_static(c, MHD_HTTP_METHOD_NOT_ALLOWED, CT_TEXT, "method not allowed: use GET or HEAD\n");
 	if (body)
@@ -439,6 +755,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		}
 		return send_metrics(h, c, con_cls, s);
 	case R_PARTS:
+		if (has_query(c))
+			return filtered_parts(h, c);
 		if (!(s = ss_pub_acquire(h->pub)))
 			return not_ready(c, true);
 		if (ss_snapshot_json(s)) { /* rendered on first use: out of memory */
@@ -554,6 +872,23 @@ int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t
 		return -r;
 	}
 	pthread_condattr_destroy(&ca);
+	if ((r = pthread_mutex_init(&h->auth_mu, NULL))) {
+		pthread_cond_destroy(&h->reaper_cv);
+		pthread_mutex_destroy(&h->conn_mu);
+		pthread_mutex_destroy(&h->log_mu);
+		free(h);
+		snprintf(err, errlen, "pthread_mutex_init: %s", strerror(r));
+		return -r;
+	}
+	if ((r = pthread_cond_init(&h->auth_cv, NULL))) {
+		pthread_mutex_destroy(&h->auth_mu);
+		pthread_cond_destroy(&h->reaper_cv);
+		pthread_mutex_destroy(&h->conn_mu);
+		pthread_mutex_destroy(&h->log_mu);
+		free(h);
+		snprintf(err, errlen, "pthread_cond_init: %s", strerror(r));
+		return -r;
+	}
 	addr_text(sa, salen, at, sizeof(at));
 	/* Our own socket rather than MHD's: bind errors get a precise message, and an
 	 * IPv6 listener stays IPv6-only instead of silently taking IPv4 too. */
@@ -582,6 +917,8 @@ int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t
 	/* ITC: MHD_quiesce_daemon needs it with an internal thread (see ss_http_stop) */
 	/* epoll (MHD picks it on Linux): more connections than select(2) could watch */
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	if (web && web->n_users)
+		flags |= MHD_ALLOW_SUSPEND_RESUME; /* the verifier's (authorised) */
 	if (sa->sa_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	if (ss_web_tls(web))
@@ -612,9 +949,19 @@ int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t
 	}
 	OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
+	/* the verifier before MHD: it waits for jobs, and stops in auth_stop */
+	if (web && web->n_users) {
+		if ((r = pthread_create(&h->auth_th, NULL, auth_main, h))) {
+			snprintf(err, errlen, "cannot start the basic auth verifier thread: %s", strerror(r));
+			r = -r;
+			goto fail;
+		}
+		h->auth_started = true;
+	}
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, h, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (h->d) {
 		if ((r = pthread_create(&h->reaper, NULL, reaper_main, h))) {
+			auth_stop(h); /* nothing suspended left for MHD_stop_daemon */
 			MHD_stop_daemon(h->d);
 			h->d = NULL;
 			snprintf(err, errlen, "cannot start the HTTP header-deadline thread: %s", strerror(r));
@@ -631,13 +978,29 @@ int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t
 	*out = h;
 	return 0;
 fail:
+	auth_stop(h); /* no MHD: no job was ever queued */
 	if (h->fd >= 0)
 		close(h->fd);
+	pthread_cond_destroy(&h->auth_cv);
+	pthread_mutex_destroy(&h->auth_mu);
 	pthread_cond_destroy(&h->reaper_cv);
 	pthread_mutex_destroy(&h->conn_mu);
 	pthread_mutex_destroy(&h->log_mu);
 	free(h);
 	return r;
+}
+
+int ss_http_port(const struct ss_http *h)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	if (getsockname(h->fd, (struct sockaddr *)&ss, &len))
+		return -errno;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return -EAFNOSUPPORT;
 }
 
 void ss_http_stop(struct ss_http *h)
@@ -649,6 +1012,8 @@ void ss_http_stop(struct ss_http *h)
 	 * unless the client is slow), then close every connection, idle keep-alive ones
 	 * included. The bound keeps shutdown within serve's one second. */
 	MHD_quiesce_daemon(h->d);
+	/* every suspended connection resumed before MHD_stop_daemon (its API's rule) */
+	auth_stop(h);
 	for (int i = 0; i < 50 && atomic_load_explicit(&h->inflight, memory_order_relaxed); i++) {
 		struct timespec ts = { 0, 5 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
@@ -661,6 +1026,8 @@ void ss_http_stop(struct ss_http *h)
 	if (h->reaper_started)
 		pthread_join(h->reaper, NULL); /* pthread_create in ss_http_start_web */
 	close(h->fd); /* MHD does not close a listen socket it was given */
+	pthread_cond_destroy(&h->auth_cv);
+	pthread_mutex_destroy(&h->auth_mu);
 	pthread_cond_destroy(&h->reaper_cv);
 	pthread_mutex_destroy(&h->conn_mu);
 	pthread_mutex_destroy(&h->log_mu);

@@ -109,6 +109,27 @@ static void log_errors(const segscan_scan *s, uint64_t gen)
 	}
 }
 
+/* A log dir that is gone (a JBOD disk that dropped out, a typo in log.dirs) is named in
+ * an error line of its own on every scan that cannot read it (issue 20 item 5: the scan
+ * line said exit_code=3 and nothing else). Returns how many. */
+static unsigned log_logdirs_down(const segscan_scan *s, uint64_t gen)
+{
+	unsigned down = 0;
+	for (size_t i = 0; i < segscan_logdir_count(s); i++) {
+		struct segscan_logdir d = { .size = sizeof(d) };
+		if (segscan_logdir(s, i, &d) || !d.error)
+			continue;
+		struct ss_logline l;
+		ss_log_begin(&l, "error", "log dir could not be read");
+		ss_log_fmt(&l, "generation", "%" PRIu64, gen);
+		ss_log_str(&l, "log_dir", d.path);
+		ss_log_str(&l, "err", segscan_strerror(d.error));
+		ss_log_end(&l);
+		down++;
+	}
+	return down;
+}
+
 static bool path_within(const char *p, const char *dir)
 {
 	size_t n = strlen(dir);
@@ -340,11 +361,13 @@ static void log_stats(const segscan_scan *s, uint64_t gen)
 	free(buf);
 }
 
-static void write_textfile(struct svc *v)
+/* The published exposition to --textfile; a failure (a full disk, a file-size limit, a
+ * FIFO in the way) is logged with the path and left for the next publication. */
+static int write_textfile(struct svc *v)
 {
 	struct ss_snapshot *snap = ss_pub_acquire(v->pub);
 	if (!snap)
-		return;
+		return -ENODATA;
 	int r = ss_textfile_write(v->o->textfile, snap->metrics, snap->metrics_len);
 	if (r) {
 		struct ss_logline l;
@@ -360,6 +383,7 @@ static void write_textfile(struct svc *v)
 		ss_log_end(&l);
 	}
 	ss_snapshot_release(snap);
+	return r;
 }
 
 /* Change detection before a scan: arms what is not yet watched and opens the scan's
@@ -478,6 +502,7 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 		log_stats(s, gen);
 	size_t parts = segscan_partition_count(s);
 	uint64_t parts_reused = segscan_partitions_reused(s);
+	unsigned down = log_logdirs_down(s, gen);
 	if (st.errors)
 		log_errors(s, gen);
 	if (v->watch && v->o->n_logdirs == 0) {
@@ -492,7 +517,8 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 
 	r = ss_pub_publish(v->pub, s, gen); /* owns s from here */
 	s = NULL;
-	ss_log_begin(&l, r ? "warn" : "info", r ? "scan not published" : "scan complete");
+	/* a scan that could not read a log dir is a failed scan, published for what it read */
+	ss_log_begin(&l, down ? "error" : r ? "warn" : "info", r ? "scan not published" : "scan complete");
 	ss_log_fmt(&l, "generation", "%" PRIu64, gen);
 	ss_log_fmt(&l, "partitions", "%zu", parts);
 	ss_log_fmt(&l, "segments", "%" PRIu64, st.segments);
@@ -504,6 +530,8 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 	ss_log_fmt(&l, "duration_s", "%.3f", st.seconds);
 	ss_log_fmt(&l, "cpu_s", "%.3f", cpu_seconds() - cpu0);
 	ss_log_fmt(&l, "exit_code", "%d", *exit_code);
+	if (down)
+		ss_log_fmt(&l, "log_dirs_down", "%u", down);
 	if (r)
 		ss_log_str(&l, "err", r == -ESTALE ? "a newer scan was already published" : segscan_strerror(r));
 	ss_log_end(&l);
@@ -514,8 +542,8 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 			 " segments, %" PRIu64 " errors in %.1f s", gen, parts, st.segments, st.errors, st.seconds);
 		ss_notify(status);
 	}
-	if (v->o->textfile && r == 0)
-		write_textfile(v);
+	if (v->o->textfile && r == 0 && !v->o->once)
+		write_textfile(v); /* --once: serve_once writes it and says so on stderr */
 	if (r && r != -ESTALE)
 		return r;
 	return r ? 1 : 0;
@@ -625,7 +653,7 @@ static int serve_once(struct svc *v)
 	if (!snap)
 		return 1;
 	if (v->o->textfile) {
-		if ((r = ss_textfile_write(v->o->textfile, snap->metrics, snap->metrics_len))) {
+		if ((r = write_textfile(v))) {
 			fprintf(stderr, "segscan: --textfile=%s: %s\n", v->o->textfile, segscan_strerror(r));
 			ec = 1;
 		}

@@ -62,6 +62,9 @@ struct ss_snapshot {
 	double        finished_mono;   /* CLOCK_MONOTONIC seconds: /healthz age */
 	double        finished_wall;   /* seconds since the epoch */
 	int           exit_code;       /* segscan_exit_code() of the scan */
+	unsigned      logdirs_down;    /* log dirs the scan could not read (segscan_logdir) */
+	char         *down_json;       /* them as a json array for /healthz:
+					  [{"log_dir":PATH,"error":TEXT},...] */
 };
 
 /* Cumulative counters, folded in by every finished scan (published or refused: the
@@ -71,9 +74,13 @@ struct ss_pub_totals {
 	uint64_t segments_reused;
 	uint64_t partitions_reused; /* taken whole after no inotify event (segscan_reuse_unchanged) */
 	uint64_t scans;          /* scans that ran to completion */
-	uint64_t failures;       /* scans whose segscan_run failed */
+	uint64_t failures;       /* failed scans: segscan_run failed, or a log dir could not be
+				    read (issue 20 item 5: that scan is published, and failed) */
 	uint64_t refused;        /* completed scans whose publication was refused (stale) */
-	bool     last_failed;    /* the latest scan failed (cleared by the next publication) */
+	bool     last_failed;    /* the latest scan failed (cleared by the next publication of
+				    a scan that read every log dir) */
+	double   last_success_wall; /* when the last published scan that read every log dir
+				       finished (Unix time); 0: none yet */
 };
 
 struct ss_pub;
@@ -87,7 +94,9 @@ void ss_pub_free(struct ss_pub *pub);
 uint64_t ss_pub_begin_scan(struct ss_pub *pub);
 
 /* Publishes a finished scan taken with generation `gen`. Takes ownership of `scan` in
- * every case: on success it lives in the new snapshot, otherwise it is freed. Returns 0,
+ * every case: on success it lives in the new snapshot, otherwise it is freed. A scan that
+ * could not read one of its log dirs is published (what it read is true) and counted as
+ * a failure: /healthz says "failing" until a scan reads them all. Returns 0,
  * -ESTALE when a scan with the same or a newer generation is already published (the
  * scan's counters are still folded into the totals), or -ENOMEM / -EIO from rendering. */
 int  ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen);
@@ -112,6 +121,10 @@ void ss_snapshot_release(struct ss_snapshot *snap);
  * (not a state Kafka allows; possible when scanning other brokers' copies), the first
  * log dir in byte order. */
 const struct ss_part_ref *ss_snapshot_find(struct ss_snapshot *snap, const char *topic, int32_t partition);
+/* The partitions of one topic: returns how many, *first the index of the first in
+ * snap->parts (sorted by partition, then log dir). Renders the json on first use (0 on a
+ * render error, as for a topic with no partition). */
+size_t ss_snapshot_topic(struct ss_snapshot *snap, const char *topic, size_t *first);
 /* Renders the json report and the per-partition objects once (the first caller does,
  * the others wait for it); after 0, json and part_json/parts are valid and immutable.
  * Returns 0 or the render's error (-ENOMEM, -EIO), the same for every later call. */
@@ -136,8 +149,11 @@ int  ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sa
  * auth); web must outlive the server. */
 int  ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
 		       struct ss_web_config *web, char *err, size_t errlen);
-/* Closes the listening socket and every connection, joins MHD's thread. */
+/* Closes the listening socket and every connection, joins MHD's thread (and the basic
+ * auth verifier's, after at most the one bcrypt it runs). */
 void ss_http_stop(struct ss_http *h);
+/* The port it listens on (listening on port 0 takes one the kernel picks), or -errno. */
+int  ss_http_port(const struct ss_http *h);
 
 /* ---- the service (serve.c) ------------------------------------------------------- */
 

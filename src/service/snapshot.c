@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "out/jw.h"
 #include "service/gzip.h"
 #include "service/serve.h"
 
@@ -135,6 +136,7 @@ static void snapshot_destroy(struct ss_snapshot *s)
 {
 	free(s->metrics);
 	free(s->metrics_gz);
+	free(s->down_json);
 	free(s->json);
 	free(s->part_json);
 	free(s->parts);
@@ -187,6 +189,25 @@ const struct ss_part_ref *ss_snapshot_find(struct ss_snapshot *snap, const char 
 	return NULL;
 }
 
+size_t ss_snapshot_topic(struct ss_snapshot *snap, const char *topic, size_t *first)
+{
+	if (ss_snapshot_json(snap))
+		return 0;
+	size_t lo = 0, hi = snap->n_parts;
+	while (lo < hi) { /* the topic's first object: parts are sorted by topic first */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(snap->parts[mid].topic, topic) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t n = 0;
+	while (lo + n < snap->n_parts && !strcmp(snap->parts[lo + n].topic, topic))
+		n++;
+	*first = lo;
+	return n;
+}
+
 /* A memstream that reports failure from any step; *buf is NULL after a failure. */
 static int close_stream(FILE *f, char **buf, int r)
 {
@@ -215,9 +236,6 @@ static int render_metrics(struct ss_snapshot *s, const struct ss_pub_totals *t)
 		"# HELP segscan_scan_generation Generation of the published scan (taken when the scan started).\n"
 		"# TYPE segscan_scan_generation gauge\n"
 		"segscan_scan_generation %" PRIu64 "\n"
-		"# HELP segscan_scan_last_success_timestamp_seconds When the published scan finished (Unix time).\n"
-		"# TYPE segscan_scan_last_success_timestamp_seconds gauge\n"
-		"segscan_scan_last_success_timestamp_seconds %.3f\n"
 		"# HELP segscan_scan_segments_reused_total Closed segments taken unchanged from the previous scan after one statx.\n"
 		"# TYPE segscan_scan_segments_reused_total counter\n"
 		"segscan_scan_segments_reused_total %" PRIu64 "\n"
@@ -227,15 +245,46 @@ static int render_metrics(struct ss_snapshot *s, const struct ss_pub_totals *t)
 		"# HELP segscan_scans_total Scans that ran to completion.\n"
 		"# TYPE segscan_scans_total counter\n"
 		"segscan_scans_total %" PRIu64 "\n"
-		"# HELP segscan_scan_failures_total Scans that failed to run (for example a malformed config file after a reload).\n"
+		"# HELP segscan_scan_failures_total Scans that failed: could not run (for example a malformed config file after a reload) or could not read a log dir.\n"
 		"# TYPE segscan_scan_failures_total counter\n"
 		"segscan_scan_failures_total %" PRIu64 "\n"
 		"# HELP segscan_scan_stale_total Completed scans not published because a newer scan had published first.\n"
 		"# TYPE segscan_scan_stale_total counter\n"
 		"segscan_scan_stale_total %" PRIu64 "\n",
-		s->generation, s->finished_wall, t->segments_reused, t->partitions_reused, t->scans, t->failures, t->refused);
+		s->generation, t->segments_reused, t->partitions_reused, t->scans, t->failures, t->refused);
+	/* a scan that could not read a log dir is no success: the timestamp stays where the
+	 * last complete one left it, so the scan-age alert sees the failure (absent until a
+	 * first scan has read every log dir: no made-up time) */
+	if (t->last_success_wall > 0)
+		fprintf(f,
+			"# HELP segscan_scan_last_success_timestamp_seconds When the last published scan that read every log dir finished (Unix time).\n"
+			"# TYPE segscan_scan_last_success_timestamp_seconds gauge\n"
+			"segscan_scan_last_success_timestamp_seconds %.3f\n",
+			t->last_success_wall);
 out:
 	return close_stream(f, &s->metrics, r);
+}
+
+/* The log dirs the scan could not read, for /healthz: [{"log_dir":..,"error":..},...]. */
+static int render_down(struct ss_snapshot *s)
+{
+	size_t len = 0, n = segscan_logdir_count(s->scan);
+	FILE *f = open_memstream(&s->down_json, &len);
+	if (!f)
+		return -errno;
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		struct segscan_logdir l = { .size = sizeof(l) };
+		if (segscan_logdir(s->scan, i, &l) || !l.error)
+			continue;
+		fprintf(f, "%s{\"log_dir\":\"", s->logdirs_down++ ? "," : "");
+		ss_jw_escape(f, l.path);
+		fputs("\",\"error\":\"", f);
+		ss_jw_escape(f, segscan_strerror(l.error));
+		fputs("\"}", f);
+	}
+	fputc(']', f);
+	return close_stream(f, &s->down_json, 0);
 }
 
 static int render_json(struct ss_snapshot *s)
@@ -312,6 +361,7 @@ int ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen)
 	struct segscan_scan_stats st;
 	struct ss_snapshot *snap = NULL, *old = NULL;
 	struct ss_pub_totals t;
+	bool failed = false;
 	int r;
 
 	segscan_get_stats(scan, &st);
@@ -329,7 +379,6 @@ int ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen)
 		r = -ESTALE;
 		goto unlock;
 	}
-	t = pub->totals;
 
 	if (!(snap = calloc(1, sizeof(*snap)))) {
 		r = -ENOMEM;
@@ -343,10 +392,20 @@ int ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen)
 	snap->exit_code = segscan_exit_code(snap->scan);
 	snap->finished_mono = now_clock(CLOCK_MONOTONIC);
 	snap->finished_wall = now_clock(CLOCK_REALTIME);
-	/* the gauge is the published scan's own duration, not the latest folded one */
-	t.c.duration_seconds = st.seconds;
 	pthread_mutex_init(&snap->json_mu, NULL); /* destroyed in snapshot_destroy */
 	snap->n_parts = segscan_partition_count(snap->scan);
+	if ((r = render_down(snap)))
+		goto unlock;
+	/* a scan that could not read a log dir is a failure for the counters, /healthz and
+	 * the success timestamp, though what it read is published (issue 20 item 5) */
+	failed = snap->logdirs_down > 0;
+	t = pub->totals;
+	/* the gauge is the published scan's own duration, not the latest folded one */
+	t.c.duration_seconds = st.seconds;
+	if (failed)
+		t.failures++;
+	else
+		t.last_success_wall = snap->finished_wall;
 	if ((r = render_metrics(snap, &t)))
 		goto unlock;
 	/* /metrics gzip-compressed once per publication, not per scrape; a failure only costs
@@ -359,7 +418,10 @@ int ss_pub_publish(struct ss_pub *pub, segscan_scan *scan, uint64_t gen)
 	pub->cur = snap;
 	pub->published_gen = gen;
 	pthread_mutex_unlock(&pub->mu);
-	pub->totals.last_failed = false; /* fold_mu, held */
+	/* fold_mu, held */
+	pub->totals.failures = t.failures;
+	pub->totals.last_success_wall = t.last_success_wall;
+	pub->totals.last_failed = failed;
 	snap = NULL;
 	r = 0;
 unlock:
