@@ -64,10 +64,13 @@ static void finding_codes(const struct ss_eval *ev, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+static const char *one_line(const char *s, char *buf, size_t len);
+
 /* Which sources the report stands on, and what is missing (the cluster context). */
 static void write_sources(const struct ss_results *r, FILE *f)
 {
 	const struct ss_res_cluster *c = &r->cluster;
+	char esc[5 * 4096];   /* the broker config's path: from a command line (one_line) */
 	if (c->metadata_log)
 		fprintf(f, "  metadata log: yes, to offset %" PRId64 "%s%s%s, %" PRIu64 " records%s", c->last_offset,
 			c->snapshot ? " (snapshot " : "", c->snapshot ? c->snapshot : "", c->snapshot ? ")" : "",
@@ -87,7 +90,8 @@ static void write_sources(const struct ss_results *r, FILE *f)
 	else if (c->configs_error)
 		fprintf(f, "\n  topic configs: unknown (%s)", c->configs_error);
 	if (c->static_config)
-		fprintf(f, "\n  broker config: %s (%s)", c->static_config, c->static_config_how ? c->static_config_how : "");
+		fprintf(f, "\n  broker config: %s (%s)", one_line(c->static_config, esc, sizeof(esc)),
+			c->static_config_how ? c->static_config_how : "");
 	else if (c->static_config_how)
 		fprintf(f, "\n  broker config: %s", c->static_config_how);
 	fprintf(f, "\n  remote metadata: ");
@@ -582,7 +586,7 @@ int ss_out_table(const struct ss_results *r, FILE *f)
 static int table_body(const struct ss_results *r, FILE *f, bool every_row, const struct layout *L)
 {
 	struct ss_summary sum;
-	char b1[32], b2[32];
+	char b1[32], b2[32], esc[2048];   /* esc: a log dir's path on one line (one_line) */
 	ss_out_summarize(r, &sum);
 
 	fprintf(f, "segscan %s: %u partitions in %" PRId64 " topics, %u segments, %s local", SEGSCAN_VERSION,
@@ -596,7 +600,7 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 		 * from its path */
 		if (L->ld_index)
 			fprintf(f, "%s [%u]", i ? "\n           " : "", i + 1);
-		fprintf(f, " %s", r->logdirs[i].path);
+		fprintf(f, " %s", one_line(r->logdirs[i].path, esc, sizeof(esc)));
 	}
 	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n", r->run.verify ? "verify (every byte)" : "fast path (index tails)",
 		r->run.io, r->run.threads, r->run.times.total,
