@@ -126,8 +126,8 @@ int ss_cluster_find_static(struct segscan_scan *s)
 		if (b.n_unverified)
 			r = set_how(s,
 				    "not read (no running broker verified to serve these log dirs: %u kafka.Kafka "
-				    "process%s of their owner could not be checked, the first because %s; give "
-				    "--server-properties)",
+				    "process%s run by root or their owner could not be checked, the first because %s; "
+				    "give --server-properties)",
 				    b.n_unverified, b.n_unverified == 1 ? "" : "es", b.unverified);
 		else
 			r = set_how(s, "not read (no running broker serves these log dirs; give --server-properties)");
