@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fmt/procfs.h"
 #include "source/broker_process.h"
 #include "testutil.h"
 
@@ -201,11 +202,54 @@ static void test_proc_tree(void **state)
 	free(root);
 }
 
+/* The /proc texts, parsed (fmt/procfs.c). */
+static void test_procfs_parsers(void **state)
+{
+	(void)state;
+	uint32_t u[4];
+	static const char st[] = "Name:\tjava\nUmask:\t0022\nUid:\t1000\t0\t1001\t1002\nGid:\t1\t1\t1\t1\n";
+	assert_true(ss_procfs_uids(st, sizeof(st) - 1, u));
+	assert_int_equal(u[0], 1000);
+	assert_int_equal(u[1], 0);
+	assert_int_equal(u[2], 1001);
+	assert_int_equal(u[3], 1002);
+	/* first line, no newline at the end */
+	assert_true(ss_procfs_uids("Uid:\t5 6 7 8", 12, u));
+	assert_int_equal(u[3], 8);
+	static const char *const bad[] = {
+		"Name:\tUid:\t0\t0\t0\t0\n",             /* "Uid:" inside another line */
+		"Uid:\t0\t0\t0\n",                       /* three */
+		"Uid:\t0\t0\t0\t0\t0\n",               /* five */
+		"Uid:\t0\t0\t0\t4294967296\n",          /* past 32 bits */
+		"Uid:\t0\t0\t0\t-1\n", "Uid:\t0x0\t0\t0\t0\n", "", "Uid:",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_false(ss_procfs_uids(bad[i], strlen(bad[i]), u));
+	/* a status whose Uid line is cut by len is not read past len */
+	assert_false(ss_procfs_uids("Uid:\t1\t2\t3\t4\n", 10, u));
+
+	static const char c1[] = "java\0-cp\0x\0kafka.Kafka\0/etc/kafka/server.properties\0--override\0a=b";
+	const char *a = ss_procfs_kafka_config(c1, sizeof(c1) - 1);
+	assert_non_null(a);
+	assert_string_equal(a, "/etc/kafka/server.properties");
+	static const char c2[] = "java\0kafka.Kafka";          /* no argument */
+	assert_null(ss_procfs_kafka_config(c2, sizeof(c2) - 1));
+	static const char c3[] = "java\0kafka.Kafka\0\0x";     /* an empty argument */
+	assert_null(ss_procfs_kafka_config(c3, sizeof(c3) - 1));
+	static const char c4[] = "java\0kafka.KafkaX\0f";       /* another class */
+	assert_null(ss_procfs_kafka_config(c4, sizeof(c4) - 1));
+	static const char c5[] = "java\0kafka.Kafka\0f";        /* unterminated last argument */
+	a = ss_procfs_kafka_config(c5, sizeof(c5) - 1);
+	assert_non_null(a);
+	assert_string_equal(a, "f");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_live_process),
 		cmocka_unit_test(test_proc_tree),
+		cmocka_unit_test(test_procfs_parsers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include "common/esc.h"
 #include "common/file.h"
 #include "fmt/config.h"
+#include "fmt/procfs.h"
 #include "segscan.h"
 #include "source/broker_process.h"
 
@@ -41,48 +42,6 @@ static bool is_pid(const char *s)
 		if (*s < '0' || *s > '9')
 			return false;
 	return true;
-}
-
-/* The four uids of /proc/PID/status's "Uid:" line (real, effective, saved, filesystem).
- * false when the line is missing or malformed: an owner not known is not trusted. */
-static bool status_uids(const char *st, uid_t u[4])
-{
-	const char *p = strncmp(st, "Uid:", 4) == 0 ? st : strstr(st, "\nUid:");
-	if (!p)
-		return false;
-	p += p[0] == '\n' ? 5 : 4;
-	for (int i = 0; i < 4; i++) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p < '0' || *p > '9')
-			return false;
-		unsigned long long v = 0;
-		for (; *p >= '0' && *p <= '9'; p++) {
-			v = v * 10 + (unsigned)(*p - '0');
-			if (v > (uid_t)-1)
-				return false;
-		}
-		u[i] = (uid_t)v;
-	}
-	return *p == '\n' || *p == 0 || *p == ' ' || *p == '\t';
-}
-
-/* The properties file a broker command line names: the first argument after the main
- * class kafka.Kafka (Kafka's kafka-server-start.sh runs `kafka.Kafka server.properties
- * [--override k=v ...]`). NULL when the process is not a broker. */
-static const char *broker_config_arg(const char *cmd, size_t len)
-{
-	bool after_main = false;
-	for (size_t i = 0; i < len;) {
-		const char *a = cmd + i;
-		size_t al = strnlen(a, len - i);
-		if (after_main)
-			return al ? a : NULL;
-		if (strcmp(a, "kafka.Kafka") == 0)
-			after_main = true;
-		i += al + 1;
-	}
-	return NULL;
 }
 
 /* A broker-shaped process of the right owner that could not be verified: counted, the
@@ -150,7 +109,7 @@ static int candidate(const struct find *f, int procfd, const char *name, struct 
 	size_t len, clen, tlen;
 	struct ss_config *c = NULL;
 	struct stat st;
-	uid_t u[4];
+	uint32_t u[4];
 	bool any = false;
 	double t_cand = ss_mono() + SS_BROKER_CANDIDATE_SECONDS;
 
@@ -159,7 +118,7 @@ static int candidate(const struct find *f, int procfd, const char *name, struct 
 	pfd = ss_open_ro(procfd, name, O_DIRECTORY);   /* closed at out */
 	if (pfd < 0)
 		return 0;   /* gone, or hidden by hidepid */
-	if (ss_read_file(pfd, "status", SS_BROKER_STATUS_MAX, &status, &len) < 0 || !status_uids(status, u))
+	if (ss_read_file(pfd, "status", SS_BROKER_STATUS_MAX, &status, &len) < 0 || !ss_procfs_uids(status, len, u))
 		goto out;
 	/* Who runs it first: a process of another user is never read any further, so eight
 	 * of them with 40,000-entry log.dirs cost eight small reads. Not the /proc/PID
@@ -167,14 +126,14 @@ static int candidate(const struct find *f, int procfd, const char *name, struct 
 	for (uint32_t k = 0; k < f->n; k++) {
 		f->allow[k] = f->dirs[k].ok;
 		for (int i = 0; i < 4 && f->allow[k]; i++)
-			f->allow[k] = u[i] == 0 || u[i] == f->dirs[k].uid;
+			f->allow[k] = u[i] == 0 || u[i] == (uint32_t)f->dirs[k].uid;
 		any |= f->allow[k];
 	}
 	if (!any)
 		goto out;
 	if (ss_read_file(pfd, "cmdline", SS_BROKER_CMDLINE_MAX, &cmd, &clen) < 0)
 		goto out;
-	const char *arg = broker_config_arg(cmd, clen);
+	const char *arg = ss_procfs_kafka_config(cmd, clen);
 	if (!arg)
 		goto out;
 	/* From here it is a broker-shaped process of a log dir's owner: what stops the check
