@@ -242,7 +242,7 @@ int ss_broker_config_find(const char *proc_root, char *const *logdirs, uint32_t 
 		if (!is_pid(e->d_name))
 			continue;
 		if (ss_mono() > f.t_end) {
-			r = unverified(out, "the processes were not all looked at within %.0f s", SS_BROKER_FIND_SECONDS);
+			out->gave_up = true;
 			break;
 		}
 		if ((r = candidate(&f, dirfd(d), e->d_name, out)) != 0)

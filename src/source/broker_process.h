@@ -54,6 +54,7 @@ struct ss_broker_config {
 	uint32_t n_unverified; /* processes of the log dirs' owner running kafka.Kafka that
 				  could not be verified */
 	char    *unverified;   /* why the first of them could not be (owned); NULL */
+	bool     gave_up;      /* SS_BROKER_FIND_SECONDS ran out before every process was seen */
 };
 
 /* proc_root: "/proc" (NULL) or a test tree laid out like it (PID/status, PID/cmdline,

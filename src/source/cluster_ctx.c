@@ -123,7 +123,12 @@ int ss_cluster_find_static(struct segscan_scan *s)
 		/* nobody is named the broker who has not been shown to serve these dirs
 		 * (broker_process.h); a process of their owner that could not be checked is
 		 * counted, so that a scan without the rights to read its file says why */
-		if (b.n_unverified)
+		if (b.gave_up)
+			r = set_how(s,
+				    "not read (no running broker verified to serve these log dirs: the processes were "
+				    "not all looked at within %.0f s; give --server-properties)",
+				    SS_BROKER_FIND_SECONDS);
+		else if (b.n_unverified)
 			r = set_how(s,
 				    "not read (no running broker verified to serve these log dirs: %u kafka.Kafka "
 				    "process%s run by root or their owner could not be checked, the first because %s; "

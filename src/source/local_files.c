@@ -26,10 +26,10 @@ int ss_source_read_input(const char *what, const char *path, size_t max, char **
 		goto done;
 	}
 	/* Opened O_NONBLOCK (ss_open_ro) and checked with fstat on the descriptor before a
-	 * byte is read, as every input is: a device or a directory is refused, and the open
-	 * itself never waits. A pipe or FIFO is read to its end because the user named it
-	 * (the shell's <(...) gives /dev/fd/N): ss_read_stream waits for its writer, as a
-	 * read of stdin does. Nothing found on disk comes through here (the running
+	 * byte is read, as every input is: a directory or a block device is refused, and the
+	 * open itself never waits. A pipe, FIFO, socket or terminal is read to its end because
+	 * the user named it (the shell's <(...) gives /dev/fd/N): ss_read_stream waits for its
+	 * writer, as a read of stdin does. Nothing found on disk comes through here (the running
 	 * broker's config is read by source/broker_process.c). */
 	fd = ss_open_ro(AT_FDCWD, path, 0);   /* closed below */
 	if (fd < 0) {
