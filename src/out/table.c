@@ -586,7 +586,7 @@ int ss_out_table(const struct ss_results *r, FILE *f)
 static int table_body(const struct ss_results *r, FILE *f, bool every_row, const struct layout *L)
 {
 	struct ss_summary sum;
-	char b1[32], b2[32], esc[2048];   /* esc: a log dir's path on one line (one_line) */
+	char b1[32], b2[32];
 	ss_out_summarize(r, &sum);
 
 	fprintf(f, "segscan %s: %u partitions in %" PRId64 " topics, %u segments, %s local", SEGSCAN_VERSION,
@@ -600,7 +600,7 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 		 * from its path */
 		if (L->ld_index)
 			fprintf(f, "%s [%u]", i ? "\n           " : "", i + 1);
-		fprintf(f, " %s", one_line(r->logdirs[i].path, esc, sizeof(esc)));
+		fprintf(f, " %s", r->logdirs[i].path);
 	}
 	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n", r->run.verify ? "verify (every byte)" : "fast path (index tails)",
 		r->run.io, r->run.threads, r->run.times.total,
