@@ -362,13 +362,14 @@ static void test_unverified_not_named(void **state)
 /* A log.dirs of n entries (none of them there) with `last` appended when given. */
 static char *big_props(const char *dir, const char *name, unsigned n, const char *last)
 {
-	size_t cap = (size_t)n * 40 + 4096, len = 0;
+	size_t cap = (size_t)n * (strlen(dir) + 24) + strlen(last ? last : "") + 4096, len = 0;
 	char *t = malloc(cap);
 	assert_non_null(t);
 	len += (size_t)snprintf(t + len, cap - len, "node.id=5\nlog.dirs=");
 	for (unsigned i = 0; i < n; i++)
 		len += (size_t)snprintf(t + len, cap - len, "%s/no/such/dir/%06u,", dir, i);
 	len += (size_t)snprintf(t + len, cap - len, "%s\n", last ? last : "/no/such/last");
+	assert_true(len < cap);   /* every snprintf above fit */
 	char *p = NULL;
 	assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
 	assert_int_equal(tu_write_file(p, t, len), 0);
