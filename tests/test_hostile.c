@@ -16,14 +16,17 @@
 #include <time.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <crypt.h>
 #include <jansson.h>
 
+#include "eval/config.h"
 #include "fmt/config.h"
 #include "io/engine.h"
+#include "source/local_files.h"
 #include "service/webconfig.h"
 #include "segscan.h"
 #include "testutil.h"
@@ -524,6 +527,47 @@ static void test_negative_log_start_checkpoint(void **state)
 	free(root);
 }
 
+/* ---- issue 21 item 1: every input through the one opener ------------------------------ */
+
+/* The inputs a user names (--topic-config, --server-properties, --remote-state): opened
+ * O_NONBLOCK and checked with fstat before a byte is read. A FIFO the user named is read
+ * to its end once its writer comes (the open itself never waits: the writer's open below
+ * returns only once a reader has the FIFO open); a directory or a device that is not a
+ * stream is refused without a read. */
+static void test_named_inputs_through_safe_opener(void **state)
+{
+	(void)state;
+	char *root = tu_mkdtemp("hostile_named"), path[4096], err[512];
+	assert_non_null(root);
+	snprintf(path, sizeof(path), "%s/server.properties", root);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	pid_t w = fork();
+	assert_true(w >= 0);
+	if (w == 0) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC);   /* waits for the reader */
+		static const char t[] = "log.retention.ms=77\n";
+		_exit(fd >= 0 && write(fd, t, sizeof(t) - 1) == (ssize_t)(sizeof(t) - 1) ? 0 : 1);
+	}
+	alarm(20);   /* a read that never ends would hang: SIGALRM fails the test instead */
+	struct ss_config *c;
+	assert_int_equal(ss_config_new(&c), 0);
+	assert_int_equal(ss_source_server_properties(c, path, err, sizeof(err)), 0);
+	alarm(0);
+	int st;
+	assert_int_equal(waitpid(w, &st, 0), w);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	struct ss_topic_cfg t;
+	ss_config_resolve(c, "any", &t);
+	assert_int_equal(t.retention_ms, 77);
+	/* a directory: refused by its fstat, named in the message */
+	assert_int_equal(ss_source_topic_config(c, root, err, sizeof(err)), -EISDIR);
+	assert_non_null(strstr(err, "cannot read"));
+	ss_config_free(c);
+	unlink(path);
+	rmdir(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -537,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_topic_config_at_scale),
 		cmocka_unit_test(test_basic_auth_flood),
 		cmocka_unit_test(test_negative_log_start_checkpoint),
+		cmocka_unit_test(test_named_inputs_through_safe_opener),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -56,6 +57,12 @@ int ss_read_fd(int fd, size_t hint, size_t max, char **out, size_t *len)
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN) {
+				/* a non-blocking pipe with nothing yet: wait for data or its end */
+				struct pollfd p = { .fd = fd, .events = POLLIN };
+				if (poll(&p, 1, -1) >= 0 || errno == EINTR)
+					continue;
+			}
 			r = -errno;
 			goto fail;
 		}
@@ -76,20 +83,60 @@ fail:
 	return r;
 }
 
+int ss_open_reg(int dirfd, const char *path, int extra_flags, struct stat *st)
+{
+	int fd = ss_open_ro(dirfd, path, extra_flags);   /* the caller's, or closed below */
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st) < 0) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return SEGSCAN_ENOTREG; /* never read a FIFO or a device: it can block forever */
+	}
+	return fd;
+}
+
 int ss_read_file(int dirfd, const char *path, size_t max, char **out, size_t *len)
 {
 	struct stat st;
-	int r, fd = ss_open_ro(dirfd, path, 0);   /* closed below */
+	int r, fd = ss_open_reg(dirfd, path, 0, &st);   /* closed below */
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (!S_ISREG(st.st_mode))
-		r = SEGSCAN_ENOTREG; /* never read a FIFO or a device: it can block forever */
-	else
-		r = ss_read_fd(fd, st.st_size > 0 ? (size_t)st.st_size : 0, max, out, len);
+	r = ss_read_fd(fd, st.st_size > 0 ? (size_t)st.st_size : 0, max, out, len);
 	close(fd);
 	return r;
+}
+
+int ss_read_stream(int fd, size_t max, char **out, size_t *len)
+{
+	/* A FIFO opened O_NONBLOCK before its writer reads as end of file, and poll reports
+	 * neither data nor a hang-up until a writer has come: wait for one of those. A pipe
+	 * (pipe(2), /proc/self/fd/N) whose writer is gone reports POLLHUP at once. */
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return ss_read_fd(fd, 0, max, out, len);
+}
+
+DIR *ss_opendir(int dirfd, const char *path)
+{
+	int fd = ss_open_ro(dirfd, path, O_DIRECTORY);   /* owned by the DIR, or closed below */
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
 }
 
 const char *ss_file_type_name(mode_t mode)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/fdlimit.h"
+#include "common/file.h"
 #include "io/engine.h"
 #include "segscan.h"
 
@@ -50,16 +51,14 @@ int ss_io_check_req(const struct ss_io_req *req)
 /* -1 when the sysctl does not exist (kernels before 6.6) or cannot be read. */
 static int uring_disabled_sysctl(void)
 {
-	char b[16];
-	int fd = open("/proc/sys/kernel/io_uring_disabled", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char *b = NULL;
+	size_t n;
+	/* through the one opener (O_NONBLOCK, fstat: a regular file), as every input is */
+	if (ss_read_file(AT_FDCWD, "/proc/sys/kernel/io_uring_disabled", 64, &b, &n) < 0)
 		return -1;
-	ssize_t n = read(fd, b, sizeof(b) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	b[n] = 0;
-	return atoi(b);
+	int v = n > 0 ? atoi(b) : -1;
+	free(b);
+	return v;
 }
 
 static void uring_reason(int err, char *why, size_t whylen)

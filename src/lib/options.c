@@ -80,7 +80,8 @@ const struct ss_optdef ss_optdefs[] = {
 	  .off = F(broker_process), .err = "expected auto or off",
 	  .help = "without --server-properties, read the server.properties of the\n"
 		  "running broker whose log.dirs holds a scanned log dir (found\n"
-		  "through /proc/PID/cmdline; default auto)" },
+		  "through /proc/PID/cmdline; only a process run by root or the log\n"
+		  "dir's owner, a file owned by one of them; default auto)" },
 	{ .name = "proc-root", .type = SS_OPT_STRING, .values = "DIR", .off = F(proc_root),
 	  .err = "expected a directory",
 	  .help = "read processes from DIR instead of /proc (testing)" },

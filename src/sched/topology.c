@@ -213,7 +213,7 @@ static int load_nodes(struct ss_topo *t)
 	uint32_t cap = 0;
 	if (asprintf(&dirpath, "%s/devices/system/node", t->root) < 0)
 		return -ENOMEM;
-	d = opendir(dirpath);
+	d = ss_opendir(AT_FDCWD, dirpath);   /* O_DIRECTORY|O_NONBLOCK (common/file.h) */
 	if (!d) {
 		err = -errno;
 		if (err == -ENOENT || err == -ENOTDIR)
@@ -423,7 +423,7 @@ static char *first_slave(const char *dir)
 	char *sdir = NULL, *best = NULL, *res = NULL;
 	if (asprintf(&sdir, "%s/slaves", dir) < 0)
 		return NULL;
-	DIR *d = opendir(sdir);
+	DIR *d = ss_opendir(AT_FDCWD, sdir);   /* O_DIRECTORY|O_NONBLOCK (common/file.h) */
 	if (!d)
 		goto out;
 	struct dirent *de;

@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/esc.h"
+#include "fmt/config.h"
 #include "scan/scan_int.h"
 #include "source/cluster_ctx.h"
 #include "source/broker_process.h"
 #include "source/cluster.h"
 #include "source/cluster_image.h"
 #include "source/cluster_load.h"
-#include "source/local_files.h"
 
 /* Replace *dst with a formatted message. 0 or -ENOMEM (then *dst is NULL). */
 static int set_msg(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -107,7 +108,7 @@ static void release_from_image(struct ss_cluster_ctx *c)
 int ss_cluster_find_static(struct segscan_scan *s)
 {
 	struct ss_broker_config b;
-	char err[512];
+	char err[512], *shown = NULL;
 	int r;
 	if (s->opts.server_properties) {
 		if (!(s->static_config = strdup(s->opts.server_properties)))
@@ -118,26 +119,47 @@ int ss_cluster_find_static(struct segscan_scan *s)
 		return set_how(s, "not read (--broker-process=off; give --server-properties)");
 	if ((r = ss_broker_config_find(s->opts.proc_root, s->logdir_paths, s->n_logdir_paths, &b)))
 		return r;
-	if (!b.path)
-		return set_how(s, "not read (no running broker serves these log dirs; give --server-properties)");
-	if (b.err) {
-		r = set_how(s, "not read (the running broker, pid %d, uses %s: %s; give --server-properties)", b.pid,
-			    b.path, segscan_strerror(b.err));
+	if (!b.path) {
+		/* nobody is named the broker who has not been shown to serve these dirs
+		 * (broker_process.h); a process of their owner that could not be checked is
+		 * counted, so that a scan without the rights to read its file says why */
+		if (b.gave_up)
+			r = set_how(s,
+				    "not read (no running broker verified to serve these log dirs: the processes were "
+				    "not all looked at within %.0f s; give --server-properties)",
+				    SS_BROKER_FIND_SECONDS);
+		else if (b.n_unverified)
+			r = set_how(s,
+				    "not read (no running broker verified to serve these log dirs: %u kafka.Kafka "
+				    "process%s run by root or their owner could not be checked, the first because %s; "
+				    "give --server-properties)",
+				    b.n_unverified, b.n_unverified == 1 ? "" : "es", b.unverified);
+		else
+			r = set_how(s, "not read (no running broker serves these log dirs; give --server-properties)");
 		ss_broker_config_release(&b);
 		return r;
 	}
-	r = ss_source_server_properties(s->config, b.path, err, sizeof(err));
-	if (r == -ENOMEM) {
+	/* The bytes broker_process read, parsed here: the file is never opened a second time
+	 * (issue 21 item 1: a FIFO swapped in after the first read blocked the second open).
+	 * Its name in messages is escaped: it came from a command line. */
+	if (!(shown = ss_esc_line(b.path))) {
 		ss_broker_config_release(&b);
-		return r;
+		return -ENOMEM;
 	}
+	r = ss_config_load_server_buf(s->config, b.text, b.len, shown, err, sizeof(err));
+	if (r == -ENOMEM)
+		goto out;
 	if (r) {
-		r = set_how(s, "not read (the running broker's %s: %s)", b.path, err);
-		ss_broker_config_release(&b);
-		return r;
+		r = set_how(s, "not read (the running broker's %s: %s)", shown, err);
+		goto out;
 	}
 	s->static_config = b.path;   /* ownership moves */
-	return set_how(s, "the running broker's (pid %d)", b.pid);
+	b.path = NULL;
+	r = set_how(s, "the running broker's (pid %d)", b.pid);
+out:
+	free(shown);
+	ss_broker_config_release(&b);
+	return r;
 }
 
 /* A ZooKeeper-mode cluster or an unreadable metadata.log.dir: the topics' configs from
@@ -196,8 +218,12 @@ int ss_cluster_ctx_load(struct segscan_scan *s)
 	else if (!where)
 		r = why_not(c, "no __cluster_metadata-0 in the scanned log dirs (give --metadata-dir or "
 			       "--server-properties with metadata.log.dir)") ? -ENOMEM : 1;
-	else if ((r = ss_mlog_replay_log(where, &c->img, &c->info, &s->log)) && r != -ENOMEM)
-		r = why_not(c, "%s (%s): %s", where, how, segscan_strerror(r)) ? -ENOMEM : 1;
+	else if ((r = ss_mlog_replay_log(where, &c->img, &c->info, &s->log)) && r != -ENOMEM) {
+		/* metadata.log.dir comes from a file: its name is one line in the report */
+		char *shown = ss_esc_line(where);
+		r = !shown || why_not(c, "%s (%s): %s", shown, how, segscan_strerror(r)) ? -ENOMEM : 1;
+		free(shown);
+	}
 	free(where);
 	if (r < 0)
 		return r;

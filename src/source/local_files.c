@@ -12,32 +12,42 @@
 #include "eval/remote.h"
 #include "fmt/config.h"
 #include "fmt/ndjson.h"
+#include "segscan.h"
 #include "source/local_files.h"
 
 int ss_source_read_input(const char *what, const char *path, size_t max, char **buf, size_t *len, char *err,
 			 size_t errlen)
 {
 	struct stat st;
-	size_t hint = 0;
 	int r, fd = 0;   /* "-": stdin, not ours to close */
 
-	if (strcmp(path, "-") != 0) {
-		/* A plain blocking open, as fopen does: a FIFO or /dev/fd/N from the shell waits for
-		 * its writer. These are the user's own files, never inside a log dir. */
-		fd = open(path, O_RDONLY | O_CLOEXEC);   /* closed below */
-		if (fd < 0) {
-			r = -errno;
-			snprintf(err, errlen, "%s %s: cannot open: %s", what, path, strerror(-r));
-			return r;
-		}
+	if (strcmp(path, "-") == 0) {
+		r = ss_read_fd(0, 0, max, buf, len);
+		goto done;
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		hint = (size_t)st.st_size;
-	r = ss_read_fd(fd, hint, max, buf, len);
+	/* Opened O_NONBLOCK (ss_open_ro) and checked with fstat on the descriptor before a
+	 * byte is read, as every input is: a directory or a block device is refused, and the
+	 * open itself never waits. A pipe, FIFO, socket or terminal is read to its end because
+	 * the user named it (the shell's <(...) gives /dev/fd/N): ss_read_stream waits for its
+	 * writer, as a read of stdin does. Nothing found on disk comes through here (the running
+	 * broker's config is read by source/broker_process.c). */
+	fd = ss_open_ro(AT_FDCWD, path, 0);   /* closed below */
+	if (fd < 0) {
+		snprintf(err, errlen, "%s %s: cannot open: %s", what, path, segscan_strerror(fd));
+		return fd;
+	}
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (S_ISREG(st.st_mode))
+		r = ss_read_fd(fd, st.st_size > 0 ? (size_t)st.st_size : 0, max, buf, len);
+	else if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode))
+		r = ss_read_stream(fd, max, buf, len);
+	else
+		r = S_ISDIR(st.st_mode) ? -EISDIR : SEGSCAN_ENOTREG;
+	close(fd);
+done:
 	if (r < 0)
-		snprintf(err, errlen, "%s %s: cannot read: %s", what, path, strerror(-r));
-	if (fd != 0)
-		close(fd);
+		snprintf(err, errlen, "%s %s: cannot read: %s", what, path, segscan_strerror(r));
 	return r;
 }
 

@@ -1,6 +1,8 @@
 /*
  * Context source: the local input files the user names. Each is read whole (a regular
- * file, a pipe, or stdin for "-") and handed to its pure parser in src/fmt/:
+ * file, a pipe or FIFO read to its end, or stdin for "-"; opened O_NONBLOCK and checked
+ * with fstat first, so a device or a directory is refused without a read) and handed to
+ * its pure parser in src/fmt/:
  *
  *   --topic-config       fmt/config.h  ss_config_load_topics_buf  -> struct ss_config
  *   --server-properties  fmt/config.h  ss_config_load_server_buf  -> struct ss_config

@@ -485,9 +485,10 @@ int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_m
 
 	if ((rc = ss_mlog_find(path, &info->dir)))
 		goto fail;
-	dfd = open(info->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* closed at the end */
+	/* O_DIRECTORY|O_NONBLOCK (ss_open_ro): a FIFO there fails with ENOTDIR, never blocks */
+	dfd = ss_open_ro(AT_FDCWD, info->dir, O_DIRECTORY); /* closed at the end */
 	if (dfd < 0) {
-		rc = -errno;
+		rc = dfd;
 		goto fail;
 	}
 	int lfd = dup(dfd); /* owned by d (closedir) */

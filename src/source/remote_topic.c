@@ -536,7 +536,7 @@ static int cmp_seg(const void *a, const void *b)
 
 static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, uint32_t *cap)
 {
-	DIR *d = opendir(dir);
+	DIR *d = ss_opendir(AT_FDCWD, dir);   /* O_DIRECTORY|O_NONBLOCK, fstat'd (common/file.h) */
 	struct mt_seg *segs = NULL;
 	uint32_t n = 0, capn = 0;
 	int e = 0;
@@ -622,7 +622,7 @@ static int cmp_dir(const void *a, const void *b)
 static uint64_t dir_log_bytes(const char *dir)
 {
 	uint64_t sum = 0;
-	DIR *d = opendir(dir);   /* closed below */
+	DIR *d = ss_opendir(AT_FDCWD, dir);   /* closed below; O_DIRECTORY|O_NONBLOCK (common/file.h) */
 	if (!d)
 		return 0;
 	struct dirent *de;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/darray.h"
+#include "common/file.h"
 #include "fmt/names.h"
 #include "source/watch.h"
 
@@ -212,7 +213,7 @@ static void dir_arm(struct ss_watch *w, struct wdir *d, uint64_t stamp)
  * retry). */
 static void log_list(struct ss_watch *w, uint32_t ld, uint64_t stamp, bool retry)
 {
-	DIR *dp = opendir(w->logs[ld].path);
+	DIR *dp = ss_opendir(AT_FDCWD, w->logs[ld].path);   /* O_DIRECTORY|O_NONBLOCK (common/file.h) */
 	if (!dp)
 		return;
 	struct dirent *e;
