@@ -266,6 +266,7 @@ static void pend_clear(struct ss_cimage *img)
 		free(img->pend[i].file);
 	}
 	img->n_pend = 0;
+	img->st.txn_held_bytes = 0;
 }
 
 void ss_cimage_reset(struct ss_cimage *img)
@@ -551,6 +552,7 @@ static int apply_partition(struct ss_cimage *img, const struct ss_kraft_rec *r, 
 		return rc;
 	}
 	memmove(&t->parts[ins + 1], &t->parts[ins], (size_t)(t->n_parts - ins) * sizeof *t->parts);
+	img->st.work += t->n_parts - ins + 1;
 	t->parts[ins] = np;
 	t->n_parts++;
 	img->n_partitions++;
@@ -743,6 +745,7 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 		rname = NULL; /* owned by res */
 	}
 	for (uint32_t i = 0; i < res->n; i++) {
+		img->st.work++;
 		if (strcmp(res->kv[i].key, key))
 			continue;
 		free(res->kv[i].value);
@@ -828,6 +831,7 @@ static int apply_register(struct ss_cimage *img, const struct ss_kraft_rec *r, c
 	if ((rc = SS_DA_RESERVE(&img->brokers, &img->cap_brokers, (uint64_t)img->n_brokers + 1)))
 		goto fail;
 	memmove(&img->brokers[ins + 1], &img->brokers[ins], (size_t)(img->n_brokers - ins) * sizeof *img->brokers);
+	img->st.work += img->n_brokers - ins + 1;
 	img->brokers[ins] = b;
 	img->n_brokers++;
 	(void)w;
@@ -898,6 +902,7 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		return 0;
 	}
 	for (uint32_t i = 0; i < img->n_features; i++) {
+		img->st.work++;
 		if ((size_t)f->name.len != strlen(img->features[i].name) ||
 		    memcmp(img->features[i].name, f->name.p, (size_t)f->name.len))
 			continue;
@@ -1031,6 +1036,9 @@ static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, 
 			return -ENOMEM;
 		}
 		memcpy(p->bytes, value, len);
+		img->st.txn_held_bytes += sizeof *p + (len ? len : 1) + (w->file ? strlen(w->file) + 1 : 0);
+		if (img->st.txn_held_bytes > img->st.txn_held_peak)
+			img->st.txn_held_peak = img->st.txn_held_bytes;
 		p->len = len;
 		p->pos = w->pos;
 		p->offset = w->offset;

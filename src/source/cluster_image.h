@@ -97,6 +97,12 @@ struct ss_ci_stats {
 	uint64_t txn_dropped_records;            /* records of aborted or unfinished transactions */
 	uint64_t snapshots;                      /* resets */
 	uint64_t warnings_dropped;               /* warnings past the bound */
+	/* The replay's cost model, for the complexity tests (tests/test_cluster_image.c):
+	 * elements visited by lookups and moved by inserts and removals. Deterministic for
+	 * a given input, so a test can bound it without timing anything. */
+	uint64_t work;
+	uint64_t txn_held_bytes;                 /* memory the open transaction's records hold */
+	uint64_t txn_held_peak;                  /* the most it held at once */
 };
 
 /* Where a record came from, for warnings "FILE: byte POS: problem". */

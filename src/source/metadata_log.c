@@ -234,6 +234,7 @@ static int on_data_record(void *arg, const struct ss_batch_hdr *h, const struct 
 	struct rec_ctx *c = arg;
 	if (r->offset < c->w->start)
 		return 0;
+	c->w->info->records_replayed++;
 	struct ss_ci_where wh = { c->w->file, c->pos, r->offset };
 	int rc = ss_cimage_apply(c->w->img, r->value, r->value_len > 0 ? (size_t)r->value_len : 0, &wh);
 	if (rc) {

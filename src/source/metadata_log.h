@@ -35,6 +35,7 @@ struct ss_mlog_info {
 	int64_t  last_offset;       /* the last offset applied (snapshot end - 1 or a log record); -1 */
 	int32_t  last_epoch;        /* leader epoch of that record's batch (or the snapshot's); -1 */
 	uint64_t bytes_read;
+	uint64_t records_replayed;  /* record values offered to an image, rejected snapshots' included */
 	uint32_t segments;          /* log segments found */
 	uint32_t snapshots_found;
 	uint32_t snapshots_rejected;/* newer snapshots passed over because torn or corrupt */
