@@ -253,7 +253,8 @@ static void test_brokers(void **state)
 	kw_register(&w, 1, 11, "h1", 9093, NULL, true, 1, 20);
 	ap(img, &w);
 	assert_int_equal(ss_cimage_broker_count(img), 2);
-	assert_int_equal(ss_cimage_broker_at(img, 0)->id, 1); /* sorted by id */
+	ss_cimage_finish(img); /* the array is sorted by id once the replay is finished */
+	assert_int_equal(ss_cimage_broker_at(img, 0)->id, 1);
 	const struct ss_ci_broker *b = ss_cimage_broker(img, 2);
 	assert_non_null(b);
 	assert_true(b->fenced);
@@ -456,6 +457,127 @@ static void test_many_topics(void **state)
 			assert_null(t);
 		}
 	}
+	ss_cimage_free(img);
+}
+
+
+/* ---- cost: O(n log n) or better for every shape (issue 21 item 6) ------------------------ */
+
+/* A bound on the replay's work counter (elements visited or moved, cluster_image.h) for n
+ * records: linear with a generous constant, so that any quadratic shape fails it by far
+ * (n = 20,000 gives 2e8 steps quadratic against a bound of 1.3e6) and a hash table's
+ * probes or a final sort fit in it. */
+#define WORK_PER_RECORD 64
+
+static void test_cost_config_keys(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	char key[32], val[32];
+	const int n = 20000;
+	add_topic(img, "wide", IDA, 1);
+	uint64_t w0 = ss_cimage_stats(img)->work;
+	for (int i = 0; i < n; i++) {
+		snprintf(key, sizeof key, "key.%06d", i);
+		snprintf(val, sizeof val, "%d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "wide", key, val);
+		ap(img, &w);
+	}
+	/* and every key once more: an update finds the key it replaces */
+	for (int i = 0; i < n; i++) {
+		snprintf(key, sizeof key, "key.%06d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "wide", key, i % 2 ? "x" : NULL);
+		ap(img, &w);
+	}
+	ss_cimage_finish(img);
+	uint64_t work = ss_cimage_stats(img)->work - w0;
+	print_message("%d distinct config keys on one resource: work %llu\n", n, (unsigned long long)work);
+	assert_true(work <= (uint64_t)WORK_PER_RECORD * 2 * n);
+	assert_int_equal(ss_cimage_resource(img, SS_CI_RES_TOPIC, "wide")->n, n / 2);
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "wide", "key.000001"), "x");
+	assert_null(ss_cimage_config(img, SS_CI_RES_TOPIC, "wide", "key.000002"));
+	ss_cimage_free(img);
+}
+
+static void test_cost_partitions_descending(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	const int n = 20000;
+	kw_topic(&w, "desc", IDA);
+	ap(img, &w);
+	uint64_t w0 = ss_cimage_stats(img)->work;
+	for (int p = n - 1; p >= 0; p--) {
+		kw_partition(&w, IDA, p, (const int32_t[]){ p % 3 }, 1, p % 3, 0, 0);
+		ap(img, &w);
+	}
+	/* and interleaved from both ends, into a second topic */
+	kw_topic(&w, "zigzag", IDB);
+	ap(img, &w);
+	for (int i = 0; i < n; i++) {
+		int p = i % 2 ? i / 2 : n - 1 - i / 2;
+		kw_partition(&w, IDB, p, (const int32_t[]){ 1 }, 1, 1, 0, 0);
+		ap(img, &w);
+		kw_change(&w, IDB, p, 2, NULL, -1);
+		ap(img, &w);
+	}
+	ss_cimage_finish(img);
+	uint64_t work = ss_cimage_stats(img)->work - w0;
+	print_message("%d partitions in descending id, %d zigzag: work %llu\n", n, n, (unsigned long long)work);
+	assert_true(work <= (uint64_t)WORK_PER_RECORD * 3 * n);
+	const struct ss_ci_topic *t = ss_cimage_topic(img, "desc");
+	assert_int_equal(t->n_parts, n);
+	for (int p = 0; p < n; p++)
+		assert_int_equal(t->parts[p].id, p); /* sorted by id after the replay */
+	t = ss_cimage_topic(img, "zigzag");
+	for (int p = 0; p < n; p++) {
+		assert_int_equal(t->parts[p].id, p);
+		assert_int_equal(t->parts[p].leader, 2);
+	}
+	assert_int_equal(ss_ci_topic_partition(t, 12345)->id, 12345);
+	assert_int_equal(ss_cimage_partition_count(img), 2 * n);
+	ss_cimage_free(img);
+}
+
+static void test_cost_features_and_brokers(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	char name[32];
+	const int n = 20000;
+	uint64_t w0 = ss_cimage_stats(img)->work;
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "feature.%06d", i);
+		kw_feature_level(&w, name, (int16_t)(1 + i % 100));
+		ap(img, &w);
+	}
+	for (int i = 0; i < n; i += 2) { /* half of them removed again */
+		snprintf(name, sizeof name, "feature.%06d", i);
+		kw_feature_level(&w, name, 0);
+		ap(img, &w);
+	}
+	for (int b = n - 1; b >= 0; b--) { /* brokers registered in descending id */
+		kw_register(&w, b, 7, "h", 9092, NULL, false, 1, 27);
+		ap(img, &w);
+	}
+	for (int b = 0; b < n; b += 2) {
+		kw_broker_epoch_rec(&w, SS_KR_UNREGISTER_BROKER, b, 7);
+		ap(img, &w);
+	}
+	ss_cimage_finish(img);
+	uint64_t work = ss_cimage_stats(img)->work - w0;
+	print_message("%d distinct features, %d brokers descending: work %llu\n", n, n, (unsigned long long)work);
+	assert_true(work <= (uint64_t)WORK_PER_RECORD * 3 * n);
+	assert_int_equal(ss_cimage_feature_count(img), n / 2);
+	int16_t lv;
+	assert_int_equal(ss_cimage_feature_level(img, "feature.000003", &lv), 0);
+	assert_int_equal(lv, 4);
+	assert_int_equal(ss_cimage_feature_level(img, "feature.000004", &lv), -ENOENT);
+	assert_int_equal(ss_cimage_broker_count(img), n / 2);
+	for (size_t i = 0; i < ss_cimage_broker_count(img); i++)
+		assert_int_equal(ss_cimage_broker_at(img, i)->id, (int32_t)(2 * i + 1)); /* by id */
+	assert_non_null(ss_cimage_broker(img, 777));
+	assert_null(ss_cimage_broker(img, 778));
 	ss_cimage_free(img);
 }
 
@@ -715,6 +837,52 @@ static void test_source_zero_tail(void **state)
 	free(root);
 }
 
+
+/* 50 torn snapshots newer than a good one: each is rejected without a record of it being
+ * replayed (issue 21 item 6: 200 torn snapshots were each replayed in full). */
+static void test_cost_torn_snapshots(void **state)
+{
+	char *root = tu_mkdtemp("mlog");
+	char *dir;
+	assert_true(asprintf(&dir, "%s/%s", root, SS_MLOG_DIRNAME) > 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	struct fbuf good = { 0 };
+	snapshot(&good, "good", IDA, 1);
+	write_at(dir, "00000000000000000010-0000000001.checkpoint", &good, good.n);
+	/* each torn one: header, 20 batches of 100 records, no footer */
+	enum { TORN = 50, BATCHES = 20, PER = 100 };
+	static struct kw v[PER];
+	for (int i = 0; i < PER; i++)
+		kw_empty(&v[i], SS_KR_NO_OP);
+	kw_topic(&v[0], "torn", IDB);
+	struct fbuf torn = { 0 };
+	batch(&torn, 0, 1, NULL, 0, SS_KC_SNAPSHOT_HEADER);
+	for (int b = 0; b < BATCHES; b++)
+		batch(&torn, 1 + (int64_t)b * PER, 1, v, PER, -1);
+	char name[64];
+	for (int s = 0; s < TORN; s++) {
+		snprintf(name, sizeof name, "%020d-%010d.checkpoint", 11 + s, 1);
+		/* torn in the last batch (a file cut short), or complete batches without a footer */
+		write_at(dir, name, &torn, s % 2 ? torn.n - 7 : torn.n);
+	}
+	struct ss_cimage *img;
+	struct ss_mlog_info info;
+	assert_int_equal(ss_mlog_replay(dir, &img, &info), 0);
+	assert_string_equal(info.snapshot, "00000000000000000010-0000000001.checkpoint");
+	assert_int_equal(info.snapshots_rejected, TORN);
+	assert_null(ss_cimage_topic(img, "torn"));
+	assert_non_null(ss_cimage_topic(img, "good"));
+	print_message("%d torn snapshots of %d records: %llu records replayed\n", TORN, BATCHES * PER,
+		      (unsigned long long)info.records_replayed);
+	assert_true(info.records_replayed <= 4); /* the good snapshot's 4 */
+	ss_cimage_free(img);
+	ss_mlog_info_free(&info);
+	free(good.p);
+	free(torn.p);
+	free(dir);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -731,6 +899,10 @@ int main(void)
 		cmocka_unit_test(test_source_snapshot_then_log),
 		cmocka_unit_test(test_source_no_history),
 		cmocka_unit_test(test_source_zero_tail),
+		cmocka_unit_test(test_cost_config_keys),
+		cmocka_unit_test(test_cost_partitions_descending),
+		cmocka_unit_test(test_cost_features_and_brokers),
+		cmocka_unit_test(test_cost_torn_snapshots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

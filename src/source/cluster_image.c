@@ -141,6 +141,161 @@ static void h_free(struct htab *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* ---- an index of positions in an array ---------------------------------------------------
+ *
+ * Open addressing over positions of elements that live in an array the caller owns
+ * (partitions of a topic, brokers, features, a resource's config keys): each slot holds
+ * position + 1 (0 empty, IX_TOMB a removed one) and the key's hash; eq says whether the
+ * element at a position has the key. An element that moves in its array is re-pointed
+ * (ix_move). Every probe counts as work (the replay's cost model, cluster_image.h).
+ */
+#define IX_EMPTY 0u
+#define IX_TOMB  UINT32_MAX
+
+struct ix {
+	uint32_t *pos;
+	uint32_t *hash;
+	uint32_t  cap, used, tombs;  /* cap: power of two or 0 */
+};
+
+typedef bool (*ix_eq)(const void *ctx, uint32_t pos, const void *key);
+
+static uint32_t mix32(uint64_t x)
+{
+	/* splitmix64's finalizer: ids that differ in one bit land far apart */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return (uint32_t)x;
+}
+
+static uint32_t hash_kstr(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (uint8_t)p[i];
+		h *= 0x100000001b3ull;
+	}
+	return mix32(h);
+}
+
+static uint32_t hash_str(const char *s) { return hash_kstr(s, strlen(s)); }
+static uint32_t hash_i32(int32_t v) { return mix32((uint32_t)v); }
+
+/* The slot holding an element with `key`, or -1. */
+static int64_t ix_find(const struct ix *x, uint32_t h, ix_eq eq, const void *ctx, const void *key,
+		       uint64_t *work)
+{
+	if (!x->cap)
+		return -1;
+	uint32_t mask = x->cap - 1;
+	for (uint32_t i = h & mask, n = 0; n < x->cap; i = (i + 1) & mask, n++) {
+		if (work)
+			(*work)++;
+		uint32_t p = x->pos[i];
+		if (p == IX_EMPTY)
+			return -1;
+		if (p != IX_TOMB && x->hash[i] == h && eq(ctx, p - 1, key))
+			return i;
+	}
+	return -1;
+}
+
+static int ix_rehash(struct ix *x, uint32_t need, uint64_t *work)
+{
+	uint32_t ncap = 16;
+	while ((uint64_t)need * 10 > (uint64_t)ncap * 7) {
+		if (ncap > UINT32_MAX / 4)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	uint32_t *np = calloc(ncap, sizeof *np), *nh = malloc((size_t)ncap * sizeof *nh);
+	if (!np || !nh) {
+		free(np);
+		free(nh);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < x->cap; i++) {
+		if (x->pos[i] == IX_EMPTY || x->pos[i] == IX_TOMB)
+			continue;
+		uint32_t j = x->hash[i] & (ncap - 1);
+		while (np[j]) {
+			j = (j + 1) & (ncap - 1);
+			if (work)
+				(*work)++;
+		}
+		np[j] = x->pos[i];
+		nh[j] = x->hash[i];
+		if (work)
+			(*work)++;
+	}
+	free(x->pos);
+	free(x->hash);
+	x->pos = np;
+	x->hash = nh;
+	x->cap = ncap;
+	x->tombs = 0;
+	return 0;
+}
+
+/* Index the element at `pos` (its key must not be indexed yet). 0 or -ENOMEM (unchanged). */
+static int ix_insert(struct ix *x, uint32_t h, uint32_t pos, uint64_t *work)
+{
+	if (pos >= IX_TOMB - 1)
+		return -ENOMEM;
+	if ((uint64_t)(x->used + x->tombs + 1) * 10 > (uint64_t)x->cap * 7) {
+		int rc = ix_rehash(x, x->used + 1, work);
+		if (rc)
+			return rc;
+	}
+	uint32_t mask = x->cap - 1, i = h & mask;
+	while (x->pos[i] != IX_EMPTY && x->pos[i] != IX_TOMB) {
+		i = (i + 1) & mask;
+		if (work)
+			(*work)++;
+	}
+	if (x->pos[i] == IX_TOMB)
+		x->tombs--;
+	x->pos[i] = pos + 1;
+	x->hash[i] = h;
+	x->used++;
+	if (work)
+		(*work)++;
+	return 0;
+}
+
+static void ix_del(struct ix *x, int64_t slot)
+{
+	x->pos[slot] = IX_TOMB;
+	x->used--;
+	x->tombs++;
+}
+
+/* The element with hash h moved from position `from` to `to` in its array. */
+static void ix_move(struct ix *x, uint32_t h, uint32_t from, uint32_t to, uint64_t *work)
+{
+	if (!x->cap)
+		return;
+	uint32_t mask = x->cap - 1;
+	for (uint32_t i = h & mask, n = 0; n < x->cap && x->pos[i] != IX_EMPTY; i = (i + 1) & mask, n++) {
+		if (work)
+			(*work)++;
+		if (x->pos[i] == from + 1) {
+			x->pos[i] = to + 1;
+			return;
+		}
+	}
+}
+
+static void ix_free(struct ix *x)
+{
+	free(x->pos);
+	free(x->hash);
+	memset(x, 0, sizeof *x);
+}
+
 /* ---- the image ------------------------------------------------------------------------ */
 
 struct pending {             /* a record held inside a metadata transaction */
@@ -155,6 +310,28 @@ struct ffeature {
 	int16_t level;
 };
 
+/*
+ * A topic as the image holds it: the public part first (a struct ss_ci_topic * is a
+ * struct topic *). Partitions are appended; while they arrive in ascending id the array
+ * stays sorted and a lookup is a binary search. The first one out of order makes the
+ * topic `unsorted`: from then on `pidx` finds a partition by id, and ss_cimage_finish
+ * sorts the array once (partitions inserted in descending id cost O(n log n), not the
+ * O(n^2) of inserting each at its place).
+ */
+struct topic {
+	struct ss_ci_topic pub;
+	struct ix          pidx;
+	bool               unsorted;
+};
+
+/* A config resource: the public part first, and an index of its keys once it has more
+ * than a few (a resource with 200,000 keys is found key by key in O(1)). */
+#define KV_LINEAR 8
+struct res {
+	struct ss_ci_resource pub;
+	struct ix             kidx;
+};
+
 struct ss_cimage {
 	struct ss_ci_topic    **topics;
 	uint32_t                n_topics, cap_topics;
@@ -165,11 +342,15 @@ struct ss_cimage {
 	uint32_t                n_res, cap_res;
 	struct htab             res_tab;
 
-	struct ss_ci_broker   **brokers;   /* sorted by id */
+	/* sorted by id unless brokers_unsorted, as a topic's partitions are (see above) */
+	struct ss_ci_broker   **brokers;
 	uint32_t                n_brokers, cap_brokers;
+	struct ix               bidx;
+	bool                    brokers_unsorted;
 
-	struct ffeature        *features;
+	struct ffeature        *features;  /* unordered */
 	uint32_t                n_features, cap_features;
+	struct ix               fidx;
 
 	bool                    in_txn;
 	struct pending         *pend;
@@ -202,6 +383,30 @@ static bool eq_res(const void *item, const void *key)
 	return r->type == k->type && strcmp(r->name, k->name) == 0;
 }
 
+/* ix_eq over the arrays: the key is an int32_t * (partitions, brokers), a struct ss_kstr *
+ * (features by a record's name) or a const char * (config keys, feature lookups). */
+static bool eq_part(const void *ctx, uint32_t pos, const void *key)
+{
+	return ((const struct ss_ci_partition *)ctx)[pos].id == *(const int32_t *)key;
+}
+
+static bool eq_broker(const void *ctx, uint32_t pos, const void *key)
+{
+	return ((struct ss_ci_broker *const *)ctx)[pos]->id == *(const int32_t *)key;
+}
+
+static bool eq_feature(const void *ctx, uint32_t pos, const void *key)
+{
+	const char *n = ((const struct ffeature *)ctx)[pos].name;
+	const struct ss_kstr *k = key;
+	return strlen(n) == (size_t)k->len && memcmp(n, k->p, (size_t)k->len) == 0;
+}
+
+static bool eq_kv(const void *ctx, uint32_t pos, const void *key)
+{
+	return strcmp(((const struct ss_ci_config *)ctx)[pos].key, key) == 0;
+}
+
 static uint64_t hash_name(const char *s) { return hash_bytes(s, strlen(s), 0); }
 static uint64_t hash_id(const uint8_t id[16]) { return hash_bytes(id, 16, 1); }
 static uint64_t hash_res(int8_t type, const char *name) { return hash_bytes(name, strlen(name), 2 + (uint8_t)type); }
@@ -218,28 +423,38 @@ static void part_free(struct ss_ci_partition *p)
 	p->block_ = NULL;
 }
 
-static void topic_free(struct ss_ci_topic *t)
+static void topic_free(struct ss_ci_topic *pub)
 {
-	if (!t)
+	if (!pub)
 		return;
-	for (uint32_t i = 0; i < t->n_parts; i++)
-		part_free(&t->parts[i]);
-	free(t->parts);
-	free(t->name);
+	struct topic *t = (struct topic *)pub;
+	for (uint32_t i = 0; i < pub->n_parts; i++)
+		part_free(&pub->parts[i]);
+	free(pub->parts);
+	free(pub->name);
+	ix_free(&t->pidx);
 	free(t);
+}
+
+static void kv_clear(struct res *rs)
+{
+	for (uint32_t i = 0; i < rs->pub.n; i++) {
+		free(rs->pub.kv[i].key);
+		free(rs->pub.kv[i].value);
+	}
+	rs->pub.n = 0;
+	ix_free(&rs->kidx);
 }
 
 static void res_free(struct ss_ci_resource *r)
 {
 	if (!r)
 		return;
-	for (uint32_t i = 0; i < r->n; i++) {
-		free(r->kv[i].key);
-		free(r->kv[i].value);
-	}
+	struct res *rs = (struct res *)r;
+	kv_clear(rs);
 	free(r->kv);
 	free(r->name);
-	free(r);
+	free(rs);
 }
 
 static void broker_free(struct ss_ci_broker *b)
@@ -284,9 +499,12 @@ void ss_cimage_reset(struct ss_cimage *img)
 	for (uint32_t i = 0; i < img->n_brokers; i++)
 		broker_free(img->brokers[i]);
 	img->n_brokers = 0;
+	ix_free(&img->bidx);
+	img->brokers_unsorted = false;
 	for (uint32_t i = 0; i < img->n_features; i++)
 		free(img->features[i].name);
 	img->n_features = 0;
+	ix_free(&img->fidx);
 	pend_clear(img);
 	img->in_txn = false;
 }
@@ -413,35 +631,95 @@ static struct ss_ci_resource *find_res(const struct ss_cimage *img, int8_t type,
 	return i < 0 ? NULL : img->res_tab.slots[i];
 }
 
-/* Binary search in the sorted partitions: index of id, or -(insertion point) - 1. */
-static int64_t part_search(const struct ss_ci_topic *t, int32_t id)
+/* Binary search in a sorted array of n elements whose i-th id is ID(i): index of id, or
+ * -(insertion point) - 1. */
+#define ID_SEARCH(n, ID, id, work)                                  \
+	({                                                          \
+		uint32_t lo_ = 0, hi_ = (n);                        \
+		int64_t at_ = -1;                                   \
+		while (lo_ < hi_) {                                 \
+			uint32_t mid = lo_ + (hi_ - lo_) / 2;       \
+			if (work)                                   \
+				(*(work))++;                        \
+			if ((ID) < (id))                            \
+				lo_ = mid + 1;                      \
+			else if ((ID) > (id))                       \
+				hi_ = mid;                          \
+			else {                                      \
+				at_ = mid;                          \
+				break;                              \
+			}                                           \
+		}                                                   \
+		at_ >= 0 ? at_ : -(int64_t)lo_ - 1;                 \
+	})
+
+/* A partition's index in t->parts, or -1. */
+static int64_t part_find(const struct ss_ci_topic *pub, int32_t id, uint64_t *work)
 {
-	uint32_t lo = 0, hi = t->n_parts;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (t->parts[mid].id < id)
-			lo = mid + 1;
-		else if (t->parts[mid].id > id)
-			hi = mid;
-		else
-			return mid;
+	const struct topic *t = (const struct topic *)pub;
+	if (t->unsorted) {
+		int64_t s = ix_find(&t->pidx, hash_i32(id), eq_part, pub->parts, &id, work);
+		return s < 0 ? -1 : (int64_t)t->pidx.pos[s] - 1;
 	}
-	return -(int64_t)lo - 1;
+	int64_t at = ID_SEARCH(pub->n_parts, pub->parts[mid].id, id, work);
+	return at >= 0 ? at : -1;
 }
 
-static int64_t broker_search(const struct ss_cimage *img, int32_t id)
+/* A broker's index in img->brokers, or -1. */
+static int64_t broker_find(const struct ss_cimage *img, int32_t id, uint64_t *work)
 {
-	uint32_t lo = 0, hi = img->n_brokers;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (img->brokers[mid]->id < id)
-			lo = mid + 1;
-		else if (img->brokers[mid]->id > id)
-			hi = mid;
-		else
-			return mid;
+	if (img->brokers_unsorted) {
+		int64_t s = ix_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, work);
+		return s < 0 ? -1 : (int64_t)img->bidx.pos[s] - 1;
 	}
-	return -(int64_t)lo - 1;
+	int64_t at = ID_SEARCH(img->n_brokers, img->brokers[mid]->id, id, work);
+	return at >= 0 ? at : -1;
+}
+
+/* Index every element of an array that was sorted until now (it is about to stop being). */
+static int index_all_parts(struct topic *t, uint64_t *work)
+{
+	for (uint32_t i = 0; i < t->pub.n_parts; i++) {
+		int rc = ix_insert(&t->pidx, hash_i32(t->pub.parts[i].id), i, work);
+		if (rc) {
+			ix_free(&t->pidx);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int index_all_brokers(struct ss_cimage *img)
+{
+	for (uint32_t i = 0; i < img->n_brokers; i++) {
+		int rc = ix_insert(&img->bidx, hash_i32(img->brokers[i]->id), i, &img->st.work);
+		if (rc) {
+			ix_free(&img->bidx);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int cmp_part(const void *a, const void *b)
+{
+	int32_t x = ((const struct ss_ci_partition *)a)->id, y = ((const struct ss_ci_partition *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_broker(const void *a, const void *b)
+{
+	int32_t x = (*(struct ss_ci_broker *const *)a)->id, y = (*(struct ss_ci_broker *const *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* What a sort of n elements costs in the work model: n log2 n. */
+static uint64_t sort_work(uint64_t n)
+{
+	uint64_t l = 1;
+	while (((uint64_t)1 << l) < n)
+		l++;
+	return n * l;
 }
 
 /* ---- partitions ---------------------------------------------------------------------------- */
@@ -539,23 +817,36 @@ static int apply_partition(struct ss_cimage *img, const struct ss_kraft_rec *r, 
 	int rc = part_build(&np, a, pr->directories.p, NULL, nd);
 	if (rc)
 		return rc;
-	int64_t at = part_search(t, np.id);
+	int64_t at = part_find(t, np.id, &img->st.work);
 	if (at >= 0) {
 		/* PartitionRecord for an existing partition replaces it (TopicDelta.replay) */
 		part_free(&t->parts[at]);
 		t->parts[at] = np;
 		return 0;
 	}
-	uint32_t ins = (uint32_t)(-at - 1);
-	if ((rc = SS_DA_RESERVE(&t->parts, &t->cap_parts, (uint64_t)t->n_parts + 1))) {
+	struct topic *T = (struct topic *)t;
+	uint32_t n = t->n_parts;
+	if ((rc = SS_DA_RESERVE(&t->parts, &t->cap_parts, (uint64_t)n + 1))) {
 		part_free(&np);
 		return rc;
 	}
-	memmove(&t->parts[ins + 1], &t->parts[ins], (size_t)(t->n_parts - ins) * sizeof *t->parts);
-	img->st.work += t->n_parts - ins + 1;
-	t->parts[ins] = np;
+	/* appended: in ascending id the array stays sorted, otherwise the index takes over
+	 * until ss_cimage_finish sorts it (struct topic) */
+	if (!T->unsorted && n && np.id < t->parts[n - 1].id) {
+		if ((rc = index_all_parts(T, &img->st.work))) {
+			part_free(&np);
+			return rc;
+		}
+		T->unsorted = true;
+	}
+	if (T->unsorted && (rc = ix_insert(&T->pidx, hash_i32(np.id), n, &img->st.work))) {
+		part_free(&np);
+		return rc;
+	}
+	t->parts[n] = np;
 	t->n_parts++;
 	img->n_partitions++;
+	img->st.work++;
 	return 0;
 }
 
@@ -563,7 +854,7 @@ static int apply_change(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 {
 	const typeof(r->u.change) *c = &r->u.change;
 	struct ss_ci_topic *t = find_topic_id(img, c->topic_id);
-	int64_t at = t ? part_search(t, c->partition_id) : -1;
+	int64_t at = t ? part_find(t, c->partition_id, &img->st.work) : -1;
 	if (at < 0) {
 		char id[37];
 		fmt_uuid(c->topic_id, id);
@@ -636,12 +927,8 @@ static void config_delete_resource(struct ss_cimage *img, int8_t type, const cha
 	int64_t i = h_find(&img->res_tab, hash_res(type, name), eq_res, &k);
 	if (i < 0)
 		return;
-	struct ss_ci_resource *r = img->res_tab.slots[i];
-	for (uint32_t j = 0; j < r->n; j++) {
-		free(r->kv[j].key);
-		free(r->kv[j].value);
-	}
-	r->n = 0; /* the resource stays, empty, as ConfigurationDelta.deleteAll leaves it */
+	/* the resource stays, empty, as ConfigurationDelta.deleteAll leaves it */
+	kv_clear((struct res *)img->res_tab.slots[i]);
 }
 
 static int apply_topic(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
@@ -651,9 +938,10 @@ static int apply_topic(struct ss_cimage *img, const struct ss_kraft_rec *r, cons
 		warn_at(img, w, "offset %lld: TopicRecord with an empty or NUL-holding name", (long long)w->offset);
 		return 0;
 	}
-	struct ss_ci_topic *t = calloc(1, sizeof *t);
+	struct topic *T = calloc(1, sizeof *T);
+	struct ss_ci_topic *t = T ? &T->pub : NULL;
 	if (!t || !(t->name = kdup(r->u.topic.name))) {
-		free(t);
+		free(T);
 		return -ENOMEM;
 	}
 	memcpy(t->id, r->u.topic.topic_id, 16);
@@ -707,6 +995,23 @@ static int apply_remove_topic(struct ss_cimage *img, const struct ss_kraft_rec *
 
 /* ---- configs ---------------------------------------------------------------------------------- */
 
+/* The position of `key` among a resource's configs, or -1; *slot: its index slot (-1
+ * while the resource is small enough to be scanned). */
+static int64_t kv_find(struct ss_cimage *img, struct res *rs, const char *key, uint32_t h, int64_t *slot)
+{
+	*slot = -1;
+	if (!rs->kidx.cap) {
+		for (uint32_t i = 0; i < rs->pub.n; i++) {
+			img->st.work++;
+			if (!strcmp(rs->pub.kv[i].key, key))
+				return i;
+		}
+		return -1;
+	}
+	*slot = ix_find(&rs->kidx, h, eq_kv, rs->pub.kv, key, &img->st.work);
+	return *slot < 0 ? -1 : (int64_t)rs->kidx.pos[*slot] - 1;
+}
+
 static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
 {
 	const typeof(r->u.config) *c = &r->u.config;
@@ -727,34 +1032,46 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 			rc = 0;
 			goto out;
 		}
-		if (!(res = calloc(1, sizeof *res)))
+		struct res *nr = calloc(1, sizeof *nr);
+		if (!nr)
 			goto out;
+		res = &nr->pub;
 		res->type = c->resource_type;
 		res->name = rname;
 		struct ss_ci_resource **slot;
 		if (SS_DA_PUSH(&img->res, &img->n_res, &img->cap_res, &slot)) {
-			free(res);
+			free(nr);
 			goto out;
 		}
 		if (h_insert(&img->res_tab, hash_res(res->type, rname), res)) {
 			img->n_res--;
-			free(res);
+			free(nr);
 			goto out;
 		}
 		*slot = res;
 		rname = NULL; /* owned by res */
 	}
-	for (uint32_t i = 0; i < res->n; i++) {
-		img->st.work++;
-		if (strcmp(res->kv[i].key, key))
-			continue;
+	struct res *rs = (struct res *)res;
+	uint32_t h = hash_str(key);
+	int64_t ks;
+	int64_t i = kv_find(img, rs, key, h, &ks);
+	if (i >= 0) {
 		free(res->kv[i].value);
 		if (val) {
 			res->kv[i].value = val;
 			val = NULL;
 		} else {
+			/* removed: the last entry takes its place */
+			uint32_t last = res->n - 1;
 			free(res->kv[i].key);
-			res->kv[i] = res->kv[--res->n];
+			if (ks >= 0)
+				ix_del(&rs->kidx, ks);
+			if ((uint32_t)i != last) {
+				res->kv[i] = res->kv[last];
+				if (rs->kidx.cap)
+					ix_move(&rs->kidx, hash_str(res->kv[i].key), last, (uint32_t)i, &img->st.work);
+			}
+			res->n--;
 		}
 		rc = 0;
 		goto out;
@@ -765,7 +1082,20 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 			goto out;
 		kv->key = key;
 		kv->value = val;
-		key = val = NULL;
+		key = val = NULL; /* owned by the resource */
+		img->st.work++;
+		/* Past a few keys, an index: each key is then found in O(1). An index that cannot
+		 * grow is dropped and the resource scanned (slower, never wrong); the next key
+		 * tries to build it again. */
+		if (!rs->kidx.cap && res->n > KV_LINEAR) {
+			for (uint32_t j = 0; j < res->n; j++)
+				if (ix_insert(&rs->kidx, hash_str(res->kv[j].key), j, &img->st.work)) {
+					ix_free(&rs->kidx);
+					break;
+				}
+		} else if (rs->kidx.cap && ix_insert(&rs->kidx, h, res->n - 1, &img->st.work)) {
+			ix_free(&rs->kidx);
+		}
 	}
 	rc = 0;
 out:
@@ -821,19 +1151,26 @@ static int apply_register(struct ss_cimage *img, const struct ss_kraft_rec *r, c
 		memcpy(b->log_dirs, rb->log_dirs.p, (size_t)rb->log_dirs.n * 16);
 		b->n_log_dirs = (uint32_t)rb->log_dirs.n;
 	}
-	int64_t at = broker_search(img, b->id);
+	int64_t at = broker_find(img, b->id, &img->st.work);
 	if (at >= 0) {
 		broker_free(img->brokers[at]);
 		img->brokers[at] = b;
 		return 0;
 	}
-	uint32_t ins = (uint32_t)(-at - 1);
-	if ((rc = SS_DA_RESERVE(&img->brokers, &img->cap_brokers, (uint64_t)img->n_brokers + 1)))
+	uint32_t n = img->n_brokers;
+	if ((rc = SS_DA_RESERVE(&img->brokers, &img->cap_brokers, (uint64_t)n + 1)))
 		goto fail;
-	memmove(&img->brokers[ins + 1], &img->brokers[ins], (size_t)(img->n_brokers - ins) * sizeof *img->brokers);
-	img->st.work += img->n_brokers - ins + 1;
-	img->brokers[ins] = b;
+	/* appended, as a topic's partitions are (struct topic) */
+	if (!img->brokers_unsorted && n && b->id < img->brokers[n - 1]->id) {
+		if ((rc = index_all_brokers(img)))
+			goto fail;
+		img->brokers_unsorted = true;
+	}
+	if (img->brokers_unsorted && (rc = ix_insert(&img->bidx, hash_i32(b->id), n, &img->st.work)))
+		goto fail;
+	img->brokers[n] = b;
 	img->n_brokers++;
+	img->st.work++;
 	(void)w;
 	return 0;
 fail:
@@ -845,7 +1182,7 @@ fail:
 static struct ss_ci_broker *broker_check(struct ss_cimage *img, int32_t id, int64_t epoch, const char *what,
 					 const struct ss_ci_where *w)
 {
-	int64_t at = broker_search(img, id);
+	int64_t at = broker_find(img, id, &img->st.work);
 	if (at < 0) {
 		img->st.inconsistent++;
 		warn_at(img, w, "offset %lld: %s for broker %d, which is not registered", (long long)w->offset, what, id);
@@ -891,6 +1228,34 @@ static int apply_broker_change(struct ss_cimage *img, const struct ss_kraft_rec 
 	return 0;
 }
 
+/* UnregisterBrokerRecord (ClusterDelta.replay: removes it whatever its epoch). The last
+ * broker takes the removed one's place, so the array is unsorted until ss_cimage_finish. */
+static int unregister_broker(struct ss_cimage *img, int32_t id)
+{
+	int64_t at = broker_find(img, id, &img->st.work);
+	if (at < 0)
+		return 0;
+	uint32_t last = img->n_brokers - 1;
+	if ((uint32_t)at != last && !img->brokers_unsorted) {
+		int rc = index_all_brokers(img);
+		if (rc)
+			return rc;
+		img->brokers_unsorted = true;
+	}
+	if (img->brokers_unsorted) {
+		int64_t s = ix_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, &img->st.work);
+		ix_del(&img->bidx, s);
+	}
+	broker_free(img->brokers[at]);
+	if ((uint32_t)at != last) {
+		img->brokers[at] = img->brokers[last];
+		ix_move(&img->bidx, hash_i32(img->brokers[at]->id), last, (uint32_t)at, &img->st.work);
+	}
+	img->n_brokers--;
+	img->st.work++;
+	return 0;
+}
+
 /* ---- features ---------------------------------------------------------------------------------- */
 
 static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
@@ -901,17 +1266,23 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		warn_at(img, w, "offset %lld: FeatureLevelRecord with a NUL byte in its name", (long long)w->offset);
 		return 0;
 	}
-	for (uint32_t i = 0; i < img->n_features; i++) {
-		img->st.work++;
-		if ((size_t)f->name.len != strlen(img->features[i].name) ||
-		    memcmp(img->features[i].name, f->name.p, (size_t)f->name.len))
-			continue;
-		if (f->level == 0) {
-			free(img->features[i].name);
-			img->features[i] = img->features[--img->n_features];
-		} else {
+	uint32_t h = hash_kstr(f->name.p, (size_t)f->name.len);
+	int64_t s = ix_find(&img->fidx, h, eq_feature, img->features, &f->name, &img->st.work);
+	if (s >= 0) {
+		uint32_t i = img->fidx.pos[s] - 1;
+		if (f->level != 0) {
 			img->features[i].level = f->level;
+			return 0;
 		}
+		/* level 0 removes it; the last feature takes its place */
+		uint32_t last = img->n_features - 1;
+		free(img->features[i].name);
+		ix_del(&img->fidx, s);
+		if (i != last) {
+			img->features[i] = img->features[last];
+			ix_move(&img->fidx, hash_str(img->features[i].name), last, i, &img->st.work);
+		}
+		img->n_features--;
 		return 0;
 	}
 	if (f->level == 0)
@@ -919,6 +1290,11 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 	char *name = kdup(f->name);
 	struct ffeature *slot;
 	if (!name || SS_DA_PUSH(&img->features, &img->n_features, &img->cap_features, &slot)) {
+		free(name);
+		return -ENOMEM;
+	}
+	if (ix_insert(&img->fidx, h, img->n_features - 1, &img->st.work)) {
+		img->n_features--;
 		free(name);
 		return -ENOMEM;
 	}
@@ -944,16 +1320,8 @@ static int apply_decoded(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		return apply_config(img, r, w);
 	case SS_KR_REGISTER_BROKER:
 		return apply_register(img, r, w);
-	case SS_KR_UNREGISTER_BROKER: {
-		int64_t at = broker_search(img, r->u.broker.broker_id);
-		if (at >= 0) {
-			broker_free(img->brokers[at]);
-			memmove(&img->brokers[at], &img->brokers[at + 1],
-				(size_t)(img->n_brokers - (uint32_t)at - 1) * sizeof *img->brokers);
-			img->n_brokers--;
-		}
-		return 0;
-	}
+	case SS_KR_UNREGISTER_BROKER:
+		return unregister_broker(img, r->u.broker.broker_id);
 	case SS_KR_FENCE_BROKER:
 	case SS_KR_UNFENCE_BROKER: {
 		bool fence = r->api_key == SS_KR_FENCE_BROKER;
@@ -1054,8 +1422,29 @@ int ss_cimage_apply(struct ss_cimage *img, const uint8_t *value, size_t len, con
 	return apply_value(img, value, len, w ? w : &none, false);
 }
 
+/* Sort what the replay left unsorted (struct topic): partitions and brokers by id. */
+static void sort_arrays(struct ss_cimage *img)
+{
+	for (uint32_t i = 0; i < img->n_topics; i++) {
+		struct topic *t = (struct topic *)img->topics[i];
+		if (!t->unsorted)
+			continue;
+		qsort(t->pub.parts, t->pub.n_parts, sizeof *t->pub.parts, cmp_part);
+		img->st.work += sort_work(t->pub.n_parts);
+		ix_free(&t->pidx);
+		t->unsorted = false;
+	}
+	if (img->brokers_unsorted) {
+		qsort(img->brokers, img->n_brokers, sizeof *img->brokers, cmp_broker);
+		img->st.work += sort_work(img->n_brokers);
+		ix_free(&img->bidx);
+		img->brokers_unsorted = false;
+	}
+}
+
 void ss_cimage_finish(struct ss_cimage *img)
 {
+	sort_arrays(img);
 	if (!img->in_txn)
 		return;
 	warn_at(img, NULL, "the metadata log ends inside a transaction: %u record(s) not applied", img->n_pend);
@@ -1080,7 +1469,7 @@ const struct ss_ci_partition *ss_ci_topic_partition(const struct ss_ci_topic *t,
 {
 	if (!t)
 		return NULL;
-	int64_t at = part_search(t, id);
+	int64_t at = part_find(t, id, NULL);
 	return at < 0 ? NULL : &t->parts[at];
 }
 
@@ -1112,7 +1501,14 @@ const struct ss_ci_resource *ss_cimage_resource(const struct ss_cimage *img, int
 const char *ss_cimage_config(const struct ss_cimage *img, int8_t type, const char *resource, const char *key)
 {
 	const struct ss_ci_resource *r = ss_cimage_resource(img, type, resource);
-	for (uint32_t i = 0; r && key && i < r->n; i++)
+	if (!r || !key)
+		return NULL;
+	const struct res *rs = (const struct res *)r;
+	if (rs->kidx.cap) {
+		int64_t s = ix_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
+		return s < 0 ? NULL : r->kv[rs->kidx.pos[s] - 1].value;
+	}
+	for (uint32_t i = 0; i < r->n; i++)
 		if (!strcmp(r->kv[i].key, key))
 			return r->kv[i].value;
 	return NULL;
@@ -1120,7 +1516,7 @@ const char *ss_cimage_config(const struct ss_cimage *img, int8_t type, const cha
 
 const struct ss_ci_broker *ss_cimage_broker(const struct ss_cimage *img, int32_t id)
 {
-	int64_t at = broker_search(img, id);
+	int64_t at = broker_find(img, id, NULL);
 	return at < 0 ? NULL : img->brokers[at];
 }
 
@@ -1150,14 +1546,15 @@ int ss_ci_broker_feature(const struct ss_ci_broker *b, const char *name, int16_t
 
 int ss_cimage_feature_level(const struct ss_cimage *img, const char *name, int16_t *level)
 {
-	for (uint32_t i = 0; i < img->n_features; i++) {
-		if (!strcmp(img->features[i].name, name)) {
-			if (level)
-				*level = img->features[i].level;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	if (!name)
+		return -ENOENT;
+	struct ss_kstr k = { name, (int32_t)strlen(name) };
+	int64_t s = ix_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
+	if (s < 0)
+		return -ENOENT;
+	if (level)
+		*level = img->features[img->fidx.pos[s] - 1].level;
+	return 0;
 }
 
 size_t ss_cimage_feature_count(const struct ss_cimage *img)

@@ -6,9 +6,12 @@
  * metadata/.../metadata/PartitionRegistration.java for PartitionChangeRecord merges).
  *
  * Pure: no I/O, no threads. The source (metadata_log.c) feeds it record values; tests
- * and fuzzers feed it bytes directly. Lookups are hash tables (topics by name and by id,
- * config resources by type and name) and sorted arrays (partitions of a topic, brokers),
- * sized for 10k topics / 100k partitions and far beyond.
+ * and fuzzers feed it bytes directly. Every record costs O(1) expected, or O(log n) for a
+ * binary search, whatever the shape of the log (issue 21 item 6): topics by name and by
+ * id, config resources by type and name, a resource's keys, features and brokers by hash;
+ * partitions of a topic and brokers are kept in arrays sorted by id as long as they come
+ * in ascending order, found by hash once one comes out of order, and sorted once by
+ * ss_cimage_finish. stats.work counts the steps, for the tests that bound them.
  *
  *   struct ss_cimage *img; ss_cimage_new(&img);
  *   ss_cimage_apply(img, value, value_len, &(struct ss_ci_where){ file, pos, offset });
@@ -49,7 +52,7 @@ struct ss_ci_partition {
 struct ss_ci_topic {
 	char                   *name;
 	uint8_t                 id[16];
-	struct ss_ci_partition *parts;   /* sorted by id */
+	struct ss_ci_partition *parts;   /* sorted by id once ss_cimage_finish ran */
 	uint32_t                n_parts, cap_parts;
 	uint32_t                slot_;   /* position in the image's topic array */
 };
@@ -130,7 +133,7 @@ void ss_cimage_reset(struct ss_cimage *img);
  */
 int  ss_cimage_apply(struct ss_cimage *img, const uint8_t *value, size_t len, const struct ss_ci_where *w);
 /* End of the replay: an unfinished transaction is dropped with a warning (Kafka would not
- * publish it). */
+ * publish it), and the arrays a replay left out of order are sorted by id. */
 void ss_cimage_finish(struct ss_cimage *img);
 
 /* Add a warning "FILE: byte POS: message" (file NULL: just the message). -ENOMEM only. */
@@ -155,7 +158,8 @@ const struct ss_ci_resource *ss_cimage_resource(const struct ss_cimage *img, int
 
 const struct ss_ci_broker   *ss_cimage_broker(const struct ss_cimage *img, int32_t id);
 size_t                       ss_cimage_broker_count(const struct ss_cimage *img);
-const struct ss_ci_broker   *ss_cimage_broker_at(const struct ss_cimage *img, size_t i);   /* by id */
+/* by id once ss_cimage_finish ran */
+const struct ss_ci_broker   *ss_cimage_broker_at(const struct ss_cimage *img, size_t i);
 /* A broker's supported range of a feature: 0, or -ENOENT. */
 int ss_ci_broker_feature(const struct ss_ci_broker *b, const char *name, int16_t *min, int16_t *max);
 

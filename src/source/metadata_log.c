@@ -121,6 +121,8 @@ struct walk {
 	int64_t              start;    /* records below this offset are skipped */
 	/* snapshot state */
 	bool                 snapshot;
+	bool                 check_only;   /* a snapshot's first pass: framing, CRCs, header and
+					      footer; no record is applied */
 	bool                 saw_header, saw_footer, bad;
 	/* log state */
 	int64_t              next_expected;
@@ -300,6 +302,8 @@ static int snapshot_batch(struct walk *w, const uint8_t *b, const struct ss_batc
 		w->bad = true;
 		return 1;
 	}
+	if (w->check_only)
+		return 0; /* its CRC matched (walk_file); the records are read in the second pass */
 	struct rec_ctx c = { w, pos, 0 };
 	int rc = ss_batch_foreach_record(b, h, on_data_record, &c);
 	if (c.err)
@@ -554,14 +558,26 @@ int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_m
 			rc = -ENOMEM;
 			goto fail;
 		}
-		struct walk w = { .img = t, .info = info, .file = fpath, .start = 0, .snapshot = true, .prog = pp };
+		/* Two passes: the first checks the whole file (every batch's framing and CRC, the
+		 * SnapshotHeader first and the SnapshotFooter last) and applies nothing, so that
+		 * a torn or corrupt snapshot costs a read, not a replay; the second replays the
+		 * one that passed. */
+		struct walk w = { .img = t, .info = info, .file = fpath, .start = 0, .snapshot = true,
+				  .check_only = true, .prog = pp };
 		rc = walk_file(dfd, snaps[i].name, &w, snapshot_batch);
+		if (rc == 0 && !w.bad && !w.saw_footer)
+			ss_cimage_warn(t, fpath, 0, "the snapshot has no SnapshotFooter (torn)");
+		if (rc == 0 && !w.bad && w.saw_footer) {
+			w = (struct walk){ .img = t, .info = info, .file = fpath, .start = 0, .snapshot = true,
+					   .prog = pp };
+			rc = walk_file(dfd, snaps[i].name, &w, snapshot_batch);
+			if (rc == 0 && !w.bad && !w.saw_footer) /* it changed between the passes */
+				ss_cimage_warn(t, fpath, 0, "the snapshot has no SnapshotFooter (torn)");
+		}
 		if (rc < 0) {
 			ss_cimage_free(t);
 			goto fail;
 		}
-		if (rc == 0 && !w.bad && !w.saw_footer)
-			ss_cimage_warn(t, fpath, 0, "the snapshot has no SnapshotFooter (torn)");
 		if (rc == 0 && !w.bad && w.saw_footer) {
 			/* this image, with the warnings of the rejected newer ones */
 			if ((rc = ss_cimage_take_warnings(t, img))) {
