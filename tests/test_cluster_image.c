@@ -375,7 +375,7 @@ static void test_transactions(void **state)
 	add_topic(img, "open", IDC, 1);
 	ss_cimage_finish(img);
 	assert_null(ss_cimage_topic(img, "open"));
-	assert_true(has_warning(img, "ends inside a transaction"));
+	assert_true(has_warning(img, "ends inside the transaction begun at offset"));
 	ss_cimage_free(img);
 }
 
@@ -578,6 +578,131 @@ static void test_cost_features_and_brokers(void **state)
 		assert_int_equal(ss_cimage_broker_at(img, i)->id, (int32_t)(2 * i + 1)); /* by id */
 	assert_non_null(ss_cimage_broker(img, 777));
 	assert_null(ss_cimage_broker(img, 778));
+	ss_cimage_free(img);
+}
+
+
+/* ---- metadata transactions: memory and the cap (issue 21 item 5) ------------------------- */
+
+/* A 600-byte path, as a deep log dir has: the old replay copied it into every held record. */
+static const char *long_path(void)
+{
+	static char p[620];
+	if (!p[0]) {
+		memset(p, 'd', 600);
+		for (int i = 50; i < 600; i += 51)
+			p[i] = '/';
+		memcpy(p + 600, "/x.log", 7);
+	}
+	return p;
+}
+
+static void ap_at(struct ss_cimage *img, const struct kw *w, const char *file)
+{
+	struct ss_ci_where wh = { file, 100, next_off++ };
+	assert_int_equal(ss_cimage_apply(img, w->b, w->n, &wh), 0);
+}
+
+static void test_txn_noops_hold_nothing(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	const int n = 200000;
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap_at(img, &w, long_path());
+	kw_empty(&w, SS_KR_NO_OP);
+	for (int i = 0; i < n; i++)
+		ap_at(img, &w, long_path());
+	const struct ss_ci_stats *st = ss_cimage_stats(img);
+	print_message("BeginTransaction + %d NoOps (600-byte path): %llu bytes held at the peak\n", n,
+		      (unsigned long long)st->txn_held_peak);
+	assert_true(st->txn_held_peak < 4096); /* was 130 MB: a value and a path copy per NoOp */
+	kw_empty(&w, SS_KR_END_TRANSACTION);
+	ap_at(img, &w, long_path());
+	assert_int_equal(st->txn_committed, 1);
+	assert_int_equal(st->txn_held_bytes, 0);
+	ss_cimage_free(img);
+}
+
+static void test_txn_held_compactly(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	char key[32];
+	const int n = 50000;
+	add_topic(img, "t", IDA, 1);
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap_at(img, &w, long_path());
+	uint64_t values = 0;
+	for (int i = 0; i < n; i++) {
+		snprintf(key, sizeof key, "k%06d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "t", key, "v");
+		values += w.n;
+		ap_at(img, &w, long_path());
+	}
+	assert_null(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "k000007")); /* not before End */
+	const struct ss_ci_stats *st = ss_cimage_stats(img);
+	print_message("%d held ConfigRecords (%llu bytes of values): %llu bytes held\n", n,
+		      (unsigned long long)values, (unsigned long long)st->txn_held_peak);
+	/* each record: its value and 32 bytes, the path once (the old: 48 + value + path each) */
+	assert_true(st->txn_held_peak <= values + 32 * (uint64_t)n + 1024);
+	kw_empty(&w, SS_KR_END_TRANSACTION);
+	ap_at(img, &w, long_path());
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "k000007"), "v");
+	assert_int_equal(ss_cimage_resource(img, SS_CI_RES_TOPIC, "t")->n, n);
+	ss_cimage_free(img);
+}
+
+/* A transaction past the limit: a warning, the configs from before it, no failure. */
+static void test_txn_over_limit(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	char key[32];
+	ss_cimage_set_txn_limit(img, 64 << 10);
+	add_topic(img, "t", IDA, 1);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "1000");
+	ap(img, &w);
+
+	/* committed: not applied, the state before it kept, said in a warning */
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "2000");
+	ap(img, &w);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(key, sizeof key, "k%06d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "t", key, "v");
+		ap(img, &w);
+	}
+	const struct ss_ci_stats *st = ss_cimage_stats(img);
+	assert_int_equal(st->txn_overflowed, 1);
+	assert_true(st->txn_held_peak <= 64 << 10);
+	assert_true(has_warning(img, "holds more than 65536 bytes of records"));
+	kw_empty(&w, SS_KR_END_TRANSACTION);
+	ap(img, &w);
+	assert_true(has_warning(img, "is committed, but its 5001 record(s) were too many to hold"));
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "retention.ms"), "1000");
+	assert_null(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "k000001"));
+	assert_false(ss_cimage_in_transaction(img));
+	assert_int_equal(st->txn_held_bytes, 0);
+
+	/* the next transaction is held again, and aborted: dropped as Kafka drops it */
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "3000");
+	ap(img, &w);
+	kw_empty(&w, SS_KR_ABORT_TRANSACTION);
+	ap(img, &w);
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "retention.ms"), "1000");
+	/* and a small committed one applies */
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "4000");
+	ap(img, &w);
+	kw_empty(&w, SS_KR_END_TRANSACTION);
+	ap(img, &w);
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "retention.ms"), "4000");
+	assert_int_equal(st->txn_overflowed, 1);
 	ss_cimage_free(img);
 }
 
@@ -903,6 +1028,9 @@ int main(void)
 		cmocka_unit_test(test_cost_partitions_descending),
 		cmocka_unit_test(test_cost_features_and_brokers),
 		cmocka_unit_test(test_cost_torn_snapshots),
+		cmocka_unit_test(test_txn_noops_hold_nothing),
+		cmocka_unit_test(test_txn_held_compactly),
+		cmocka_unit_test(test_txn_over_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -106,6 +106,7 @@ struct ss_ci_stats {
 	uint64_t work;
 	uint64_t txn_held_bytes;                 /* memory the open transaction's records hold */
 	uint64_t txn_held_peak;                  /* the most it held at once */
+	uint64_t txn_overflowed;                 /* transactions that outgrew the limit (not held) */
 };
 
 /* Where a record came from, for warnings "FILE: byte POS: problem". */
@@ -117,9 +118,22 @@ struct ss_ci_where {
 
 #define SS_CI_MAX_WARNINGS 200
 
+/*
+ * What one metadata transaction may hold until its EndTransactionRecord: its records'
+ * values plus 32 bytes each (NoOpRecords and records this replay does not decode are not
+ * held). Kafka's controller bounds one user operation at 10,000 records
+ * (QuorumController.MAX_RECORDS_PER_USER_OP) in batches of at most 8 MiB; 64 MiB holds a
+ * transaction of half a million partitions. A larger one degrades instead of failing:
+ * it is not applied, with a warning, and the state from before it stays (a committed one
+ * then leaves what it changed unknown).
+ */
+#define SS_CI_TXN_MAX_BYTES ((uint64_t)64 << 20)
+
 struct ss_cimage;
 
 int  ss_cimage_new(struct ss_cimage **out);
+/* The bytes a metadata transaction may hold (SS_CI_TXN_MAX_BYTES by default). */
+void ss_cimage_set_txn_limit(struct ss_cimage *img, uint64_t bytes);
 void ss_cimage_free(struct ss_cimage *img);
 
 /* A snapshot replaces the image: forget all state (stats and warnings stay). */
@@ -128,8 +142,9 @@ void ss_cimage_reset(struct ss_cimage *img);
 /*
  * Offer one metadata record value. A record that does not decode, or does not fit the
  * state, is counted and warned about; inside a metadata transaction records are held and
- * applied at EndTransactionRecord, dropped at AbortTransactionRecord. Returns 0, or
- * -ENOMEM (the image is then still consistent but missing this record).
+ * applied at EndTransactionRecord, dropped at AbortTransactionRecord (a transaction
+ * larger than SS_CI_TXN_MAX_BYTES: see there). Returns 0, or -ENOMEM (the image is then
+ * still consistent but missing this record).
  */
 int  ss_cimage_apply(struct ss_cimage *img, const uint8_t *value, size_t len, const struct ss_ci_where *w);
 /* End of the replay: an unfinished transaction is dropped with a warning (Kafka would not
