@@ -261,6 +261,7 @@ static const char *dyn_get(const void *arg, enum ss_cfg_level lvl, const char *t
 
 bool ss_cluster_ctx_dynamic(const struct ss_cluster_ctx *c, struct ss_cfg_dynamic *out)
 {
+	*out = (struct ss_cfg_dynamic){ 0 }; /* its callers' struct is not zeroed (eval/config.h) */
 	if (c && !c->mlog_used && c->cfgs) {
 		ss_cluster_cfgs_dynamic(c->cfgs, out);
 		return true;
