@@ -706,6 +706,169 @@ static void test_txn_over_limit(void **state)
 	ss_cimage_free(img);
 }
 
+
+/* ---- what a loss leaves unknown (issue 21 item 3, issue 20 item 7) -------------------------- */
+
+static void test_losses_and_known(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	add_topic(img, "old", IDA, 2);
+	kw_config(&w, SS_CI_RES_TOPIC, "old", "retention.ms", "1000");
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_BROKER, "", "log.retention.bytes", "5");
+	ap(img, &w);
+	kw_register(&w, 1, 10, "h", 9092, NULL, false, 1, 27);
+	ap(img, &w);
+	kw_feature_level(&w, "metadata.version", 27);
+	ap(img, &w);
+	/* without a loss everything is known, set or not */
+	assert_int_equal(ss_cimage_lost(img), 0);
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.ms"));
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.bytes"));
+	assert_true(ss_cimage_topic_known(img, "never"));
+
+	ss_cimage_mark_lost(img, SS_CI_LOST_ALL); /* say, a batch that failed its CRC */
+	assert_int_equal(ss_cimage_lost(img), SS_CI_LOST_ALL);
+	/* what was set before it, and what nobody set since, is unknown */
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.ms"));
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.bytes"));
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_BROKER, "", "log.retention.bytes"));
+	assert_false(ss_cimage_topic_known(img, "old"));
+	assert_false(ss_cimage_topic_known(img, "never"));
+	assert_false(ss_cimage_broker_known(img, 1));
+	assert_false(ss_cimage_feature_known(img, "metadata.version"));
+	/* the values stay what the log said */
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "old", "retention.ms"), "1000");
+
+	/* what is set again after it is known; so is what is removed after it */
+	kw_config(&w, SS_CI_RES_TOPIC, "old", "retention.ms", "2000");
+	ap(img, &w);
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.ms"));
+	kw_config(&w, SS_CI_RES_BROKER, "", "log.retention.bytes", NULL);
+	ap(img, &w);
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_BROKER, "", "log.retention.bytes"));
+	assert_null(ss_cimage_config(img, SS_CI_RES_BROKER, "", "log.retention.bytes"));
+	kw_config(&w, SS_CI_RES_BROKER, "9", "log.retention.ms", NULL); /* a resource never seen */
+	ap(img, &w);
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_BROKER, "9", "log.retention.ms"));
+	/* a topic created after it is known whole, its unset configs too */
+	add_topic(img, "new", IDB, 1);
+	assert_true(ss_cimage_topic_known(img, "new"));
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "new", "retention.ms"));
+	assert_null(ss_cimage_config(img, SS_CI_RES_TOPIC, "new", "retention.ms"));
+	/* a topic removed after it is known absent, its configs with it */
+	kw_remove_topic(&w, IDA);
+	ap(img, &w);
+	assert_true(ss_cimage_topic_known(img, "old"));
+	assert_null(ss_cimage_topic(img, "old"));
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.bytes"));
+	kw_register(&w, 1, 11, "h", 9092, NULL, false, 1, 28);
+	ap(img, &w);
+	assert_true(ss_cimage_broker_known(img, 1));
+	kw_feature_level(&w, "metadata.version", 28);
+	ap(img, &w);
+	assert_true(ss_cimage_feature_known(img, "metadata.version"));
+	kw_feature_level(&w, "gone.version", 0);
+	ap(img, &w);
+	assert_true(ss_cimage_feature_known(img, "gone.version"));
+
+	/* a loss of one kind leaves the others known */
+	ss_cimage_reset(img);
+	assert_int_equal(ss_cimage_lost(img), 0);
+	add_topic(img, "t", IDA, 1);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "1");
+	ap(img, &w);
+	ss_cimage_mark_lost(img, SS_CI_LOST_CONFIGS);
+	assert_true(ss_cimage_topic_known(img, "t"));
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "t", "retention.ms"));
+	ss_cimage_free(img);
+}
+
+/* The image's own losses: a record newer than the decoder, a malformed one, a committed
+ * transaction too large to hold (only the kinds it held). */
+static void test_losses_of_records(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	add_topic(img, "t", IDA, 1);
+	kw_frame(&w, SS_KR_PARTITION, 99); /* PartitionRecord v99 */
+	kw_bytes(&w, "xxxx", 4);
+	ap(img, &w);
+	assert_int_equal(ss_cimage_lost(img), SS_CI_LOST_TOPICS);
+	assert_true(has_warning(img, "PartitionRecord version 99 is newer than this replay reads"));
+	assert_int_equal(ss_cimage_stats(img)->unapplied, 1);
+	/* a record type the image does not keep is no loss */
+	kw_frame(&w, SS_KR_CLIENT_QUOTA, 7);
+	ap(img, &w);
+	assert_int_equal(ss_cimage_lost(img), SS_CI_LOST_TOPICS);
+
+	ss_cimage_reset(img);
+	kw_topic(&w, "m", IDB);
+	w.n -= 2; /* malformed: ends inside the UUID */
+	ap(img, &w);
+	assert_int_equal(ss_cimage_lost(img), SS_CI_LOST_ALL);
+
+	ss_cimage_reset(img);
+	ss_cimage_set_txn_limit(img, 256);
+	add_topic(img, "t", IDA, 1);
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap(img, &w);
+	char key[16];
+	for (int i = 0; i < 50; i++) {
+		snprintf(key, sizeof key, "k%d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "t", key, "v");
+		ap(img, &w);
+	}
+	kw_empty(&w, SS_KR_END_TRANSACTION);
+	ap(img, &w);
+	assert_int_equal(ss_cimage_lost(img), SS_CI_LOST_CONFIGS);
+	assert_true(ss_cimage_topic_known(img, "t"));
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "t", "k1"));
+	/* aborted, it loses nothing: Kafka drops it too */
+	ss_cimage_reset(img);
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap(img, &w);
+	for (int i = 0; i < 50; i++) {
+		snprintf(key, sizeof key, "k%d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "t", key, "v");
+		ap(img, &w);
+	}
+	kw_empty(&w, SS_KR_ABORT_TRANSACTION);
+	ap(img, &w);
+	assert_int_equal(ss_cimage_lost(img), 0);
+	ss_cimage_free(img);
+}
+
+/* Dynamic configs that do not parse are named at the end of the replay (issue 21 item 12),
+ * without a raw control byte. */
+static void test_invalid_config_warning(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	add_topic(img, "t", IDA, 1);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "one\033[2Jday");
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.bytes", "100");
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "max.message.bytes", "not checked"); /* not one segscan reads */
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_BROKER, "", "log.retention.hours", "3.5");
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_BROKER, "1", "log.cleanup.policy", "shred");
+	ap(img, &w);
+	ss_cimage_finish(img);
+	assert_true(has_warning(img, "topic t: retention.ms=one\\x1b[2Jday (DYNAMIC_TOPIC_CONFIG) does not parse"));
+	assert_true(has_warning(img, "the cluster-wide default (broker \"\"): log.retention.hours=3.5 "
+				     "(DYNAMIC_DEFAULT_BROKER_CONFIG) does not parse"));
+	assert_true(has_warning(img, "broker 1: log.cleanup.policy=shred (DYNAMIC_BROKER_CONFIG)"));
+	assert_false(has_warning(img, "retention.bytes="));
+	assert_false(has_warning(img, "max.message.bytes"));
+	for (size_t i = 0; i < ss_cimage_warning_count(img); i++)
+		assert_null(strchr(ss_cimage_warning_at(img, i), '\033'));
+	ss_cimage_free(img);
+}
+
 /* ---- the source on a temp directory -------------------------------------------------------- */
 
 struct fbuf {
@@ -872,8 +1035,11 @@ static void test_source_snapshot_then_log(void **state)
 	char want[64];
 	snprintf(want, sizeof want, "00000000000000000013.log: byte %zu: ", bad_at);
 	assert_true(info_has(img, want, "CRC"));
-	/* what was read before the damage is kept */
+	/* what was read before the damage is kept, and is no longer known for sure */
 	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "new", "retention.bytes"), "77");
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "new", "retention.bytes"));
+	assert_int_equal(info.lost, SS_CI_LOST_ALL);
+	assert_true(info_has(img, "the metadata log could not be read whole", "Unknown: "));
 	assert_int_equal(info.last_offset, 13);
 	ss_cimage_free(img);
 	ss_mlog_info_free(&info);
@@ -911,6 +1077,10 @@ static void test_source_no_history(void **state)
 	assert_int_equal(info.log_start_offset, 500);
 	assert_true(info_has(img, "history before it is missing", NULL));
 	assert_true(info_has(img, "torn tail", NULL));
+	assert_int_equal(info.lost, SS_CI_LOST_ALL);
+	/* what the log holds is known, what it does not is not */
+	assert_true(ss_cimage_topic_known(img, "late"));
+	assert_false(ss_cimage_topic_known(img, "other"));
 	assert_non_null(ss_cimage_partition(img, "late", 0));
 	assert_int_equal(info.node_id, -1);
 	ss_cimage_free(img);
@@ -922,6 +1092,37 @@ static void test_source_no_history(void **state)
 	assert_int_equal(ss_mlog_replay(other, &img, &info), -ENOENT);
 	assert_null(img);
 	free(other);
+	free(seg.p);
+	free(dir);
+	free(root);
+}
+
+/* The last segment ends inside a batch (a live log: the batch being written): the file is
+ * not read whole, but nothing committed is missing. */
+static void test_source_torn_live_tail(void **state)
+{
+	char *root = tu_mkdtemp("mlog");
+	char *dir;
+	assert_true(asprintf(&dir, "%s/%s", root, SS_MLOG_DIRNAME) > 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	struct fbuf seg = { 0 };
+	struct kw v[2];
+	kw_topic(&v[0], "live", IDA);
+	kw_partition(&v[1], IDA, 0, (const int32_t[]){ 1 }, 1, 1, 0, 0);
+	batch(&seg, 0, 1, v, 2, -1);
+	size_t whole = seg.n;
+	kw_config(&v[0], SS_CI_RES_TOPIC, "live", "retention.ms", "5");
+	batch(&seg, 2, 1, v, 1, -1);
+	write_at(dir, "00000000000000000000.log", &seg, whole + 30); /* cut inside the second */
+	struct ss_cimage *img;
+	struct ss_mlog_info info;
+	assert_int_equal(ss_mlog_replay(dir, &img, &info), 0);
+	assert_false(info.complete);
+	assert_int_equal(info.lost, 0);
+	assert_true(info_has(img, "could not be read whole", "so nothing is unknown"));
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "live", "retention.ms"));
+	ss_cimage_free(img);
+	ss_mlog_info_free(&info);
 	free(seg.p);
 	free(dir);
 	free(root);
@@ -1024,6 +1225,7 @@ int main(void)
 		cmocka_unit_test(test_source_snapshot_then_log),
 		cmocka_unit_test(test_source_no_history),
 		cmocka_unit_test(test_source_zero_tail),
+		cmocka_unit_test(test_source_torn_live_tail),
 		cmocka_unit_test(test_cost_config_keys),
 		cmocka_unit_test(test_cost_partitions_descending),
 		cmocka_unit_test(test_cost_features_and_brokers),
@@ -1031,6 +1233,9 @@ int main(void)
 		cmocka_unit_test(test_txn_noops_hold_nothing),
 		cmocka_unit_test(test_txn_held_compactly),
 		cmocka_unit_test(test_txn_over_limit),
+		cmocka_unit_test(test_losses_and_known),
+		cmocka_unit_test(test_losses_of_records),
+		cmocka_unit_test(test_invalid_config_warning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

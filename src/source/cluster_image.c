@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "common/darray.h"
+#include "eval/config.h"
 #include "source/cluster_image.h"
 #include "segscan.h"
 
@@ -314,8 +315,9 @@ struct pending {
 };
 
 struct ffeature {
-	char   *name;
-	int16_t level;
+	char    *name;
+	int16_t  level;
+	uint64_t seq;      /* when it was last set */
 };
 
 /*
@@ -330,6 +332,7 @@ struct topic {
 	struct ss_ci_topic pub;
 	struct ix          pidx;
 	bool               unsorted;
+	uint64_t           seq;       /* when its TopicRecord was applied */
 };
 
 /* A config resource: the public part first, and an index of its keys once it has more
@@ -338,6 +341,22 @@ struct topic {
 struct res {
 	struct ss_ci_resource pub;
 	struct ix             kidx;
+	uint64_t              reset_seq;  /* when a RemoveTopicRecord emptied it; 0 never */
+};
+
+/*
+ * What was removed after a loss, so that its absence is known (ss_cimage_*_known): a
+ * config key (type = the resource type), a topic (TOMB_TOPIC, key = its name), a broker
+ * (TOMB_BROKER, key = its id in decimal) or a feature (TOMB_FEATURE). Kept only while a
+ * loss of that kind is marked; there are no more of them than removals.
+ */
+#define TOMB_TOPIC   (-1)
+#define TOMB_BROKER  (-2)
+#define TOMB_FEATURE (-3)
+struct tomb {
+	int8_t   type;
+	char    *res, *key;
+	uint64_t seq;
 };
 
 struct ss_cimage {
@@ -372,6 +391,16 @@ struct ss_cimage {
 	uint64_t                parena_n, parena_cap;
 	char                  **pfiles;
 	uint32_t                n_pfiles, cap_pfiles;
+
+	/* what the replay could not apply (cluster_image.h, "What the replay could not
+	 * apply"): seq counts the records applied; lost_at[k] is seq at the last loss of
+	 * kind k (1u << k), valid when lost has the bit */
+	uint64_t                seq;
+	unsigned                lost;
+	uint64_t                lost_at[4];
+	unsigned                txn_cats;     /* kinds of the records an overflowed transaction dropped */
+	unsigned                txn_lost;     /* kinds of its records that did not decode */
+	struct htab             tombs;
 
 	struct ss_ci_stats      st;
 	char                  **warns;
@@ -427,6 +456,81 @@ static bool eq_kv(const void *ctx, uint32_t pos, const void *key)
 static uint64_t hash_name(const char *s) { return hash_bytes(s, strlen(s), 0); }
 static uint64_t hash_id(const uint8_t id[16]) { return hash_bytes(id, 16, 1); }
 static uint64_t hash_res(int8_t type, const char *name) { return hash_bytes(name, strlen(name), 2 + (uint8_t)type); }
+
+struct tomb_key {
+	int8_t      type;
+	const char *res, *key;
+};
+
+static bool eq_tomb(const void *item, const void *key)
+{
+	const struct tomb *t = item;
+	const struct tomb_key *k = key;
+	return t->type == k->type && !strcmp(t->res, k->res) && !strcmp(t->key, k->key);
+}
+
+static uint64_t hash_tomb(int8_t type, const char *res, const char *key)
+{
+	return hash_bytes(key, strlen(key), hash_res(type, res));
+}
+
+static const struct tomb *tomb_find(const struct ss_cimage *img, int8_t type, const char *res, const char *key)
+{
+	struct tomb_key k = { type, res, key };
+	int64_t i = h_find(&img->tombs, hash_tomb(type, res, key), eq_tomb, &k);
+	return i < 0 ? NULL : img->tombs.slots[i];
+}
+
+static void tombs_free(struct ss_cimage *img)
+{
+	for (uint32_t i = 0; i < img->tombs.cap; i++) {
+		struct tomb *t = img->tombs.slots[i];
+		if (!t || t == TOMB)
+			continue;
+		free(t->res);
+		free(t->key);
+		free(t);
+	}
+	h_free(&img->tombs);
+}
+
+/* The kind bit's index in lost_at. */
+static int kind_ix(unsigned kind)
+{
+	return kind == SS_CI_LOST_TOPICS ? 0 : kind == SS_CI_LOST_CONFIGS ? 1 : kind == SS_CI_LOST_BROKERS ? 2 : 3;
+}
+
+/* Was something of `kind` set at `seq` after its last loss? */
+static bool after_loss(const struct ss_cimage *img, unsigned kind, uint64_t seq)
+{
+	return !(img->lost & kind) || seq > img->lost_at[kind_ix(kind)];
+}
+
+/* Remember that (type, res, key) was removed now, if a loss of `kind` makes that worth
+ * knowing. Without memory it is simply not remembered: its absence stays unknown. */
+static void tomb_note(struct ss_cimage *img, unsigned kind, int8_t type, const char *res, const char *key)
+{
+	if (!(img->lost & kind))
+		return;
+	struct tomb_key k = { type, res, key };
+	uint64_t h = hash_tomb(type, res, key);
+	int64_t i = h_find(&img->tombs, h, eq_tomb, &k);
+	if (i >= 0) {
+		((struct tomb *)img->tombs.slots[i])->seq = img->seq;
+		return;
+	}
+	struct tomb *t = calloc(1, sizeof *t);
+	if (!t || !(t->res = strdup(res)) || !(t->key = strdup(key)) || h_insert(&img->tombs, h, t)) {
+		if (t) {
+			free(t->res);
+			free(t->key);
+		}
+		free(t);
+		return;
+	}
+	t->type = type;
+	t->seq = img->seq;
+}
 
 int ss_cimage_new(struct ss_cimage **out)
 {
@@ -544,6 +648,10 @@ void ss_cimage_reset(struct ss_cimage *img)
 	pend_clear(img);
 	img->in_txn = img->txn_over = false;
 	img->txn_records = 0;
+	img->txn_cats = img->txn_lost = 0;
+	/* a snapshot is the whole state: nothing before it matters any more */
+	img->lost = 0;
+	tombs_free(img);
 }
 
 void ss_cimage_free(struct ss_cimage *img)
@@ -594,6 +702,24 @@ int ss_cimage_warn(struct ss_cimage *img, const char *file, int64_t pos, const c
 	int rc = vwarn(img, file, pos, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+int ss_cimage_warn_front(struct ss_cimage *img, const char *fmt, ...)
+{
+	char msg[2048], *d, **slot;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!(d = strdup(msg)))
+		return -ENOMEM;
+	if (SS_DA_PUSH(&img->warns, &img->n_warns, &img->cap_warns, &slot)) {
+		free(d);
+		return -ENOMEM;
+	}
+	memmove(img->warns + 1, img->warns, (size_t)(img->n_warns - 1) * sizeof *img->warns);
+	img->warns[0] = d;
+	return 0;
 }
 
 static void warn_at(struct ss_cimage *img, const struct ss_ci_where *w, const char *fmt, ...)
@@ -967,7 +1093,9 @@ static void config_delete_resource(struct ss_cimage *img, int8_t type, const cha
 	if (i < 0)
 		return;
 	/* the resource stays, empty, as ConfigurationDelta.deleteAll leaves it */
-	kv_clear((struct res *)img->res_tab.slots[i]);
+	struct res *rs = img->res_tab.slots[i];
+	kv_clear(rs);
+	rs->reset_seq = img->seq;
 }
 
 static int apply_topic(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
@@ -1011,6 +1139,7 @@ static int apply_topic(struct ss_cimage *img, const struct ss_kraft_rec *r, cons
 	}
 	*slot = t;
 	t->slot_ = img->n_topics - 1;
+	T->seq = img->seq;
 	return 0;
 fail:
 	topic_free(t);
@@ -1028,6 +1157,7 @@ static int apply_remove_topic(struct ss_cimage *img, const struct ss_kraft_rec *
 		return 0;
 	}
 	config_delete_resource(img, SS_CI_RES_TOPIC, t->name);
+	tomb_note(img, SS_CI_LOST_TOPICS, TOMB_TOPIC, "", t->name);
 	topic_remove(img, t);
 	return 0;
 }
@@ -1068,6 +1198,7 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 	struct ss_ci_resource *res = find_res(img, c->resource_type, rname);
 	if (!res) {
 		if (!val) { /* deleting from a resource that has nothing */
+			tomb_note(img, SS_CI_LOST_CONFIGS, c->resource_type, rname, key);
 			rc = 0;
 			goto out;
 		}
@@ -1098,8 +1229,10 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 		free(res->kv[i].value);
 		if (val) {
 			res->kv[i].value = val;
+			res->kv[i].seq_ = img->seq;
 			val = NULL;
 		} else {
+			tomb_note(img, SS_CI_LOST_CONFIGS, res->type, res->name, key);
 			/* removed: the last entry takes its place */
 			uint32_t last = res->n - 1;
 			free(res->kv[i].key);
@@ -1121,6 +1254,7 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 			goto out;
 		kv->key = key;
 		kv->value = val;
+		kv->seq_ = img->seq;
 		key = val = NULL; /* owned by the resource */
 		img->st.work++;
 		/* Past a few keys, an index: each key is then found in O(1). An index that cannot
@@ -1155,6 +1289,7 @@ static int apply_register(struct ss_cimage *img, const struct ss_kraft_rec *r, c
 	int rc = -ENOMEM;
 	b->id = rb->broker_id;
 	b->epoch = rb->broker_epoch;
+	b->seq_ = img->seq;
 	memcpy(b->incarnation_id, rb->incarnation_id, 16);
 	b->fenced = rb->fenced;
 	b->in_controlled_shutdown = rb->in_controlled_shutdown;
@@ -1274,6 +1409,9 @@ static int unregister_broker(struct ss_cimage *img, int32_t id)
 	int64_t at = broker_find(img, id, &img->st.work);
 	if (at < 0)
 		return 0;
+	char idtext[16];
+	snprintf(idtext, sizeof idtext, "%d", id);
+	tomb_note(img, SS_CI_LOST_BROKERS, TOMB_BROKER, "", idtext);
 	uint32_t last = img->n_brokers - 1;
 	if ((uint32_t)at != last && !img->brokers_unsorted) {
 		int rc = index_all_brokers(img);
@@ -1311,10 +1449,12 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		uint32_t i = img->fidx.pos[s] - 1;
 		if (f->level != 0) {
 			img->features[i].level = f->level;
+			img->features[i].seq = img->seq;
 			return 0;
 		}
 		/* level 0 removes it; the last feature takes its place */
 		uint32_t last = img->n_features - 1;
+		tomb_note(img, SS_CI_LOST_FEATURES, TOMB_FEATURE, "", img->features[i].name);
 		free(img->features[i].name);
 		ix_del(&img->fidx, s);
 		if (i != last) {
@@ -1324,8 +1464,15 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		img->n_features--;
 		return 0;
 	}
-	if (f->level == 0)
+	if (f->level == 0) {
+		if (img->lost & SS_CI_LOST_FEATURES) { /* removed: known absent from now */
+			char *n = kdup(f->name);
+			if (n)
+				tomb_note(img, SS_CI_LOST_FEATURES, TOMB_FEATURE, "", n);
+			free(n);
+		}
 		return 0;
+	}
 	char *name = kdup(f->name);
 	struct ffeature *slot;
 	if (!name || SS_DA_PUSH(&img->features, &img->n_features, &img->cap_features, &slot)) {
@@ -1339,6 +1486,7 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 	}
 	slot->name = name;
 	slot->level = f->level;
+	slot->seq = img->seq;
 	return 0;
 }
 
@@ -1346,6 +1494,7 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 
 static int apply_decoded(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
 {
+	img->seq++; /* what this record sets, it sets at seq */
 	switch (r->api_key) {
 	case SS_KR_TOPIC:
 		return apply_topic(img, r, w);
@@ -1376,6 +1525,60 @@ static int apply_decoded(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		return apply_feature(img, r, w);
 	}
 	return 0; /* NoOpRecord */
+}
+
+/* What a record of this api key changes, as the kinds of cluster_image.h's losses. */
+static unsigned kinds_of(int api_key)
+{
+	switch (api_key) {
+	case SS_KR_TOPIC:
+	case SS_KR_PARTITION:
+	case SS_KR_PARTITION_CHANGE:
+		return SS_CI_LOST_TOPICS;
+	case SS_KR_REMOVE_TOPIC:
+		return SS_CI_LOST_TOPICS | SS_CI_LOST_CONFIGS;
+	case SS_KR_CONFIG:
+		return SS_CI_LOST_CONFIGS;
+	case SS_KR_REGISTER_BROKER:
+	case SS_KR_UNREGISTER_BROKER:
+	case SS_KR_FENCE_BROKER:
+	case SS_KR_UNFENCE_BROKER:
+	case SS_KR_BROKER_REGISTRATION_CHANGE:
+		return SS_CI_LOST_BROKERS;
+	case SS_KR_FEATURE_LEVEL:
+		return SS_CI_LOST_FEATURES;
+	case SS_KR_BEGIN_TRANSACTION:
+	case SS_KR_END_TRANSACTION:
+	case SS_KR_ABORT_TRANSACTION:
+		return SS_CI_LOST_ALL; /* a transaction's bounds not understood: anything in it */
+	}
+	return 0; /* NoOpRecord, and the kinds the image does not keep (ACLs, quotas, ...) */
+}
+
+void ss_cimage_mark_lost(struct ss_cimage *img, unsigned what)
+{
+	for (unsigned k = 1; k <= SS_CI_LOST_FEATURES; k <<= 1)
+		if (what & k) {
+			img->lost |= k;
+			img->lost_at[kind_ix(k)] = img->seq;
+		}
+}
+
+unsigned ss_cimage_lost(const struct ss_cimage *img)
+{
+	return img->lost;
+}
+
+/* A record that could not be applied: a loss of what it could have changed, now, or at
+ * the end of the transaction it is in (which applies its other records then). */
+static void record_lost(struct ss_cimage *img, unsigned kinds, bool held)
+{
+	if (!kinds)
+		return;
+	if (img->in_txn && !held)
+		img->txn_lost |= kinds;
+	else
+		ss_cimage_mark_lost(img, kinds);
 }
 
 /* Hold one record of the open transaction (struct pending). 0, 1 when it does not fit in
@@ -1431,8 +1634,15 @@ static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, 
 	struct ss_kraft_rec r;
 	int rc = ss_kraft_decode(value, len, &r);
 	if (rc < 0) {
+		/* the batch's CRC matched: the controller wrote this, and what it changed is
+		 * unknown (its api key with it: the frame may be what is broken) */
 		img->st.malformed++;
 		warn_at(img, w, "offset %lld: malformed metadata record: %s", (long long)w->offset, segscan_strerror(rc));
+		if (img->in_txn && !held)
+			img->txn_records++;
+		if (!held)
+			img->st.unapplied++;
+		record_lost(img, SS_CI_LOST_ALL, held);
 		return 0;
 	}
 	if (!held)
@@ -1444,6 +1654,16 @@ static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, 
 	if (!r.known) {
 		if (!held)
 			img->st.unknown++;
+		/* a newer version of a record the image applies: what it changed is unknown */
+		if (ss_kraft_max_version(r.api_key) >= 0) {
+			if (!held) {
+				warn_at(img, w, "offset %lld: %s version %d is newer than this replay reads (%d): not applied",
+					(long long)w->offset, ss_kraft_key_name(r.api_key), r.version,
+					ss_kraft_max_version(r.api_key));
+				img->st.unapplied++;
+			}
+			record_lost(img, kinds_of(r.api_key), held);
+		}
 		return 0;
 	}
 	switch (r.api_key) {
@@ -1455,6 +1675,7 @@ static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, 
 			img->txn_begin = w->offset;
 			img->txn_records = 0;
 			img->txn_over = false;
+			img->txn_cats = img->txn_lost = 0;
 		}
 		img->in_txn = true;
 		return 0;
@@ -1474,12 +1695,14 @@ static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, 
 			 * the state from before it */
 			img->st.txn_committed++;
 			img->st.txn_dropped_records += img->txn_records;
+			img->st.unapplied += img->txn_records;
 			warn_at(img, w,
 				"offset %lld: the transaction begun at offset %lld is committed, but its %llu record(s) "
 				"were too many to hold (more than %llu bytes) and are not applied: the configs, topics "
 				"and brokers are reported as they were before it",
 				(long long)w->offset, (long long)img->txn_begin, (unsigned long long)img->txn_records,
 				(unsigned long long)img->txn_limit);
+			ss_cimage_mark_lost(img, img->txn_cats | img->txn_lost);
 		} else if (commit) {
 			img->st.txn_committed++;
 			for (uint32_t i = 0; i < img->n_pend && !rc; i++) {
@@ -1488,6 +1711,8 @@ static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, 
 							  p->offset };
 				rc = apply_value(img, img->parena + p->at, p->len, &pw, true);
 			}
+			/* a record of it that did not decode could have changed any of them */
+			ss_cimage_mark_lost(img, img->txn_lost);
 		} else {
 			img->st.txn_aborted++;
 			img->st.txn_dropped_records += img->txn_records;
@@ -1495,12 +1720,16 @@ static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, 
 		pend_clear(img);
 		img->txn_over = false;
 		img->txn_records = 0;
+		img->txn_cats = img->txn_lost = 0;
 		return rc;
 	}
 	}
 	if (img->in_txn && !held) {
 		/* NoOpRecord changes nothing: counted, never held */
-		if (r.api_key == SS_KR_NO_OP || img->txn_over)
+		if (r.api_key == SS_KR_NO_OP)
+			return 0;
+		img->txn_cats |= kinds_of(r.api_key);
+		if (img->txn_over)
 			return 0;
 		rc = pend_hold(img, value, len, w);
 		if (rc == 1) {
@@ -1546,9 +1775,65 @@ static void sort_arrays(struct ss_cimage *img)
 	}
 }
 
+/* s for a warning: printable ASCII as it is, every other byte as \xHH (a name or value
+ * from a record must not reach a terminal raw), cut to fit n. */
+static const char *esc(const char *s, char *out, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t o = 0;
+	for (; *s && o + 5 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c < 0x7f && c != '\\') {
+			out[o++] = (char)c;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hx[c >> 4];
+			out[o++] = hx[c & 15];
+		}
+	}
+	if (*s && o + 3 < n)
+		out[o++] = '.', out[o++] = '.', out[o++] = '.';
+	out[o] = 0;
+	return out;
+}
+
+/*
+ * Dynamic configs segscan evaluates whose value does not parse (issue 21 item 12): one
+ * warning each, naming the resource, the key and the value. The report shows such a value
+ * as given, with its source, and evaluates with the level below (eval/config.h).
+ */
+static void warn_invalid_configs(struct ss_cimage *img)
+{
+	for (uint32_t i = 0; i < img->n_res; i++) {
+		const struct ss_ci_resource *r = img->res[i];
+		if (r->type != SS_CI_RES_TOPIC && r->type != SS_CI_RES_BROKER)
+			continue;
+		bool broker = r->type == SS_CI_RES_BROKER;
+		for (uint32_t k = 0; k < r->n; k++) {
+			if (ss_config_dynamic_valid(broker, r->kv[k].key, r->kv[k].value))
+				continue;
+			char n[160], key[96], val[96], what[200];
+			if (!broker)
+				snprintf(what, sizeof what, "topic %s", esc(r->name, n, sizeof n));
+			else if (!r->name[0])
+				snprintf(what, sizeof what, "the cluster-wide default (broker \"\")");
+			else
+				snprintf(what, sizeof what, "broker %s", esc(r->name, n, sizeof n));
+			(void)ss_cimage_warn(img, NULL, 0,
+					     "%s: %s=%s (%s) does not parse as that config: it is reported as given, "
+					     "and the value below it is the one evaluated", what,
+					     esc(r->kv[k].key, key, sizeof key), esc(r->kv[k].value, val, sizeof val),
+					     !broker ? "DYNAMIC_TOPIC_CONFIG"
+					     : r->name[0] ? "DYNAMIC_BROKER_CONFIG" : "DYNAMIC_DEFAULT_BROKER_CONFIG");
+		}
+	}
+}
+
 void ss_cimage_finish(struct ss_cimage *img)
 {
 	sort_arrays(img);
+	warn_invalid_configs(img);
 	if (!img->in_txn)
 		return;
 	warn_at(img, NULL,
@@ -1558,6 +1843,7 @@ void ss_cimage_finish(struct ss_cimage *img)
 	pend_clear(img);
 	img->in_txn = img->txn_over = false;
 	img->txn_records = 0;
+	img->txn_cats = img->txn_lost = 0;
 }
 
 /* ---- lookups ------------------------------------------------------------------------------------- */
@@ -1691,6 +1977,79 @@ size_t ss_cimage_warning_count(const struct ss_cimage *img)
 const char *ss_cimage_warning_at(const struct ss_cimage *img, size_t i)
 {
 	return i < img->n_warns ? img->warns[i] : NULL;
+}
+
+bool ss_cimage_config_known(const struct ss_cimage *img, int8_t type, const char *resource, const char *key)
+{
+	if (!(img->lost & SS_CI_LOST_CONFIGS))
+		return true;
+	if (!resource || !key)
+		return false;
+	const struct ss_ci_resource *r = ss_cimage_resource(img, type, resource);
+	if (r) {
+		const struct res *rs = (const struct res *)r;
+		for (uint32_t i = 0; !rs->kidx.cap && i < r->n; i++)
+			if (!strcmp(r->kv[i].key, key))
+				return after_loss(img, SS_CI_LOST_CONFIGS, r->kv[i].seq_);
+		if (rs->kidx.cap) {
+			int64_t s = ix_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
+			if (s >= 0)
+				return after_loss(img, SS_CI_LOST_CONFIGS, r->kv[rs->kidx.pos[s] - 1].seq_);
+		}
+		if (rs->reset_seq && after_loss(img, SS_CI_LOST_CONFIGS, rs->reset_seq))
+			return true; /* emptied since */
+	}
+	const struct tomb *t = tomb_find(img, type, resource, key);
+	if (t && after_loss(img, SS_CI_LOST_CONFIGS, t->seq))
+		return true;
+	/* a topic created since has no config but those set since (its old ones died with
+	 * its old incarnation) */
+	if (type == SS_CI_RES_TOPIC) {
+		const struct topic *tp = (const struct topic *)find_topic_name(img, resource);
+		if (tp && after_loss(img, SS_CI_LOST_CONFIGS, tp->seq))
+			return true;
+	}
+	return false;
+}
+
+bool ss_cimage_topic_known(const struct ss_cimage *img, const char *name)
+{
+	if (!(img->lost & SS_CI_LOST_TOPICS))
+		return true;
+	if (!name)
+		return false;
+	const struct topic *t = (const struct topic *)find_topic_name(img, name);
+	if (t)
+		return after_loss(img, SS_CI_LOST_TOPICS, t->seq);
+	const struct tomb *tb = tomb_find(img, TOMB_TOPIC, "", name);
+	return tb && after_loss(img, SS_CI_LOST_TOPICS, tb->seq);
+}
+
+bool ss_cimage_broker_known(const struct ss_cimage *img, int32_t id)
+{
+	if (!(img->lost & SS_CI_LOST_BROKERS))
+		return true;
+	const struct ss_ci_broker *b = ss_cimage_broker(img, id);
+	if (b)
+		return after_loss(img, SS_CI_LOST_BROKERS, b->seq_);
+	char idtext[16];
+	snprintf(idtext, sizeof idtext, "%d", id);
+	const struct tomb *tb = tomb_find(img, TOMB_BROKER, "", idtext);
+	return tb && after_loss(img, SS_CI_LOST_BROKERS, tb->seq);
+}
+
+bool ss_cimage_feature_known(const struct ss_cimage *img, const char *name)
+{
+	if (!(img->lost & SS_CI_LOST_FEATURES))
+		return true;
+	if (!name)
+		return false;
+	struct ss_kstr k = { name, (int32_t)strlen(name) };
+	int64_t s = ix_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
+	if (s >= 0)
+		return after_loss(img, SS_CI_LOST_FEATURES, img->features[img->fidx.pos[s] - 1].seq);
+	const struct tomb *tb = tomb_find(img, TOMB_FEATURE, "", name);
+	return tb && after_loss(img, SS_CI_LOST_FEATURES, tb->seq);
 }
 
 bool ss_cimage_in_transaction(const struct ss_cimage *img)

@@ -78,10 +78,12 @@ struct ss_ci_broker {
 	uint32_t               n_features;
 	uint8_t              (*log_dirs)[16];
 	uint32_t               n_log_dirs;
+	uint64_t               seq_;     /* when it registered (see ss_cimage_broker_known) */
 };
 
 struct ss_ci_config {
-	char *key, *value;
+	char    *key, *value;
+	uint64_t seq_;                   /* when it was last set (see ss_cimage_config_known) */
 };
 struct ss_ci_resource {
 	int8_t               type;
@@ -107,6 +109,8 @@ struct ss_ci_stats {
 	uint64_t txn_held_bytes;                 /* memory the open transaction's records hold */
 	uint64_t txn_held_peak;                  /* the most it held at once */
 	uint64_t txn_overflowed;                 /* transactions that outgrew the limit (not held) */
+	uint64_t unapplied;                      /* records whose effect is lost: malformed, of a newer
+						    version, of a committed transaction too large to hold */
 };
 
 /* Where a record came from, for warnings "FILE: byte POS: problem". */
@@ -154,8 +158,42 @@ void ss_cimage_finish(struct ss_cimage *img);
 /* Add a warning "FILE: byte POS: message" (file NULL: just the message). -ENOMEM only. */
 int  ss_cimage_warn(struct ss_cimage *img, const char *file, int64_t pos, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The same, first in the list and past the bound (a replay's closing word). */
+int  ss_cimage_warn_front(struct ss_cimage *img, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append src's warnings to dst (for a discarded replay attempt). */
 int  ss_cimage_take_warnings(struct ss_cimage *dst, const struct ss_cimage *src);
+
+/*
+ * What the replay could not apply, and so what is unknown. The source marks a loss where
+ * records are missing or could not be read: a batch whose CRC-32C fails, the history
+ * before the first segment with no readable snapshot, a gap in the offsets, a file that
+ * could not be read to its end. The image marks one itself for a committed transaction
+ * too large to hold (the kinds of records it held) and for a record of a kind it applies
+ * that does not decode (malformed, or a version newer than the decoder).
+ *
+ * A fact is known when it was set after the last loss of its kind: the lost records could
+ * have changed anything set before, and could have set a key nobody set since. A topic
+ * created after a loss is known whole (its configs too: a topic's configs die with it),
+ * and so is a key or a topic removed after one. Without a loss everything is known.
+ * ss_cimage_reset (a snapshot) forgets the losses with the state.
+ */
+#define SS_CI_LOST_TOPICS   1u   /* topics, their ids, partitions and assignment */
+#define SS_CI_LOST_CONFIGS  2u   /* dynamic configs: ConfigRecords, a RemoveTopicRecord's deleteAll */
+#define SS_CI_LOST_BROKERS  4u   /* broker registrations */
+#define SS_CI_LOST_FEATURES 8u   /* finalized feature levels */
+#define SS_CI_LOST_ALL      15u
+
+/* Mark a loss of the kinds in `what` (SS_CI_LOST_*) at this point of the replay. */
+void     ss_cimage_mark_lost(struct ss_cimage *img, unsigned what);
+/* The kinds with a loss (0: the image is the cluster's metadata at its last record). */
+unsigned ss_cimage_lost(const struct ss_cimage *img);
+/* Is ss_cimage_config's answer (a value, or NULL: unset) the current one? */
+bool ss_cimage_config_known(const struct ss_cimage *img, int8_t type, const char *resource, const char *key);
+/* Is ss_cimage_topic's answer (the topic, its id and partitions, or NULL) the current one? */
+bool ss_cimage_topic_known(const struct ss_cimage *img, const char *name);
+/* The same for a broker's registration and a finalized feature level. */
+bool ss_cimage_broker_known(const struct ss_cimage *img, int32_t id);
+bool ss_cimage_feature_known(const struct ss_cimage *img, const char *name);
 
 /* ---- lookups ---------------------------------------------------------------------- */
 const struct ss_ci_topic     *ss_cimage_topic(const struct ss_cimage *img, const char *name);
