@@ -425,14 +425,45 @@ static char *broker_owned_copy(char **root, bool trim)
 	return logdir;
 }
 
-/* The prefix that runs segscan as nobody, with the systemd unit's capability or none. */
+/* The capabilities the shipped unit grants (scripts/segscan.service AmbientCapabilities=),
+ * as setpriv names them: "+dac_read_search,...". */
+static char *unit_caps(void)
+{
+	char *unit = tu_read_file("scripts/segscan.service", NULL), *caps = calloc(1, 512);
+	assert_non_null(unit);
+	assert_non_null(caps);
+	const char *l = strstr(unit, "\nAmbientCapabilities=");
+	assert_non_null(l);
+	l += strlen("\nAmbientCapabilities=");
+	for (size_t n = 0; *l && *l != '\n';) {
+		while (*l == ' ')
+			l++;
+		if (strncmp(l, "CAP_", 4))
+			fail_msg("AmbientCapabilities= holds %.20s", l);
+		l += 4;
+		if (n)
+			caps[n++] = ',';
+		caps[n++] = '+';
+		while (*l && *l != ' ' && *l != '\n' && n < 500)
+			caps[n++] = (char)(*l >= 'A' && *l <= 'Z' ? *l - 'A' + 'a' : *l), l++;
+	}
+	free(unit);
+	assert_string_equal(caps, "+dac_read_search"); /* the one the unit needs, no more */
+	return caps;
+}
+
+/* The prefix that runs segscan as nobody, with the systemd unit's capabilities (ambient,
+ * and the bounding set reduced to them, as systemd sets them up) or none. */
 static char *as_nobody(bool cap)
 {
-	char *p;
-	assert_true(asprintf(&p, "setpriv --reuid=nobody --regid=nogroup --clear-groups%s",
-			     cap ? " --inh-caps=+dac_read_search --ambient-caps=+dac_read_search "
-				   "--bounding-set=-all,+dac_read_search"
-				 : "") > 0);
+	char *p, *caps = cap ? unit_caps() : NULL;
+	if (cap)
+		assert_true(asprintf(&p, "setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=%s "
+					 "--ambient-caps=%s --bounding-set=-all,%s",
+				     caps, caps, caps) > 0);
+	else
+		assert_true(asprintf(&p, "setpriv --reuid=nobody --regid=nogroup --clear-groups") > 0);
+	free(caps);
 	return p;
 }
 
