@@ -857,11 +857,14 @@ static void test_invalid_config_warning(void **state)
 	ap(img, &w);
 	kw_config(&w, SS_CI_RES_BROKER, "1", "log.cleanup.policy", "shred");
 	ap(img, &w);
+	kw_config(&w, SS_CI_RES_BROKER, "1", "log.retention.ms", "-5");
+	ap(img, &w);
 	ss_cimage_finish(img);
 	assert_true(has_warning(img, "topic t: retention.ms=one\\x1b[2Jday (DYNAMIC_TOPIC_CONFIG) does not parse"));
 	assert_true(has_warning(img, "the cluster-wide default (broker \"\"): log.retention.hours=3.5 "
 				     "(DYNAMIC_DEFAULT_BROKER_CONFIG) does not parse"));
 	assert_true(has_warning(img, "broker 1: log.cleanup.policy=shred (DYNAMIC_BROKER_CONFIG)"));
+	assert_false(has_warning(img, "log.retention.ms=-5")); /* a long, as the resolver reads it */
 	assert_false(has_warning(img, "retention.bytes="));
 	assert_false(has_warning(img, "max.message.bytes"));
 	for (size_t i = 0; i < ss_cimage_warning_count(img); i++)

@@ -191,7 +191,7 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 
 		if (got.set & K->bit)
 			set_typed(&v, &got, K->bit);   /* what segscan evaluates with */
-		if (dn.bad_raw && (!src || src != SRC_FILE)) {
+		if (dn.bad_raw) {
 			/* A value that does not parse, above the one evaluated: shown as it is, with
 			 * its level as the source (Kafka's broker would refuse to apply it); the
 			 * evaluation keeps the lower level's value. The metadata log's replay warns
@@ -236,20 +236,20 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 
 bool ss_config_dynamic_valid(bool broker, const char *key, const char *raw)
 {
-	static const char *const synonyms[] = { "log.retention.minutes", "log.retention.hours" };
+	static const char *const retention[] = { "log.retention.ms", "log.retention.minutes", "log.retention.hours" };
 	struct ss_cfg_vals one;
 	memset(&one, 0, sizeof(one));
 	if (!key || !raw)
 		return true;
+	/* the broker's retention time keys are read as broker_retention_ms reads them */
+	for (size_t i = 0; broker && i < sizeof(retention) / sizeof(retention[0]); i++)
+		if (!strcmp(retention[i], key))
+			return ss_cfg_parse_value("retention.bytes", raw, strlen(raw), &one);
 	for (size_t k = 0; k < N_KEYS; k++) {
 		const struct key *K = &keys[k];
 		if (broker ? K->broker_key && !strcmp(K->broker_key, key) : !strcmp(K->topic_key, key))
 			return ss_cfg_parse_value(K->topic_key, raw, strlen(raw), &one);
 	}
-	/* log.retention.minutes/hours are read as retention.ms is, as a number (above) */
-	for (size_t i = 0; broker && i < sizeof(synonyms) / sizeof(synonyms[0]); i++)
-		if (!strcmp(synonyms[i], key))
-			return ss_cfg_parse_value("retention.bytes", raw, strlen(raw), &one);
 	return true;
 }
 

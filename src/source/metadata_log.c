@@ -783,6 +783,8 @@ int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_m
 	info->lost = ss_cimage_lost(img);
 	if (ss_cimage_stats(img)->unapplied)
 		reasons |= R_RECORDS;
+	if (info->lost)
+		info->complete = false; /* something is unknown: never reported as whole */
 	if ((rc = closing_warning(img, info, reasons, log)))
 		goto fail;
 	read_meta_properties(info->dir, info);

@@ -45,7 +45,8 @@ struct ss_mlog_info {
 	uint32_t snapshots_rejected;/* newer snapshots passed over because torn or corrupt */
 	bool     history_incomplete;/* the replay could not start at offset 0 or at a snapshot,
 				       or the log has a gap: earlier state is missing */
-	bool     complete;          /* every file chosen was read to its end without a problem */
+	bool     complete;          /* every file chosen was read to its end without a problem,
+				       and every record of them applied (false whenever lost) */
 	unsigned lost;              /* what the replay could not apply (SS_CI_LOST_* of
 				       cluster_image.h): 0 when the image is the cluster's metadata
 				       at last_offset, even if a newer snapshot was unreadable */
