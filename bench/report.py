@@ -529,6 +529,18 @@ def main():
           "(decode: batches and record values only; replay: into the image)." % (
               meta.get("kraft_stream", "?"), ", ".join(parts) or "?"))
         w("")
+        # the shapes that were quadratic (issue 21 item 6): replay against its decode floor
+        shapes = [(sh, find("kraft", "warm", sh + "-decode"), find("kraft", "warm", sh + "-replay"),
+                   find("kraft", "warm", sh + "-source"))
+                  for sh in ("config-keys", "desc-partitions", "features", "torn-snapshots")]
+        shapes = [x for x in shapes if x[1] and x[2] and x[3]]
+        if shapes:
+            w("| shape | records | decode (floor) | replay | source | replay / decode |")
+            w("|---|---:|---|---|---|---:|")
+            for sh, d, r, so in shapes:
+                w("| %s | %s | %s | %s | %s | %.1f |" % (sh, format(d.segments, ","), fmt_time(d), fmt_time(r),
+                                                      fmt_time(so), r.med / d.med if d.med > 0 else 0))
+            w("")
 
     # ---- reuse ---------------------------------------------------------------------------------
     ru = [(k, g) for k, g in groups.items() if k[2].startswith("reuse-")]

@@ -127,11 +127,18 @@ unit)
 	score=$(sed -n 's/.*Overall exposure level for segscan.service: \([0-9.]*\).*/\1/p' "$tmp/security.log")
 	[ -n "$score" ] || { cat "$tmp/security.log" >&2; fail "no exposure score"; }
 	awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' || { grep '✗' "$tmp/security.log" >&2; fail "exposure $score > 2.0"; }
-	for want in 'Type=notify' 'WatchdogSec=' 'DynamicUser=yes' 'SupplementaryGroups=' 'PrivateUsers=yes' \
-		'ProtectProc=invisible' 'ProcSubset=pid' 'RemoveIPC=yes' 'RestrictNamespaces=yes' \
-		'SystemCallFilter=@system-service'; do
+	for want in 'Type=notify' 'WatchdogSec=' 'DynamicUser=yes' 'ProtectProc=invisible' 'ProcSubset=pid' \
+		'RemoveIPC=yes' 'RestrictNamespaces=yes' 'SystemCallFilter=@system-service' 'NoNewPrivileges=yes'; do
 		grep -q "^$want" scripts/segscan.service || fail "the unit lacks $want"
 	done
+	# one capability, to read the broker's 0400 metadata snapshots, and nothing else
+	# (issue 20 item 7); a user namespace would void it for files of unmapped owners
+	for want in 'AmbientCapabilities=CAP_DAC_READ_SEARCH' 'CapabilityBoundingSet=CAP_DAC_READ_SEARCH' \
+		'PrivateUsers=no'; do
+		grep -qx "$want" scripts/segscan.service || fail "the unit lacks exactly $want"
+	done
+	[ "$(grep -c '^\(Ambient\|CapabilityBounding\)' scripts/segscan.service)" = 2 ] ||
+		fail "the unit sets capabilities more than once"
 	grep -q '^User=' scripts/segscan.service && fail "the unit runs as a fixed User= (the broker's?)"
 	# The effective system call filter (the allow lines minus the ~ lines) lets through what
 	# the scanner calls: the calls of its options that a small test host does not exercise

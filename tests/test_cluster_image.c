@@ -253,7 +253,8 @@ static void test_brokers(void **state)
 	kw_register(&w, 1, 11, "h1", 9093, NULL, true, 1, 20);
 	ap(img, &w);
 	assert_int_equal(ss_cimage_broker_count(img), 2);
-	assert_int_equal(ss_cimage_broker_at(img, 0)->id, 1); /* sorted by id */
+	ss_cimage_finish(img); /* the array is sorted by id once the replay is finished */
+	assert_int_equal(ss_cimage_broker_at(img, 0)->id, 1);
 	const struct ss_ci_broker *b = ss_cimage_broker(img, 2);
 	assert_non_null(b);
 	assert_true(b->fenced);
@@ -374,7 +375,7 @@ static void test_transactions(void **state)
 	add_topic(img, "open", IDC, 1);
 	ss_cimage_finish(img);
 	assert_null(ss_cimage_topic(img, "open"));
-	assert_true(has_warning(img, "ends inside a transaction"));
+	assert_true(has_warning(img, "ends inside the transaction begun at offset"));
 	ss_cimage_free(img);
 }
 
@@ -456,6 +457,418 @@ static void test_many_topics(void **state)
 			assert_null(t);
 		}
 	}
+	ss_cimage_free(img);
+}
+
+
+/* ---- cost: O(n log n) or better for every shape (issue 21 item 6) ------------------------ */
+
+/* A bound on the replay's work counter (elements visited or moved, cluster_image.h) for n
+ * records: linear with a generous constant, so that any quadratic shape fails it by far
+ * (n = 20,000 gives 2e8 steps quadratic against a bound of 1.3e6) and a hash table's
+ * probes or a final sort fit in it. */
+#define WORK_PER_RECORD 64
+
+static void test_cost_config_keys(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	char key[32], val[32];
+	const int n = 20000;
+	add_topic(img, "wide", IDA, 1);
+	uint64_t w0 = ss_cimage_stats(img)->work;
+	for (int i = 0; i < n; i++) {
+		snprintf(key, sizeof key, "key.%06d", i);
+		snprintf(val, sizeof val, "%d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "wide", key, val);
+		ap(img, &w);
+	}
+	/* and every key once more: an update finds the key it replaces */
+	for (int i = 0; i < n; i++) {
+		snprintf(key, sizeof key, "key.%06d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "wide", key, i % 2 ? "x" : NULL);
+		ap(img, &w);
+	}
+	ss_cimage_finish(img);
+	uint64_t work = ss_cimage_stats(img)->work - w0;
+	print_message("%d distinct config keys on one resource: work %llu\n", n, (unsigned long long)work);
+	assert_true(work <= (uint64_t)WORK_PER_RECORD * 2 * n);
+	assert_int_equal(ss_cimage_resource(img, SS_CI_RES_TOPIC, "wide")->n, n / 2);
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "wide", "key.000001"), "x");
+	assert_null(ss_cimage_config(img, SS_CI_RES_TOPIC, "wide", "key.000002"));
+	ss_cimage_free(img);
+}
+
+static void test_cost_partitions_descending(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	const int n = 20000;
+	kw_topic(&w, "desc", IDA);
+	ap(img, &w);
+	uint64_t w0 = ss_cimage_stats(img)->work;
+	for (int p = n - 1; p >= 0; p--) {
+		kw_partition(&w, IDA, p, (const int32_t[]){ p % 3 }, 1, p % 3, 0, 0);
+		ap(img, &w);
+	}
+	/* and interleaved from both ends, into a second topic */
+	kw_topic(&w, "zigzag", IDB);
+	ap(img, &w);
+	for (int i = 0; i < n; i++) {
+		int p = i % 2 ? i / 2 : n - 1 - i / 2;
+		kw_partition(&w, IDB, p, (const int32_t[]){ 1 }, 1, 1, 0, 0);
+		ap(img, &w);
+		kw_change(&w, IDB, p, 2, NULL, -1);
+		ap(img, &w);
+	}
+	ss_cimage_finish(img);
+	uint64_t work = ss_cimage_stats(img)->work - w0;
+	print_message("%d partitions in descending id, %d zigzag: work %llu\n", n, n, (unsigned long long)work);
+	assert_true(work <= (uint64_t)WORK_PER_RECORD * 3 * n);
+	const struct ss_ci_topic *t = ss_cimage_topic(img, "desc");
+	assert_int_equal(t->n_parts, n);
+	for (int p = 0; p < n; p++)
+		assert_int_equal(t->parts[p].id, p); /* sorted by id after the replay */
+	t = ss_cimage_topic(img, "zigzag");
+	for (int p = 0; p < n; p++) {
+		assert_int_equal(t->parts[p].id, p);
+		assert_int_equal(t->parts[p].leader, 2);
+	}
+	assert_int_equal(ss_ci_topic_partition(t, 12345)->id, 12345);
+	assert_int_equal(ss_cimage_partition_count(img), 2 * n);
+	ss_cimage_free(img);
+}
+
+static void test_cost_features_and_brokers(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	char name[32];
+	const int n = 20000;
+	uint64_t w0 = ss_cimage_stats(img)->work;
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "feature.%06d", i);
+		kw_feature_level(&w, name, (int16_t)(1 + i % 100));
+		ap(img, &w);
+	}
+	for (int i = 0; i < n; i += 2) { /* half of them removed again */
+		snprintf(name, sizeof name, "feature.%06d", i);
+		kw_feature_level(&w, name, 0);
+		ap(img, &w);
+	}
+	for (int b = n - 1; b >= 0; b--) { /* brokers registered in descending id */
+		kw_register(&w, b, 7, "h", 9092, NULL, false, 1, 27);
+		ap(img, &w);
+	}
+	for (int b = 0; b < n; b += 2) {
+		kw_broker_epoch_rec(&w, SS_KR_UNREGISTER_BROKER, b, 7);
+		ap(img, &w);
+	}
+	ss_cimage_finish(img);
+	uint64_t work = ss_cimage_stats(img)->work - w0;
+	print_message("%d distinct features, %d brokers descending: work %llu\n", n, n, (unsigned long long)work);
+	assert_true(work <= (uint64_t)WORK_PER_RECORD * 3 * n);
+	assert_int_equal(ss_cimage_feature_count(img), n / 2);
+	int16_t lv;
+	assert_int_equal(ss_cimage_feature_level(img, "feature.000003", &lv), 0);
+	assert_int_equal(lv, 4);
+	assert_int_equal(ss_cimage_feature_level(img, "feature.000004", &lv), -ENOENT);
+	assert_int_equal(ss_cimage_broker_count(img), n / 2);
+	for (size_t i = 0; i < ss_cimage_broker_count(img); i++)
+		assert_int_equal(ss_cimage_broker_at(img, i)->id, (int32_t)(2 * i + 1)); /* by id */
+	assert_non_null(ss_cimage_broker(img, 777));
+	assert_null(ss_cimage_broker(img, 778));
+	ss_cimage_free(img);
+}
+
+
+/* ---- metadata transactions: memory and the cap (issue 21 item 5) ------------------------- */
+
+/* A 600-byte path, as a deep log dir has: the old replay copied it into every held record. */
+static const char *long_path(void)
+{
+	static char p[620];
+	if (!p[0]) {
+		memset(p, 'd', 600);
+		for (int i = 50; i < 600; i += 51)
+			p[i] = '/';
+		memcpy(p + 600, "/x.log", 7);
+	}
+	return p;
+}
+
+static void ap_at(struct ss_cimage *img, const struct kw *w, const char *file)
+{
+	struct ss_ci_where wh = { file, 100, next_off++ };
+	assert_int_equal(ss_cimage_apply(img, w->b, w->n, &wh), 0);
+}
+
+static void test_txn_noops_hold_nothing(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	const int n = 200000;
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap_at(img, &w, long_path());
+	kw_empty(&w, SS_KR_NO_OP);
+	for (int i = 0; i < n; i++)
+		ap_at(img, &w, long_path());
+	const struct ss_ci_stats *st = ss_cimage_stats(img);
+	print_message("BeginTransaction + %d NoOps (600-byte path): %llu bytes held at the peak\n", n,
+		      (unsigned long long)st->txn_held_peak);
+	assert_true(st->txn_held_peak < 4096); /* was 130 MB: a value and a path copy per NoOp */
+	kw_empty(&w, SS_KR_END_TRANSACTION);
+	ap_at(img, &w, long_path());
+	assert_int_equal(st->txn_committed, 1);
+	assert_int_equal(st->txn_held_bytes, 0);
+	ss_cimage_free(img);
+}
+
+static void test_txn_held_compactly(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	char key[32];
+	const int n = 50000;
+	add_topic(img, "t", IDA, 1);
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap_at(img, &w, long_path());
+	uint64_t values = 0;
+	for (int i = 0; i < n; i++) {
+		snprintf(key, sizeof key, "k%06d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "t", key, "v");
+		values += w.n;
+		ap_at(img, &w, long_path());
+	}
+	assert_null(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "k000007")); /* not before End */
+	const struct ss_ci_stats *st = ss_cimage_stats(img);
+	print_message("%d held ConfigRecords (%llu bytes of values): %llu bytes held\n", n,
+		      (unsigned long long)values, (unsigned long long)st->txn_held_peak);
+	/* each record: its value and 32 bytes, the path once (the old: 48 + value + path each) */
+	assert_true(st->txn_held_peak <= values + 32 * (uint64_t)n + 1024);
+	kw_empty(&w, SS_KR_END_TRANSACTION);
+	ap_at(img, &w, long_path());
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "k000007"), "v");
+	assert_int_equal(ss_cimage_resource(img, SS_CI_RES_TOPIC, "t")->n, n);
+	ss_cimage_free(img);
+}
+
+/* A transaction past the limit: a warning, the configs from before it, no failure. */
+static void test_txn_over_limit(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	char key[32];
+	ss_cimage_set_txn_limit(img, 64 << 10);
+	add_topic(img, "t", IDA, 1);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "1000");
+	ap(img, &w);
+
+	/* committed: not applied, the state before it kept, said in a warning */
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "2000");
+	ap(img, &w);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(key, sizeof key, "k%06d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "t", key, "v");
+		ap(img, &w);
+	}
+	const struct ss_ci_stats *st = ss_cimage_stats(img);
+	assert_int_equal(st->txn_overflowed, 1);
+	assert_true(st->txn_held_peak <= 64 << 10);
+	assert_true(has_warning(img, "holds more than 65536 bytes of records"));
+	kw_empty(&w, SS_KR_END_TRANSACTION);
+	ap(img, &w);
+	assert_true(has_warning(img, "is committed, but its 5001 record(s) were too many to hold"));
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "retention.ms"), "1000");
+	assert_null(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "k000001"));
+	assert_false(ss_cimage_in_transaction(img));
+	assert_int_equal(st->txn_held_bytes, 0);
+
+	/* the next transaction is held again, and aborted: dropped as Kafka drops it */
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "3000");
+	ap(img, &w);
+	kw_empty(&w, SS_KR_ABORT_TRANSACTION);
+	ap(img, &w);
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "retention.ms"), "1000");
+	/* and a small committed one applies */
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "4000");
+	ap(img, &w);
+	kw_empty(&w, SS_KR_END_TRANSACTION);
+	ap(img, &w);
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "t", "retention.ms"), "4000");
+	assert_int_equal(st->txn_overflowed, 1);
+	ss_cimage_free(img);
+}
+
+
+/* ---- what a loss leaves unknown (issue 21 item 3, issue 20 item 7) -------------------------- */
+
+static void test_losses_and_known(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	add_topic(img, "old", IDA, 2);
+	kw_config(&w, SS_CI_RES_TOPIC, "old", "retention.ms", "1000");
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_BROKER, "", "log.retention.bytes", "5");
+	ap(img, &w);
+	kw_register(&w, 1, 10, "h", 9092, NULL, false, 1, 27);
+	ap(img, &w);
+	kw_feature_level(&w, "metadata.version", 27);
+	ap(img, &w);
+	/* without a loss everything is known, set or not */
+	assert_int_equal(ss_cimage_lost(img), 0);
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.ms"));
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.bytes"));
+	assert_true(ss_cimage_topic_known(img, "never"));
+
+	ss_cimage_mark_lost(img, SS_CI_LOST_ALL); /* say, a batch that failed its CRC */
+	assert_int_equal(ss_cimage_lost(img), SS_CI_LOST_ALL);
+	/* what was set before it, and what nobody set since, is unknown */
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.ms"));
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.bytes"));
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_BROKER, "", "log.retention.bytes"));
+	assert_false(ss_cimage_topic_known(img, "old"));
+	assert_false(ss_cimage_topic_known(img, "never"));
+	assert_false(ss_cimage_broker_known(img, 1));
+	assert_false(ss_cimage_feature_known(img, "metadata.version"));
+	/* the values stay what the log said */
+	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "old", "retention.ms"), "1000");
+
+	/* what is set again after it is known; so is what is removed after it */
+	kw_config(&w, SS_CI_RES_TOPIC, "old", "retention.ms", "2000");
+	ap(img, &w);
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.ms"));
+	kw_config(&w, SS_CI_RES_BROKER, "", "log.retention.bytes", NULL);
+	ap(img, &w);
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_BROKER, "", "log.retention.bytes"));
+	assert_null(ss_cimage_config(img, SS_CI_RES_BROKER, "", "log.retention.bytes"));
+	kw_config(&w, SS_CI_RES_BROKER, "9", "log.retention.ms", NULL); /* a resource never seen */
+	ap(img, &w);
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_BROKER, "9", "log.retention.ms"));
+	/* a topic created after it is known whole, its unset configs too */
+	add_topic(img, "new", IDB, 1);
+	assert_true(ss_cimage_topic_known(img, "new"));
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "new", "retention.ms"));
+	assert_null(ss_cimage_config(img, SS_CI_RES_TOPIC, "new", "retention.ms"));
+	/* a topic removed after it is known absent, its configs with it */
+	kw_remove_topic(&w, IDA);
+	ap(img, &w);
+	assert_true(ss_cimage_topic_known(img, "old"));
+	assert_null(ss_cimage_topic(img, "old"));
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "old", "retention.bytes"));
+	kw_register(&w, 1, 11, "h", 9092, NULL, false, 1, 28);
+	ap(img, &w);
+	assert_true(ss_cimage_broker_known(img, 1));
+	kw_feature_level(&w, "metadata.version", 28);
+	ap(img, &w);
+	assert_true(ss_cimage_feature_known(img, "metadata.version"));
+	kw_feature_level(&w, "gone.version", 0);
+	ap(img, &w);
+	assert_true(ss_cimage_feature_known(img, "gone.version"));
+
+	/* a loss of one kind leaves the others known */
+	ss_cimage_reset(img);
+	assert_int_equal(ss_cimage_lost(img), 0);
+	add_topic(img, "t", IDA, 1);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "1");
+	ap(img, &w);
+	ss_cimage_mark_lost(img, SS_CI_LOST_CONFIGS);
+	assert_true(ss_cimage_topic_known(img, "t"));
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "t", "retention.ms"));
+	ss_cimage_free(img);
+}
+
+/* The image's own losses: a record newer than the decoder, a malformed one, a committed
+ * transaction too large to hold (only the kinds it held). */
+static void test_losses_of_records(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	add_topic(img, "t", IDA, 1);
+	kw_frame(&w, SS_KR_PARTITION, 99); /* PartitionRecord v99 */
+	kw_bytes(&w, "xxxx", 4);
+	ap(img, &w);
+	assert_int_equal(ss_cimage_lost(img), SS_CI_LOST_TOPICS);
+	assert_true(has_warning(img, "PartitionRecord version 99 is newer than this replay reads"));
+	assert_int_equal(ss_cimage_stats(img)->unapplied, 1);
+	/* a record type the image does not keep is no loss */
+	kw_frame(&w, SS_KR_CLIENT_QUOTA, 7);
+	ap(img, &w);
+	assert_int_equal(ss_cimage_lost(img), SS_CI_LOST_TOPICS);
+
+	ss_cimage_reset(img);
+	kw_topic(&w, "m", IDB);
+	w.n -= 2; /* malformed: ends inside the UUID */
+	ap(img, &w);
+	assert_int_equal(ss_cimage_lost(img), SS_CI_LOST_ALL);
+
+	ss_cimage_reset(img);
+	ss_cimage_set_txn_limit(img, 256);
+	add_topic(img, "t", IDA, 1);
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap(img, &w);
+	char key[16];
+	for (int i = 0; i < 50; i++) {
+		snprintf(key, sizeof key, "k%d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "t", key, "v");
+		ap(img, &w);
+	}
+	kw_empty(&w, SS_KR_END_TRANSACTION);
+	ap(img, &w);
+	assert_int_equal(ss_cimage_lost(img), SS_CI_LOST_CONFIGS);
+	assert_true(ss_cimage_topic_known(img, "t"));
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "t", "k1"));
+	/* aborted, it loses nothing: Kafka drops it too */
+	ss_cimage_reset(img);
+	kw_empty(&w, SS_KR_BEGIN_TRANSACTION);
+	ap(img, &w);
+	for (int i = 0; i < 50; i++) {
+		snprintf(key, sizeof key, "k%d", i);
+		kw_config(&w, SS_CI_RES_TOPIC, "t", key, "v");
+		ap(img, &w);
+	}
+	kw_empty(&w, SS_KR_ABORT_TRANSACTION);
+	ap(img, &w);
+	assert_int_equal(ss_cimage_lost(img), 0);
+	ss_cimage_free(img);
+}
+
+/* Dynamic configs that do not parse are named at the end of the replay (issue 21 item 12),
+ * without a raw control byte. */
+static void test_invalid_config_warning(void **state)
+{
+	struct ss_cimage *img = fresh();
+	struct kw w;
+	add_topic(img, "t", IDA, 1);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.ms", "one\033[2Jday");
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "retention.bytes", "100");
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_TOPIC, "t", "max.message.bytes", "not checked"); /* not one segscan reads */
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_BROKER, "", "log.retention.hours", "3.5");
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_BROKER, "1", "log.cleanup.policy", "shred");
+	ap(img, &w);
+	kw_config(&w, SS_CI_RES_BROKER, "1", "log.retention.ms", "-5");
+	ap(img, &w);
+	ss_cimage_finish(img);
+	assert_true(has_warning(img, "topic t: retention.ms=one\\x1b[2Jday (DYNAMIC_TOPIC_CONFIG) does not parse"));
+	assert_true(has_warning(img, "the cluster-wide default (broker \"\"): log.retention.hours=3.5 "
+				     "(DYNAMIC_DEFAULT_BROKER_CONFIG) does not parse"));
+	assert_true(has_warning(img, "broker 1: log.cleanup.policy=shred (DYNAMIC_BROKER_CONFIG)"));
+	assert_false(has_warning(img, "log.retention.ms=-5")); /* a long, as the resolver reads it */
+	assert_false(has_warning(img, "retention.bytes="));
+	assert_false(has_warning(img, "max.message.bytes"));
+	for (size_t i = 0; i < ss_cimage_warning_count(img); i++)
+		assert_null(strchr(ss_cimage_warning_at(img, i), '\033'));
 	ss_cimage_free(img);
 }
 
@@ -625,8 +1038,11 @@ static void test_source_snapshot_then_log(void **state)
 	char want[64];
 	snprintf(want, sizeof want, "00000000000000000013.log: byte %zu: ", bad_at);
 	assert_true(info_has(img, want, "CRC"));
-	/* what was read before the damage is kept */
+	/* what was read before the damage is kept, and is no longer known for sure */
 	assert_string_equal(ss_cimage_config(img, SS_CI_RES_TOPIC, "new", "retention.bytes"), "77");
+	assert_false(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "new", "retention.bytes"));
+	assert_int_equal(info.lost, SS_CI_LOST_ALL);
+	assert_true(info_has(img, "the metadata log could not be read whole", "Unknown: "));
 	assert_int_equal(info.last_offset, 13);
 	ss_cimage_free(img);
 	ss_mlog_info_free(&info);
@@ -664,6 +1080,10 @@ static void test_source_no_history(void **state)
 	assert_int_equal(info.log_start_offset, 500);
 	assert_true(info_has(img, "history before it is missing", NULL));
 	assert_true(info_has(img, "torn tail", NULL));
+	assert_int_equal(info.lost, SS_CI_LOST_ALL);
+	/* what the log holds is known, what it does not is not */
+	assert_true(ss_cimage_topic_known(img, "late"));
+	assert_false(ss_cimage_topic_known(img, "other"));
 	assert_non_null(ss_cimage_partition(img, "late", 0));
 	assert_int_equal(info.node_id, -1);
 	ss_cimage_free(img);
@@ -675,6 +1095,37 @@ static void test_source_no_history(void **state)
 	assert_int_equal(ss_mlog_replay(other, &img, &info), -ENOENT);
 	assert_null(img);
 	free(other);
+	free(seg.p);
+	free(dir);
+	free(root);
+}
+
+/* The last segment ends inside a batch (a live log: the batch being written): the file is
+ * not read whole, but nothing committed is missing. */
+static void test_source_torn_live_tail(void **state)
+{
+	char *root = tu_mkdtemp("mlog");
+	char *dir;
+	assert_true(asprintf(&dir, "%s/%s", root, SS_MLOG_DIRNAME) > 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	struct fbuf seg = { 0 };
+	struct kw v[2];
+	kw_topic(&v[0], "live", IDA);
+	kw_partition(&v[1], IDA, 0, (const int32_t[]){ 1 }, 1, 1, 0, 0);
+	batch(&seg, 0, 1, v, 2, -1);
+	size_t whole = seg.n;
+	kw_config(&v[0], SS_CI_RES_TOPIC, "live", "retention.ms", "5");
+	batch(&seg, 2, 1, v, 1, -1);
+	write_at(dir, "00000000000000000000.log", &seg, whole + 30); /* cut inside the second */
+	struct ss_cimage *img;
+	struct ss_mlog_info info;
+	assert_int_equal(ss_mlog_replay(dir, &img, &info), 0);
+	assert_false(info.complete);
+	assert_int_equal(info.lost, 0);
+	assert_true(info_has(img, "could not be read whole", "so nothing is unknown"));
+	assert_true(ss_cimage_config_known(img, SS_CI_RES_TOPIC, "live", "retention.ms"));
+	ss_cimage_free(img);
+	ss_mlog_info_free(&info);
 	free(seg.p);
 	free(dir);
 	free(root);
@@ -715,6 +1166,52 @@ static void test_source_zero_tail(void **state)
 	free(root);
 }
 
+
+/* 50 torn snapshots newer than a good one: each is rejected without a record of it being
+ * replayed (issue 21 item 6: 200 torn snapshots were each replayed in full). */
+static void test_cost_torn_snapshots(void **state)
+{
+	char *root = tu_mkdtemp("mlog");
+	char *dir;
+	assert_true(asprintf(&dir, "%s/%s", root, SS_MLOG_DIRNAME) > 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	struct fbuf good = { 0 };
+	snapshot(&good, "good", IDA, 1);
+	write_at(dir, "00000000000000000010-0000000001.checkpoint", &good, good.n);
+	/* each torn one: header, 20 batches of 100 records, no footer */
+	enum { TORN = 50, BATCHES = 20, PER = 100 };
+	static struct kw v[PER];
+	for (int i = 0; i < PER; i++)
+		kw_empty(&v[i], SS_KR_NO_OP);
+	kw_topic(&v[0], "torn", IDB);
+	struct fbuf torn = { 0 };
+	batch(&torn, 0, 1, NULL, 0, SS_KC_SNAPSHOT_HEADER);
+	for (int b = 0; b < BATCHES; b++)
+		batch(&torn, 1 + (int64_t)b * PER, 1, v, PER, -1);
+	char name[64];
+	for (int s = 0; s < TORN; s++) {
+		snprintf(name, sizeof name, "%020d-%010d.checkpoint", 11 + s, 1);
+		/* torn in the last batch (a file cut short), or complete batches without a footer */
+		write_at(dir, name, &torn, s % 2 ? torn.n - 7 : torn.n);
+	}
+	struct ss_cimage *img;
+	struct ss_mlog_info info;
+	assert_int_equal(ss_mlog_replay(dir, &img, &info), 0);
+	assert_string_equal(info.snapshot, "00000000000000000010-0000000001.checkpoint");
+	assert_int_equal(info.snapshots_rejected, TORN);
+	assert_null(ss_cimage_topic(img, "torn"));
+	assert_non_null(ss_cimage_topic(img, "good"));
+	print_message("%d torn snapshots of %d records: %llu records replayed\n", TORN, BATCHES * PER,
+		      (unsigned long long)info.records_replayed);
+	assert_true(info.records_replayed <= 4); /* the good snapshot's 4 */
+	ss_cimage_free(img);
+	ss_mlog_info_free(&info);
+	free(good.p);
+	free(torn.p);
+	free(dir);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -731,6 +1228,17 @@ int main(void)
 		cmocka_unit_test(test_source_snapshot_then_log),
 		cmocka_unit_test(test_source_no_history),
 		cmocka_unit_test(test_source_zero_tail),
+		cmocka_unit_test(test_source_torn_live_tail),
+		cmocka_unit_test(test_cost_config_keys),
+		cmocka_unit_test(test_cost_partitions_descending),
+		cmocka_unit_test(test_cost_features_and_brokers),
+		cmocka_unit_test(test_cost_torn_snapshots),
+		cmocka_unit_test(test_txn_noops_hold_nothing),
+		cmocka_unit_test(test_txn_held_compactly),
+		cmocka_unit_test(test_txn_over_limit),
+		cmocka_unit_test(test_losses_and_known),
+		cmocka_unit_test(test_losses_of_records),
+		cmocka_unit_test(test_invalid_config_warning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -362,7 +362,7 @@ static void test_dynamic_levels(void **state)
 		{ SS_CFGL_DYN_DEFAULT, NULL, "log.retention.minutes", "10" },
 	};
 	struct dynset ds = { kv, sizeof(kv) / sizeof(kv[0]) };
-	struct ss_cfg_dynamic dyn = { dyn_get, &ds };
+	struct ss_cfg_dynamic dyn = { dyn_get, &ds, NULL };
 	struct ss_topic_cfg t;
 
 	ss_config_resolve_ctx(c, &dyn, "t", &t);

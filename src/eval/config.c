@@ -51,19 +51,39 @@ static void format_value(const struct ss_cfg_vals *v, uint32_t bit, char *buf, s
 	}
 }
 
+/*
+ * What the dynamic levels said of one key: `unsure` when a level consulted is not known
+ * for it (a loss in the metadata log: its NULL may hide a value, its value may be
+ * stale), and the first value found that does not parse, with the source it has
+ * (issue 21 item 12: reported as what it is, not replaced by the default).
+ */
+struct dyn_note {
+	bool        unsure;
+	const char *bad_raw;
+	const char *bad_src;
+};
+
 /* A dynamic value parsed as the topic key it stands for; false when unset or invalid. */
 static bool dyn_value(const struct ss_cfg_dynamic *dyn, enum ss_cfg_level lvl, const char *topic,
-		      const char *name, const char *as_topic_key, struct ss_cfg_vals *v)
+		      const char *name, const char *as_topic_key, const char *src, struct ss_cfg_vals *v,
+		      struct dyn_note *dn)
 {
 	if (!dyn || !dyn->get || !name)
 		return false;
+	if (dyn->known && !dyn->known(dyn->arg, lvl, topic, name))
+		dn->unsure = true;
 	const char *raw = dyn->get(dyn->arg, lvl, topic, name);
 	if (!raw)
 		return false;
 	struct ss_cfg_vals one;
 	memset(&one, 0, sizeof(one));
-	if (!ss_cfg_parse_value(as_topic_key, raw, strlen(raw), &one))
+	if (!ss_cfg_parse_value(as_topic_key, raw, strlen(raw), &one)) {
+		if (!dn->bad_raw) {
+			dn->bad_raw = raw;
+			dn->bad_src = src;
+		}
 		return false;
+	}
 	ss_cfg_vals_merge(v, &one);
 	return true;
 }
@@ -73,7 +93,7 @@ static bool dyn_value(const struct ss_cfg_dynamic *dyn, enum ss_cfg_level lvl, c
  * static), as KafkaConfig.logRetentionTimeMillis computes it. *src_out is what
  * DescribeConfigs names: the first level holding log.retention.ms itself. */
 static bool broker_retention_ms(const struct ss_config *c, const struct ss_cfg_dynamic *dyn, int64_t *ms,
-				const char **src_out)
+				const char **src_out, struct dyn_note *dn)
 {
 	static const char *const names[3] = { "log.retention.ms", "log.retention.minutes", "log.retention.hours" };
 	static const int64_t unit[3] = { 1, 60000, 3600000 };
@@ -83,11 +103,10 @@ static bool broker_retention_ms(const struct ss_config *c, const struct ss_cfg_d
 	*src_out = NULL;
 	for (int i = 0; i < 3 && !found; i++) {
 		for (int l = 0; l < 2 && !found; l++) {
-			const char *raw = dyn && dyn->get ? dyn->get(dyn->arg, lv[l], NULL, names[i]) : NULL;
 			struct ss_cfg_vals one;
 			memset(&one, 0, sizeof(one));
 			/* parse as retention.ms (a long >= -1 after scaling; minutes/hours are ints) */
-			if (raw && ss_cfg_parse_value("retention.bytes", raw, strlen(raw), &one)) {
+			if (dyn_value(dyn, lv[l], NULL, names[i], "retention.bytes", lsrc[l], &one, dn)) {
 				__int128 x = (__int128)one.retention_bytes * unit[i];
 				*ms = x < 0 ? -1 : x > INT64_MAX ? INT64_MAX : (int64_t)x;
 				found = true;
@@ -130,11 +149,14 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 	memset(out, 0, sizeof(*out));
 	bool policy_known = false;
 
+	bool policy_bad = false, remote_bad = false;
+	const char *remote_src = NULL;
 	for (size_t k = 0; k < N_KEYS; k++) {
 		const struct key *K = &keys[k];
 		struct ss_cfg_entry *e = &out->entries[out->n_entries++];
 		struct ss_cfg_vals got;
 		const char *src = NULL;
+		struct dyn_note dn = { false, NULL, NULL };
 		memset(&got, 0, sizeof(got));
 		e->key = K->topic_key;
 
@@ -145,44 +167,56 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 		} else if (c && (c->deflt.set & K->bit)) {
 			got = c->deflt;
 			src = SRC_FILE;
-		} else if (dyn_value(dyn, SS_CFGL_DYN_TOPIC, topic, K->topic_key, K->topic_key, &got)) {
+		} else if (dyn_value(dyn, SS_CFGL_DYN_TOPIC, topic, K->topic_key, K->topic_key, SRC_TOPIC, &got, &dn)) {
 			src = SRC_TOPIC;
 		} else if (K->bit == SS_CFG_RETENTION_MS) {
 			int64_t ms;
 			const char *rs;
-			if (broker_retention_ms(c, dyn, &ms, &rs)) {
+			if (broker_retention_ms(c, dyn, &ms, &rs, &dn)) {
 				got.retention_ms = ms;
 				got.set = SS_CFG_RETENTION_MS;
 				/* the value is right; the source is what Kafka names (see config.h) */
 				src = rs ? rs : dyn && c && c->has_server ? SRC_DEFAULT : NULL;
 			}
-		} else if (K->broker_key &&
-			   dyn_value(dyn, SS_CFGL_DYN_BROKER, NULL, K->broker_key, K->topic_key, &got)) {
+		} else if (K->broker_key && dyn_value(dyn, SS_CFGL_DYN_BROKER, NULL, K->broker_key, K->topic_key,
+						      SRC_BROKER, &got, &dn)) {
 			src = SRC_BROKER;
-		} else if (K->broker_key &&
-			   dyn_value(dyn, SS_CFGL_DYN_DEFAULT, NULL, K->broker_key, K->topic_key, &got)) {
+		} else if (K->broker_key && dyn_value(dyn, SS_CFGL_DYN_DEFAULT, NULL, K->broker_key, K->topic_key,
+						      SRC_DEFAULT_BROKER, &got, &dn)) {
 			src = SRC_DEFAULT_BROKER;
 		} else if (K->broker_key && c && c->has_server && (c->server.set & K->bit)) {
 			got = c->server;
 			src = SRC_STATIC;
 		}
 
-		if (got.set & K->bit) {
-			set_typed(&v, &got, K->bit);
+		if (got.set & K->bit)
+			set_typed(&v, &got, K->bit);   /* what segscan evaluates with */
+		if (dn.bad_raw) {
+			/* A value that does not parse, above the one evaluated: shown as it is, with
+			 * its level as the source (Kafka's broker would refuse to apply it); the
+			 * evaluation keeps the lower level's value. The metadata log's replay warns
+			 * about it by topic, key and value (ss_config_dynamic_valid). */
+			snprintf(e->value, sizeof(e->value), "%s", dn.bad_raw);
+			e->source = dn.unsure ? NULL : dn.bad_src;
+			policy_bad |= K->bit == SS_CFG_CLEANUP_POLICY;
+			remote_bad |= K->bit == SS_CFG_REMOTE_STORAGE;
+		} else if (got.set & K->bit) {
 			format_value(&got, K->bit, e->value, sizeof(e->value));
-			e->source = src;
-			if (K->bit == SS_CFG_CLEANUP_POLICY)
-				policy_known = true;
+			/* a value found below a level that is not known may not be the one in force */
+			e->source = dn.unsure && src != SRC_FILE ? NULL : src;
 		} else {
 			snprintf(e->value, sizeof(e->value), "%s", K->deflt);
 			/* Kafka's default is a fact only when every level that could override it
-			 * was read: the dynamic ones come from the metadata log, the static one
-			 * from server.properties (a topic-only key has no broker level) */
-			bool known = dyn && (!K->broker_key || (c && c->has_server));
+			 * was read: the dynamic ones come from the metadata log (whole, for this
+			 * key), the static one from server.properties (a topic-only key has no
+			 * broker level) */
+			bool known = dyn && !dn.unsure && (!K->broker_key || (c && c->has_server));
 			e->source = known ? SRC_DEFAULT : NULL;
-			if (K->bit == SS_CFG_CLEANUP_POLICY)
-				policy_known = known;
 		}
+		if (K->bit == SS_CFG_CLEANUP_POLICY)
+			policy_known = e->source && !policy_bad;
+		if (K->bit == SS_CFG_REMOTE_STORAGE)
+			remote_src = remote_bad ? NULL : e->source;
 	}
 
 	out->retention_ms = v.retention_ms;
@@ -190,16 +224,36 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 	out->local_retention_ms = v.local_retention_ms;
 	out->local_retention_bytes = v.local_retention_bytes;
 	out->segment_bytes = v.segment_bytes;
-	/* remote.storage.enable: -1 when nobody said (no file line, no metadata log) */
-	out->remote_storage = (v.set & SS_CFG_REMOTE_STORAGE) ? (v.remote_storage ? 1 : 0) : dyn ? 0 : -1;
+	/* remote.storage.enable: -1 when no source says it for sure (no file line, and no
+	 * metadata log, or one that does not know it, or a value that does not parse) */
+	out->remote_storage = !remote_src ? -1 : (v.set & SS_CFG_REMOTE_STORAGE) && v.remote_storage ? 1 : 0;
 	out->remote_copy_disable = (v.set & SS_CFG_REMOTE_COPY_DISABLE) && v.remote_copy_disable ? 1 : 0;
 	out->compact = (v.set & SS_CFG_CLEANUP_POLICY) && v.compact ? 1 : 0;
 	/* v.policy is normalized ("compact,delete"); without it the typed flag says it */
 	out->no_delete = (v.set & SS_CFG_CLEANUP_POLICY) &&
 			 (v.policy[0] ? !strstr(v.policy, "delete") : v.compact) ? 1 : 0;
 	out->preallocate = (v.set & SS_CFG_PREALLOCATE) && v.preallocate;
-	out->policy_known = policy_known || (c && c->has_server && (c->server.set & SS_CFG_CLEANUP_POLICY));
+	out->policy_known = policy_known;
 	out->remote_system_enable = !c || !c->has_server ? 0 : c->remote_system_enable ? 1 : -1;
+}
+
+bool ss_config_dynamic_valid(bool broker, const char *key, const char *raw)
+{
+	static const char *const retention[] = { "log.retention.ms", "log.retention.minutes", "log.retention.hours" };
+	struct ss_cfg_vals one;
+	memset(&one, 0, sizeof(one));
+	if (!key || !raw)
+		return true;
+	/* the broker's retention time keys are read as broker_retention_ms reads them */
+	for (size_t i = 0; broker && i < sizeof(retention) / sizeof(retention[0]); i++)
+		if (!strcmp(retention[i], key))
+			return ss_cfg_parse_value("retention.bytes", raw, strlen(raw), &one);
+	for (size_t k = 0; k < N_KEYS; k++) {
+		const struct key *K = &keys[k];
+		if (broker ? K->broker_key && !strcmp(K->broker_key, key) : !strcmp(K->topic_key, key))
+			return ss_cfg_parse_value(K->topic_key, raw, strlen(raw), &one);
+	}
+	return true;
 }
 
 void ss_config_resolve(const struct ss_config *c, const char *topic, struct ss_topic_cfg *out)

@@ -26,19 +26,30 @@
 enum ss_cfg_level { SS_CFGL_DYN_TOPIC, SS_CFGL_DYN_BROKER, SS_CFGL_DYN_DEFAULT };
 
 /* The dynamic configs (from the metadata log): the raw value of `key` at `level` for
- * `topic` (DYN_TOPIC) or for this broker / the cluster default, or NULL when unset. */
+ * `topic` (DYN_TOPIC) or for this broker / the cluster default, or NULL when unset.
+ * `known` (may be NULL: every level was read whole) says whether get's answer for that
+ * key is the current one; where it is not (the metadata log was not read whole), the
+ * entry's source is NULL, whatever value it shows. Zero the struct before filling it. */
 struct ss_cfg_dynamic {
 	const char *(*get)(const void *arg, enum ss_cfg_level level, const char *topic, const char *key);
 	const void *arg;
+	bool (*known)(const void *arg, enum ss_cfg_level level, const char *topic, const char *key);
 };
 
 /* Effective config of a topic. c may be NULL (no --topic-config, no server.properties);
  * dyn NULL: no metadata log was read, so dynamic levels are unknown and a value found
- * only as Kafka's default is reported with a NULL source. Warnings about dynamic values
- * that do not parse go to the entry's value as given, the typed field keeps the lower
- * level's value. */
+ * only as Kafka's default is reported with a NULL source. A dynamic value that does not
+ * parse is the entry's value as given, with its level as the source (NULL where that
+ * level is not known), while the typed field keeps the lower level's value;
+ * remote_storage is then -1 and policy_known false for those keys. */
 void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynamic *dyn, const char *topic,
 			   struct ss_topic_cfg *out);
+
+/* Whether a dynamic value is one ss_config_resolve_ctx can read: false only when `key`
+ * (a topic key, or with broker a broker key such as log.retention.hours) is one segscan
+ * evaluates and `raw` does not parse as its type. For the warnings of the metadata log's
+ * replay (issue 21 item 12). */
+bool ss_config_dynamic_valid(bool broker, const char *key, const char *raw);
 
 /* Without dynamic configs (tests, the old callers): ss_config_resolve_ctx(c, NULL, ...). */
 void ss_config_resolve(const struct ss_config *c, const char *topic, struct ss_topic_cfg *out);

@@ -70,9 +70,12 @@ static void mv_kafka_name(const char *ibp, char *buf, size_t n)
 
 static void release_from_image(struct ss_cluster_ctx *c)
 {
-	const struct ss_ci_broker *b = c->node_id >= 0 ? ss_cimage_broker(c->img, c->node_id) : NULL;
+	/* only what the replay knows is current (cluster_image.h, ss_cimage_*_known) */
+	const struct ss_ci_broker *b = c->node_id >= 0 && ss_cimage_broker_known(c->img, c->node_id)
+					       ? ss_cimage_broker(c->img, c->node_id) : NULL;
 	int16_t lo, hi, lvl;
-	if (ss_cimage_feature_level(c->img, "metadata.version", &lvl) == 0 && lvl > 0) {
+	if (ss_cimage_feature_known(c->img, "metadata.version") &&
+	    ss_cimage_feature_level(c->img, "metadata.version", &lvl) == 0 && lvl > 0) {
 		struct ss_mv_release r;
 		c->mv_finalized = lvl;
 		if (ss_release_from_mv(lvl, &r) == 0)
@@ -243,7 +246,7 @@ int ss_cluster_ctx_load(struct segscan_scan *s)
 	for (size_t i = 0; i < nw; i++)
 		c->warnings[c->n_warnings++] = ss_cimage_warning_at(c->img, i);
 	const struct ss_ci_topic *t = ss_cimage_topic(c->img, "__remote_log_metadata");
-	if (t)
+	if (t && ss_cimage_topic_known(c->img, "__remote_log_metadata"))
 		c->rlmm_partitions = (int32_t)t->n_parts;
 	return 0;
 }
@@ -285,8 +288,28 @@ static const char *dyn_get(const void *arg, enum ss_cfg_level lvl, const char *t
 	return NULL;
 }
 
+/* Whether dyn_get's answer is the current one (the replay may not have read it all). */
+static bool dyn_known(const void *arg, enum ss_cfg_level lvl, const char *topic, const char *key)
+{
+	const struct ss_cluster_ctx *c = arg;
+	char node[16];
+	switch (lvl) {
+	case SS_CFGL_DYN_TOPIC:
+		return topic && ss_cimage_config_known(c->img, SS_CI_RES_TOPIC, topic, key);
+	case SS_CFGL_DYN_BROKER:
+		if (c->node_id < 0)
+			return true; /* no such level to know */
+		snprintf(node, sizeof(node), "%d", c->node_id);
+		return ss_cimage_config_known(c->img, SS_CI_RES_BROKER, node, key);
+	case SS_CFGL_DYN_DEFAULT:
+		return ss_cimage_config_known(c->img, SS_CI_RES_BROKER, SS_CI_DEFAULT_BROKER, key);
+	}
+	return false;
+}
+
 bool ss_cluster_ctx_dynamic(const struct ss_cluster_ctx *c, struct ss_cfg_dynamic *out)
 {
+	*out = (struct ss_cfg_dynamic){ 0 }; /* its callers' struct is not zeroed (eval/config.h) */
 	if (c && !c->mlog_used && c->cfgs) {
 		ss_cluster_cfgs_dynamic(c->cfgs, out);
 		return true;
@@ -294,6 +317,7 @@ bool ss_cluster_ctx_dynamic(const struct ss_cluster_ctx *c, struct ss_cfg_dynami
 	if (!c || !c->mlog_used)
 		return false;
 	out->get = dyn_get;
+	out->known = dyn_known;
 	out->arg = c;
 	return true;
 }

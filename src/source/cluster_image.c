@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "common/darray.h"
+#include "eval/config.h"
 #include "source/cluster_image.h"
 #include "segscan.h"
 
@@ -141,18 +142,221 @@ static void h_free(struct htab *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* ---- an index of positions in an array ---------------------------------------------------
+ *
+ * Open addressing over positions of elements that live in an array the caller owns
+ * (partitions of a topic, brokers, features, a resource's config keys): each slot holds
+ * position + 1 (0 empty, IX_TOMB a removed one) and the key's hash; eq says whether the
+ * element at a position has the key. An element that moves in its array is re-pointed
+ * (ix_move). Every probe counts as work (the replay's cost model, cluster_image.h).
+ */
+#define IX_EMPTY 0u
+#define IX_TOMB  UINT32_MAX
+
+struct ix {
+	uint32_t *pos;
+	uint32_t *hash;
+	uint32_t  cap, used, tombs;  /* cap: power of two or 0 */
+};
+
+typedef bool (*ix_eq)(const void *ctx, uint32_t pos, const void *key);
+
+static uint32_t mix32(uint64_t x)
+{
+	/* splitmix64's finalizer: ids that differ in one bit land far apart */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return (uint32_t)x;
+}
+
+static uint32_t hash_kstr(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (uint8_t)p[i];
+		h *= 0x100000001b3ull;
+	}
+	return mix32(h);
+}
+
+static uint32_t hash_str(const char *s) { return hash_kstr(s, strlen(s)); }
+static uint32_t hash_i32(int32_t v) { return mix32((uint32_t)v); }
+
+/* The slot holding an element with `key`, or -1. */
+static int64_t ix_find(const struct ix *x, uint32_t h, ix_eq eq, const void *ctx, const void *key,
+		       uint64_t *work)
+{
+	if (!x->cap)
+		return -1;
+	uint32_t mask = x->cap - 1;
+	for (uint32_t i = h & mask, n = 0; n < x->cap; i = (i + 1) & mask, n++) {
+		if (work)
+			(*work)++;
+		uint32_t p = x->pos[i];
+		if (p == IX_EMPTY)
+			return -1;
+		if (p != IX_TOMB && x->hash[i] == h && eq(ctx, p - 1, key))
+			return i;
+	}
+	return -1;
+}
+
+static int ix_rehash(struct ix *x, uint32_t need, uint64_t *work)
+{
+	uint32_t ncap = 16;
+	while ((uint64_t)need * 10 > (uint64_t)ncap * 7) {
+		if (ncap > UINT32_MAX / 4)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	uint32_t *np = calloc(ncap, sizeof *np), *nh = malloc((size_t)ncap * sizeof *nh);
+	if (!np || !nh) {
+		free(np);
+		free(nh);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < x->cap; i++) {
+		if (x->pos[i] == IX_EMPTY || x->pos[i] == IX_TOMB)
+			continue;
+		uint32_t j = x->hash[i] & (ncap - 1);
+		while (np[j]) {
+			j = (j + 1) & (ncap - 1);
+			if (work)
+				(*work)++;
+		}
+		np[j] = x->pos[i];
+		nh[j] = x->hash[i];
+		if (work)
+			(*work)++;
+	}
+	free(x->pos);
+	free(x->hash);
+	x->pos = np;
+	x->hash = nh;
+	x->cap = ncap;
+	x->tombs = 0;
+	return 0;
+}
+
+/* Index the element at `pos` (its key must not be indexed yet). 0 or -ENOMEM (unchanged). */
+static int ix_insert(struct ix *x, uint32_t h, uint32_t pos, uint64_t *work)
+{
+	if (pos >= IX_TOMB - 1)
+		return -ENOMEM;
+	if ((uint64_t)(x->used + x->tombs + 1) * 10 > (uint64_t)x->cap * 7) {
+		int rc = ix_rehash(x, x->used + 1, work);
+		if (rc)
+			return rc;
+	}
+	uint32_t mask = x->cap - 1, i = h & mask;
+	while (x->pos[i] != IX_EMPTY && x->pos[i] != IX_TOMB) {
+		i = (i + 1) & mask;
+		if (work)
+			(*work)++;
+	}
+	if (x->pos[i] == IX_TOMB)
+		x->tombs--;
+	x->pos[i] = pos + 1;
+	x->hash[i] = h;
+	x->used++;
+	if (work)
+		(*work)++;
+	return 0;
+}
+
+static void ix_del(struct ix *x, int64_t slot)
+{
+	x->pos[slot] = IX_TOMB;
+	x->used--;
+	x->tombs++;
+}
+
+/* The element with hash h moved from position `from` to `to` in its array. */
+static void ix_move(struct ix *x, uint32_t h, uint32_t from, uint32_t to, uint64_t *work)
+{
+	if (!x->cap)
+		return;
+	uint32_t mask = x->cap - 1;
+	for (uint32_t i = h & mask, n = 0; n < x->cap && x->pos[i] != IX_EMPTY; i = (i + 1) & mask, n++) {
+		if (work)
+			(*work)++;
+		if (x->pos[i] == from + 1) {
+			x->pos[i] = to + 1;
+			return;
+		}
+	}
+}
+
+static void ix_free(struct ix *x)
+{
+	free(x->pos);
+	free(x->hash);
+	memset(x, 0, sizeof *x);
+}
+
 /* ---- the image ------------------------------------------------------------------------ */
 
-struct pending {             /* a record held inside a metadata transaction */
-	uint8_t *bytes;
-	size_t   len;
-	char    *file;
+/*
+ * A record held inside a metadata transaction: 32 bytes beside its value, which lives in
+ * the transaction's one arena (ss_cimage.parena). The file it came from is an index into
+ * the few names the transaction spans (ss_cimage.pfiles), not a copy per record: a
+ * 600-byte log dir path held 2.4 million times was 1.4 GB (issue 21 item 5). Records
+ * that change nothing when applied (NoOpRecord, types and versions not decoded) are not
+ * held at all.
+ */
+struct pending {
+	uint64_t at;        /* value at parena + at */
+	uint32_t len;
+	uint32_t file;      /* index into pfiles; UINT32_MAX: none */
 	int64_t  pos, offset;
 };
 
 struct ffeature {
-	char   *name;
-	int16_t level;
+	char    *name;
+	int16_t  level;
+	uint64_t seq;      /* when it was last set */
+};
+
+/*
+ * A topic as the image holds it: the public part first (a struct ss_ci_topic * is a
+ * struct topic *). Partitions are appended; while they arrive in ascending id the array
+ * stays sorted and a lookup is a binary search. The first one out of order makes the
+ * topic `unsorted`: from then on `pidx` finds a partition by id, and ss_cimage_finish
+ * sorts the array once (partitions inserted in descending id cost O(n log n), not the
+ * O(n^2) of inserting each at its place).
+ */
+struct topic {
+	struct ss_ci_topic pub;
+	struct ix          pidx;
+	bool               unsorted;
+	uint64_t           seq;       /* when its TopicRecord was applied */
+};
+
+/* A config resource: the public part first, and an index of its keys once it has more
+ * than a few (a resource with 200,000 keys is found key by key in O(1)). */
+#define KV_LINEAR 8
+struct res {
+	struct ss_ci_resource pub;
+	struct ix             kidx;
+	uint64_t              reset_seq;  /* when a RemoveTopicRecord emptied it; 0 never */
+};
+
+/*
+ * What was removed after a loss, so that its absence is known (ss_cimage_*_known): a
+ * config key (type = the resource type), a topic (TOMB_TOPIC, key = its name), a broker
+ * (TOMB_BROKER, key = its id in decimal) or a feature (TOMB_FEATURE). Kept only while a
+ * loss of that kind is marked; there are no more of them than removals.
+ */
+#define TOMB_TOPIC   (-1)
+#define TOMB_BROKER  (-2)
+#define TOMB_FEATURE (-3)
+struct tomb {
+	int8_t   type;
+	char    *res, *key;
+	uint64_t seq;
 };
 
 struct ss_cimage {
@@ -165,15 +369,38 @@ struct ss_cimage {
 	uint32_t                n_res, cap_res;
 	struct htab             res_tab;
 
-	struct ss_ci_broker   **brokers;   /* sorted by id */
+	/* sorted by id unless brokers_unsorted, as a topic's partitions are (see above) */
+	struct ss_ci_broker   **brokers;
 	uint32_t                n_brokers, cap_brokers;
+	struct ix               bidx;
+	bool                    brokers_unsorted;
 
-	struct ffeature        *features;
+	struct ffeature        *features;  /* unordered */
 	uint32_t                n_features, cap_features;
+	struct ix               fidx;
 
+	/* the open metadata transaction (see struct pending) */
 	bool                    in_txn;
+	bool                    txn_over;     /* it outgrew txn_limit: nothing of it is held */
+	int64_t                 txn_begin;    /* offset of its BeginTransactionRecord */
+	uint64_t                txn_records;  /* records in it so far, held or not */
+	uint64_t                txn_limit;    /* bytes a transaction may hold */
 	struct pending         *pend;
 	uint32_t                n_pend, cap_pend;
+	uint8_t                *parena;
+	uint64_t                parena_n, parena_cap;
+	char                  **pfiles;
+	uint32_t                n_pfiles, cap_pfiles;
+
+	/* what the replay could not apply (cluster_image.h, "What the replay could not
+	 * apply"): seq counts the records applied; lost_at[k] is seq at the last loss of
+	 * kind k (1u << k), valid when lost has the bit */
+	uint64_t                seq;
+	unsigned                lost;
+	uint64_t                lost_at[4];
+	unsigned                txn_cats;     /* kinds of the records an overflowed transaction dropped */
+	unsigned                txn_lost;     /* kinds of its records that did not decode */
+	struct htab             tombs;
 
 	struct ss_ci_stats      st;
 	char                  **warns;
@@ -202,14 +429,121 @@ static bool eq_res(const void *item, const void *key)
 	return r->type == k->type && strcmp(r->name, k->name) == 0;
 }
 
+/* ix_eq over the arrays: the key is an int32_t * (partitions, brokers), a struct ss_kstr *
+ * (features by a record's name) or a const char * (config keys, feature lookups). */
+static bool eq_part(const void *ctx, uint32_t pos, const void *key)
+{
+	return ((const struct ss_ci_partition *)ctx)[pos].id == *(const int32_t *)key;
+}
+
+static bool eq_broker(const void *ctx, uint32_t pos, const void *key)
+{
+	return ((struct ss_ci_broker *const *)ctx)[pos]->id == *(const int32_t *)key;
+}
+
+static bool eq_feature(const void *ctx, uint32_t pos, const void *key)
+{
+	const char *n = ((const struct ffeature *)ctx)[pos].name;
+	const struct ss_kstr *k = key;
+	return strlen(n) == (size_t)k->len && memcmp(n, k->p, (size_t)k->len) == 0;
+}
+
+static bool eq_kv(const void *ctx, uint32_t pos, const void *key)
+{
+	return strcmp(((const struct ss_ci_config *)ctx)[pos].key, key) == 0;
+}
+
 static uint64_t hash_name(const char *s) { return hash_bytes(s, strlen(s), 0); }
 static uint64_t hash_id(const uint8_t id[16]) { return hash_bytes(id, 16, 1); }
 static uint64_t hash_res(int8_t type, const char *name) { return hash_bytes(name, strlen(name), 2 + (uint8_t)type); }
 
+struct tomb_key {
+	int8_t      type;
+	const char *res, *key;
+};
+
+static bool eq_tomb(const void *item, const void *key)
+{
+	const struct tomb *t = item;
+	const struct tomb_key *k = key;
+	return t->type == k->type && !strcmp(t->res, k->res) && !strcmp(t->key, k->key);
+}
+
+static uint64_t hash_tomb(int8_t type, const char *res, const char *key)
+{
+	return hash_bytes(key, strlen(key), hash_res(type, res));
+}
+
+static const struct tomb *tomb_find(const struct ss_cimage *img, int8_t type, const char *res, const char *key)
+{
+	struct tomb_key k = { type, res, key };
+	int64_t i = h_find(&img->tombs, hash_tomb(type, res, key), eq_tomb, &k);
+	return i < 0 ? NULL : img->tombs.slots[i];
+}
+
+static void tombs_free(struct ss_cimage *img)
+{
+	for (uint32_t i = 0; i < img->tombs.cap; i++) {
+		struct tomb *t = img->tombs.slots[i];
+		if (!t || t == TOMB)
+			continue;
+		free(t->res);
+		free(t->key);
+		free(t);
+	}
+	h_free(&img->tombs);
+}
+
+/* The kind bit's index in lost_at. */
+static int kind_ix(unsigned kind)
+{
+	return kind == SS_CI_LOST_TOPICS ? 0 : kind == SS_CI_LOST_CONFIGS ? 1 : kind == SS_CI_LOST_BROKERS ? 2 : 3;
+}
+
+/* Was something of `kind` set at `seq` after its last loss? */
+static bool after_loss(const struct ss_cimage *img, unsigned kind, uint64_t seq)
+{
+	return !(img->lost & kind) || seq > img->lost_at[kind_ix(kind)];
+}
+
+/* Remember that (type, res, key) was removed now, if a loss of `kind` makes that worth
+ * knowing. Without memory it is simply not remembered: its absence stays unknown. */
+static void tomb_note(struct ss_cimage *img, unsigned kind, int8_t type, const char *res, const char *key)
+{
+	if (!(img->lost & kind))
+		return;
+	struct tomb_key k = { type, res, key };
+	uint64_t h = hash_tomb(type, res, key);
+	int64_t i = h_find(&img->tombs, h, eq_tomb, &k);
+	if (i >= 0) {
+		((struct tomb *)img->tombs.slots[i])->seq = img->seq;
+		return;
+	}
+	struct tomb *t = calloc(1, sizeof *t);
+	if (!t || !(t->res = strdup(res)) || !(t->key = strdup(key)) || h_insert(&img->tombs, h, t)) {
+		if (t) {
+			free(t->res);
+			free(t->key);
+		}
+		free(t);
+		return;
+	}
+	t->type = type;
+	t->seq = img->seq;
+}
+
 int ss_cimage_new(struct ss_cimage **out)
 {
 	*out = calloc(1, sizeof **out);
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	(*out)->txn_limit = SS_CI_TXN_MAX_BYTES;
+	return 0;
+}
+
+void ss_cimage_set_txn_limit(struct ss_cimage *img, uint64_t bytes)
+{
+	img->txn_limit = bytes;
 }
 
 static void part_free(struct ss_ci_partition *p)
@@ -218,28 +552,38 @@ static void part_free(struct ss_ci_partition *p)
 	p->block_ = NULL;
 }
 
-static void topic_free(struct ss_ci_topic *t)
+static void topic_free(struct ss_ci_topic *pub)
 {
-	if (!t)
+	if (!pub)
 		return;
-	for (uint32_t i = 0; i < t->n_parts; i++)
-		part_free(&t->parts[i]);
-	free(t->parts);
-	free(t->name);
+	struct topic *t = (struct topic *)pub;
+	for (uint32_t i = 0; i < pub->n_parts; i++)
+		part_free(&pub->parts[i]);
+	free(pub->parts);
+	free(pub->name);
+	ix_free(&t->pidx);
 	free(t);
+}
+
+static void kv_clear(struct res *rs)
+{
+	for (uint32_t i = 0; i < rs->pub.n; i++) {
+		free(rs->pub.kv[i].key);
+		free(rs->pub.kv[i].value);
+	}
+	rs->pub.n = 0;
+	ix_free(&rs->kidx);
 }
 
 static void res_free(struct ss_ci_resource *r)
 {
 	if (!r)
 		return;
-	for (uint32_t i = 0; i < r->n; i++) {
-		free(r->kv[i].key);
-		free(r->kv[i].value);
-	}
+	struct res *rs = (struct res *)r;
+	kv_clear(rs);
 	free(r->kv);
 	free(r->name);
-	free(r);
+	free(rs);
 }
 
 static void broker_free(struct ss_ci_broker *b)
@@ -259,13 +603,25 @@ static void broker_free(struct ss_ci_broker *b)
 	free(b);
 }
 
+/* Forget what the open transaction holds (the buffers stay for the next one, up to 1 MiB). */
 static void pend_clear(struct ss_cimage *img)
 {
-	for (uint32_t i = 0; i < img->n_pend; i++) {
-		free(img->pend[i].bytes);
-		free(img->pend[i].file);
-	}
+	for (uint32_t i = 0; i < img->n_pfiles; i++)
+		free(img->pfiles[i]);
+	img->n_pfiles = 0;
 	img->n_pend = 0;
+	img->parena_n = 0;
+	if (img->parena_cap > (1u << 20)) {
+		free(img->parena);
+		img->parena = NULL;
+		img->parena_cap = 0;
+	}
+	if (img->cap_pend > (1u << 15)) {
+		free(img->pend);
+		img->pend = NULL;
+		img->cap_pend = 0;
+	}
+	img->st.txn_held_bytes = 0;
 }
 
 void ss_cimage_reset(struct ss_cimage *img)
@@ -283,11 +639,19 @@ void ss_cimage_reset(struct ss_cimage *img)
 	for (uint32_t i = 0; i < img->n_brokers; i++)
 		broker_free(img->brokers[i]);
 	img->n_brokers = 0;
+	ix_free(&img->bidx);
+	img->brokers_unsorted = false;
 	for (uint32_t i = 0; i < img->n_features; i++)
 		free(img->features[i].name);
 	img->n_features = 0;
+	ix_free(&img->fidx);
 	pend_clear(img);
-	img->in_txn = false;
+	img->in_txn = img->txn_over = false;
+	img->txn_records = 0;
+	img->txn_cats = img->txn_lost = 0;
+	/* a snapshot is the whole state: nothing before it matters any more */
+	img->lost = 0;
+	tombs_free(img);
 }
 
 void ss_cimage_free(struct ss_cimage *img)
@@ -300,6 +664,8 @@ void ss_cimage_free(struct ss_cimage *img)
 	free(img->brokers);
 	free(img->features);
 	free(img->pend);
+	free(img->parena);
+	free(img->pfiles);
 	for (uint32_t i = 0; i < img->n_warns; i++)
 		free(img->warns[i]);
 	free(img->warns);
@@ -336,6 +702,24 @@ int ss_cimage_warn(struct ss_cimage *img, const char *file, int64_t pos, const c
 	int rc = vwarn(img, file, pos, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+int ss_cimage_warn_front(struct ss_cimage *img, const char *fmt, ...)
+{
+	char msg[2048], *d, **slot;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!(d = strdup(msg)))
+		return -ENOMEM;
+	if (SS_DA_PUSH(&img->warns, &img->n_warns, &img->cap_warns, &slot)) {
+		free(d);
+		return -ENOMEM;
+	}
+	memmove(img->warns + 1, img->warns, (size_t)(img->n_warns - 1) * sizeof *img->warns);
+	img->warns[0] = d;
+	return 0;
 }
 
 static void warn_at(struct ss_cimage *img, const struct ss_ci_where *w, const char *fmt, ...)
@@ -412,35 +796,95 @@ static struct ss_ci_resource *find_res(const struct ss_cimage *img, int8_t type,
 	return i < 0 ? NULL : img->res_tab.slots[i];
 }
 
-/* Binary search in the sorted partitions: index of id, or -(insertion point) - 1. */
-static int64_t part_search(const struct ss_ci_topic *t, int32_t id)
+/* Binary search in a sorted array of n elements whose i-th id is ID(i): index of id, or
+ * -(insertion point) - 1. */
+#define ID_SEARCH(n, ID, id, work)                                  \
+	({                                                          \
+		uint32_t lo_ = 0, hi_ = (n);                        \
+		int64_t at_ = -1;                                   \
+		while (lo_ < hi_) {                                 \
+			uint32_t mid = lo_ + (hi_ - lo_) / 2;       \
+			if (work)                                   \
+				(*(work))++;                        \
+			if ((ID) < (id))                            \
+				lo_ = mid + 1;                      \
+			else if ((ID) > (id))                       \
+				hi_ = mid;                          \
+			else {                                      \
+				at_ = mid;                          \
+				break;                              \
+			}                                           \
+		}                                                   \
+		at_ >= 0 ? at_ : -(int64_t)lo_ - 1;                 \
+	})
+
+/* A partition's index in t->parts, or -1. */
+static int64_t part_find(const struct ss_ci_topic *pub, int32_t id, uint64_t *work)
 {
-	uint32_t lo = 0, hi = t->n_parts;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (t->parts[mid].id < id)
-			lo = mid + 1;
-		else if (t->parts[mid].id > id)
-			hi = mid;
-		else
-			return mid;
+	const struct topic *t = (const struct topic *)pub;
+	if (t->unsorted) {
+		int64_t s = ix_find(&t->pidx, hash_i32(id), eq_part, pub->parts, &id, work);
+		return s < 0 ? -1 : (int64_t)t->pidx.pos[s] - 1;
 	}
-	return -(int64_t)lo - 1;
+	int64_t at = ID_SEARCH(pub->n_parts, pub->parts[mid].id, id, work);
+	return at >= 0 ? at : -1;
 }
 
-static int64_t broker_search(const struct ss_cimage *img, int32_t id)
+/* A broker's index in img->brokers, or -1. */
+static int64_t broker_find(const struct ss_cimage *img, int32_t id, uint64_t *work)
 {
-	uint32_t lo = 0, hi = img->n_brokers;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (img->brokers[mid]->id < id)
-			lo = mid + 1;
-		else if (img->brokers[mid]->id > id)
-			hi = mid;
-		else
-			return mid;
+	if (img->brokers_unsorted) {
+		int64_t s = ix_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, work);
+		return s < 0 ? -1 : (int64_t)img->bidx.pos[s] - 1;
 	}
-	return -(int64_t)lo - 1;
+	int64_t at = ID_SEARCH(img->n_brokers, img->brokers[mid]->id, id, work);
+	return at >= 0 ? at : -1;
+}
+
+/* Index every element of an array that was sorted until now (it is about to stop being). */
+static int index_all_parts(struct topic *t, uint64_t *work)
+{
+	for (uint32_t i = 0; i < t->pub.n_parts; i++) {
+		int rc = ix_insert(&t->pidx, hash_i32(t->pub.parts[i].id), i, work);
+		if (rc) {
+			ix_free(&t->pidx);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int index_all_brokers(struct ss_cimage *img)
+{
+	for (uint32_t i = 0; i < img->n_brokers; i++) {
+		int rc = ix_insert(&img->bidx, hash_i32(img->brokers[i]->id), i, &img->st.work);
+		if (rc) {
+			ix_free(&img->bidx);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int cmp_part(const void *a, const void *b)
+{
+	int32_t x = ((const struct ss_ci_partition *)a)->id, y = ((const struct ss_ci_partition *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_broker(const void *a, const void *b)
+{
+	int32_t x = (*(struct ss_ci_broker *const *)a)->id, y = (*(struct ss_ci_broker *const *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* What a sort of n elements costs in the work model: n log2 n. */
+static uint64_t sort_work(uint64_t n)
+{
+	uint64_t l = 1;
+	while (((uint64_t)1 << l) < n)
+		l++;
+	return n * l;
 }
 
 /* ---- partitions ---------------------------------------------------------------------------- */
@@ -538,22 +982,36 @@ static int apply_partition(struct ss_cimage *img, const struct ss_kraft_rec *r, 
 	int rc = part_build(&np, a, pr->directories.p, NULL, nd);
 	if (rc)
 		return rc;
-	int64_t at = part_search(t, np.id);
+	int64_t at = part_find(t, np.id, &img->st.work);
 	if (at >= 0) {
 		/* PartitionRecord for an existing partition replaces it (TopicDelta.replay) */
 		part_free(&t->parts[at]);
 		t->parts[at] = np;
 		return 0;
 	}
-	uint32_t ins = (uint32_t)(-at - 1);
-	if ((rc = SS_DA_RESERVE(&t->parts, &t->cap_parts, (uint64_t)t->n_parts + 1))) {
+	struct topic *T = (struct topic *)t;
+	uint32_t n = t->n_parts;
+	if ((rc = SS_DA_RESERVE(&t->parts, &t->cap_parts, (uint64_t)n + 1))) {
 		part_free(&np);
 		return rc;
 	}
-	memmove(&t->parts[ins + 1], &t->parts[ins], (size_t)(t->n_parts - ins) * sizeof *t->parts);
-	t->parts[ins] = np;
+	/* appended: in ascending id the array stays sorted, otherwise the index takes over
+	 * until ss_cimage_finish sorts it (struct topic) */
+	if (!T->unsorted && n && np.id < t->parts[n - 1].id) {
+		if ((rc = index_all_parts(T, &img->st.work))) {
+			part_free(&np);
+			return rc;
+		}
+		T->unsorted = true;
+	}
+	if (T->unsorted && (rc = ix_insert(&T->pidx, hash_i32(np.id), n, &img->st.work))) {
+		part_free(&np);
+		return rc;
+	}
+	t->parts[n] = np;
 	t->n_parts++;
 	img->n_partitions++;
+	img->st.work++;
 	return 0;
 }
 
@@ -561,7 +1019,7 @@ static int apply_change(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 {
 	const typeof(r->u.change) *c = &r->u.change;
 	struct ss_ci_topic *t = find_topic_id(img, c->topic_id);
-	int64_t at = t ? part_search(t, c->partition_id) : -1;
+	int64_t at = t ? part_find(t, c->partition_id, &img->st.work) : -1;
 	if (at < 0) {
 		char id[37];
 		fmt_uuid(c->topic_id, id);
@@ -634,12 +1092,10 @@ static void config_delete_resource(struct ss_cimage *img, int8_t type, const cha
 	int64_t i = h_find(&img->res_tab, hash_res(type, name), eq_res, &k);
 	if (i < 0)
 		return;
-	struct ss_ci_resource *r = img->res_tab.slots[i];
-	for (uint32_t j = 0; j < r->n; j++) {
-		free(r->kv[j].key);
-		free(r->kv[j].value);
-	}
-	r->n = 0; /* the resource stays, empty, as ConfigurationDelta.deleteAll leaves it */
+	/* the resource stays, empty, as ConfigurationDelta.deleteAll leaves it */
+	struct res *rs = img->res_tab.slots[i];
+	kv_clear(rs);
+	rs->reset_seq = img->seq;
 }
 
 static int apply_topic(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
@@ -649,9 +1105,10 @@ static int apply_topic(struct ss_cimage *img, const struct ss_kraft_rec *r, cons
 		warn_at(img, w, "offset %lld: TopicRecord with an empty or NUL-holding name", (long long)w->offset);
 		return 0;
 	}
-	struct ss_ci_topic *t = calloc(1, sizeof *t);
+	struct topic *T = calloc(1, sizeof *T);
+	struct ss_ci_topic *t = T ? &T->pub : NULL;
 	if (!t || !(t->name = kdup(r->u.topic.name))) {
-		free(t);
+		free(T);
 		return -ENOMEM;
 	}
 	memcpy(t->id, r->u.topic.topic_id, 16);
@@ -682,6 +1139,7 @@ static int apply_topic(struct ss_cimage *img, const struct ss_kraft_rec *r, cons
 	}
 	*slot = t;
 	t->slot_ = img->n_topics - 1;
+	T->seq = img->seq;
 	return 0;
 fail:
 	topic_free(t);
@@ -699,11 +1157,29 @@ static int apply_remove_topic(struct ss_cimage *img, const struct ss_kraft_rec *
 		return 0;
 	}
 	config_delete_resource(img, SS_CI_RES_TOPIC, t->name);
+	tomb_note(img, SS_CI_LOST_TOPICS, TOMB_TOPIC, "", t->name);
 	topic_remove(img, t);
 	return 0;
 }
 
 /* ---- configs ---------------------------------------------------------------------------------- */
+
+/* The position of `key` among a resource's configs, or -1; *slot: its index slot (-1
+ * while the resource is small enough to be scanned). */
+static int64_t kv_find(struct ss_cimage *img, struct res *rs, const char *key, uint32_t h, int64_t *slot)
+{
+	*slot = -1;
+	if (!rs->kidx.cap) {
+		for (uint32_t i = 0; i < rs->pub.n; i++) {
+			img->st.work++;
+			if (!strcmp(rs->pub.kv[i].key, key))
+				return i;
+		}
+		return -1;
+	}
+	*slot = ix_find(&rs->kidx, h, eq_kv, rs->pub.kv, key, &img->st.work);
+	return *slot < 0 ? -1 : (int64_t)rs->kidx.pos[*slot] - 1;
+}
 
 static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
 {
@@ -722,36 +1198,52 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 	struct ss_ci_resource *res = find_res(img, c->resource_type, rname);
 	if (!res) {
 		if (!val) { /* deleting from a resource that has nothing */
+			tomb_note(img, SS_CI_LOST_CONFIGS, c->resource_type, rname, key);
 			rc = 0;
 			goto out;
 		}
-		if (!(res = calloc(1, sizeof *res)))
+		struct res *nr = calloc(1, sizeof *nr);
+		if (!nr)
 			goto out;
+		res = &nr->pub;
 		res->type = c->resource_type;
 		res->name = rname;
 		struct ss_ci_resource **slot;
 		if (SS_DA_PUSH(&img->res, &img->n_res, &img->cap_res, &slot)) {
-			free(res);
+			free(nr);
 			goto out;
 		}
 		if (h_insert(&img->res_tab, hash_res(res->type, rname), res)) {
 			img->n_res--;
-			free(res);
+			free(nr);
 			goto out;
 		}
 		*slot = res;
 		rname = NULL; /* owned by res */
 	}
-	for (uint32_t i = 0; i < res->n; i++) {
-		if (strcmp(res->kv[i].key, key))
-			continue;
+	struct res *rs = (struct res *)res;
+	uint32_t h = hash_str(key);
+	int64_t ks;
+	int64_t i = kv_find(img, rs, key, h, &ks);
+	if (i >= 0) {
 		free(res->kv[i].value);
 		if (val) {
 			res->kv[i].value = val;
+			res->kv[i].seq_ = img->seq;
 			val = NULL;
 		} else {
+			tomb_note(img, SS_CI_LOST_CONFIGS, res->type, res->name, key);
+			/* removed: the last entry takes its place */
+			uint32_t last = res->n - 1;
 			free(res->kv[i].key);
-			res->kv[i] = res->kv[--res->n];
+			if (ks >= 0)
+				ix_del(&rs->kidx, ks);
+			if ((uint32_t)i != last) {
+				res->kv[i] = res->kv[last];
+				if (rs->kidx.cap)
+					ix_move(&rs->kidx, hash_str(res->kv[i].key), last, (uint32_t)i, &img->st.work);
+			}
+			res->n--;
 		}
 		rc = 0;
 		goto out;
@@ -762,7 +1254,21 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 			goto out;
 		kv->key = key;
 		kv->value = val;
-		key = val = NULL;
+		kv->seq_ = img->seq;
+		key = val = NULL; /* owned by the resource */
+		img->st.work++;
+		/* Past a few keys, an index: each key is then found in O(1). An index that cannot
+		 * grow is dropped and the resource scanned (slower, never wrong); the next key
+		 * tries to build it again. */
+		if (!rs->kidx.cap && res->n > KV_LINEAR) {
+			for (uint32_t j = 0; j < res->n; j++)
+				if (ix_insert(&rs->kidx, hash_str(res->kv[j].key), j, &img->st.work)) {
+					ix_free(&rs->kidx);
+					break;
+				}
+		} else if (rs->kidx.cap && ix_insert(&rs->kidx, h, res->n - 1, &img->st.work)) {
+			ix_free(&rs->kidx);
+		}
 	}
 	rc = 0;
 out:
@@ -783,6 +1289,7 @@ static int apply_register(struct ss_cimage *img, const struct ss_kraft_rec *r, c
 	int rc = -ENOMEM;
 	b->id = rb->broker_id;
 	b->epoch = rb->broker_epoch;
+	b->seq_ = img->seq;
 	memcpy(b->incarnation_id, rb->incarnation_id, 16);
 	b->fenced = rb->fenced;
 	b->in_controlled_shutdown = rb->in_controlled_shutdown;
@@ -818,18 +1325,26 @@ static int apply_register(struct ss_cimage *img, const struct ss_kraft_rec *r, c
 		memcpy(b->log_dirs, rb->log_dirs.p, (size_t)rb->log_dirs.n * 16);
 		b->n_log_dirs = (uint32_t)rb->log_dirs.n;
 	}
-	int64_t at = broker_search(img, b->id);
+	int64_t at = broker_find(img, b->id, &img->st.work);
 	if (at >= 0) {
 		broker_free(img->brokers[at]);
 		img->brokers[at] = b;
 		return 0;
 	}
-	uint32_t ins = (uint32_t)(-at - 1);
-	if ((rc = SS_DA_RESERVE(&img->brokers, &img->cap_brokers, (uint64_t)img->n_brokers + 1)))
+	uint32_t n = img->n_brokers;
+	if ((rc = SS_DA_RESERVE(&img->brokers, &img->cap_brokers, (uint64_t)n + 1)))
 		goto fail;
-	memmove(&img->brokers[ins + 1], &img->brokers[ins], (size_t)(img->n_brokers - ins) * sizeof *img->brokers);
-	img->brokers[ins] = b;
+	/* appended, as a topic's partitions are (struct topic) */
+	if (!img->brokers_unsorted && n && b->id < img->brokers[n - 1]->id) {
+		if ((rc = index_all_brokers(img)))
+			goto fail;
+		img->brokers_unsorted = true;
+	}
+	if (img->brokers_unsorted && (rc = ix_insert(&img->bidx, hash_i32(b->id), n, &img->st.work)))
+		goto fail;
+	img->brokers[n] = b;
 	img->n_brokers++;
+	img->st.work++;
 	(void)w;
 	return 0;
 fail:
@@ -841,7 +1356,7 @@ fail:
 static struct ss_ci_broker *broker_check(struct ss_cimage *img, int32_t id, int64_t epoch, const char *what,
 					 const struct ss_ci_where *w)
 {
-	int64_t at = broker_search(img, id);
+	int64_t at = broker_find(img, id, &img->st.work);
 	if (at < 0) {
 		img->st.inconsistent++;
 		warn_at(img, w, "offset %lld: %s for broker %d, which is not registered", (long long)w->offset, what, id);
@@ -887,6 +1402,37 @@ static int apply_broker_change(struct ss_cimage *img, const struct ss_kraft_rec 
 	return 0;
 }
 
+/* UnregisterBrokerRecord (ClusterDelta.replay: removes it whatever its epoch). The last
+ * broker takes the removed one's place, so the array is unsorted until ss_cimage_finish. */
+static int unregister_broker(struct ss_cimage *img, int32_t id)
+{
+	int64_t at = broker_find(img, id, &img->st.work);
+	if (at < 0)
+		return 0;
+	char idtext[16];
+	snprintf(idtext, sizeof idtext, "%d", id);
+	tomb_note(img, SS_CI_LOST_BROKERS, TOMB_BROKER, "", idtext);
+	uint32_t last = img->n_brokers - 1;
+	if ((uint32_t)at != last && !img->brokers_unsorted) {
+		int rc = index_all_brokers(img);
+		if (rc)
+			return rc;
+		img->brokers_unsorted = true;
+	}
+	if (img->brokers_unsorted) {
+		int64_t s = ix_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, &img->st.work);
+		ix_del(&img->bidx, s);
+	}
+	broker_free(img->brokers[at]);
+	if ((uint32_t)at != last) {
+		img->brokers[at] = img->brokers[last];
+		ix_move(&img->bidx, hash_i32(img->brokers[at]->id), last, (uint32_t)at, &img->st.work);
+	}
+	img->n_brokers--;
+	img->st.work++;
+	return 0;
+}
+
 /* ---- features ---------------------------------------------------------------------------------- */
 
 static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
@@ -897,28 +1443,50 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		warn_at(img, w, "offset %lld: FeatureLevelRecord with a NUL byte in its name", (long long)w->offset);
 		return 0;
 	}
-	for (uint32_t i = 0; i < img->n_features; i++) {
-		if ((size_t)f->name.len != strlen(img->features[i].name) ||
-		    memcmp(img->features[i].name, f->name.p, (size_t)f->name.len))
-			continue;
-		if (f->level == 0) {
-			free(img->features[i].name);
-			img->features[i] = img->features[--img->n_features];
-		} else {
+	uint32_t h = hash_kstr(f->name.p, (size_t)f->name.len);
+	int64_t s = ix_find(&img->fidx, h, eq_feature, img->features, &f->name, &img->st.work);
+	if (s >= 0) {
+		uint32_t i = img->fidx.pos[s] - 1;
+		if (f->level != 0) {
 			img->features[i].level = f->level;
+			img->features[i].seq = img->seq;
+			return 0;
+		}
+		/* level 0 removes it; the last feature takes its place */
+		uint32_t last = img->n_features - 1;
+		tomb_note(img, SS_CI_LOST_FEATURES, TOMB_FEATURE, "", img->features[i].name);
+		free(img->features[i].name);
+		ix_del(&img->fidx, s);
+		if (i != last) {
+			img->features[i] = img->features[last];
+			ix_move(&img->fidx, hash_str(img->features[i].name), last, i, &img->st.work);
+		}
+		img->n_features--;
+		return 0;
+	}
+	if (f->level == 0) {
+		if (img->lost & SS_CI_LOST_FEATURES) { /* removed: known absent from now */
+			char *n = kdup(f->name);
+			if (n)
+				tomb_note(img, SS_CI_LOST_FEATURES, TOMB_FEATURE, "", n);
+			free(n);
 		}
 		return 0;
 	}
-	if (f->level == 0)
-		return 0;
 	char *name = kdup(f->name);
 	struct ffeature *slot;
 	if (!name || SS_DA_PUSH(&img->features, &img->n_features, &img->cap_features, &slot)) {
 		free(name);
 		return -ENOMEM;
 	}
+	if (ix_insert(&img->fidx, h, img->n_features - 1, &img->st.work)) {
+		img->n_features--;
+		free(name);
+		return -ENOMEM;
+	}
 	slot->name = name;
 	slot->level = f->level;
+	slot->seq = img->seq;
 	return 0;
 }
 
@@ -926,6 +1494,7 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 
 static int apply_decoded(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
 {
+	img->seq++; /* what this record sets, it sets at seq */
 	switch (r->api_key) {
 	case SS_KR_TOPIC:
 		return apply_topic(img, r, w);
@@ -939,16 +1508,8 @@ static int apply_decoded(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		return apply_config(img, r, w);
 	case SS_KR_REGISTER_BROKER:
 		return apply_register(img, r, w);
-	case SS_KR_UNREGISTER_BROKER: {
-		int64_t at = broker_search(img, r->u.broker.broker_id);
-		if (at >= 0) {
-			broker_free(img->brokers[at]);
-			memmove(&img->brokers[at], &img->brokers[at + 1],
-				(size_t)(img->n_brokers - (uint32_t)at - 1) * sizeof *img->brokers);
-			img->n_brokers--;
-		}
-		return 0;
-	}
+	case SS_KR_UNREGISTER_BROKER:
+		return unregister_broker(img, r->u.broker.broker_id);
 	case SS_KR_FENCE_BROKER:
 	case SS_KR_UNFENCE_BROKER: {
 		bool fence = r->api_key == SS_KR_FENCE_BROKER;
@@ -966,6 +1527,106 @@ static int apply_decoded(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 	return 0; /* NoOpRecord */
 }
 
+/* What a record of this api key changes, as the kinds of cluster_image.h's losses. */
+static unsigned kinds_of(int api_key)
+{
+	switch (api_key) {
+	case SS_KR_TOPIC:
+	case SS_KR_PARTITION:
+	case SS_KR_PARTITION_CHANGE:
+		return SS_CI_LOST_TOPICS;
+	case SS_KR_REMOVE_TOPIC:
+		return SS_CI_LOST_TOPICS | SS_CI_LOST_CONFIGS;
+	case SS_KR_CONFIG:
+		return SS_CI_LOST_CONFIGS;
+	case SS_KR_REGISTER_BROKER:
+	case SS_KR_UNREGISTER_BROKER:
+	case SS_KR_FENCE_BROKER:
+	case SS_KR_UNFENCE_BROKER:
+	case SS_KR_BROKER_REGISTRATION_CHANGE:
+		return SS_CI_LOST_BROKERS;
+	case SS_KR_FEATURE_LEVEL:
+		return SS_CI_LOST_FEATURES;
+	case SS_KR_BEGIN_TRANSACTION:
+	case SS_KR_END_TRANSACTION:
+	case SS_KR_ABORT_TRANSACTION:
+		return SS_CI_LOST_ALL; /* a transaction's bounds not understood: anything in it */
+	}
+	return 0; /* NoOpRecord, and the kinds the image does not keep (ACLs, quotas, ...) */
+}
+
+void ss_cimage_mark_lost(struct ss_cimage *img, unsigned what)
+{
+	for (unsigned k = 1; k <= SS_CI_LOST_FEATURES; k <<= 1)
+		if (what & k) {
+			img->lost |= k;
+			img->lost_at[kind_ix(k)] = img->seq;
+		}
+}
+
+unsigned ss_cimage_lost(const struct ss_cimage *img)
+{
+	return img->lost;
+}
+
+/* A record that could not be applied: a loss of what it could have changed, now, or at
+ * the end of the transaction it is in (which applies its other records then). */
+static void record_lost(struct ss_cimage *img, unsigned kinds, bool held)
+{
+	if (!kinds)
+		return;
+	if (img->in_txn && !held)
+		img->txn_lost |= kinds;
+	else
+		ss_cimage_mark_lost(img, kinds);
+}
+
+/* Hold one record of the open transaction (struct pending). 0, 1 when it does not fit in
+ * txn_limit (nothing held then), or -ENOMEM. */
+static int pend_hold(struct ss_cimage *img, const uint8_t *value, size_t len, const struct ss_ci_where *w)
+{
+	uint64_t need = img->st.txn_held_bytes + sizeof(struct pending) + len;
+	if (need > img->txn_limit || len > UINT32_MAX)
+		return 1;
+	uint32_t file = UINT32_MAX;
+	if (w->file) {
+		/* the records of one file come together: compare with the last name only */
+		if (img->n_pfiles && !strcmp(img->pfiles[img->n_pfiles - 1], w->file)) {
+			file = img->n_pfiles - 1;
+		} else {
+			char *d = strdup(w->file), **slot;
+			if (!d || SS_DA_PUSH(&img->pfiles, &img->n_pfiles, &img->cap_pfiles, &slot)) {
+				free(d);
+				return -ENOMEM;
+			}
+			*slot = d;
+			file = img->n_pfiles - 1;
+			need += strlen(d) + 1;
+		}
+	}
+	if (img->parena_n + len > img->parena_cap) {
+		uint64_t nc = img->parena_cap ? img->parena_cap : 4096;
+		while (nc < img->parena_n + len)
+			nc *= 2;
+		uint8_t *na = realloc(img->parena, (size_t)nc);
+		if (!na)
+			return -ENOMEM;
+		img->parena = na;
+		img->parena_cap = nc;
+	}
+	struct pending *p;
+	if (SS_DA_PUSH(&img->pend, &img->n_pend, &img->cap_pend, &p))
+		return -ENOMEM;
+	if (len)
+		memcpy(img->parena + img->parena_n, value, len);
+	*p = (struct pending){ img->parena_n, (uint32_t)len, file, w->pos, w->offset };
+	img->parena_n += len;
+	img->st.txn_held_bytes = need;
+	if (need > img->st.txn_held_peak)
+		img->st.txn_held_peak = need;
+	return 0;
+}
+
 /* Decode, count and apply one value (no transaction handling). held: replayed at End. */
 static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, const struct ss_ci_where *w,
 		       bool held)
@@ -973,15 +1634,36 @@ static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, 
 	struct ss_kraft_rec r;
 	int rc = ss_kraft_decode(value, len, &r);
 	if (rc < 0) {
+		/* the batch's CRC matched: the controller wrote this, and what it changed is
+		 * unknown (its api key with it: the frame may be what is broken) */
 		img->st.malformed++;
 		warn_at(img, w, "offset %lld: malformed metadata record: %s", (long long)w->offset, segscan_strerror(rc));
+		if (img->in_txn && !held)
+			img->txn_records++;
+		if (!held)
+			img->st.unapplied++;
+		record_lost(img, SS_CI_LOST_ALL, held);
 		return 0;
 	}
 	if (!held)
 		img->st.by_key[r.api_key < SS_KRAFT_KEY_SLOTS ? r.api_key : SS_KRAFT_KEY_SLOTS - 1]++;
+	bool control = r.known && (r.api_key == SS_KR_BEGIN_TRANSACTION || r.api_key == SS_KR_END_TRANSACTION ||
+				   r.api_key == SS_KR_ABORT_TRANSACTION);
+	if (img->in_txn && !held && !control)
+		img->txn_records++;
 	if (!r.known) {
 		if (!held)
 			img->st.unknown++;
+		/* a newer version of a record the image applies: what it changed is unknown */
+		if (ss_kraft_max_version(r.api_key) >= 0) {
+			if (!held) {
+				warn_at(img, w, "offset %lld: %s version %d is newer than this replay reads (%d): not applied",
+					(long long)w->offset, ss_kraft_key_name(r.api_key), r.version,
+					ss_kraft_max_version(r.api_key));
+				img->st.unapplied++;
+			}
+			record_lost(img, kinds_of(r.api_key), held);
+		}
 		return 0;
 	}
 	switch (r.api_key) {
@@ -989,6 +1671,11 @@ static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, 
 		if (img->in_txn) {
 			img->st.inconsistent++;
 			warn_at(img, w, "offset %lld: BeginTransactionRecord inside a transaction", (long long)w->offset);
+		} else {
+			img->txn_begin = w->offset;
+			img->txn_records = 0;
+			img->txn_over = false;
+			img->txn_cats = img->txn_lost = 0;
 		}
 		img->in_txn = true;
 		return 0;
@@ -1003,38 +1690,60 @@ static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, 
 		}
 		img->in_txn = false;
 		rc = 0;
-		if (commit) {
+		if (commit && img->txn_over) {
+			/* Kafka published it; what it changed was not held, so the image keeps
+			 * the state from before it */
+			img->st.txn_committed++;
+			img->st.txn_dropped_records += img->txn_records;
+			img->st.unapplied += img->txn_records;
+			warn_at(img, w,
+				"offset %lld: the transaction begun at offset %lld is committed, but its %llu record(s) "
+				"were too many to hold (more than %llu bytes) and are not applied: the configs, topics "
+				"and brokers are reported as they were before it",
+				(long long)w->offset, (long long)img->txn_begin, (unsigned long long)img->txn_records,
+				(unsigned long long)img->txn_limit);
+			ss_cimage_mark_lost(img, img->txn_cats | img->txn_lost);
+		} else if (commit) {
 			img->st.txn_committed++;
 			for (uint32_t i = 0; i < img->n_pend && !rc; i++) {
-				struct pending *p = &img->pend[i];
-				struct ss_ci_where pw = { p->file, p->pos, p->offset };
-				rc = apply_value(img, p->bytes, p->len, &pw, true);
+				const struct pending *p = &img->pend[i];
+				struct ss_ci_where pw = { p->file == UINT32_MAX ? NULL : img->pfiles[p->file], p->pos,
+							  p->offset };
+				rc = apply_value(img, img->parena + p->at, p->len, &pw, true);
 			}
+			/* a record of it that did not decode could have changed any of them */
+			ss_cimage_mark_lost(img, img->txn_lost);
 		} else {
 			img->st.txn_aborted++;
-			img->st.txn_dropped_records += img->n_pend;
+			img->st.txn_dropped_records += img->txn_records;
 		}
 		pend_clear(img);
+		img->txn_over = false;
+		img->txn_records = 0;
+		img->txn_cats = img->txn_lost = 0;
 		return rc;
 	}
 	}
 	if (img->in_txn && !held) {
-		struct pending *p;
-		if (SS_DA_PUSH(&img->pend, &img->n_pend, &img->cap_pend, &p))
-			return -ENOMEM;
-		p->bytes = malloc(len ? len : 1);
-		p->file = w->file ? strdup(w->file) : NULL;
-		if (!p->bytes || (w->file && !p->file)) {
-			free(p->bytes);
-			free(p->file);
-			img->n_pend--;
-			return -ENOMEM;
+		/* NoOpRecord changes nothing: counted, never held */
+		if (r.api_key == SS_KR_NO_OP)
+			return 0;
+		img->txn_cats |= kinds_of(r.api_key);
+		if (img->txn_over)
+			return 0;
+		rc = pend_hold(img, value, len, w);
+		if (rc == 1) {
+			/* degrade rather than abort: drop what is held, hold nothing more of it */
+			warn_at(img, w,
+				"offset %lld: the transaction begun at offset %lld holds more than %llu bytes of records: "
+				"they are not held, and its records are not applied (the state before it is kept)",
+				(long long)w->offset, (long long)img->txn_begin, (unsigned long long)img->txn_limit);
+			pend_clear(img);
+			img->txn_over = true;
+			img->st.txn_overflowed++;
+			rc = 0;
 		}
-		memcpy(p->bytes, value, len);
-		p->len = len;
-		p->pos = w->pos;
-		p->offset = w->offset;
-		return 0;
+		return rc;
 	}
 	return apply_decoded(img, &r, w);
 }
@@ -1046,14 +1755,95 @@ int ss_cimage_apply(struct ss_cimage *img, const uint8_t *value, size_t len, con
 	return apply_value(img, value, len, w ? w : &none, false);
 }
 
+/* Sort what the replay left unsorted (struct topic): partitions and brokers by id. */
+static void sort_arrays(struct ss_cimage *img)
+{
+	for (uint32_t i = 0; i < img->n_topics; i++) {
+		struct topic *t = (struct topic *)img->topics[i];
+		if (!t->unsorted)
+			continue;
+		qsort(t->pub.parts, t->pub.n_parts, sizeof *t->pub.parts, cmp_part);
+		img->st.work += sort_work(t->pub.n_parts);
+		ix_free(&t->pidx);
+		t->unsorted = false;
+	}
+	if (img->brokers_unsorted) {
+		qsort(img->brokers, img->n_brokers, sizeof *img->brokers, cmp_broker);
+		img->st.work += sort_work(img->n_brokers);
+		ix_free(&img->bidx);
+		img->brokers_unsorted = false;
+	}
+}
+
+/* s for a warning: printable ASCII as it is, every other byte as \xHH (a name or value
+ * from a record must not reach a terminal raw), cut to fit n. */
+static const char *esc(const char *s, char *out, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t o = 0;
+	for (; *s && o + 5 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c < 0x7f && c != '\\') {
+			out[o++] = (char)c;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hx[c >> 4];
+			out[o++] = hx[c & 15];
+		}
+	}
+	if (*s && o + 3 < n)
+		out[o++] = '.', out[o++] = '.', out[o++] = '.';
+	out[o] = 0;
+	return out;
+}
+
+/*
+ * Dynamic configs segscan evaluates whose value does not parse (issue 21 item 12): one
+ * warning each, naming the resource, the key and the value. The report shows such a value
+ * as given, with its source, and evaluates with the level below (eval/config.h).
+ */
+static void warn_invalid_configs(struct ss_cimage *img)
+{
+	for (uint32_t i = 0; i < img->n_res; i++) {
+		const struct ss_ci_resource *r = img->res[i];
+		if (r->type != SS_CI_RES_TOPIC && r->type != SS_CI_RES_BROKER)
+			continue;
+		bool broker = r->type == SS_CI_RES_BROKER;
+		for (uint32_t k = 0; k < r->n; k++) {
+			if (ss_config_dynamic_valid(broker, r->kv[k].key, r->kv[k].value))
+				continue;
+			char n[160], key[96], val[96], what[200];
+			if (!broker)
+				snprintf(what, sizeof what, "topic %s", esc(r->name, n, sizeof n));
+			else if (!r->name[0])
+				snprintf(what, sizeof what, "the cluster-wide default (broker \"\")");
+			else
+				snprintf(what, sizeof what, "broker %s", esc(r->name, n, sizeof n));
+			(void)ss_cimage_warn(img, NULL, 0,
+					     "%s: %s=%s (%s) does not parse as that config: it is reported as given, "
+					     "and the value below it is the one evaluated", what,
+					     esc(r->kv[k].key, key, sizeof key), esc(r->kv[k].value, val, sizeof val),
+					     !broker ? "DYNAMIC_TOPIC_CONFIG"
+					     : r->name[0] ? "DYNAMIC_BROKER_CONFIG" : "DYNAMIC_DEFAULT_BROKER_CONFIG");
+		}
+	}
+}
+
 void ss_cimage_finish(struct ss_cimage *img)
 {
+	sort_arrays(img);
+	warn_invalid_configs(img);
 	if (!img->in_txn)
 		return;
-	warn_at(img, NULL, "the metadata log ends inside a transaction: %u record(s) not applied", img->n_pend);
-	img->st.txn_dropped_records += img->n_pend;
+	warn_at(img, NULL,
+		"the metadata log ends inside the transaction begun at offset %lld: its %llu record(s) are not applied",
+		(long long)img->txn_begin, (unsigned long long)img->txn_records);
+	img->st.txn_dropped_records += img->txn_records;
 	pend_clear(img);
-	img->in_txn = false;
+	img->in_txn = img->txn_over = false;
+	img->txn_records = 0;
+	img->txn_cats = img->txn_lost = 0;
 }
 
 /* ---- lookups ------------------------------------------------------------------------------------- */
@@ -1072,7 +1862,7 @@ const struct ss_ci_partition *ss_ci_topic_partition(const struct ss_ci_topic *t,
 {
 	if (!t)
 		return NULL;
-	int64_t at = part_search(t, id);
+	int64_t at = part_find(t, id, NULL);
 	return at < 0 ? NULL : &t->parts[at];
 }
 
@@ -1104,7 +1894,14 @@ const struct ss_ci_resource *ss_cimage_resource(const struct ss_cimage *img, int
 const char *ss_cimage_config(const struct ss_cimage *img, int8_t type, const char *resource, const char *key)
 {
 	const struct ss_ci_resource *r = ss_cimage_resource(img, type, resource);
-	for (uint32_t i = 0; r && key && i < r->n; i++)
+	if (!r || !key)
+		return NULL;
+	const struct res *rs = (const struct res *)r;
+	if (rs->kidx.cap) {
+		int64_t s = ix_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
+		return s < 0 ? NULL : r->kv[rs->kidx.pos[s] - 1].value;
+	}
+	for (uint32_t i = 0; i < r->n; i++)
 		if (!strcmp(r->kv[i].key, key))
 			return r->kv[i].value;
 	return NULL;
@@ -1112,7 +1909,7 @@ const char *ss_cimage_config(const struct ss_cimage *img, int8_t type, const cha
 
 const struct ss_ci_broker *ss_cimage_broker(const struct ss_cimage *img, int32_t id)
 {
-	int64_t at = broker_search(img, id);
+	int64_t at = broker_find(img, id, NULL);
 	return at < 0 ? NULL : img->brokers[at];
 }
 
@@ -1142,14 +1939,15 @@ int ss_ci_broker_feature(const struct ss_ci_broker *b, const char *name, int16_t
 
 int ss_cimage_feature_level(const struct ss_cimage *img, const char *name, int16_t *level)
 {
-	for (uint32_t i = 0; i < img->n_features; i++) {
-		if (!strcmp(img->features[i].name, name)) {
-			if (level)
-				*level = img->features[i].level;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	if (!name)
+		return -ENOENT;
+	struct ss_kstr k = { name, (int32_t)strlen(name) };
+	int64_t s = ix_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
+	if (s < 0)
+		return -ENOENT;
+	if (level)
+		*level = img->features[img->fidx.pos[s] - 1].level;
+	return 0;
 }
 
 size_t ss_cimage_feature_count(const struct ss_cimage *img)
@@ -1179,6 +1977,79 @@ size_t ss_cimage_warning_count(const struct ss_cimage *img)
 const char *ss_cimage_warning_at(const struct ss_cimage *img, size_t i)
 {
 	return i < img->n_warns ? img->warns[i] : NULL;
+}
+
+bool ss_cimage_config_known(const struct ss_cimage *img, int8_t type, const char *resource, const char *key)
+{
+	if (!(img->lost & SS_CI_LOST_CONFIGS))
+		return true;
+	if (!resource || !key)
+		return false;
+	const struct ss_ci_resource *r = ss_cimage_resource(img, type, resource);
+	if (r) {
+		const struct res *rs = (const struct res *)r;
+		for (uint32_t i = 0; !rs->kidx.cap && i < r->n; i++)
+			if (!strcmp(r->kv[i].key, key))
+				return after_loss(img, SS_CI_LOST_CONFIGS, r->kv[i].seq_);
+		if (rs->kidx.cap) {
+			int64_t s = ix_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
+			if (s >= 0)
+				return after_loss(img, SS_CI_LOST_CONFIGS, r->kv[rs->kidx.pos[s] - 1].seq_);
+		}
+		if (rs->reset_seq && after_loss(img, SS_CI_LOST_CONFIGS, rs->reset_seq))
+			return true; /* emptied since */
+	}
+	const struct tomb *t = tomb_find(img, type, resource, key);
+	if (t && after_loss(img, SS_CI_LOST_CONFIGS, t->seq))
+		return true;
+	/* a topic created since has no config but those set since (its old ones died with
+	 * its old incarnation) */
+	if (type == SS_CI_RES_TOPIC) {
+		const struct topic *tp = (const struct topic *)find_topic_name(img, resource);
+		if (tp && after_loss(img, SS_CI_LOST_CONFIGS, tp->seq))
+			return true;
+	}
+	return false;
+}
+
+bool ss_cimage_topic_known(const struct ss_cimage *img, const char *name)
+{
+	if (!(img->lost & SS_CI_LOST_TOPICS))
+		return true;
+	if (!name)
+		return false;
+	const struct topic *t = (const struct topic *)find_topic_name(img, name);
+	if (t)
+		return after_loss(img, SS_CI_LOST_TOPICS, t->seq);
+	const struct tomb *tb = tomb_find(img, TOMB_TOPIC, "", name);
+	return tb && after_loss(img, SS_CI_LOST_TOPICS, tb->seq);
+}
+
+bool ss_cimage_broker_known(const struct ss_cimage *img, int32_t id)
+{
+	if (!(img->lost & SS_CI_LOST_BROKERS))
+		return true;
+	const struct ss_ci_broker *b = ss_cimage_broker(img, id);
+	if (b)
+		return after_loss(img, SS_CI_LOST_BROKERS, b->seq_);
+	char idtext[16];
+	snprintf(idtext, sizeof idtext, "%d", id);
+	const struct tomb *tb = tomb_find(img, TOMB_BROKER, "", idtext);
+	return tb && after_loss(img, SS_CI_LOST_BROKERS, tb->seq);
+}
+
+bool ss_cimage_feature_known(const struct ss_cimage *img, const char *name)
+{
+	if (!(img->lost & SS_CI_LOST_FEATURES))
+		return true;
+	if (!name)
+		return false;
+	struct ss_kstr k = { name, (int32_t)strlen(name) };
+	int64_t s = ix_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
+	if (s >= 0)
+		return after_loss(img, SS_CI_LOST_FEATURES, img->features[img->fidx.pos[s] - 1].seq);
+	const struct tomb *tb = tomb_find(img, TOMB_FEATURE, "", name);
+	return tb && after_loss(img, SS_CI_LOST_FEATURES, tb->seq);
 }
 
 bool ss_cimage_in_transaction(const struct ss_cimage *img)

@@ -6,9 +6,12 @@
  * metadata/.../metadata/PartitionRegistration.java for PartitionChangeRecord merges).
  *
  * Pure: no I/O, no threads. The source (metadata_log.c) feeds it record values; tests
- * and fuzzers feed it bytes directly. Lookups are hash tables (topics by name and by id,
- * config resources by type and name) and sorted arrays (partitions of a topic, brokers),
- * sized for 10k topics / 100k partitions and far beyond.
+ * and fuzzers feed it bytes directly. Every record costs O(1) expected, or O(log n) for a
+ * binary search, whatever the shape of the log (issue 21 item 6): topics by name and by
+ * id, config resources by type and name, a resource's keys, features and brokers by hash;
+ * partitions of a topic and brokers are kept in arrays sorted by id as long as they come
+ * in ascending order, found by hash once one comes out of order, and sorted once by
+ * ss_cimage_finish. stats.work counts the steps, for the tests that bound them.
  *
  *   struct ss_cimage *img; ss_cimage_new(&img);
  *   ss_cimage_apply(img, value, value_len, &(struct ss_ci_where){ file, pos, offset });
@@ -49,7 +52,7 @@ struct ss_ci_partition {
 struct ss_ci_topic {
 	char                   *name;
 	uint8_t                 id[16];
-	struct ss_ci_partition *parts;   /* sorted by id */
+	struct ss_ci_partition *parts;   /* sorted by id once ss_cimage_finish ran */
 	uint32_t                n_parts, cap_parts;
 	uint32_t                slot_;   /* position in the image's topic array */
 };
@@ -75,10 +78,12 @@ struct ss_ci_broker {
 	uint32_t               n_features;
 	uint8_t              (*log_dirs)[16];
 	uint32_t               n_log_dirs;
+	uint64_t               seq_;     /* when it registered (see ss_cimage_broker_known) */
 };
 
 struct ss_ci_config {
-	char *key, *value;
+	char    *key, *value;
+	uint64_t seq_;                   /* when it was last set (see ss_cimage_config_known) */
 };
 struct ss_ci_resource {
 	int8_t               type;
@@ -97,6 +102,15 @@ struct ss_ci_stats {
 	uint64_t txn_dropped_records;            /* records of aborted or unfinished transactions */
 	uint64_t snapshots;                      /* resets */
 	uint64_t warnings_dropped;               /* warnings past the bound */
+	/* The replay's cost model, for the complexity tests (tests/test_cluster_image.c):
+	 * elements visited by lookups and moved by inserts and removals. Deterministic for
+	 * a given input, so a test can bound it without timing anything. */
+	uint64_t work;
+	uint64_t txn_held_bytes;                 /* memory the open transaction's records hold */
+	uint64_t txn_held_peak;                  /* the most it held at once */
+	uint64_t txn_overflowed;                 /* transactions that outgrew the limit (not held) */
+	uint64_t unapplied;                      /* records whose effect is lost: malformed, of a newer
+						    version, of a committed transaction too large to hold */
 };
 
 /* Where a record came from, for warnings "FILE: byte POS: problem". */
@@ -108,9 +122,22 @@ struct ss_ci_where {
 
 #define SS_CI_MAX_WARNINGS 200
 
+/*
+ * What one metadata transaction may hold until its EndTransactionRecord: its records'
+ * values plus 32 bytes each (NoOpRecords and records this replay does not decode are not
+ * held). Kafka's controller bounds one user operation at 10,000 records
+ * (QuorumController.MAX_RECORDS_PER_USER_OP) in batches of at most 8 MiB; 64 MiB holds a
+ * transaction of half a million partitions. A larger one degrades instead of failing:
+ * it is not applied, with a warning, and the state from before it stays (a committed one
+ * then leaves what it changed unknown).
+ */
+#define SS_CI_TXN_MAX_BYTES ((uint64_t)64 << 20)
+
 struct ss_cimage;
 
 int  ss_cimage_new(struct ss_cimage **out);
+/* The bytes a metadata transaction may hold (SS_CI_TXN_MAX_BYTES by default). */
+void ss_cimage_set_txn_limit(struct ss_cimage *img, uint64_t bytes);
 void ss_cimage_free(struct ss_cimage *img);
 
 /* A snapshot replaces the image: forget all state (stats and warnings stay). */
@@ -119,19 +146,54 @@ void ss_cimage_reset(struct ss_cimage *img);
 /*
  * Offer one metadata record value. A record that does not decode, or does not fit the
  * state, is counted and warned about; inside a metadata transaction records are held and
- * applied at EndTransactionRecord, dropped at AbortTransactionRecord. Returns 0, or
- * -ENOMEM (the image is then still consistent but missing this record).
+ * applied at EndTransactionRecord, dropped at AbortTransactionRecord (a transaction
+ * larger than SS_CI_TXN_MAX_BYTES: see there). Returns 0, or -ENOMEM (the image is then
+ * still consistent but missing this record).
  */
 int  ss_cimage_apply(struct ss_cimage *img, const uint8_t *value, size_t len, const struct ss_ci_where *w);
 /* End of the replay: an unfinished transaction is dropped with a warning (Kafka would not
- * publish it). */
+ * publish it), and the arrays a replay left out of order are sorted by id. */
 void ss_cimage_finish(struct ss_cimage *img);
 
 /* Add a warning "FILE: byte POS: message" (file NULL: just the message). -ENOMEM only. */
 int  ss_cimage_warn(struct ss_cimage *img, const char *file, int64_t pos, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The same, first in the list and past the bound (a replay's closing word). */
+int  ss_cimage_warn_front(struct ss_cimage *img, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append src's warnings to dst (for a discarded replay attempt). */
 int  ss_cimage_take_warnings(struct ss_cimage *dst, const struct ss_cimage *src);
+
+/*
+ * What the replay could not apply, and so what is unknown. The source marks a loss where
+ * records are missing or could not be read: a batch whose CRC-32C fails, the history
+ * before the first segment with no readable snapshot, a gap in the offsets, a file that
+ * could not be read to its end. The image marks one itself for a committed transaction
+ * too large to hold (the kinds of records it held) and for a record of a kind it applies
+ * that does not decode (malformed, or a version newer than the decoder).
+ *
+ * A fact is known when it was set after the last loss of its kind: the lost records could
+ * have changed anything set before, and could have set a key nobody set since. A topic
+ * created after a loss is known whole (its configs too: a topic's configs die with it),
+ * and so is a key or a topic removed after one. Without a loss everything is known.
+ * ss_cimage_reset (a snapshot) forgets the losses with the state.
+ */
+#define SS_CI_LOST_TOPICS   1u   /* topics, their ids, partitions and assignment */
+#define SS_CI_LOST_CONFIGS  2u   /* dynamic configs: ConfigRecords, a RemoveTopicRecord's deleteAll */
+#define SS_CI_LOST_BROKERS  4u   /* broker registrations */
+#define SS_CI_LOST_FEATURES 8u   /* finalized feature levels */
+#define SS_CI_LOST_ALL      15u
+
+/* Mark a loss of the kinds in `what` (SS_CI_LOST_*) at this point of the replay. */
+void     ss_cimage_mark_lost(struct ss_cimage *img, unsigned what);
+/* The kinds with a loss (0: the image is the cluster's metadata at its last record). */
+unsigned ss_cimage_lost(const struct ss_cimage *img);
+/* Is ss_cimage_config's answer (a value, or NULL: unset) the current one? */
+bool ss_cimage_config_known(const struct ss_cimage *img, int8_t type, const char *resource, const char *key);
+/* Is ss_cimage_topic's answer (the topic, its id and partitions, or NULL) the current one? */
+bool ss_cimage_topic_known(const struct ss_cimage *img, const char *name);
+/* The same for a broker's registration and a finalized feature level. */
+bool ss_cimage_broker_known(const struct ss_cimage *img, int32_t id);
+bool ss_cimage_feature_known(const struct ss_cimage *img, const char *name);
 
 /* ---- lookups ---------------------------------------------------------------------- */
 const struct ss_ci_topic     *ss_cimage_topic(const struct ss_cimage *img, const char *name);
@@ -149,7 +211,8 @@ const struct ss_ci_resource *ss_cimage_resource(const struct ss_cimage *img, int
 
 const struct ss_ci_broker   *ss_cimage_broker(const struct ss_cimage *img, int32_t id);
 size_t                       ss_cimage_broker_count(const struct ss_cimage *img);
-const struct ss_ci_broker   *ss_cimage_broker_at(const struct ss_cimage *img, size_t i);   /* by id */
+/* by id once ss_cimage_finish ran */
+const struct ss_ci_broker   *ss_cimage_broker_at(const struct ss_cimage *img, size_t i);
 /* A broker's supported range of a feature: 0, or -ENOENT. */
 int ss_ci_broker_feature(const struct ss_ci_broker *b, const char *name, int16_t *min, int16_t *max);
 

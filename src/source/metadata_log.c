@@ -121,10 +121,29 @@ struct walk {
 	int64_t              start;    /* records below this offset are skipped */
 	/* snapshot state */
 	bool                 snapshot;
+	bool                 check_only;   /* a snapshot's first pass: framing, CRCs, header and
+					      footer; no record is applied */
 	bool                 saw_header, saw_footer, bad;
 	/* log state */
 	int64_t              next_expected;
 	bool                 first_batch;
+	/* why walk_file stopped early (it returned 1) */
+	bool                 stop_torn;    /* the file ends inside a batch: a torn tail */
+	bool                 stop_denied;  /* it could not be opened: permission */
+	/* what the replay could not read, for its closing warning (R_* bits) */
+	unsigned            *reasons;
+};
+
+/* Why a replay is not whole (the closing warning of ss_mlog_replay_log says them). */
+enum {
+	R_SNAP_DENIED = 1 << 0,   /* a snapshot could not be opened: permission */
+	R_SNAP_BAD    = 1 << 1,   /* a snapshot torn, corrupt or unreadable otherwise */
+	R_HISTORY     = 1 << 2,   /* no usable snapshot and the log starts late (or is absent) */
+	R_GAP         = 1 << 3,   /* offsets missing between segments */
+	R_CRC         = 1 << 4,   /* a log batch failed its CRC-32C */
+	R_DAMAGE      = 1 << 5,   /* a segment unreadable or damaged past a batch */
+	R_DENIED      = 1 << 6,   /* a segment could not be opened: permission */
+	R_RECORDS     = 1 << 7,   /* records that do not decode (the image marked the loss) */
 };
 
 /* Returns 0 when the file was read to its end without a problem, 1 when it stopped at a
@@ -133,9 +152,11 @@ static int walk_file(int dirfd, const char *name, struct walk *w, batch_fn fn)
 {
 	int err = 0, ret = 1;
 	struct frd f = { .fd = -1, .bytes_read = &w->info->bytes_read, .prog = w->prog };
+	w->stop_torn = w->stop_denied = false;
 	f.fd = ss_open_ro(dirfd, name, 0); /* closed at out */
 	if (f.fd < 0) {
 		ss_cimage_warn(w->img, w->file, 0, "cannot open: %s", segscan_strerror(f.fd));
+		w->stop_denied = f.fd == -EACCES || f.fd == -EPERM;
 		return 1;
 	}
 	struct stat st;
@@ -157,6 +178,7 @@ static int walk_file(int dirfd, const char *name, struct walk *w, batch_fn fn)
 			if (!zero) {
 				ss_cimage_warn(w->img, w->file, pos, "torn tail: %lld byte(s) after the last complete batch",
 					       (long long)rem);
+				w->stop_torn = true;
 				goto out;
 			}
 			break;
@@ -175,16 +197,18 @@ static int walk_file(int dirfd, const char *name, struct walk *w, batch_fn fn)
 				zero &= z[i] == 0;
 			if (zero)
 				break;
-			if (rc == 0)
+			if (rc == 0) {
 				ss_cimage_warn(w->img, w->file, pos, "torn tail: %lld byte(s), less than a batch header",
 					       (long long)rem);
-			else
+				w->stop_torn = true;
+			} else
 				ss_cimage_warn(w->img, w->file, pos, "%s: the replay stops here", segscan_strerror(rc));
 			goto out;
 		}
 		if (h.size > rem) {
 			ss_cimage_warn(w->img, w->file, pos, "torn tail: a batch of %lld bytes with %lld left in the file",
 				       (long long)h.size, (long long)rem);
+			w->stop_torn = true;
 			goto out;
 		}
 		if (h.magic != 2 || h.size > MAX_BATCH) {
@@ -192,9 +216,31 @@ static int walk_file(int dirfd, const char *name, struct walk *w, batch_fn fn)
 				       h.magic != 2 ? "not a v2 record batch" : "batch larger than any Kafka writes");
 			goto out;
 		}
+		if (!w->snapshot && h.last_offset < w->start) {
+			pos += h.size; /* inside the snapshot the replay started from: not needed */
+			continue;
+		}
 		if (!(p = frd_get(&f, pos, (size_t)h.size, &err)))
 			goto ioerr;
+		/* Every batch's CRC-32C before any of its records is applied (Kafka's readers
+		 * validate it too). A log batch that fails it is skipped whole, and what it could
+		 * have changed becomes unknown (its records are not trusted even to say what they
+		 * concern); the batches after it are read on. A snapshot that fails is not used. */
 		if ((rc = ss_batch_verify(p, &h))) {
+			if (rc == SEGSCAN_ECRC && !w->snapshot) {
+				ss_cimage_warn(w->img, w->file, pos,
+					       "the batch at offsets %lld to %lld (%d record(s), as its header says) fails its "
+					       "CRC-32C: its records are not applied, and what they could have changed is "
+					       "unknown", (long long)h.base_offset, (long long)h.last_offset,
+					       h.records_count);
+				ss_cimage_mark_lost(w->img, SS_CI_LOST_ALL);
+				*w->reasons |= R_CRC;
+				w->info->complete = false;
+				if (h.last_offset + 1 > w->next_expected)
+					w->next_expected = h.last_offset + 1;
+				pos += h.size;
+				continue;
+			}
 			ss_cimage_warn(w->img, w->file, pos, "%s: the replay stops here", segscan_strerror(rc));
 			goto out;
 		}
@@ -234,6 +280,7 @@ static int on_data_record(void *arg, const struct ss_batch_hdr *h, const struct 
 	struct rec_ctx *c = arg;
 	if (r->offset < c->w->start)
 		return 0;
+	c->w->info->records_replayed++;
 	struct ss_ci_where wh = { c->w->file, c->pos, r->offset };
 	int rc = ss_cimage_apply(c->w->img, r->value, r->value_len > 0 ? (size_t)r->value_len : 0, &wh);
 	if (rc) {
@@ -299,6 +346,8 @@ static int snapshot_batch(struct walk *w, const uint8_t *b, const struct ss_batc
 		w->bad = true;
 		return 1;
 	}
+	if (w->check_only)
+		return 0; /* its CRC matched (walk_file); the records are read in the second pass */
 	struct rec_ctx c = { w, pos, 0 };
 	int rc = ss_batch_foreach_record(b, h, on_data_record, &c);
 	if (c.err)
@@ -319,6 +368,8 @@ static int log_batch(struct walk *w, const uint8_t *b, const struct ss_batch_hdr
 		ss_cimage_warn(w->img, w->file, pos, "offsets %lld to %lld are missing from the metadata log",
 			       (long long)w->next_expected, (long long)h->base_offset - 1);
 		w->info->history_incomplete = true;
+		ss_cimage_mark_lost(w->img, SS_CI_LOST_ALL);
+		*w->reasons |= R_GAP;
 	}
 	if (h->last_offset + 1 > w->next_expected)
 		w->next_expected = h->last_offset + 1;
@@ -335,14 +386,93 @@ static int log_batch(struct walk *w, const uint8_t *b, const struct ss_batch_hdr
 		if (c.err)
 			return c.err;
 		if (rc < 0) {
-			/* the CRC matched, so these are the bytes the controller wrote: go on */
+			/* the CRC matched, so these are the bytes the controller wrote: go on, without
+			 * the records past the break */
 			ss_cimage_warn(w->img, w->file, pos, "unreadable records in a batch: %s", segscan_strerror(rc));
 			w->info->complete = false;
+			ss_cimage_mark_lost(w->img, SS_CI_LOST_ALL);
+			*w->reasons |= R_RECORDS;
 		}
 	}
 	w->info->last_offset = h->last_offset;
 	w->info->last_epoch = h->leader_epoch;
 	return 0;
+}
+
+/* ---- saying what is unknown ----------------------------------------------------------------- */
+
+static void cat(char *buf, size_t n, bool *first, const char *s)
+{
+	size_t l = strlen(buf);
+	snprintf(buf + l, n > l ? n - l : 0, "%s%s", *first ? "" : "; ", s);
+	*first = false;
+}
+
+/*
+ * The replay's closing word when the metadata log was not read whole: why, and what that
+ * leaves unknown (issue 20 item 7: never a silently incomplete config). First among the
+ * image's warnings, and a warning on the scan's log sink (the CLI's stderr, serve's log).
+ */
+static int closing_warning(struct ss_cimage *img, const struct ss_mlog_info *info, unsigned reasons,
+			   struct ss_logsink *log)
+{
+	if (info->complete && !info->lost && !reasons)
+		return 0;
+	char why[640] = "", unknown[900] = "", msg[1800];
+	bool f = true;
+	if (reasons & R_SNAP_DENIED)
+		cat(why, sizeof why, &f, "snapshots could not be opened (permission denied)");
+	if (reasons & R_SNAP_BAD)
+		cat(why, sizeof why, &f, "snapshots are torn or corrupt");
+	if (reasons & R_HISTORY) {
+		char t[160];
+		if (info->log_start_offset > 0)
+			snprintf(t, sizeof t, "no snapshot was usable and the log starts at offset %lld",
+				 (long long)info->log_start_offset);
+		else
+			snprintf(t, sizeof t, "no snapshot was usable and there is no log segment");
+		cat(why, sizeof why, &f, t);
+	}
+	if (reasons & R_GAP)
+		cat(why, sizeof why, &f, "offsets are missing between segments");
+	if (reasons & R_CRC)
+		cat(why, sizeof why, &f, "batches fail their CRC-32C");
+	if (reasons & R_DENIED)
+		cat(why, sizeof why, &f, "segments could not be opened (permission denied)");
+	if (reasons & R_DAMAGE)
+		cat(why, sizeof why, &f, "segments are damaged or unreadable past a batch");
+	if (reasons & R_RECORDS)
+		cat(why, sizeof why, &f, "records could not be applied (malformed, of a newer version, or a transaction "
+					 "too large to hold)");
+	if (f)
+		cat(why, sizeof why, &f, "a file could not be read to its end");
+	f = true;
+	if (info->lost & SS_CI_LOST_CONFIGS)
+		cat(unknown, sizeof unknown, &f,
+		    "the dynamic configs (topic, broker, cluster default) not set again after it: their source is "
+		    "null, and so is remote_storage where they leave remote.storage.enable open");
+	if (info->lost & SS_CI_LOST_TOPICS)
+		cat(unknown, sizeof unknown, &f,
+		    "the topics not created again after it: their assignment is null, topic ids are not checked and "
+		    "STRAY_PARTITION is not raised for them");
+	if (info->lost & SS_CI_LOST_BROKERS)
+		cat(unknown, sizeof unknown, &f, "this broker's registration, and the Kafka release read from it");
+	if (info->lost & SS_CI_LOST_FEATURES)
+		cat(unknown, sizeof unknown, &f, "the finalized metadata.version");
+	const char *hint = (reasons & (R_SNAP_DENIED | R_DENIED))
+				   ? " (a broker writes its snapshots mode 0400 as its own user: run segscan as that user "
+				     "or with CAP_DAC_READ_SEARCH, as the shipped segscan.service does)"
+				   : "";
+	if (info->lost)
+		snprintf(msg, sizeof msg, "%s: the metadata log could not be read whole: %s%s. Unknown: %s", info->dir,
+			 why, hint, unknown);
+	else
+		snprintf(msg, sizeof msg,
+			 "%s: the metadata log could not be read whole: %s%s. The files read still hold its whole "
+			 "history to offset %lld, so nothing is unknown", info->dir, why, hint,
+			 (long long)info->last_offset);
+	ss_logmsg(log, SEGSCAN_LOG_WARNING, "%s", msg);
+	return ss_cimage_warn_front(img, "%s", msg);
 }
 
 /* ---- directory ------------------------------------------------------------------------------------ */
@@ -471,6 +601,7 @@ int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_m
 	struct ss_cimage *img = NULL;
 	DIR *d = NULL;
 	int dfd = -1, rc;
+	unsigned reasons = 0;
 	char *fpath = NULL;
 
 	memset(info, 0, sizeof *info);
@@ -554,14 +685,26 @@ int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_m
 			rc = -ENOMEM;
 			goto fail;
 		}
-		struct walk w = { .img = t, .info = info, .file = fpath, .start = 0, .snapshot = true, .prog = pp };
+		/* Two passes: the first checks the whole file (every batch's framing and CRC, the
+		 * SnapshotHeader first and the SnapshotFooter last) and applies nothing, so that
+		 * a torn or corrupt snapshot costs a read, not a replay; the second replays the
+		 * one that passed. */
+		struct walk w = { .img = t, .info = info, .file = fpath, .start = 0, .snapshot = true,
+				  .check_only = true, .prog = pp, .reasons = &reasons };
 		rc = walk_file(dfd, snaps[i].name, &w, snapshot_batch);
+		if (rc == 0 && !w.bad && !w.saw_footer)
+			ss_cimage_warn(t, fpath, 0, "the snapshot has no SnapshotFooter (torn)");
+		if (rc == 0 && !w.bad && w.saw_footer) {
+			w = (struct walk){ .img = t, .info = info, .file = fpath, .start = 0, .snapshot = true,
+					   .prog = pp, .reasons = &reasons };
+			rc = walk_file(dfd, snaps[i].name, &w, snapshot_batch);
+			if (rc == 0 && !w.bad && !w.saw_footer) /* it changed between the passes */
+				ss_cimage_warn(t, fpath, 0, "the snapshot has no SnapshotFooter (torn)");
+		}
 		if (rc < 0) {
 			ss_cimage_free(t);
 			goto fail;
 		}
-		if (rc == 0 && !w.bad && !w.saw_footer)
-			ss_cimage_warn(t, fpath, 0, "the snapshot has no SnapshotFooter (torn)");
 		if (rc == 0 && !w.bad && w.saw_footer) {
 			/* this image, with the warnings of the rejected newer ones */
 			if ((rc = ss_cimage_take_warnings(t, img))) {
@@ -585,7 +728,9 @@ int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_m
 			ss_cimage_free(t);
 			goto fail;
 		}
-		ss_cimage_warn(img, NULL, 0, "%s: snapshot not used (incomplete); trying an older one", fpath);
+		ss_cimage_warn(img, NULL, 0, "%s: snapshot not used (%s); trying an older one", fpath,
+			       w.stop_denied ? "it cannot be read" : "incomplete");
+		reasons |= w.stop_denied ? R_SNAP_DENIED : R_SNAP_BAD;
 		ss_cimage_free(t);
 		info->snapshots_rejected++;
 		info->complete = false;
@@ -598,8 +743,11 @@ int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_m
 			       info->dir, (long long)segs[0].base);
 		info->history_incomplete = true;
 		start = segs[0].base;
+		ss_cimage_mark_lost(img, SS_CI_LOST_ALL);
+		reasons |= R_HISTORY;
 	}
-	struct walk w = { .img = img, .info = info, .start = start, .next_expected = start, .prog = pp };
+	struct walk w = { .img = img, .info = info, .start = start, .next_expected = start, .prog = pp,
+			  .reasons = &reasons };
 	for (uint32_t i = 0; i < n_segs; i++) {
 		/* every record of a segment lies below the next one's base offset */
 		if (i + 1 < n_segs && segs[i + 1].base <= start)
@@ -614,14 +762,32 @@ int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_m
 		rc = walk_file(dfd, segs[i].name, &w, log_batch);
 		if (rc < 0)
 			goto fail;
-		if (rc > 0)
+		if (rc > 0) {
 			info->complete = false;
+			/* The rest of this file is not applied. A torn tail of the last segment is
+			 * the batch being written (a live log): nothing after it was committed yet.
+			 * Anything else loses what followed; a later segment's base offset cannot
+			 * tell, as the offsets of the unread batches are unknown. */
+			if (!(w.stop_torn && i + 1 == n_segs)) {
+				ss_cimage_mark_lost(img, SS_CI_LOST_ALL);
+				reasons |= w.stop_denied ? R_DENIED : R_DAMAGE;
+			}
+		}
 	}
 	if (!info->snapshot && !n_segs) {
 		ss_cimage_warn(img, NULL, 0, "%s: no usable snapshot and no log segment: nothing to replay", info->dir);
 		info->history_incomplete = true;
+		ss_cimage_mark_lost(img, SS_CI_LOST_ALL);
+		reasons |= R_HISTORY;
 	}
 	ss_cimage_finish(img);
+	info->lost = ss_cimage_lost(img);
+	if (ss_cimage_stats(img)->unapplied)
+		reasons |= R_RECORDS;
+	if (info->lost)
+		info->complete = false; /* something is unknown: never reported as whole */
+	if ((rc = closing_warning(img, info, reasons, log)))
+		goto fail;
 	read_meta_properties(info->dir, info);
 	ss_progress_end(pp ? log : NULL, SEGSCAN_PHASE_METADATA_LOG, SEGSCAN_UNIT_BYTES, "bytes", prog.total,
 			prog.total);

@@ -12,9 +12,13 @@
  *
  * Read-only: files are opened O_RDONLY and read with pread in bounded chunks (segments
  * can be 1 GiB); nothing is written, renamed or locked. A torn or corrupt file is a
- * warning in the image ("FILE: byte POS: problem"), never a failure of the replay: a torn
- * newest snapshot falls back to the next older one, a corrupt segment keeps what was read
- * before the damage.
+ * warning in the image ("FILE: byte POS: problem"), never a failure of the replay: a
+ * snapshot is checked whole (framing, every batch's CRC-32C, header and footer) before
+ * any of it is applied, and a torn or corrupt one falls back to the next older one; a log
+ * batch whose CRC-32C fails is skipped and the replay goes on after it. Whatever could
+ * not be applied is marked in the image (ss_cimage_mark_lost), so that the facts it could
+ * have changed are reported unknown, and a closing warning (the first of the image's,
+ * and one on the log sink) says why and what is unknown.
  */
 #ifndef SS_SOURCE_METADATA_LOG_H
 #define SS_SOURCE_METADATA_LOG_H
@@ -35,12 +39,17 @@ struct ss_mlog_info {
 	int64_t  last_offset;       /* the last offset applied (snapshot end - 1 or a log record); -1 */
 	int32_t  last_epoch;        /* leader epoch of that record's batch (or the snapshot's); -1 */
 	uint64_t bytes_read;
+	uint64_t records_replayed;  /* record values offered to an image, rejected snapshots' included */
 	uint32_t segments;          /* log segments found */
 	uint32_t snapshots_found;
 	uint32_t snapshots_rejected;/* newer snapshots passed over because torn or corrupt */
 	bool     history_incomplete;/* the replay could not start at offset 0 or at a snapshot,
 				       or the log has a gap: earlier state is missing */
-	bool     complete;          /* every file chosen was read to its end without a problem */
+	bool     complete;          /* every file chosen was read to its end without a problem,
+				       and every record of them applied (false whenever lost) */
+	unsigned lost;              /* what the replay could not apply (SS_CI_LOST_* of
+				       cluster_image.h): 0 when the image is the cluster's metadata
+				       at last_offset, even if a newer snapshot was unreadable */
 	int32_t  node_id;           /* node.id of the log dir's meta.properties; -1 unknown */
 	char    *cluster_id;        /* cluster.id of meta.properties; NULL unknown */
 };

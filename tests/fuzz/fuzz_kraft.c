@@ -7,7 +7,9 @@
  *
  * Input: the first byte picks the mode. Even: the rest is one record value. Odd: the rest
  * is a sequence of values, each preceded by a one-byte length, replayed in order (every
- * 16th length byte of 0xff resets the image, as a snapshot does).
+ * 16th length byte of 0xff resets the image, as a snapshot does; a length byte of 0xfe
+ * marks a loss of the kinds its next byte names, as the source does at damage). The
+ * ss_cimage_*_known answers must be consistent: without a loss, everything is known.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -91,6 +93,16 @@ static void check_image(const struct ss_cimage *img)
 	}
 	if (parts != ss_cimage_partition_count(img))
 		abort();
+	bool exact = ss_cimage_lost(img) == 0;
+	for (size_t i = 0; i < ss_cimage_topic_count(img); i++) {
+		const struct ss_ci_topic *t = ss_cimage_topic_at(img, i);
+		bool k = ss_cimage_topic_known(img, t->name);
+		bool c = ss_cimage_config_known(img, SS_CI_RES_TOPIC, t->name, "retention.ms");
+		if (exact && (!k || !c))
+			abort();
+	}
+	if (exact && (!ss_cimage_broker_known(img, 1) || !ss_cimage_feature_known(img, "metadata.version")))
+		abort();
 	for (size_t i = 0; i + 1 < ss_cimage_broker_count(img); i++)
 		if (ss_cimage_broker_at(img, i)->id >= ss_cimage_broker_at(img, i + 1)->id)
 			abort();
@@ -136,6 +148,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			size_t n = buf[p++];
 			if (n == 0xff && (resets++ % 16) == 0) {
 				ss_cimage_reset(img);
+				continue;
+			}
+			if (n == 0xfe && p < size) {
+				ss_cimage_mark_lost(img, buf[p++] & SS_CI_LOST_ALL);
 				continue;
 			}
 			if (n > size - p)
