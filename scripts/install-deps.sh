@@ -16,6 +16,9 @@ pkgs=(build-essential pkg-config clang
 # (scripts/kafka-oracle): a JDK 17+ and Maven, unless some java/mvn is already on the PATH.
 command -v java >/dev/null 2>&1 || pkgs+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || pkgs+=(maven)
+# The scenario clusters' S3 server (scripts/kafka-oracle/versitygw.sh) is built with `go install`
+# by the Go toolchain of the machine image (Go 1.25+); Debian 12's golang-go (1.19) is too old for
+# it, so none is installed here: without Go the cases that need S3 SKIP, saying so.
 # mandoc: -Tlint on man/*; prometheus: promtool (check metrics, check/test rules); systemd:
 # systemd-analyze verify/security on the unit; libsystemd-dev: sd_notify for Type=notify
 # (optional at build time: the Makefile links it only when pkg-config finds it); zsh: the

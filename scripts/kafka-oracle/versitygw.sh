@@ -5,9 +5,9 @@
 #
 # usage: versitygw.sh install
 #            builds versitygw $VERSITYGW_VERSION into $BUILD/tools/bin (BUILD: build/ of this checkout)
-#            with `go install`; a second run finds the binary and does nothing (offline). Go's own
-#            module and build caches (go env GOMODCACHE GOCACHE) make a re-install after
-#            `make clean` offline and quick. Prints the binary's path. Exit 2: Go missing or older
+#            with `go install`; a second run finds the binary and does nothing (offline). A copy
+#            is kept in ~/.cache/segscan-tools/versitygw-VERSION ($VERSITYGW_CACHE) for fresh build
+#            trees; Go's own module and build caches make even a rebuild offline. Prints the path. Exit 2: Go missing or older
 #            than the module needs (a SKIP for tests), 1: the build failed.
 #        versitygw.sh start STATE_DIR ROOT_DIR [ACCESS_KEY SECRET_KEY] [-- EXTRA_FLAGS...]
 #            starts it on a free port on 127.0.0.1 serving ROOT_DIR, waits (bounded,
@@ -34,8 +34,17 @@ STAMP="$BIN_DIR/versitygw.version"
 
 die() { echo "versitygw.sh: $*" >&2; exit 1; }
 
+# A copy of each built binary outside the build tree, so a fresh clone or `rm -rf build` on the
+# same machine (CI runs in a fresh clone) copies it instead of building again.
+CACHE=${VERSITYGW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/segscan-tools}/versitygw-$VERSITYGW_VERSION
+
 install() {
     if [ -x "$BIN" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$VERSITYGW_VERSION" ]; then
+        echo "$BIN"; return 0
+    fi
+    mkdir -p "$BIN_DIR"
+    if [ -x "$CACHE/versitygw" ] && cp "$CACHE/versitygw" "$BIN.tmp" && mv "$BIN.tmp" "$BIN"; then
+        echo "$VERSITYGW_VERSION" >"$STAMP"
         echo "$BIN"; return 0
     fi
     command -v go >/dev/null 2>&1 || { echo "versitygw.sh: go not found (versitygw is a Go module; it needs Go 1.25+)" >&2; exit 2; }
@@ -46,9 +55,12 @@ install() {
     esac
     mkdir -p "$BIN_DIR"
     local log="$BIN_DIR/versitygw-install.log"
-    # Offline first (Go's module cache has it after one online install), then the module proxy.
-    # GOTOOLCHAIN=local: never download a Go toolchain.
-    if ! GOBIN="$BIN_DIR" GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local \
+    # Offline first, from Go's module cache used as a file proxy (GOPROXY=off fails: `go install
+    # pkg@version` looks the module's deprecation up), then the module proxy. The modules were
+    # checked against the checksum database when they were first downloaded. GOTOOLCHAIN=local:
+    # never download a Go toolchain.
+    local modcache; modcache=$(go env GOMODCACHE)
+    if ! GOBIN="$BIN_DIR" GOPROXY="file://$modcache/cache/download" GOSUMDB=off GOTOOLCHAIN=local \
             timeout 900 go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION" >"$log" 2>&1; then
         echo "versitygw.sh: building versitygw $VERSITYGW_VERSION (first time: downloads its modules)..." >&2
         GOBIN="$BIN_DIR" GOTOOLCHAIN=local timeout 1200 \
@@ -56,6 +68,8 @@ install() {
             { tail -n 20 "$log" >&2; die "go install of versitygw $VERSITYGW_VERSION failed (full log: $log)"; }
     fi
     echo "$VERSITYGW_VERSION" >"$STAMP"
+    mkdir -p "$CACHE" && cp "$BIN" "$CACHE/versitygw.tmp" && mv "$CACHE/versitygw.tmp" "$CACHE/versitygw" ||
+        echo "versitygw.sh: could not keep a copy in $CACHE (the next fresh build tree builds again)" >&2
     echo "$BIN"
 }
 

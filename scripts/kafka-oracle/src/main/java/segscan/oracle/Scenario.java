@@ -52,7 +52,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ElectionNotNeededException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.AppInfoParser;
 import org.apache.kafka.server.log.remote.metadata.storage.RemoteLogMetadataTopicPartitioner;
 import org.apache.kafka.server.log.remote.metadata.storage.serialization.RemoteLogMetadataSerde;
 
@@ -161,9 +160,8 @@ public final class Scenario {
         boolean haveLts = hasClass(Broker.LTS_CLASS);
         if (rsm == null) rsm = haveLts ? Broker.RSM_LOCAL_TIERED_STORAGE : Broker.RSM_LOCAL_DIR;
         if (rsm.equals(Broker.RSM_LOCAL_TIERED_STORAGE) && !haveLts) {
-            throw new IllegalStateException("LocalTieredStorage is not on the class path: Kafka "
-                    + AppInfoParser.getVersion() + " publishes no kafka-storage test jar here, or the harness "
-                    + "was built without -Dlts (scripts/kafka-oracle/build.sh does it for 4.2.1 and 4.3.1)");
+            throw new IllegalStateException("LocalTieredStorage is not on the class path: this Kafka release "
+                    + "has no kafka-storage test jar on Maven Central (4.4.0), or the harness was built without -Dlts (scripts/kafka-oracle/build.sh does it for 4.2.1 and 4.3.1)");
         }
         if (deleteEnable != null && !rsm.equals(Broker.RSM_LOCAL_TIERED_STORAGE)) {
             usage("--rsm-delete-enable is LocalTieredStorage's delete.enable");
@@ -381,7 +379,14 @@ public final class Scenario {
             ts.add(Json.obj("name", t.name, "partitions", t.partitions, "replication_factor", t.rf,
                     "topic_id", String.valueOf(topicIds.get(t.name)), "config", new TreeMap<String, Object>(t.config)));
         }
-        return Json.obj("ok", true, "kafka_version", AppInfoParser.getVersion(), "cluster_id", cl.clusterId,
+        Object version = null;   // the running broker's own release (its app-info MBean)
+        for (Broker b : cl.nodes) {
+            if (b.running()) {
+                version = b.appInfo().get("Version");
+                break;
+            }
+        }
+        return Json.obj("ok", true, "kafka_version", version, "cluster_id", cl.clusterId,
                 "bootstrap", cl.bootstrap(), "rsm", rsm, "remote_dir", remoteDir.toAbsolutePath().toString(),
                 "remote_store", storeRoot().toAbsolutePath().toString(),
                 "stall_dir", stallDir == null ? null : stallDir.toAbsolutePath().toString(),
