@@ -41,7 +41,7 @@ _sc_launch() { # WORK ARGS...
     : >"$work/sc.err"
     timeout --kill-after=20 "${SC_TOTAL_TIMEOUT:-1200}" java -Xmx384m -cp "$H_CP" \
         -Dlog4j2.configurationFile="$HARNESS_KO/log4j2-oracle.properties" -Doracle.log.dir="$work" \
-        segscan.oracle.Scenario --work "$work/cluster" --timeout-ms "${SC_TIMEOUT_MS:-120000}" \
+        segscan.oracle.Scenario --work "$work/cluster" --timeout-ms "${SC_TIMEOUT_MS:-180000}" \
         --jmx-exporter "$H_AGENT" --jmx-rules "$H_RULES" "$@" <"$work/sc.in" >"$work/sc.out" 2>"$work/sc.err" &
     SC_PID=$!
     exec {SC_IN}>"$work/sc.in"
@@ -74,13 +74,13 @@ sc_start() { # WORK [Scenario args...]
     SC_WORK=$1; shift
     [ -n "${H_CP:-}" ] || { echo "sc_start: harness_build first" >&2; return 1; }
     _sc_launch "$SC_WORK" "$@"
-    if ! _sc_wait "${SC_START_TIMEOUT:-300}"; then
+    if ! _sc_wait "${SC_START_TIMEOUT:-420}"; then
         # One more try: on a loaded 2-core machine a broker can lose its first controller election.
         echo "sc_start: the scenario cluster did not start ($ANS); its stderr, then one more try:" >&2
         tail -n 20 "$SC_WORK/sc.err" >&2
         _sc_kill
         _sc_launch "$SC_WORK" "$@"
-        if ! _sc_wait "${SC_START_TIMEOUT:-300}"; then
+        if ! _sc_wait "${SC_START_TIMEOUT:-420}"; then
             tail -n 20 "$SC_WORK/sc.err" >&2
             for f in "$SC_WORK"/cluster/node-*/broker.out; do [ -f "$f" ] && tail -n 5 "$f" >&2; done
             _sc_kill
