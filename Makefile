@@ -75,7 +75,7 @@ DEPS_STAMP := build/.deps-installed
 ASAN_B   ?= build/asan
 TSAN_B   ?= build/tsan
 
-.PHONY: all deps run test test-unit test-asan test-tsan fuzz bench bench-selftest conformance clean shared install uninstall
+.PHONY: all deps run test test-unit test-asan test-tsan check-layers fuzz bench bench-selftest conformance clean shared install uninstall
 all: $(B)/segscan $(B)/libsegscan.a $(TOOL_ARS)
 
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -139,8 +139,15 @@ run: all
 # test-unit: every test, release build. test-asan: every test under ASan+UBSan.
 # test-tsan: the ring, worker and scan tests under TSan (the thread code).
 TSAN_TESTS := test_ring test_worker test_scan test_io test_races test_serve_lifecycle test_cancel test_log test_rescan
-test: test-unit test-asan test-tsan
+test: check-layers test-unit test-asan test-tsan
 	@echo "make test: all suites passed"
+
+# The layering check (docs/architecture.md, "Checking the layering"): includes and calls
+# ranked by the layer table, against scripts/layers-exceptions.txt. The self-test first
+# proves it catches an injected violation.
+check-layers: all
+	@python3 scripts/check-layers.py --self-test $(B)
+	@python3 scripts/check-layers.py $(B)
 
 test-unit: all $(TESTS)
 	@SEGSCAN=$(B)/segscan bash tests/run.sh $(B)/tests
