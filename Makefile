@@ -1,7 +1,8 @@
 # segscan — plain Makefile. `make run` and `make test` work on a fresh Debian machine:
 # the deps stamp installs missing packages first (scripts/install-deps.sh).
 #
-# Build trees: build/ (release, -O2), build/asan (ASan+UBSan), build/tsan (TSan).
+# Build trees: build/ (release, -O2), build/asan (ASan+UBSan), build/tsan (TSan); the
+# sanitizer trees have ss_assert on. MODE=debug B=build/debug: -O0 with ss_assert.
 # Sources are picked up by wildcard so a new module or test needs no Makefile edit.
 
 CC       ?= cc
@@ -20,12 +21,17 @@ BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -DSEGSCAN_VERSION=\"$(VERSION)\" -Iincl
 B        ?= build
 MODE     ?= release
 
+# -DSS_ASSERTS turns ss_assert on (src/common/assert.h): in the sanitizer builds the test
+# suites run and in MODE=debug (-O0, ss_assert, no sanitizer), never in release.
 ifeq ($(MODE),asan)
-  MODEFLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DSS_NO_JEMALLOC
+  MODEFLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DSS_NO_JEMALLOC -DSS_ASSERTS
   MODELIBS  := -fsanitize=address,undefined
 else ifeq ($(MODE),tsan)
-  MODEFLAGS := -O1 -fno-omit-frame-pointer -fsanitize=thread -DSS_NO_JEMALLOC
+  MODEFLAGS := -O1 -fno-omit-frame-pointer -fsanitize=thread -DSS_NO_JEMALLOC -DSS_ASSERTS
   MODELIBS  := -fsanitize=thread
+else ifeq ($(MODE),debug)
+  MODEFLAGS := -O0 -DSS_ASSERTS
+  MODELIBS  :=
 else
   MODEFLAGS := -O2
   MODELIBS  :=
