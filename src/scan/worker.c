@@ -20,6 +20,8 @@
 #include "common/probes.h"
 #include "scan/task.h"
 #include "sched/arena.h"
+#include "sched/cpulist.h"
+#include "sched/placement.h"
 #include "sched/topology.h"
 
 #define RING_CAPACITY   4096
