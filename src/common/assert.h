@@ -9,12 +9,12 @@
  * side effect, and it may cost a little: no release build pays for it.
  *
  * A failure writes one line to stderr,
- *     segscan: assertion failed: src/scan/task.c:123: ss_task_complete: t->pending > 0
+ *     segscan: assertion failed: src/scan/task.c:831: ss_task_complete: t->pending > 0
  * (file, line, function, the expression as written) with one write(2), no stdio (it may
- * fire in any pipeline thread, with any lock held), then calls abort(): SIGABRT, a core
- * dump where the system keeps them, and the sanitizer's own report under ASan/TSan. It is
- * the one place the library writes to stderr: a failed invariant is a bug in segscan, and
- * going on would report numbers nobody can trust.
+ * fire in any pipeline thread, with any lock held), then calls abort(): SIGABRT, and a
+ * core dump where the system keeps them (run under gdb for the stack). It is the one place
+ * the library writes to stderr: a failed invariant is a bug in segscan, and going on would
+ * report numbers nobody can trust.
  */
 #ifndef SS_COMMON_ASSERT_H
 #define SS_COMMON_ASSERT_H
