@@ -191,8 +191,8 @@ bench-selftest: all
 # to an embedder (the arenas use it when the process has it, src/sched/arena.c); the soname
 # carries the major version.
 # tests/install.sh (run by test_install) installs into a temporary DESTDIR, builds
-# examples/ against the installed segscan.pc, checks `nm -D` and that uninstall leaves
-# nothing.
+# examples/ against the installed segscan.pc (and statically against libsegscan.a), checks
+# `nm -D`, the .so's DT_NEEDED list and that uninstall leaves nothing.
 SOMAJOR    := $(firstword $(subst ., ,$(VERSION)))
 SONAME     := libsegscan.so.$(SOMAJOR)
 PIC_OBJS   := $(LIB_SRCS:%.c=$(B)/pic/%.o)

@@ -9,7 +9,7 @@
  * side effect, and it may cost a little: no release build pays for it.
  *
  * A failure writes one line to stderr,
- *     segscan: assertion failed: src/scan/task.c:831: ss_task_complete: t->pending > 0
+ *     segscan: assertion failed: src/scan/task.c:829: ss_task_complete: t->pending > 0
  * (file, line, function, the expression as written) with one write(2), no stdio (it may
  * fire in any pipeline thread, with any lock held), then calls abort(): SIGABRT, and a
  * core dump where the system keeps them (run under gdb for the stack). It is the one place

@@ -823,12 +823,12 @@ static int advance(struct ss_task *t, bool *finished)
 
 int ss_task_complete(struct ss_task *t, struct ss_io_req *req, bool *finished)
 {
-	/* results are read from t->req[] by slot; only eviction needs the request now,
-	 * while its fd is still open */
 	/* one of this task's requests, completed once: a second completion of a request, or
 	 * one of another task's, would advance the state machine from a wrong phase */
 	ss_assert(req >= t->req && req < t->req + SS_TASK_MAX_REQS && req->udata == t);
 	ss_assert(t->pending > 0);
+	/* results are read from t->req[] by slot; only eviction needs the request now,
+	 * while its fd is still open */
 	if (req->op == SS_IO_READ && t->env->evict)
 		t->env->evicted_bytes += ss_evict_drop(&t->cold[req - t->req], req->fd);
 	*finished = false;
