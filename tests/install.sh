@@ -60,8 +60,9 @@ fi
 # liburing, the codecs (zlib, lz4, zstd, snappy), jansson (the --remote-state NDJSON parser,
 # fmt/ndjson.c; librdkafka's statistics, source/cluster.c), librdkafka (--bootstrap-server,
 # source/cluster.c) and libc; libm only if a libm function is ever called. Nothing of serve
-# (libmicrohttpd, libcrypt, libsystemd, zlib's gzip writer aside), nothing of jemalloc, no
-# libnuma (sysfs is read directly). docs/install.md "What the library links" says the same.
+# (libmicrohttpd, libcrypt, libsystemd; its gzip uses zlib, which the codecs need anyway),
+# nothing of jemalloc, no libnuma (sysfs is read directly). docs/install.md "What the
+# library links" says the same.
 readelf -d "$dest/usr/lib/libsegscan.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sed 's/\.so.*//' | grep -vx libm |
 	LC_ALL=C sort >"$root/needed"
 printf '%s\n' ld-linux-x86-64 libc libjansson liblz4 librdkafka libsnappy liburing libz libzstd | LC_ALL=C sort >"$root/needed.want"
