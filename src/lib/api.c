@@ -82,21 +82,10 @@ int segscan_add_logdir(segscan_scan *s, const char *path)
 {
 	if (!path)
 		return -EINVAL;
-	int r = ss_scan_setup_begin(s);
+	int r = ss_scan_setup_begin(s); /* released by ss_scan_setup_end below */
 	if (r)
 		return r;
-	char **n = realloc(s->logdir_paths, (s->n_logdir_paths + 1) * sizeof(*n));
-	if (!n) {
-		r = -ENOMEM;
-		goto out;
-	}
-	s->logdir_paths = n;
-	if (!(n[s->n_logdir_paths] = strdup(path))) {
-		r = -ENOMEM;
-		goto out;
-	}
-	s->n_logdir_paths++;
-out:
+	r = ss_scan_add_logdir(s, path);
 	ss_scan_setup_end(s);
 	return r;
 }

@@ -139,6 +139,11 @@ static int run_pipeline(segscan_scan *s)
 	 * that must stop us before we touch any disk. */
 	if ((r = ss_load_configs(s)))
 		return r;
+	/* No LOGDIR: those of --server-properties' log.dirs. Through the internal append: the
+	 * state is RUNNING, and the public segscan_add_logdir refuses that with -EBUSY. */
+	for (uint32_t i = 0; s->n_logdir_paths == 0 && s->opts.server_properties && i < s->config->n_log_dirs; i++)
+		if ((r = ss_scan_add_logdir(s, s->config->log_dirs[i])))
+			return fail(s, r, "%s: log.dirs: %s", s->opts.server_properties, segscan_strerror(r));
 	if (s->n_logdir_paths == 0) {
 		s->usage_error = true;
 		return fail(s, -EINVAL, "no LOGDIR given (name one, or log.dirs through --server-properties)");
@@ -468,4 +473,16 @@ int ss_scan_setup_begin(struct segscan_scan *s)
 void ss_scan_setup_end(struct segscan_scan *s)
 {
 	pthread_mutex_unlock(&s->api_mu); /* taken by ss_scan_setup_begin */
+}
+
+int ss_scan_add_logdir(struct segscan_scan *s, const char *path)
+{
+	char **n = realloc(s->logdir_paths, (s->n_logdir_paths + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	s->logdir_paths = n;
+	if (!(n[s->n_logdir_paths] = strdup(path)))
+		return -ENOMEM;
+	s->n_logdir_paths++;
+	return 0;
 }

@@ -171,6 +171,11 @@ enum ss_scan_state { SS_SCAN_IDLE, SS_SCAN_RUNNING, SS_SCAN_DONE };
  * -EALREADY after it. */
 int  ss_scan_setup_begin(struct segscan_scan *s);
 void ss_scan_setup_end(struct segscan_scan *s);
+/* Appends a log dir to the scan's list, unchecked: for segscan_add_logdir (between
+ * ss_scan_setup_begin and ss_scan_setup_end) and for the run itself (it adds the log.dirs of
+ * --server-properties while the state is RUNNING, where the public entry point answers
+ * -EBUSY). 0 or -ENOMEM. */
+int  ss_scan_add_logdir(struct segscan_scan *s, const char *path);
 /* A results accessor's check: -EINVAL for NULL, -EBUSY while segscan_run runs (the results
  * are being replaced), else 0. Best effort against a caller that reads while another
  * thread starts the run (that stays the caller's race), exact for one that reads during it. */

@@ -40,11 +40,6 @@ int ss_load_configs(struct segscan_scan *s)
 			s->usage_error = true;
 			return r;
 		}
-		if (s->n_logdir_paths == 0) {
-			for (uint32_t i = 0; i < s->config->n_log_dirs; i++)
-				if ((r = segscan_add_logdir(s, s->config->log_dirs[i])))
-					return r;
-		}
 	}
 	for (uint32_t i = 0; i < s->config->n_warnings; i++)
 		ss_logmsg(&s->log, SEGSCAN_LOG_WARNING, "%s", s->config->warnings[i]);
