@@ -12,7 +12,10 @@
 #   s3_start DIR / s3_stop           versitygw serving DIR's sub-directories as buckets ($S3_URL,
 #                                    $S3_AK, $S3_SK); s3_start returns 2 when Go is missing
 #   s3_list BUCKET [PREFIX] [MAX_KEYS]  ListObjectsV2 over every page: "KEY SIZE" lines
-#   prom_start ARGS / prom_q PROMQL / prom_wait PROMQL SECONDS / prom_stop   Prometheus
+#   prom_start ARGS                  Prometheus (scripts/kafka-oracle/prometheus.sh start: --target
+#                                    JOB=HOST:PORT... | --config FILE, --rules FILE..., --wait-for
+#                                    PROMQL...); $PROM_URL, $PROM_STATE; returns 2 when not installed
+#   prom_q PROMQL / prom_values PROMQL / prom_wait PROMQL SECONDS / prom_alerts / prom_rules / prom_stop
 #   harness_cleanup                  stops whatever of the above still runs (trap it on EXIT)
 #
 # Every server listens on 127.0.0.1 on a port chosen at run time; every wait is bounded.
@@ -175,7 +178,10 @@ prom_start() { # ARGS of prometheus.sh start (--target JOB=HOST:PORT ... --rules
     return $rc
 }
 prom_q() { bash "$HARNESS_KO/prometheus.sh" query "$PROM_STATE" "$1"; }
+prom_values() { bash "$HARNESS_KO/prometheus.sh" values "$PROM_STATE" "$1"; }
 prom_wait() { bash "$HARNESS_KO/prometheus.sh" wait "$PROM_STATE" "$1" "$2"; }
+prom_alerts() { bash "$HARNESS_KO/prometheus.sh" alerts "$PROM_STATE"; }
+prom_rules() { bash "$HARNESS_KO/prometheus.sh" rules "$PROM_STATE"; }
 prom_stop() {
     [ -n "$PROM_STATE" ] || return 0
     bash "$HARNESS_KO/prometheus.sh" stop "$PROM_STATE"

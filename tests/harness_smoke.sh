@@ -11,9 +11,11 @@ set -u
 RESULTS=${1:?usage: harness_smoke.sh RESULTS}
 : >"$RESULTS"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SEGSCAN=${SEGSCAN:-$ROOT/build/segscan}
+case "$SEGSCAN" in /*) ;; *) SEGSCAN="$ROOT/$SEGSCAN" ;; esac
 # shellcheck source=tests/harness_lib.sh
 . "$ROOT/tests/harness_lib.sh"
-CASES="lts_copy s3_list prometheus_scrape stall_release leadership remote_delete_fetch"
+CASES="lts_copy segscan_scan s3_list prometheus_scrape stall_release leadership remote_delete_fetch"
 KV=${HARNESS_SMOKE_KAFKA:-4.3.1}
 T0=$(date +%s)
 
@@ -71,6 +73,107 @@ EOF
 )
 verdict lts_copy "$lts"
 
+# ---- segscan_scan: segscan run on each broker as an operator would (its server.properties), once
+# decoding the on-disk __remote_log_metadata-N (--remote-metadata=local) and once consuming that
+# topic from the cluster (--bootstrap-server), against Kafka's own answers taken around the scans:
+# ListOffsets LATEST_TIERED = remote.highest_offset, the COPY_SEGMENT_FINISHED segments
+# (RemoteLogMetadataSerde) = remote.segments and remote.size_bytes, and per topic the leaders'
+# RemoteLogSizeBytes over JMX = the leaders' remote.size_bytes (each partition once whatever its
+# RF). No finding on this healthy cluster but REMOTE_STATE_UNKNOWN where a partition's metadata
+# lives on the other broker. ----
+cat >"$WORK/scan_check.py" <<'EOF'
+import json, os, sys
+# scan_check.py STATE_BEFORE JMX STATE_AFTER HELLO SCANDIR: "ok ...", "unstable ..." or "FAIL ..."
+before, jmx, after, hello = (json.load(open(a)) for a in sys.argv[1:5])
+scandir = sys.argv[5]
+def kafka(st):
+    return {(p['topic'], p['partition']): (p['latest_tiered'], sorted(s['segment_id'] for s in p['remote_segments']
+            if s['state'] == 'COPY_SEGMENT_FINISHED'), p['remote_finished_bytes'], p['leader']) for p in st['partitions']}
+kb, ka = kafka(before), kafka(after)
+if kb != ka:
+    print('unstable: Kafka state changed during the scans'); sys.exit(0)
+jsize = {}
+for n in jmx['nodes']:
+    for t, ms in n.get('topics', {}).items():
+        if t.startswith('sc-') and 'RemoteLogSizeBytes' in ms:
+            jsize[t] = jsize.get(t, 0) + ms['RemoteLogSizeBytes']
+want_size = {}
+for (t, _), v in ka.items():
+    want_size[t] = want_size.get(t, 0) + v[2]
+if jsize != want_size:
+    # the leaders' expiration task (every second) has not caught up with the last copy yet
+    print('unstable: RemoteLogSizeBytes %r, finished bytes %r' % (jsize, want_size)); sys.exit(0)
+bad, checked, unknown, ssize = [], 0, 0, {}
+for n in hello['nodes']:
+    logdir = n['log_dir']
+    here = set(int(x.split('-')[-1]) for x in os.listdir(logdir) if x.startswith('__remote_log_metadata-'))
+    for mode in ('local', 'cluster'):
+        scan = json.load(open(os.path.join(scandir, 'scan-%d-%s.json' % (n['id'], mode))))
+        parts = {(p['topic'], p['partition']): p for p in scan['partitions']}
+        for p in scan['partitions']:
+            for f in p.get('findings', []):
+                if f['code'] != 'REMOTE_STATE_UNKNOWN':
+                    bad.append('node %d %s: %s-%d: finding %s on a healthy cluster: %s'
+                               % (n['id'], mode, p['topic'], p['partition'], f['code'], f.get('message', '')[:160]))
+        for k in before['partitions']:
+            if n['id'] not in k['replicas']:
+                continue
+            key = (k['topic'], k['partition']); p = parts.get(key)
+            if p is None:
+                bad.append('node %d %s: %s-%d missing from the scan' % ((n['id'], mode) + key)); continue
+            lt, fin, fbytes, leader = ka[key]
+            r = p.get('remote') or {}
+            codes = [f['code'] for f in p.get('findings', [])]
+            if mode == 'cluster' or k['metadata_partition'] in here:
+                checked += 1
+                src = 'cluster' if mode == 'cluster' else 'metadata-topic'
+                got = (r.get('source'), r.get('highest_offset'), r.get('segments'), r.get('size_bytes'))
+                if got != (src, lt, len(fin), fbytes):
+                    bad.append('node %d %s: %s-%d: remote (source, highest_offset, segments, size_bytes) %r, Kafka (%r, '
+                               'LATEST_TIERED %r, %d finished, %d bytes)' % ((n['id'], mode) + key + (got, src, lt, len(fin), fbytes)))
+                if mode == 'cluster' and leader == n['id']:
+                    ssize[k['topic']] = ssize.get(k['topic'], 0) + (r.get('size_bytes') or 0)
+            else:
+                unknown += 1
+                if 'REMOTE_STATE_UNKNOWN' not in codes:
+                    bad.append('node %d local: %s-%d (metadata partition %d on the other broker): no REMOTE_STATE_UNKNOWN, remote %r'
+                               % ((n['id'],) + key + (k['metadata_partition'], r)))
+if ssize != jsize:
+    bad.append('per topic, the leaders\' remote.size_bytes %r, RemoteLogSizeBytes over JMX %r' % (ssize, jsize))
+if checked == 0 or sum(jsize.values()) <= 0:
+    bad.append('nothing tiered to compare (the case proves nothing)')
+if unknown == 0:
+    bad.append('every broker holds every metadata partition it needs: the local-only check proves nothing')
+print('FAIL ' + '; '.join(bad[:4]) if bad else
+      'ok %d partition replicas = LATEST_TIERED and the finished segments, %d unknown where their metadata is elsewhere; '
+      'RemoteLogSizeBytes per topic %s = the leaders\' remote.size_bytes' % (checked, unknown, json.dumps(jsize, sort_keys=True)))
+EOF
+BOOT=$(jget "$H" "d['bootstrap']")
+sv=""
+for _ in $(seq 1 20); do
+    sc state || { sv="FAIL state: $ANS"; break; }
+    echo "$ANS" >"$WORK/scan-state0.json"
+    sc jmx || { sv="FAIL jmx: $ANS"; break; }
+    echo "$ANS" >"$WORK/scan-jmx.json"
+    for n in $(jget "$H" "' '.join('%d:%s' % (n['id'], n['server_properties']) for n in d['nodes'])"); do
+        id=${n%%:*}; props=${n#*:}
+        for mode in local cluster; do
+            opt=--remote-metadata=local
+            [ $mode = cluster ] && opt=--bootstrap-server=$BOOT
+            timeout 120 "$SEGSCAN" scan -f json "$opt" --server-properties="$props" \
+                >"$WORK/scan-$id-$mode.json" 2>"$WORK/scan-$id-$mode.err"
+            rc=$?
+            [ $rc -eq 0 ] || { sv="FAIL segscan scan $opt on node $id: exit $rc: $(head -c 300 "$WORK/scan-$id-$mode.err")"; break 3; }
+        done
+    done
+    sc state || { sv="FAIL state: $ANS"; break; }
+    echo "$ANS" >"$WORK/scan-state1.json"
+    sv=$(python3 "$WORK/scan_check.py" "$WORK/scan-state0.json" "$WORK/scan-jmx.json" "$WORK/scan-state1.json" "$H" "$WORK" 2>&1)
+    case "$sv" in unstable*) sleep 1 ;; *) break ;; esac
+done
+case "$sv" in unstable*) sv="FAIL Kafka's own answers did not settle in 20 tries: $sv" ;; esac
+case "$sv" in FAIL*) res "FAIL segscan_scan: ${sv#FAIL }" ;; *) verdict segscan_scan "$sv" ;; esac
+
 # ---- s3_list: versitygw serves the store; ListObjectsV2 (2 keys a page) = the files on disk ----
 t=$(date +%s)
 s3_start "$(dirname "$STORE")"; rc=$?
@@ -104,13 +207,23 @@ else
 fi
 
 # ---- prometheus_scrape: Prometheus scrapes each broker's JMX exporter; the example rules' series
-# equal the MBeans read over JMX at the same time ----
+# equal the MBeans read over JMX at the same time, and a rule file's recording rule (the per-topic
+# sum over brokers) equals their sum; its alert fires ----
 t=$(date +%s)
 targets=()
 for u in $(jget "$H" "' '.join(n['metrics_url'] for n in d['nodes'])"); do
     a=${u#http://}; targets+=(--target "kafka=${a%%/*}")
 done
-prom_start "${targets[@]}"; rc=$?
+cat >"$WORK/smoke.rules.yml" <<'EOF'
+groups:
+  - name: harness-smoke
+    rules:
+      - record: topic:kafka_remote_log_size_bytes:sum
+        expr: sum by (topic) (kafka_server_brokertopicmetrics_remotelogsizebytes{topic=~"sc-.*"})
+      - alert: HarnessSmokeRemoteBytes
+        expr: sum(kafka_server_brokertopicmetrics_remotelogsizebytes{topic=~"sc-.*"}) > 0
+EOF
+prom_start "${targets[@]}" --rules "$WORK/smoke.rules.yml" --wait-for 'topic:kafka_remote_log_size_bytes:sum'; rc=$?
 if [ $rc -eq 2 ]; then
     res "SKIP prometheus_scrape: prometheus not installed (scripts/install-deps.sh installs it)"
 elif [ $rc -ne 0 ]; then
@@ -122,11 +235,16 @@ else
     for _ in $(seq 1 20); do
         sc jmx || break
         echo "$ANS" >"$WORK/jmx.json"
-        sleep 5   # two scrape intervals (2 s): Prometheus has a sample newer than the JMX read
+        # until every exporter was scraped, and the rule evaluated, after the JMX read (bounded)
+        since=$(echo "$ANS" | jget - "d['taken_ms'] / 1000.0")
+        prom_wait "(min(timestamp(kafka_server_brokertopicmetrics_remotelogsizebytes)) > $since) and
+                   (min(timestamp(topic:kafka_remote_log_size_bytes:sum)) > $since)" 60 >/dev/null || continue
         prom_q '{__name__=~"kafka_server_brokertopicmetrics_remote(copylag|deletelag)(segments|bytes)|kafka_server_brokertopicmetrics_remotelogsizebytes|kafka_server_brokertopicmetrics_remotelogmetadatacount"}' >"$WORK/prom.json" || continue
-        v=$(python3 - "$WORK/jmx.json" "$WORK/prom.json" "$H" <<'EOF'
+        prom_q 'topic:kafka_remote_log_size_bytes:sum' >"$WORK/prom-rule.json" || continue
+        prom_alerts >"$WORK/prom-alerts.json" || continue
+        v=$(python3 - "$WORK/jmx.json" "$WORK/prom.json" "$H" "$WORK/prom-rule.json" "$WORK/prom-alerts.json" <<'EOF'
 import json, sys
-jmx, prom, hello = (json.load(open(a)) for a in sys.argv[1:4])
+jmx, prom, hello, rule, alerts = (json.load(open(a)) for a in sys.argv[1:6])
 port_node = {n['metrics_url'].split('/')[2]: n['id'] for n in hello['nodes']}
 want = {}
 for n in jmx['nodes']:
@@ -149,7 +267,17 @@ if not want or sizes <= 0:
     bad.append('no RemoteLogSizeBytes > 0 over JMX (the case proves nothing)')
 if not topicless:
     bad.append('no broker-wide (topic-less) series')
-print('FAIL ' + '; '.join(bad[:4]) if bad else 'ok %d per-topic series equal to JMX, RemoteLogSizeBytes of the sc- topics %d, %d broker-wide series' % (len(want), sizes, len(topicless)))
+rec = {r['metric']['topic']: float(r['value'][1]) for r in rule['data']['result']}
+jsum = {}
+for k, v in want.items():
+    if k[1].endswith('remotelogsizebytes') and k[2].startswith('sc-'):
+        jsum[k[2]] = jsum.get(k[2], 0) + v
+if rec != jsum:
+    bad.append('recording rule topic:kafka_remote_log_size_bytes:sum %r, JMX per-topic sums %r' % (rec, jsum))
+firing = [a for a in alerts['data']['alerts'] if a['labels'].get('alertname') == 'HarnessSmokeRemoteBytes' and a['state'] == 'firing']
+if not firing:
+    bad.append('alert HarnessSmokeRemoteBytes not firing: %r' % alerts['data']['alerts'][:2])
+print('FAIL ' + '; '.join(bad[:4]) if bad else 'ok %d per-topic series equal to JMX, RemoteLogSizeBytes of the sc- topics %d (the recording rule per topic: %s), %d broker-wide series, the alert firing' % (len(want), sizes, json.dumps(rec, sort_keys=True), len(topicless)))
 EOF
 )
         case "$v" in ok*) ok=$v; break ;; esac

@@ -7,17 +7,23 @@
  *   lts_copy             every COPY_SEGMENT_FINISHED segment (RemoteLogMetadataSerde) is a complete
  *                        LocalTieredStorage fileset on disk, .log of the metadata's size; LATEST_TIERED
  *                        = the highest finished end offset
+ *   segscan_scan         segscan scan on each broker (its server.properties; local and cluster remote
+ *                        metadata): remote.highest_offset = ListOffsets LATEST_TIERED, remote segments
+ *                        and bytes = the finished segments, per topic the leaders' remote.size_bytes =
+ *                        RemoteLogSizeBytes over JMX; no false finding
  *   s3_list              versitygw's ListObjectsV2 (2 keys a page) = the store's files and sizes; a
  *                        wrong secret is refused
  *   prometheus_scrape    Prometheus scraping the exporters: the example rules' series
- *                        (kafka_server_brokertopicmetrics_remote*{topic}) = the MBeans over JMX
+ *                        (kafka_server_brokertopicmetrics_remote*{topic}) = the MBeans over JMX; a
+ *                        rule file's recording rule = their per-topic sum, its alert fires
  *   stall_release        a copy held by the stalling transferer stays COPY_SEGMENT_STARTED with
  *                        nothing in the store; released, it finishes
  *   leadership           reassignment + preferred leader election move a partition's leader
  *   remote_delete_fetch  objects deleted behind Kafka's back: its consumer reads nothing there and
  *                        the broker counts RemoteFetchErrorsPerSec; the intact store read before
  *
- * It runs no segscan code, so the sanitizer builds do not run it (the release suite does).
+ * Its segscan runs are the release binary's ($SEGSCAN, set by tests/run.sh); the sanitizer builds
+ * do not run it: the time is Kafka's, and the scan code is under ASan in the unit tests.
  * Skipped (one clear SKIP per case) only where java/mvn (every case), Go (s3_list) or Prometheus
  * (prometheus_scrape) is absent.
  */
@@ -84,6 +90,7 @@ static void verdict(const char *name)
 }
 
 static void lts_copy(void **s) { (void)s; verdict("lts_copy"); }
+static void segscan_scan(void **s) { (void)s; verdict("segscan_scan"); }
 static void s3_list(void **s) { (void)s; verdict("s3_list"); }
 static void prometheus_scrape(void **s) { (void)s; verdict("prometheus_scrape"); }
 static void stall_release(void **s) { (void)s; verdict("stall_release"); }
@@ -93,12 +100,13 @@ static void remote_delete_fetch(void **s) { (void)s; verdict("remote_delete_fetc
 int main(void)
 {
 	if (SANITIZER_BUILD) {
-		printf("test_harness_smoke: not run in sanitizer builds: it runs no segscan code "
-		       "(Kafka, versitygw and Prometheus only); the release suite runs it\n");
+		printf("test_harness_smoke: not run in sanitizer builds: its time is Kafka's, versitygw's "
+		       "and Prometheus's; the release suite runs it\n");
 		return 0;
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lts_copy),
+		cmocka_unit_test(segscan_scan),
 		cmocka_unit_test(s3_list),
 		cmocka_unit_test(prometheus_scrape),
 		cmocka_unit_test(stall_release),
