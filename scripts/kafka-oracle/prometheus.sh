@@ -172,14 +172,13 @@ start() {
     fi
     local cfg="$state/prometheus.yml" want_targets=${#targets[@]} want_groups=0
     gen_config "$config" "$interval" "${#rules[@]}" "${rules[@]}" "${targets[@]}" >"$cfg" || die "cannot write $cfg"
-    # What must be up once: the generated targets, or every target of the caller's config (the API
-    # lists them as soon as service discovery has run: counted from there); one group per rule
-    # file at least (a file may hold several).
+    # Ready means every active target up and every rule group evaluated once; these are the
+    # least counts that rules out "nothing listed yet": the generated targets; one target for a
+    # caller's config with scrape configs (its targets are listed once service discovery has
+    # run); one group per rule file that has any (a file may hold several).
     for r in "${rules[@]}"; do
         grep -q '^\s*- *name:' "$r" && want_groups=$((want_groups + 1))
     done
-    # the caller's config: its targets appear only once service discovery has run, so an empty
-    # list right after the start is not "every target up"
     [ -n "$config" ] && grep -q '^scrape_configs:' "$config" && want_targets=1
     if command -v promtool >/dev/null 2>&1; then
         promtool check config "$cfg" >"$state/check.log" 2>&1 ||
