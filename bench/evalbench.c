@@ -33,7 +33,7 @@
 #include "eval/eval.h"
 #include "fmt/ndjson.h"
 #include "eval/remote.h"
-#include "model.h"
+#include "model/model.h"
 #include "segscan.h"
 
 #define EB_TOPICS 64           /* as ss_remote_replay_synthetic: "bench0".."bench63" */

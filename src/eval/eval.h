@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "eval/releases.h"
-#include "model.h"
+#include "model/model.h"
 
 struct ss_remote_part;   /* eval/remote.h: one user partition's replayed remote state */
 

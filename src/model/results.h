@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "eval/eval.h"   /* struct ss_eval: a partition's evaluation (ss_part.eval) */
-#include "model.h"
+#include "model/model.h"
 
 struct ss_res_logdir {
 	const char *path;       /* as given (or from log.dirs) */
