@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eval/eval.h"   /* struct ss_eval: a partition's evaluation (ss_part.eval) */
+#include "model/evaluation.h"   /* struct ss_eval: a partition's evaluation (ss_part.eval) */
 #include "model/model.h"
 
 struct ss_res_logdir {
