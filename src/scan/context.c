@@ -1,4 +1,9 @@
-/* Filling a scan's context from its sources: see context.h. */
+/*
+ * The scan's context loaders: each reads the scan's options, hands a source (src/source/)
+ * the small option struct it needs and keeps the object it returns in the scan. The
+ * sources know nothing of the scan object; this file is the one place that maps options to
+ * them (stages 1, 3 and 4 of docs/architecture.md's picture).
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +14,7 @@
 #include "eval/remote.h"
 #include "fmt/names.h"
 #include "scan/scan_int.h"
+#include "source/cluster.h"
 #include "source/cluster_ctx.h"
 #include "source/cluster_load.h"
 #include "source/context.h"
@@ -25,7 +31,7 @@ static int usage(struct segscan_scan *s, int err, const char *fmt, ...)
 	return err;
 }
 
-int ss_load_configs(struct segscan_scan *s)
+int ss_scan_load_configs(struct segscan_scan *s)
 {
 	int r;
 	if ((r = ss_config_new(&s->config)))
@@ -42,7 +48,7 @@ int ss_load_configs(struct segscan_scan *s)
 		}
 		if (s->n_logdir_paths == 0) {
 			for (uint32_t i = 0; i < s->config->n_log_dirs; i++)
-				if ((r = segscan_add_logdir(s, s->config->log_dirs[i])))
+				if ((r = ss_scan_logdir_add(s, s->config->log_dirs[i])))
 					return r;
 		}
 	}
@@ -50,6 +56,37 @@ int ss_load_configs(struct segscan_scan *s)
 		ss_logmsg(&s->log, SEGSCAN_LOG_WARNING, "%s", s->config->warnings[i]);
 	s->err[0] = 0;
 	return 0;
+}
+
+int ss_scan_find_static(struct segscan_scan *s)
+{
+	const struct ss_static_opts o = {
+		.server_properties = s->opts.server_properties,
+		.broker_process = s->opts.broker_process,
+		.proc_root = s->opts.proc_root,
+		.logdirs = s->logdir_paths,
+		.n_logdirs = s->n_logdir_paths,
+	};
+	return ss_cluster_find_static(&o, s->config, &s->static_config, &s->static_config_how);
+}
+
+int ss_scan_cluster_ctx(struct segscan_scan *s)
+{
+	/* DescribeConfigs when no metadata log is readable */
+	const struct ss_cluster_opts co = {
+		.bootstrap = s->opts.bootstrap_server,
+		.config_file = s->opts.kafka_config,
+		.timeout_ms = s->opts.kafka_timeout_ms,
+		.warn = ss_logsink_warn,
+		.warn_arg = &s->log,
+	};
+	const struct ss_cluster_ctx_opts o = {
+		.metadata_dir = s->opts.metadata_dir,
+		.cluster_metadata = s->opts.cluster_metadata,
+		.kafka_version = s->opts.kafka_version,
+		.cluster = s->opts.bootstrap_server ? &co : NULL,
+	};
+	return ss_cluster_ctx_load(&o, s->config, &s->cat, &s->log, &s->cluster);
 }
 
 /* A remote-state file that names a topic id must agree with partition.metadata: a
@@ -74,7 +111,7 @@ static int check_topic_ids(struct segscan_scan *s)
 	return 0;
 }
 
-int ss_load_remote_file(struct segscan_scan *s, char *err, size_t errlen)
+int ss_scan_load_remote_file(struct segscan_scan *s, char *err, size_t errlen)
 {
 	int r;
 	if (!s->opts.remote_state)
@@ -89,17 +126,62 @@ int ss_load_remote_file(struct segscan_scan *s, char *err, size_t errlen)
 	return 0;
 }
 
-int ss_load_remote(struct segscan_scan *s)
+/* Does this scan take its remote state from the cluster? --remote-metadata=cluster, or
+ * auto with --bootstrap-server (and no --remote-state file). */
+static bool cluster_wanted(const struct segscan_scan *s)
+{
+	if (s->opts.remote_state)
+		return false;
+	const char *m = s->opts.remote_metadata;
+	if (m && !strcmp(m, "cluster"))
+		return true;
+	return (!m || !strcmp(m, "auto")) && s->opts.bootstrap_server && *s->opts.bootstrap_server;
+}
+
+/* The live cluster (source/cluster_load.h), or serve's tail of it. */
+static int remote_from_cluster(struct segscan_scan *s)
+{
+	const struct ss_cluster_opts co = {
+		.bootstrap = s->opts.bootstrap_server,
+		.config_file = s->opts.kafka_config,
+		.timeout_ms = s->opts.kafka_timeout_ms,
+		.deadline_ms = s->opts.kafka_deadline_ms,
+		.cancel = &s->cancel,
+		.warn = ss_logsink_warn,
+		.warn_arg = &s->log,
+	};
+	const struct ss_cluster_load_in in = {
+		.cluster = &co,
+		.tail = s->opts.bootstrap_server ? ss_cluster_tail_registered(s->opts.bootstrap_server) : NULL,
+		.cat = &s->cat,
+		.log = &s->log,
+	};
+	struct ss_cluster_loaded got;
+	int r = ss_cluster_load_remote(&in, &got, s->err, sizeof(s->err));
+	if (got.usage_error)
+		s->usage_error = true;
+	s->remote_taint = got.taint;   /* freed at the end of segscan_run */
+	if (r)
+		return r;
+	if (got.remote) {
+		s->remote = got.remote;
+		s->remote_source = SS_SOURCE_CLUSTER;
+	}
+	s->remote_warnings += got.warnings;
+	return 0;
+}
+
+int ss_scan_load_remote(struct segscan_scan *s)
 {
 	int r;
 	if (s->opts.remote_state) {
-		if (!s->remote && (r = ss_load_remote_file(s, s->err, sizeof(s->err))))
+		if (!s->remote && (r = ss_scan_load_remote_file(s, s->err, sizeof(s->err))))
 			return r;
 		return check_topic_ids(s);
 	}
 	/* --remote-metadata=cluster, or auto with --bootstrap-server: the live cluster */
-	if (ss_cluster_wanted(s))
-		return ss_cluster_load_remote(s);
+	if (cluster_wanted(s))
+		return remote_from_cluster(s);
 	if (strcmp(s->opts.remote_metadata, "off") != 0 && strcmp(s->opts.remote_metadata, "cluster") != 0 &&
 	    s->cat.n_rlmm_dirs > 0) {
 		if ((r = ss_remote_new(SS_REMOTE_KAFKA, SS_SOURCE_METADATA_TOPIC, &s->remote)))
