@@ -150,9 +150,13 @@ static int remote_from_cluster(struct segscan_scan *s)
 		.warn = ss_logsink_warn,
 		.warn_arg = &s->log,
 	};
+	/* serve's tail serves the scans of its own servers only */
+	struct ss_cluster_tail *tail = s->cluster_tail;
+	if (tail && s->opts.bootstrap_server && strcmp(s->opts.bootstrap_server, ss_cluster_tail_bootstrap(tail)))
+		tail = NULL;
 	const struct ss_cluster_load_in in = {
 		.cluster = &co,
-		.tail = s->opts.bootstrap_server ? ss_cluster_tail_registered(s->opts.bootstrap_server) : NULL,
+		.tail = tail,
 		.cat = &s->cat,
 		.log = &s->log,
 	};

@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/probes.h"
+#include "scan/embed.h"
 #include "scan/scan_int.h"
 #include "source/cluster_ctx.h"
 #include "source/cluster_image.h"
@@ -258,6 +259,16 @@ int ss_scan_logdir_add(segscan_scan *s, const char *path)
 	if (!(n[s->n_logdir_paths] = strdup(path)))
 		return -ENOMEM;
 	s->n_logdir_paths++;
+	return 0;
+}
+
+int ss_scan_use_cluster_tail(segscan_scan *s, struct ss_cluster_tail *t)
+{
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
+	s->cluster_tail = t;
+	ss_scan_setup_end(s);
 	return 0;
 }
 

@@ -27,6 +27,7 @@ struct ss_remote;      /* eval/remote.h */
 struct ss_remote_taint;/* source/remote_topic.h */
 struct ss_config;      /* eval/config.h */
 struct ss_cluster_ctx; /* source/cluster_ctx.h */
+struct ss_cluster_tail;/* source/cluster.h */
 
 struct ss_seed {
 	char   *topic;
@@ -135,6 +136,7 @@ struct segscan_scan {
 	struct ss_res_worker *winfo;         /* per worker, for --stats */
 	unsigned             n_winfo;
 	const struct segscan_scan *prev;     /* segscan_reuse */
+	struct ss_cluster_tail *cluster_tail;/* serve's live tail (scan/embed.h), not owned; NULL */
 	struct ss_strtab     cfgs;           /* the evaluator's: one resolved config per topic */
 	struct ss_strtab     msgs;           /* and finding messages held once (evaluator.c) */
 	bool                 reusable;       /* segscan_reuse was called: keep segment identities

@@ -36,6 +36,7 @@
 
 #include "common/clock.h"
 #include "fmt/config.h"
+#include "scan/embed.h"
 #include "service/cluster_tail.h"
 #include "service/log.h"
 #include "service/notify.h"
@@ -332,6 +333,9 @@ static int build_scan(const struct ss_serve_opts *o, segscan_scan **out)
 	for (size_t i = 0; i < o->n_logdirs; i++)
 		if ((r = segscan_add_logdir(s, o->logdirs[i])))
 			goto fail;
+	/* the live tail, when one runs, serves this scan's remote state */
+	if ((r = ss_scan_use_cluster_tail(s, ss_serve_cluster_tail())))
+		goto fail;
 	*out = s;
 	return 0;
 fail:

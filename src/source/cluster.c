@@ -1305,25 +1305,3 @@ int ss_cluster_tail_status(struct ss_cluster_tail *t, struct ss_cluster_status *
 	*out = s;
 	return 0;
 }
-
-/* ---- registration (serve) ------------------------------------------------------------ */
-
-static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct ss_cluster_tail *reg_tail;
-
-void ss_cluster_tail_register(struct ss_cluster_tail *t)
-{
-	pthread_mutex_lock(&reg_mu);
-	reg_tail = t;
-	pthread_mutex_unlock(&reg_mu);
-}
-
-struct ss_cluster_tail *ss_cluster_tail_registered(const char *bootstrap)
-{
-	pthread_mutex_lock(&reg_mu);
-	struct ss_cluster_tail *t = reg_tail;
-	pthread_mutex_unlock(&reg_mu);
-	if (t && bootstrap && strcmp(bootstrap, t->c->bootstrap))
-		return NULL;
-	return t;
-}

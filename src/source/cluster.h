@@ -172,11 +172,4 @@ int  ss_cluster_tail_rlmm_partitions(struct ss_cluster_tail *t, int32_t *n, char
 /* Current status; *out malloc'd (free it). */
 int  ss_cluster_tail_status(struct ss_cluster_tail *t, struct ss_cluster_status **out);
 
-/* ---- the scan's entry (context loader) ---------------------------------------------- */
-
-/* The process-wide tail that serve registers so every scan with the same bootstrap servers
- * reads from it instead of opening its own connection. NULL to clear. */
-void ss_cluster_tail_register(struct ss_cluster_tail *t);
-struct ss_cluster_tail *ss_cluster_tail_registered(const char *bootstrap);
-
 #endif
