@@ -43,7 +43,7 @@
 #include "service/serve.h"
 #include "service/webconfig.h"
 #include "source/local_files.h"
-#include "source/watch.h"
+#include "service/watch.h"
 
 static struct timespec ts_of(double t)
 {
@@ -302,7 +302,7 @@ struct svc {
 	bool            reload;      /* mu: main asks for a rescan now (SIGHUP) */
 	int             fatal_rc;    /* mu: nonzero = the scan thread asks main to exit with it */
 	bool            first_done;  /* scan thread only */
-	/* change detection (source/watch.h), scan thread only */
+	/* change detection (service/watch.h), scan thread only */
 	struct ss_watch *watch;      /* NULL: every scan takes the full path */
 	bool            watch_tried;
 	double          last_full;   /* CLOCK_MONOTONIC of the last full check */

@@ -16,7 +16,7 @@
 #include "common/darray.h"
 #include "common/file.h"
 #include "fmt/names.h"
-#include "source/watch.h"
+#include "service/watch.h"
 
 /* A partition directory: everything that changes a segment's facts or the set of files. */
 #define DIR_MASK (IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
