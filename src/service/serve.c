@@ -707,9 +707,11 @@ int ss_serve_main(const struct ss_serve_opts *o)
 			o->listen);
 		return 2;
 	}
-	/* the process's lifetime: MHD reads the certificate and key for every handshake */
+	/* the process's lifetime: MHD reads the certificate and key for every handshake.
+	 * --once loads it too, so the dry run reports a bad file (a hash, a key) as the
+	 * listening serve would, exit 2, before it scans */
 	static struct ss_web_config web;
-	if (!o->once && o->web_config && ss_web_config_load(o->web_config, &web, err, sizeof(err))) {
+	if (o->web_config && ss_web_config_load(o->web_config, &web, err, sizeof(err))) {
 		fprintf(stderr, "segscan: %s\n", err);
 		return 2;
 	}
