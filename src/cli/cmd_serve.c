@@ -87,9 +87,10 @@ static const char usage_serve[] =
 static const char tail_help[] =
 "\n"
 "Signals:\n"
-"  SIGHUP           rescan now; the scan re-reads --topic-config, --remote-state and\n"
-"                   --server-properties (every scan does; SIGHUP only does not wait for\n"
-"                   the interval)\n"
+"  SIGHUP           rescan now; the scan re-reads --topic-config and --remote-state\n"
+"                   (every scan does; SIGHUP only does not wait for the interval);\n"
+"                   --server-properties is read once at the start (it may be a FIFO):\n"
+"                   a change to it takes a restart\n"
 "  SIGTERM, SIGINT  stop within a second: stop accepting, let queued responses finish\n"
 "                   (250 ms at most), close every connection, let a scan in flight\n"
 "                   finish if it does within 0.7 s of the signal, else exit without it\n"

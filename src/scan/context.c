@@ -12,6 +12,7 @@
 
 #include "eval/config.h"
 #include "eval/remote.h"
+#include "fmt/config.h"
 #include "fmt/names.h"
 #include "scan/scan_int.h"
 #include "source/cluster.h"
@@ -42,7 +43,13 @@ int ss_scan_load_configs(struct segscan_scan *s)
 		return r;
 	}
 	if (s->opts.server_properties) {
-		if ((r = ss_source_server_properties(s->config, s->opts.server_properties, s->err, sizeof(s->err)))) {
+		/* serve's bytes, read once at its start (scan/embed.h), or the file now */
+		if (s->props_text)
+			r = ss_config_load_server_buf(s->config, s->props_text, s->props_len, s->opts.server_properties,
+						      s->err, sizeof(s->err));
+		else
+			r = ss_source_server_properties(s->config, s->opts.server_properties, s->err, sizeof(s->err));
+		if (r) {
 			s->usage_error = true;
 			return r;
 		}

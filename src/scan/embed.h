@@ -17,4 +17,10 @@ struct ss_cluster_tail;   /* source/cluster.h */
  * instead of opening its own connection. t must outlive the scan's segscan_run; NULL: none. */
 int ss_scan_use_cluster_tail(segscan_scan *s, struct ss_cluster_tail *t);
 
+/* --server-properties as bytes serve read once at its start: the scan parses text (len
+ * bytes, which must outlive segscan_run) under the file's name instead of opening it again,
+ * so a FIFO or pipe the user named serves every rescan. Sets the option to name too.
+ * 0, -ENOMEM, or the state errors above. */
+int ss_scan_use_server_properties(segscan_scan *s, const char *name, const char *text, size_t len);
+
 #endif

@@ -272,6 +272,24 @@ int ss_scan_use_cluster_tail(segscan_scan *s, struct ss_cluster_tail *t)
 	return 0;
 }
 
+int ss_scan_use_server_properties(segscan_scan *s, const char *name, const char *text, size_t len)
+{
+	if (!name || !text)
+		return -EINVAL;
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
+	char *n = strdup(name);
+	if (n) {
+		free(s->opts.server_properties);
+		s->opts.server_properties = n;
+		s->props_text = text;
+		s->props_len = len;
+	}
+	ss_scan_setup_end(s);
+	return n ? 0 : -ENOMEM;
+}
+
 int segscan_reuse_unchanged(segscan_scan *s, segscan_unchanged_fn fn, void *arg)
 {
 	int r = ss_scan_setup_begin(s);

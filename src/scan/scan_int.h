@@ -137,6 +137,9 @@ struct segscan_scan {
 	unsigned             n_winfo;
 	const struct segscan_scan *prev;     /* segscan_reuse */
 	struct ss_cluster_tail *cluster_tail;/* serve's live tail (scan/embed.h), not owned; NULL */
+	const char          *props_text;     /* --server-properties' bytes read by serve (scan/embed.h),
+						not owned; NULL: the scan reads the file */
+	size_t               props_len;
 	struct ss_strtab     cfgs;           /* the evaluator's: one resolved config per topic */
 	struct ss_strtab     msgs;           /* and finding messages held once (evaluator.c) */
 	bool                 reusable;       /* segscan_reuse was called: keep segment identities
