@@ -233,6 +233,8 @@ static int run_pipeline(segscan_scan *s)
 	return 0;
 }
 
+/* The scan object's own state lock (scan_int.h): the setters of lib/ and segscan_run take
+ * it the same way, so it lives with the object, below them. */
 int ss_scan_setup_begin(segscan_scan *s)
 {
 	if (!s)
