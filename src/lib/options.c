@@ -73,9 +73,10 @@ const struct ss_optdef ss_optdefs[] = {
 	  .help = "bound on every wait for the cluster (default 10000)" },
 	{ .name = "kafka-deadline", .type = SS_OPT_INT, .values = "MS", .lo = 1, .hi = 86400000, .def = "300000",
 	  .off = F(kafka_deadline_ms), .err = "expected milliseconds from 1 to 86400000",
-	  .help = "bound on the whole read of remote metadata from the cluster\n"
-		  "(default 300000); a read that at its rate so far could not finish\n"
-		  "in time gives up early; the partitions it serves are then unknown" },
+	  .help = "bound on the whole read of remote metadata from the cluster,\n"
+		  "and on DescribeConfigs (default 300000); a read that at its rate\n"
+		  "so far could not finish in time gives up early; the partitions it\n"
+		  "serves are then unknown" },
 	{ .name = "broker-process", .type = SS_OPT_SWITCH, .values = "auto|off", .def = "auto",
 	  .off = F(broker_process), .err = "expected auto or off",
 	  .help = "without --server-properties, read the server.properties of the\n"

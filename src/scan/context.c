@@ -79,11 +79,14 @@ int ss_scan_find_static(struct segscan_scan *s)
 
 int ss_scan_cluster_ctx(struct segscan_scan *s)
 {
-	/* DescribeConfigs when no metadata log is readable */
+	/* DescribeConfigs when no metadata log is readable: bounded and cancellable like the
+	 * read of remote metadata (--kafka-deadline, segscan_cancel), not only per wait */
 	const struct ss_cluster_opts co = {
 		.bootstrap = s->opts.bootstrap_server,
 		.config_file = s->opts.kafka_config,
 		.timeout_ms = s->opts.kafka_timeout_ms,
+		.deadline_ms = s->opts.kafka_deadline_ms,
+		.cancel = &s->cancel,
 		.warn = ss_logsink_warn,
 		.warn_arg = &s->log,
 	};
