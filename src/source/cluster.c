@@ -885,7 +885,9 @@ struct tail_part {
 	bool      started;       /* rd_kafka_consume_start_queue done (stopped in tail_stop) */
 	int64_t   bad_first;     /* base offset of the first batch the client refused, reported
 				    to every snapshot; -1 none */
-	char      bad_msg[200];  /* the client's words for it */
+	bool      over;          /* its records passed the tail's bound (or could not be kept):
+				    dropped, read no further, every snapshot of it fails */
+	char      bad_msg[256];  /* the client's words for it; or, when over, why */
 	double    last_ok;       /* mono: its last record, or a watermark check it was up to date at */
 	struct rec_ref *recs;
 	uint32_t  n_recs, cap_recs;
@@ -910,6 +912,8 @@ struct ss_cluster_tail {
 	struct tail_part  *parts;
 	uint32_t           n_parts, cap_parts;
 	double             t_start;
+	uint64_t           max_bytes;  /* SS_CLUSTER_TAIL_MAX_BYTES or the option's */
+	uint64_t           bytes;      /* kept by every partition: values + SS_CLUSTER_TAIL_REC_BYTES each */
 };
 
 static struct tail_part *tail_find(struct ss_cluster_tail *t, int32_t mp)
@@ -939,6 +943,36 @@ static int tail_append(struct tail_part *p, const rd_kafka_message_t *m)
 		memcpy(p->arena + p->arena_len, m->payload, m->len);
 	p->arena_len += (uint32_t)m->len;
 	return 0;
+}
+
+/* The record m does not fit the bound (or could not be kept, err): the partition's records
+ * go, it is read no further, and a snapshot that asks for it says why. Called with t->mu
+ * held; returns whether to stop its consumption (outside the lock). */
+static bool tail_over(struct ss_cluster_tail *t, struct tail_part *p, const rd_kafka_message_t *m, int err)
+{
+	t->bytes -= (uint64_t)p->arena_len + (uint64_t)p->n_recs * SS_CLUSTER_TAIL_REC_BYTES;
+	free(p->recs);
+	free(p->arena);
+	p->recs = NULL;
+	p->arena = NULL;
+	p->n_recs = p->cap_recs = p->arena_len = p->arena_cap = 0;
+	p->over = true;
+	if (err)
+		snprintf(p->bad_msg, sizeof(p->bad_msg), "%s-%d offset %" PRId64 ": cannot keep the record: %s",
+			 t->c->topic, p->mpart, m->offset, strerror(-err));
+	else
+		snprintf(p->bad_msg, sizeof(p->bad_msg),
+			 "%s-%d offset %" PRId64 ": the records kept would pass the tail's bound of %" PRIu64
+			 " bytes: its remote state is unknown until serve restarts", t->c->topic, p->mpart, m->offset,
+			 t->max_bytes);
+	snprintf(t->last_error, sizeof(t->last_error), "%s", p->bad_msg);
+	if (!p->caught_up) {
+		p->caught_up = true;   /* as far as it will get: a snapshot must not wait for it */
+		pthread_cond_broadcast(&t->cv);
+	}
+	bool halt = p->started;
+	p->started = false;
+	return halt;
 }
 
 static void set_connected(struct ss_cluster_tail *t, bool on, double now)
@@ -1100,17 +1134,21 @@ static void *tail_main(void *arg)
 				p->started = false;
 				halt = p->mpart;
 			}
-		} else if (p && p->bad_first >= 0) {
+		} else if (p && (p->bad_first >= 0 || p->over)) {
 			/* in flight when it was halted, or the client's reading of the bytes after
 			 * the refused batch: nothing of it counts */
 		} else if (m->err) {
 			snprintf(t->last_error, sizeof(t->last_error), "%s", rd_kafka_message_errstr(m));
 		} else if (p && m->offset >= (p->next < 0 ? 0 : p->next)) {
-			int e = tail_append(p, m);
+			uint64_t need = (uint64_t)m->len + SS_CLUSTER_TAIL_REC_BYTES;
+			/* a record that cannot be kept ends the partition's replay: dropping it
+			 * alone would replay a partial state as a whole one */
+			int e = t->bytes + need > t->max_bytes ? 1 : tail_append(p, m);
 			if (e) {
-				snprintf(t->last_error, sizeof(t->last_error), "%s-%d offset %" PRId64 ": %s",
-					 t->c->topic, p->mpart, m->offset, strerror(-e));
+				if (tail_over(t, p, m, e < 0 ? e : 0))
+					halt = p->mpart;
 			} else {
+				t->bytes += need;
 				p->next = m->offset + 1;
 				p->last_ok = now;
 				t->last_answer = now;
@@ -1154,6 +1192,7 @@ int ss_cluster_tail_start(struct ss_cluster_tail **out, const struct ss_cluster_
 	pthread_cond_init(&t->cv, &ca);     /* destroyed in ss_cluster_tail_stop */
 	pthread_condattr_destroy(&ca);
 	t->t_start = ss_mono();
+	t->max_bytes = o->tail_max_bytes ? o->tail_max_bytes : SS_CLUSTER_TAIL_MAX_BYTES;
 	t->connected = false;  /* until the first statistics with a broker UP (stats_cb) */
 	t->since = t->t_start;
 	t->last_answer = -1e9;
@@ -1258,6 +1297,14 @@ int ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, u
 			goto out;
 		}
 	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct tail_part *p = tail_find(t, mparts[i]);
+		if (p->over) {   /* nothing of any partition is replayed: no partial state */
+			snprintf(err, errlen, "cluster %s: %s", t->c->bootstrap, p->bad_msg);
+			r = -ENOBUFS;
+			goto out;
+		}
+	}
 	for (uint32_t i = 0; i < n && !r; i++) {
 		struct tail_part *p = tail_find(t, mparts[i]);
 		if (p->bad_first >= 0 && sink->corrupt)
@@ -1297,6 +1344,7 @@ int ss_cluster_tail_status(struct ss_cluster_tail *t, struct ss_cluster_status *
 		q->lag_records = p->hwm >= 0 && p->next >= 0 ? (p->hwm > p->next ? p->hwm - p->next : 0) : -1;
 		q->age_s = now - p->last_ok;
 		q->records = p->n_recs;
+		q->over_bound = p->over;
 		q->last_record_ms = p->n_recs ? p->recs[p->n_recs - 1].ts : -1;
 		if (!p->caught_up)
 			s->caught_up = false;
