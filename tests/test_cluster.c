@@ -25,6 +25,7 @@
 #include "eval/config.h"
 #include "fmt/rlmm.h"
 #include "source/cluster.h"
+#include "source/cluster_conf.h"
 #include "source/cluster_load.h"
 
 static char tmpdir[512];
@@ -114,6 +115,32 @@ static void config_unknown_key(void **state)
 	assert_non_null(strstr(err, "line 5"));
 	assert_non_null(strstr(err, "no.such.property"));
 	assert_int_equal(n_warned, 0);   /* mode 600: no warning */
+}
+
+/* --kafka-config is read as Kafka's Java clients read it (java.util.Properties): '\r' ends a
+ * line, escapes are unescaped, a value keeps its trailing blanks, continuation lines join.
+ * The client's own reader split at '\n' only, passed escapes through raw and trimmed values. */
+static void config_java_syntax(void **state)
+{
+	char path[600], err[1024];
+	snprintf(path, sizeof(path), "%s/java.properties", tmpdir);
+	write_file(path, "client.rack=r\\u0031\rsocket.keepalive.enable = tr\\\n    ue\r\nclient.id=a b \n", 0600);
+	struct ss_client_conf cc = { 0 };
+	assert_int_equal(ss_client_conf_read(&cc, path, NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(cc.n, 3);
+	assert_string_equal(cc.kv[0].k, "client.rack");
+	assert_string_equal(cc.kv[0].v, "r1");
+	assert_string_equal(cc.kv[1].k, "socket.keepalive.enable");
+	assert_string_equal(cc.kv[1].v, "true");
+	assert_int_equal(cc.kv[1].line, 2);
+	assert_string_equal(cc.kv[2].v, "a b ");
+	assert_int_equal(cc.kv[2].line, 4);
+	ss_client_conf_free(&cc);
+	/* a malformed escape refuses the file, naming its line, as Java does */
+	write_file(path, "a=1\nb=\\u12\n", 0600);
+	assert_int_equal(ss_client_conf_read(&cc, path, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "line 2"));
+	ss_client_conf_free(&cc);
 }
 
 /* A config file others can read is warned about (it holds credentials); a JAAS line of the
@@ -264,6 +291,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(placement),
 		cmocka_unit_test(config_unknown_key),
 		cmocka_unit_test(config_mode_jaas_unreachable),
+		cmocka_unit_test(config_java_syntax),
 		cmocka_unit_test(tail_down),
 		cmocka_unit_test(tail_bounded),
 	};

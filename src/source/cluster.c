@@ -21,186 +21,7 @@
 #include "common/file.h"
 #include "fmt/rlmm.h"
 #include "source/cluster.h"
-
-/* ---- the client configuration ------------------------------------------------------ */
-
-struct kv {
-	char *k, *v;
-	uint32_t line;
-};
-
-struct client_conf {
-	struct kv *kv;
-	uint32_t   n, cap;
-};
-
-static void conf_free(struct client_conf *cc)
-{
-	for (uint32_t i = 0; i < cc->n; i++) {
-		free(cc->kv[i].k);
-		free(cc->kv[i].v);
-	}
-	free(cc->kv);
-	memset(cc, 0, sizeof(*cc));
-}
-
-static char *trim(char *s, char *e)
-{
-	while (s < e && (*s == ' ' || *s == '\t' || *s == '\f'))
-		s++;
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\f' || e[-1] == '\r'))
-		e--;
-	*e = 0;
-	return s;
-}
-
-/* A JAAS line of Kafka's Java clients (sasl.jaas.config=...PlainLoginModule required
- * username="u" password="p";) names what librdkafka calls sasl.username/sasl.password. */
-static char *jaas_field(const char *jaas, const char *name)
-{
-	size_t nl = strlen(name);
-	for (const char *p = jaas; (p = strstr(p, name)); p += nl) {
-		if (p != jaas && p[-1] != ' ' && p[-1] != '\t')
-			continue;
-		const char *q = p + nl;
-		while (*q == ' ')
-			q++;
-		if (*q++ != '=')
-			continue;
-		while (*q == ' ')
-			q++;
-		if (*q != '"')
-			continue;
-		const char *e = strchr(++q, '"');
-		return e ? strndup(q, (size_t)(e - q)) : NULL;
-	}
-	return NULL;
-}
-
-static int conf_add(struct client_conf *cc, const char *k, const char *v, uint32_t line)
-{
-	struct kv *x;
-	int e = SS_DA_PUSH(&cc->kv, &cc->n, &cc->cap, &x);
-	if (e < 0)
-		return e;
-	x->k = strdup(k);
-	x->v = strdup(v);
-	x->line = line;
-	if (!x->k || !x->v)
-		return -ENOMEM;
-	return 0;
-}
-
-/* Java-properties syntax (java.util.Properties.load): '#'/'!' comments, key and value
- * separated by '=', ':' or whitespace, a trailing backslash continues the line. */
-static int conf_read(struct client_conf *cc, const char *path, void (*warn)(void *, const char *), void *warn_arg,
-		     char *err, size_t errlen)
-{
-	struct stat st;
-	char *buf = NULL;
-	size_t len = 0;
-	int e;
-
-	if (stat(path, &st)) {
-		e = -errno;
-		snprintf(err, errlen, "--kafka-config=%s: %s", path, strerror(errno));
-		return e;
-	}
-	if ((e = ss_read_file(AT_FDCWD, path, 1u << 20, &buf, &len))) {
-		snprintf(err, errlen, "--kafka-config=%s: %s", path, strerror(-e));
-		return e;
-	}
-	if (st.st_mode & (S_IRGRP | S_IROTH)) {
-		char m[512];
-		snprintf(m, sizeof(m),
-			 "--kafka-config=%s is readable by %s (mode %03o): it usually holds credentials; chmod 600 it",
-			 path, (st.st_mode & S_IROTH) ? "others" : "its group", (unsigned)(st.st_mode & 0777));
-		if (warn)   /* none: dropped (the library never writes to stderr) */
-			warn(warn_arg, m);
-	}
-	uint32_t line = 0;
-	char *p = buf, *end = buf + len;
-	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *le = nl ? nl : end;
-		uint32_t first_line = ++line;
-		/* continuation lines: join into the first */
-		char *w = p;
-		char *logical = p;
-		for (;;) {
-			char *seg_end = le;
-			while (seg_end > p && (seg_end[-1] == '\r'))
-				seg_end--;
-			size_t bs = 0;
-			for (char *q = seg_end; q > p && q[-1] == '\\'; q--)
-				bs++;
-			bool cont = (bs & 1) && le < end;
-			size_t n = (size_t)(seg_end - p) - (cont ? 1 : 0);
-			memmove(w, p, n);
-			w += n;
-			if (!cont)
-				break;
-			p = le + 1;
-			while (p < end && (*p == ' ' || *p == '\t'))
-				p++;
-			nl = memchr(p, '\n', (size_t)(end - p));
-			le = nl ? nl : end;
-			line++;
-		}
-		char *s = trim(logical, w);
-		p = le < end ? le + 1 : end;
-		if (!*s || *s == '#' || *s == '!')
-			continue;
-		char *sep = s;
-		while (*sep && *sep != '=' && *sep != ':' && *sep != ' ' && *sep != '\t')
-			sep++;
-		char *val = sep;
-		if (*val) {
-			bool ws = *val == ' ' || *val == '\t';
-			*val++ = 0;
-			while (*val == ' ' || *val == '\t')
-				val++;
-			if (ws && (*val == '=' || *val == ':'))   /* "key = value" */
-				val++;
-			while (*val == ' ' || *val == '\t')
-				val++;
-		}
-		if (!*s) {
-			snprintf(err, errlen, "--kafka-config=%s line %u: empty key", path, first_line);
-			free(buf);
-			return -EINVAL;
-		}
-		if (!strcmp(s, "sasl.jaas.config")) {
-			char *u = jaas_field(val, "username"), *pw = jaas_field(val, "password");
-			if (!u || !pw) {
-				free(u);
-				free(pw);
-				snprintf(err, errlen,
-					 "--kafka-config=%s line %u: sasl.jaas.config without username=\"...\" and "
-					 "password=\"...\" (librdkafka takes sasl.username and sasl.password)",
-					 path, first_line);
-				free(buf);
-				return -EINVAL;
-			}
-			e = conf_add(cc, "sasl.username", u, first_line);
-			if (!e)
-				e = conf_add(cc, "sasl.password", pw, first_line);
-			free(u);
-			free(pw);
-		} else if (!strcmp(s, "bootstrap.servers")) {
-			e = 0;   /* --bootstrap-server names them */
-		} else {
-			e = conf_add(cc, s, val, first_line);
-		}
-		if (e) {
-			free(buf);
-			snprintf(err, errlen, "out of memory");
-			return e;
-		}
-	}
-	free(buf);
-	return 0;
-}
+#include "source/cluster_conf.h"
 
 /* ---- the client handle --------------------------------------------------------------- */
 
@@ -335,7 +156,7 @@ static int stats_cb(rd_kafka_t *rk, char *json, size_t len, void *opaque);
 static int cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o, struct ss_cluster_tail *tail,
 		       char *err, size_t errlen)
 {
-	struct client_conf cc = { 0 };
+	struct ss_client_conf cc = { 0 };
 	struct ss_cluster *c = calloc(1, sizeof(*c));
 	rd_kafka_conf_t *conf = NULL;
 	char es[512], v[32];
@@ -359,7 +180,7 @@ static int cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o,
 	}
 	if (!(c->bootstrap = strdup(o->bootstrap)) || !(c->topic = strdup(o->topic ? o->topic : SS_CLUSTER_RLMM_TOPIC)))
 		goto fail;
-	if (o->config_file && (e = conf_read(&cc, o->config_file, o->warn, o->warn_arg, err, errlen)))
+	if (o->config_file && (e = ss_client_conf_read(&cc, o->config_file, o->warn, o->warn_arg, err, errlen)))
 		goto fail;
 	conf = rd_kafka_conf_new();   /* owned by rk after rd_kafka_new succeeds */
 	snprintf(v, sizeof(v), "%" PRId64, c->timeout_ms);
@@ -431,13 +252,13 @@ static int cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o,
 		e = -ENOMEM;
 		goto fail;
 	}
-	conf_free(&cc);
+	ss_client_conf_free(&cc);
 	*out = c;
 	return 0;
 fail:
 	if (conf)
 		rd_kafka_conf_destroy(conf);
-	conf_free(&cc);
+	ss_client_conf_free(&cc);
 	ss_cluster_close(c);
 	return e;
 }
