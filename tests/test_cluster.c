@@ -26,6 +26,7 @@
 #include "fmt/rlmm.h"
 #include "source/cluster.h"
 #include "source/cluster_conf.h"
+#include "source/cluster_describe.h"
 #include "source/cluster_load.h"
 
 static char tmpdir[512];

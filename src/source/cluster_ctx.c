@@ -13,7 +13,7 @@
 #include "source/broker_process.h"
 #include "source/cluster.h"
 #include "source/cluster_image.h"
-#include "source/cluster_load.h"
+#include "source/cluster_describe.h"
 
 /* Replace *dst with a formatted message. 0 or -ENOMEM (then *dst is NULL). */
 static int set_msg(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

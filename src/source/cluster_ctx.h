@@ -44,7 +44,7 @@ struct ss_cluster_ctx {
 	int                  mv_supported_max;   /* this node's RegisterBrokerRecord metadata.version max; 0 */
 	int                  mv_finalized;       /* FeatureLevelRecord metadata.version; 0 unknown */
 	char                 mv_text[32];        /* the finalized level as Kafka names it: "4.4-IV3" */
-	/* without a metadata log: the live cluster's DescribeConfigs (source/cluster_load.h) */
+	/* without a metadata log: the live cluster's DescribeConfigs (source/cluster_describe.h) */
 	struct ss_cluster_cfgs *cfgs;
 	char                *cfgs_error;     /* why they could not be fetched, owned */
 	const char         **warnings;       /* the image's warnings ("FILE: byte POS: problem"), into img */

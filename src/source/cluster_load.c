@@ -9,11 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/darray.h"
-#include "eval/config.h"
-#include "eval/remote.h"
 #include "common/log.h"
 #include "discover/discover.h"
+#include "eval/remote.h"
 #include "source/cluster.h"
 #include "source/cluster_load.h"
 #include "source/remote_topic.h"
@@ -178,101 +176,4 @@ out:
 	free(tps);
 	free(mparts);
 	return r;
-}
-
-/* ---- topic configs from the cluster ------------------------------------------------------ */
-
-struct cfg_ent {
-	char *topic;    /* NULL: the broker resource */
-	char *key, *value, *source;
-};
-
-struct ss_cluster_cfgs {
-	struct cfg_ent *e;
-	uint32_t        n, cap;
-};
-
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-static int cfg_cb(void *arg, const char *topic, const char *key, const char *value, const char *source)
-{
-	struct ss_cluster_cfgs *c = arg;
-	struct cfg_ent *x;
-	int e = SS_DA_PUSH(&c->e, &c->n, &c->cap, &x);
-	if (e < 0)
-		return e;
-	memset(x, 0, sizeof(*x));
-	x->topic = dup_or_null(topic);
-	x->key = strdup(key);
-	x->value = dup_or_null(value);
-	x->source = strdup(source);
-	if ((topic && !x->topic) || !x->key || (value && !x->value) || !x->source)
-		return -ENOMEM;
-	return 0;
-}
-
-int ss_cluster_cfgs_fetch(const struct ss_cluster_opts *o, const char *const *topics, uint32_t n, int32_t broker_id,
-			  struct ss_cluster_cfgs **out, char *err, size_t errlen)
-{
-	struct ss_cluster *c = NULL;
-	struct ss_cluster_cfgs *cf = calloc(1, sizeof(*cf));
-	int r;
-	if (!cf)
-		return -ENOMEM;
-	if ((r = ss_cluster_open(&c, o, err, errlen)) == 0)   /* closed below */
-		r = ss_cluster_describe_configs(c, topics, n, broker_id, cfg_cb, cf, err, errlen);
-	ss_cluster_close(c);
-	if (r) {
-		ss_cluster_cfgs_free(cf);
-		return r;
-	}
-	*out = cf;
-	return 0;
-}
-
-static const char *dyn_get(const void *arg, enum ss_cfg_level level, const char *topic, const char *key)
-{
-	const struct ss_cluster_cfgs *c = arg;
-	const char *want = level == SS_CFGL_DYN_TOPIC    ? "DYNAMIC_TOPIC_CONFIG"
-			   : level == SS_CFGL_DYN_BROKER ? "DYNAMIC_BROKER_CONFIG"
-							 : "DYNAMIC_DEFAULT_BROKER_CONFIG";
-	for (uint32_t i = 0; i < c->n; i++) {
-		const struct cfg_ent *x = &c->e[i];
-		if (strcmp(x->key, key) || strcmp(x->source, want))
-			continue;
-		if (level == SS_CFGL_DYN_TOPIC ? (x->topic && topic && !strcmp(x->topic, topic)) : !x->topic)
-			return x->value;
-	}
-	return NULL;
-}
-
-void ss_cluster_cfgs_dynamic(const struct ss_cluster_cfgs *c, struct ss_cfg_dynamic *out)
-{
-	out->get = dyn_get;
-	out->arg = c;
-}
-
-void ss_cluster_cfgs_each(const struct ss_cluster_cfgs *c,
-			  void (*fn)(void *arg, const char *topic, const char *key, const char *value, const char *source),
-			  void *arg)
-{
-	for (uint32_t i = 0; i < c->n; i++)
-		fn(arg, c->e[i].topic, c->e[i].key, c->e[i].value, c->e[i].source);
-}
-
-void ss_cluster_cfgs_free(struct ss_cluster_cfgs *c)
-{
-	if (!c)
-		return;
-	for (uint32_t i = 0; i < c->n; i++) {
-		free(c->e[i].topic);
-		free(c->e[i].key);
-		free(c->e[i].value);
-		free(c->e[i].source);
-	}
-	free(c->e);
-	free(c);
 }

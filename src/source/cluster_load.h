@@ -1,6 +1,6 @@
 /*
- * The scan's call into the live-cluster source (source/cluster.h): the remote state, and the
- * topic configs where no metadata log is readable.
+ * The scan's call into the live-cluster source (source/cluster.h) for the remote state;
+ * the topic configs DescribeConfigs gives are source/cluster_describe.h.
  */
 #ifndef SS_SOURCE_CLUSTER_LOAD_H
 #define SS_SOURCE_CLUSTER_LOAD_H
@@ -44,31 +44,5 @@ struct ss_cluster_loaded {
  */
 int ss_cluster_load_remote(const struct ss_cluster_load_in *in, struct ss_cluster_loaded *out, char *err,
 			   size_t errlen);
-
-/* ---- topic configs from the cluster (no readable metadata log) ------------------------ */
-
-struct ss_cfg_dynamic;
-struct ss_cluster_cfgs;
-struct ss_cluster_opts;
-
-/*
- * DescribeConfigs for topics (and broker_id >= 0: that broker), kept as the dynamic levels
- * Kafka reported them at: an entry whose source is DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG
- * or DYNAMIC_DEFAULT_BROKER_CONFIG answers that level's lookup; static and default values are
- * left to the scan's own resolution (server.properties, Kafka's defaults), which then reports
- * the same sources Kafka does. For a host whose metadata log is not readable (ZooKeeper-mode
- * 3.x, another user's metadata.log.dir): the caller passes the result of
- * ss_cluster_cfgs_dynamic() to ss_config_resolve_ctx where it would pass the metadata log's.
- * Errors as ss_cluster_open / ss_cluster_describe_configs, err filled.
- */
-int  ss_cluster_cfgs_fetch(const struct ss_cluster_opts *o, const char *const *topics, uint32_t n, int32_t broker_id,
-			   struct ss_cluster_cfgs **out, char *err, size_t errlen);
-void ss_cluster_cfgs_dynamic(const struct ss_cluster_cfgs *c, struct ss_cfg_dynamic *out);
-/* Every entry DescribeConfigs returned, for reports and tests: fn(arg, topic or NULL for the
- * broker, key, value or NULL, source). */
-void ss_cluster_cfgs_each(const struct ss_cluster_cfgs *c,
-			  void (*fn)(void *arg, const char *topic, const char *key, const char *value, const char *source),
-			  void *arg);
-void ss_cluster_cfgs_free(struct ss_cluster_cfgs *c);
 
 #endif
