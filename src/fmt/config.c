@@ -15,6 +15,7 @@
 
 #include "common/ascii.h"
 #include "common/darray.h"
+#include "common/hidx.h"
 #include "fmt/config.h"
 #include "fmt/kafka_configs.h"
 #include "fmt/lines.h"
@@ -61,8 +62,7 @@ struct cctx {
 	 * insertion per line kept the array sorted at the cost of a memmove each, quadratic
 	 * (300k lines: 68 s; issue 14 item 11). */
 	uint32_t          sorted;     /* the sorted prefix when the load began */
-	uint32_t         *ht;         /* open addressing: index + 1, 0 = empty */
-	uint32_t          ht_cap;     /* a power of two, or 0 */
+	struct ss_hidx    ht;         /* their names: positions in c->topics (common/hidx.h) */
 	/* Warnings past SS_CONFIG_WARN_MAX are counted into one summary line instead (2M
 	 * unknown keys printed 2M lines). */
 	uint32_t          warn_slot;  /* the summary's index in c->warnings, valid if suppressed */
@@ -357,52 +357,30 @@ struct ss_config_topic *ss_config_find(const struct ss_config *c, const char *t,
 	return NULL;
 }
 
-static uint32_t name_hash(const char *t, size_t len)
+struct name_key {
+	const char *t;
+	size_t      len;
+};
+
+static bool topic_is(const void *ctx, uint32_t pos, const void *key)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)t[i]) * 16777619u;
-	return h;
+	const struct ss_config_topic *e = &((const struct ss_config_topic *)ctx)[pos];
+	const struct name_key *k = key;
+	return strlen(e->topic) == k->len && memcmp(e->topic, k->t, k->len) == 0;
 }
 
+/* The topics new in this load, by name (common/hidx.h): index idx of c->topics. */
 static int ht_put(struct cctx *x, uint32_t idx)
 {
-	if ((uint64_t)(x->c->n_topics - x->sorted) * 2 >= x->ht_cap) {
-		uint32_t nc = x->ht_cap ? x->ht_cap * 2 : 1024;
-		uint32_t *n = calloc(nc, sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < x->ht_cap; i++) {
-			if (!x->ht[i])
-				continue;
-			const char *t = x->c->topics[x->ht[i] - 1].topic;
-			uint32_t k = name_hash(t, strlen(t)) & (nc - 1);
-			while (n[k])
-				k = (k + 1) & (nc - 1);
-			n[k] = x->ht[i];
-		}
-		free(x->ht);
-		x->ht = n;
-		x->ht_cap = nc;
-	}
 	const char *t = x->c->topics[idx].topic;
-	uint32_t k = name_hash(t, strlen(t)) & (x->ht_cap - 1);
-	while (x->ht[k])
-		k = (k + 1) & (x->ht_cap - 1);
-	x->ht[k] = idx + 1;
-	return 0;
+	return ss_hidx_insert(&x->ht, ss_hash_str(t), idx, NULL);
 }
 
 static struct ss_config_topic *ht_find(struct cctx *x, const char *t, size_t len)
 {
-	if (!x->ht_cap)
-		return NULL;
-	for (uint32_t k = name_hash(t, len) & (x->ht_cap - 1); x->ht[k]; k = (k + 1) & (x->ht_cap - 1)) {
-		struct ss_config_topic *e = &x->c->topics[x->ht[k] - 1];
-		if (strlen(e->topic) == len && memcmp(e->topic, t, len) == 0)
-			return e;
-	}
-	return NULL;
+	const struct name_key k = { t, len };
+	int64_t s = ss_hidx_find(&x->ht, ss_hash_bytes(t, len), topic_is, x->c->topics, &k, NULL);
+	return s < 0 ? NULL : &x->c->topics[ss_hidx_pos(&x->ht, s)];
 }
 
 static int topic_get(struct cctx *x, const char *t, size_t len, unsigned line, struct ss_cfg_vals **out)
@@ -445,9 +423,7 @@ static int load_done(struct cctx *x, int r)
 	struct ss_config *c = x->c;
 	if (c->n_topics > x->sorted)
 		qsort(c->topics, c->n_topics, sizeof(*c->topics), cmp_topic);
-	free(x->ht);
-	x->ht = NULL;
-	x->ht_cap = 0;
+	ss_hidx_free(&x->ht);
 	if (x->suppressed) {
 		char *w;
 		if (asprintf(&w, "%s: %llu more warnings like the ones above not shown", x->fname,

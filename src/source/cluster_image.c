@@ -33,6 +33,7 @@
 #include "common/darray.h"
 #include "eval/config.h"
 #include "source/cluster_image.h"
+#include "common/hidx.h"
 #include "segscan.h"
 
 /* ---- a small open-addressing table of pointers ---------------------------------------- */
@@ -142,160 +143,11 @@ static void h_free(struct htab *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* ---- an index of positions in an array ---------------------------------------------------
- *
- * Open addressing over positions of elements that live in an array the caller owns
- * (partitions of a topic, brokers, features, a resource's config keys): each slot holds
- * position + 1 (0 empty, IX_TOMB a removed one) and the key's hash; eq says whether the
- * element at a position has the key. An element that moves in its array is re-pointed
- * (ix_move). Every probe counts as work (the replay's cost model, cluster_image.h).
- */
-#define IX_EMPTY 0u
-#define IX_TOMB  UINT32_MAX
+/* ---- hashes for the position indexes (common/hidx.h) ------------------------------------ */
 
-struct ix {
-	uint32_t *pos;
-	uint32_t *hash;
-	uint32_t  cap, used, tombs;  /* cap: power of two or 0 */
-};
-
-typedef bool (*ix_eq)(const void *ctx, uint32_t pos, const void *key);
-
-static uint32_t mix32(uint64_t x)
-{
-	/* splitmix64's finalizer: ids that differ in one bit land far apart */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return (uint32_t)x;
-}
-
-static uint32_t hash_kstr(const char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (uint8_t)p[i];
-		h *= 0x100000001b3ull;
-	}
-	return mix32(h);
-}
-
-static uint32_t hash_str(const char *s) { return hash_kstr(s, strlen(s)); }
-static uint32_t hash_i32(int32_t v) { return mix32((uint32_t)v); }
-
-/* The slot holding an element with `key`, or -1. */
-static int64_t ix_find(const struct ix *x, uint32_t h, ix_eq eq, const void *ctx, const void *key,
-		       uint64_t *work)
-{
-	if (!x->cap)
-		return -1;
-	uint32_t mask = x->cap - 1;
-	for (uint32_t i = h & mask, n = 0; n < x->cap; i = (i + 1) & mask, n++) {
-		if (work)
-			(*work)++;
-		uint32_t p = x->pos[i];
-		if (p == IX_EMPTY)
-			return -1;
-		if (p != IX_TOMB && x->hash[i] == h && eq(ctx, p - 1, key))
-			return i;
-	}
-	return -1;
-}
-
-static int ix_rehash(struct ix *x, uint32_t need, uint64_t *work)
-{
-	uint32_t ncap = 16;
-	while ((uint64_t)need * 10 > (uint64_t)ncap * 7) {
-		if (ncap > UINT32_MAX / 4)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	uint32_t *np = calloc(ncap, sizeof *np), *nh = malloc((size_t)ncap * sizeof *nh);
-	if (!np || !nh) {
-		free(np);
-		free(nh);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < x->cap; i++) {
-		if (x->pos[i] == IX_EMPTY || x->pos[i] == IX_TOMB)
-			continue;
-		uint32_t j = x->hash[i] & (ncap - 1);
-		while (np[j]) {
-			j = (j + 1) & (ncap - 1);
-			if (work)
-				(*work)++;
-		}
-		np[j] = x->pos[i];
-		nh[j] = x->hash[i];
-		if (work)
-			(*work)++;
-	}
-	free(x->pos);
-	free(x->hash);
-	x->pos = np;
-	x->hash = nh;
-	x->cap = ncap;
-	x->tombs = 0;
-	return 0;
-}
-
-/* Index the element at `pos` (its key must not be indexed yet). 0 or -ENOMEM (unchanged). */
-static int ix_insert(struct ix *x, uint32_t h, uint32_t pos, uint64_t *work)
-{
-	if (pos >= IX_TOMB - 1)
-		return -ENOMEM;
-	if ((uint64_t)(x->used + x->tombs + 1) * 10 > (uint64_t)x->cap * 7) {
-		int rc = ix_rehash(x, x->used + 1, work);
-		if (rc)
-			return rc;
-	}
-	uint32_t mask = x->cap - 1, i = h & mask;
-	while (x->pos[i] != IX_EMPTY && x->pos[i] != IX_TOMB) {
-		i = (i + 1) & mask;
-		if (work)
-			(*work)++;
-	}
-	if (x->pos[i] == IX_TOMB)
-		x->tombs--;
-	x->pos[i] = pos + 1;
-	x->hash[i] = h;
-	x->used++;
-	if (work)
-		(*work)++;
-	return 0;
-}
-
-static void ix_del(struct ix *x, int64_t slot)
-{
-	x->pos[slot] = IX_TOMB;
-	x->used--;
-	x->tombs++;
-}
-
-/* The element with hash h moved from position `from` to `to` in its array. */
-static void ix_move(struct ix *x, uint32_t h, uint32_t from, uint32_t to, uint64_t *work)
-{
-	if (!x->cap)
-		return;
-	uint32_t mask = x->cap - 1;
-	for (uint32_t i = h & mask, n = 0; n < x->cap && x->pos[i] != IX_EMPTY; i = (i + 1) & mask, n++) {
-		if (work)
-			(*work)++;
-		if (x->pos[i] == from + 1) {
-			x->pos[i] = to + 1;
-			return;
-		}
-	}
-}
-
-static void ix_free(struct ix *x)
-{
-	free(x->pos);
-	free(x->hash);
-	memset(x, 0, sizeof *x);
-}
+static uint32_t hash_kstr(const char *p, size_t n) { return ss_hash_bytes(p, n); }
+static uint32_t hash_str(const char *s) { return ss_hash_str(s); }
+static uint32_t hash_i32(int32_t v) { return ss_hash_u32((uint32_t)v); }
 
 /* ---- the image ------------------------------------------------------------------------ */
 
@@ -330,7 +182,7 @@ struct ffeature {
  */
 struct topic {
 	struct ss_ci_topic pub;
-	struct ix          pidx;
+	struct ss_hidx          pidx;
 	bool               unsorted;
 	uint64_t           seq;       /* when its TopicRecord was applied */
 };
@@ -340,7 +192,7 @@ struct topic {
 #define KV_LINEAR 8
 struct res {
 	struct ss_ci_resource pub;
-	struct ix             kidx;
+	struct ss_hidx             kidx;
 	uint64_t              reset_seq;  /* when a RemoveTopicRecord emptied it; 0 never */
 };
 
@@ -372,12 +224,12 @@ struct ss_cimage {
 	/* sorted by id unless brokers_unsorted, as a topic's partitions are (see above) */
 	struct ss_ci_broker   **brokers;
 	uint32_t                n_brokers, cap_brokers;
-	struct ix               bidx;
+	struct ss_hidx               bidx;
 	bool                    brokers_unsorted;
 
 	struct ffeature        *features;  /* unordered */
 	uint32_t                n_features, cap_features;
-	struct ix               fidx;
+	struct ss_hidx               fidx;
 
 	/* the open metadata transaction (see struct pending) */
 	bool                    in_txn;
@@ -429,7 +281,7 @@ static bool eq_res(const void *item, const void *key)
 	return r->type == k->type && strcmp(r->name, k->name) == 0;
 }
 
-/* ix_eq over the arrays: the key is an int32_t * (partitions, brokers), a struct ss_kstr *
+/* ss_hidx_eq over the arrays: the key is an int32_t * (partitions, brokers), a struct ss_kstr *
  * (features by a record's name) or a const char * (config keys, feature lookups). */
 static bool eq_part(const void *ctx, uint32_t pos, const void *key)
 {
@@ -561,7 +413,7 @@ static void topic_free(struct ss_ci_topic *pub)
 		part_free(&pub->parts[i]);
 	free(pub->parts);
 	free(pub->name);
-	ix_free(&t->pidx);
+	ss_hidx_free(&t->pidx);
 	free(t);
 }
 
@@ -572,7 +424,7 @@ static void kv_clear(struct res *rs)
 		free(rs->pub.kv[i].value);
 	}
 	rs->pub.n = 0;
-	ix_free(&rs->kidx);
+	ss_hidx_free(&rs->kidx);
 }
 
 static void res_free(struct ss_ci_resource *r)
@@ -639,12 +491,12 @@ void ss_cimage_reset(struct ss_cimage *img)
 	for (uint32_t i = 0; i < img->n_brokers; i++)
 		broker_free(img->brokers[i]);
 	img->n_brokers = 0;
-	ix_free(&img->bidx);
+	ss_hidx_free(&img->bidx);
 	img->brokers_unsorted = false;
 	for (uint32_t i = 0; i < img->n_features; i++)
 		free(img->features[i].name);
 	img->n_features = 0;
-	ix_free(&img->fidx);
+	ss_hidx_free(&img->fidx);
 	pend_clear(img);
 	img->in_txn = img->txn_over = false;
 	img->txn_records = 0;
@@ -823,7 +675,7 @@ static int64_t part_find(const struct ss_ci_topic *pub, int32_t id, uint64_t *wo
 {
 	const struct topic *t = (const struct topic *)pub;
 	if (t->unsorted) {
-		int64_t s = ix_find(&t->pidx, hash_i32(id), eq_part, pub->parts, &id, work);
+		int64_t s = ss_hidx_find(&t->pidx, hash_i32(id), eq_part, pub->parts, &id, work);
 		return s < 0 ? -1 : (int64_t)t->pidx.pos[s] - 1;
 	}
 	int64_t at = ID_SEARCH(pub->n_parts, pub->parts[mid].id, id, work);
@@ -834,7 +686,7 @@ static int64_t part_find(const struct ss_ci_topic *pub, int32_t id, uint64_t *wo
 static int64_t broker_find(const struct ss_cimage *img, int32_t id, uint64_t *work)
 {
 	if (img->brokers_unsorted) {
-		int64_t s = ix_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, work);
+		int64_t s = ss_hidx_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, work);
 		return s < 0 ? -1 : (int64_t)img->bidx.pos[s] - 1;
 	}
 	int64_t at = ID_SEARCH(img->n_brokers, img->brokers[mid]->id, id, work);
@@ -845,9 +697,9 @@ static int64_t broker_find(const struct ss_cimage *img, int32_t id, uint64_t *wo
 static int index_all_parts(struct topic *t, uint64_t *work)
 {
 	for (uint32_t i = 0; i < t->pub.n_parts; i++) {
-		int rc = ix_insert(&t->pidx, hash_i32(t->pub.parts[i].id), i, work);
+		int rc = ss_hidx_insert(&t->pidx, hash_i32(t->pub.parts[i].id), i, work);
 		if (rc) {
-			ix_free(&t->pidx);
+			ss_hidx_free(&t->pidx);
 			return rc;
 		}
 	}
@@ -857,9 +709,9 @@ static int index_all_parts(struct topic *t, uint64_t *work)
 static int index_all_brokers(struct ss_cimage *img)
 {
 	for (uint32_t i = 0; i < img->n_brokers; i++) {
-		int rc = ix_insert(&img->bidx, hash_i32(img->brokers[i]->id), i, &img->st.work);
+		int rc = ss_hidx_insert(&img->bidx, hash_i32(img->brokers[i]->id), i, &img->st.work);
 		if (rc) {
-			ix_free(&img->bidx);
+			ss_hidx_free(&img->bidx);
 			return rc;
 		}
 	}
@@ -1004,7 +856,7 @@ static int apply_partition(struct ss_cimage *img, const struct ss_kraft_rec *r, 
 		}
 		T->unsorted = true;
 	}
-	if (T->unsorted && (rc = ix_insert(&T->pidx, hash_i32(np.id), n, &img->st.work))) {
+	if (T->unsorted && (rc = ss_hidx_insert(&T->pidx, hash_i32(np.id), n, &img->st.work))) {
 		part_free(&np);
 		return rc;
 	}
@@ -1177,7 +1029,7 @@ static int64_t kv_find(struct ss_cimage *img, struct res *rs, const char *key, u
 		}
 		return -1;
 	}
-	*slot = ix_find(&rs->kidx, h, eq_kv, rs->pub.kv, key, &img->st.work);
+	*slot = ss_hidx_find(&rs->kidx, h, eq_kv, rs->pub.kv, key, &img->st.work);
 	return *slot < 0 ? -1 : (int64_t)rs->kidx.pos[*slot] - 1;
 }
 
@@ -1237,11 +1089,11 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 			uint32_t last = res->n - 1;
 			free(res->kv[i].key);
 			if (ks >= 0)
-				ix_del(&rs->kidx, ks);
+				ss_hidx_del(&rs->kidx, ks);
 			if ((uint32_t)i != last) {
 				res->kv[i] = res->kv[last];
 				if (rs->kidx.cap)
-					ix_move(&rs->kidx, hash_str(res->kv[i].key), last, (uint32_t)i, &img->st.work);
+					ss_hidx_move(&rs->kidx, hash_str(res->kv[i].key), last, (uint32_t)i, &img->st.work);
 			}
 			res->n--;
 		}
@@ -1262,12 +1114,12 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 		 * tries to build it again. */
 		if (!rs->kidx.cap && res->n > KV_LINEAR) {
 			for (uint32_t j = 0; j < res->n; j++)
-				if (ix_insert(&rs->kidx, hash_str(res->kv[j].key), j, &img->st.work)) {
-					ix_free(&rs->kidx);
+				if (ss_hidx_insert(&rs->kidx, hash_str(res->kv[j].key), j, &img->st.work)) {
+					ss_hidx_free(&rs->kidx);
 					break;
 				}
-		} else if (rs->kidx.cap && ix_insert(&rs->kidx, h, res->n - 1, &img->st.work)) {
-			ix_free(&rs->kidx);
+		} else if (rs->kidx.cap && ss_hidx_insert(&rs->kidx, h, res->n - 1, &img->st.work)) {
+			ss_hidx_free(&rs->kidx);
 		}
 	}
 	rc = 0;
@@ -1340,7 +1192,7 @@ static int apply_register(struct ss_cimage *img, const struct ss_kraft_rec *r, c
 			goto fail;
 		img->brokers_unsorted = true;
 	}
-	if (img->brokers_unsorted && (rc = ix_insert(&img->bidx, hash_i32(b->id), n, &img->st.work)))
+	if (img->brokers_unsorted && (rc = ss_hidx_insert(&img->bidx, hash_i32(b->id), n, &img->st.work)))
 		goto fail;
 	img->brokers[n] = b;
 	img->n_brokers++;
@@ -1420,13 +1272,13 @@ static int unregister_broker(struct ss_cimage *img, int32_t id)
 		img->brokers_unsorted = true;
 	}
 	if (img->brokers_unsorted) {
-		int64_t s = ix_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, &img->st.work);
-		ix_del(&img->bidx, s);
+		int64_t s = ss_hidx_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, &img->st.work);
+		ss_hidx_del(&img->bidx, s);
 	}
 	broker_free(img->brokers[at]);
 	if ((uint32_t)at != last) {
 		img->brokers[at] = img->brokers[last];
-		ix_move(&img->bidx, hash_i32(img->brokers[at]->id), last, (uint32_t)at, &img->st.work);
+		ss_hidx_move(&img->bidx, hash_i32(img->brokers[at]->id), last, (uint32_t)at, &img->st.work);
 	}
 	img->n_brokers--;
 	img->st.work++;
@@ -1444,7 +1296,7 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		return 0;
 	}
 	uint32_t h = hash_kstr(f->name.p, (size_t)f->name.len);
-	int64_t s = ix_find(&img->fidx, h, eq_feature, img->features, &f->name, &img->st.work);
+	int64_t s = ss_hidx_find(&img->fidx, h, eq_feature, img->features, &f->name, &img->st.work);
 	if (s >= 0) {
 		uint32_t i = img->fidx.pos[s] - 1;
 		if (f->level != 0) {
@@ -1456,10 +1308,10 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		uint32_t last = img->n_features - 1;
 		tomb_note(img, SS_CI_LOST_FEATURES, TOMB_FEATURE, "", img->features[i].name);
 		free(img->features[i].name);
-		ix_del(&img->fidx, s);
+		ss_hidx_del(&img->fidx, s);
 		if (i != last) {
 			img->features[i] = img->features[last];
-			ix_move(&img->fidx, hash_str(img->features[i].name), last, i, &img->st.work);
+			ss_hidx_move(&img->fidx, hash_str(img->features[i].name), last, i, &img->st.work);
 		}
 		img->n_features--;
 		return 0;
@@ -1479,7 +1331,7 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		free(name);
 		return -ENOMEM;
 	}
-	if (ix_insert(&img->fidx, h, img->n_features - 1, &img->st.work)) {
+	if (ss_hidx_insert(&img->fidx, h, img->n_features - 1, &img->st.work)) {
 		img->n_features--;
 		free(name);
 		return -ENOMEM;
@@ -1764,13 +1616,13 @@ static void sort_arrays(struct ss_cimage *img)
 			continue;
 		qsort(t->pub.parts, t->pub.n_parts, sizeof *t->pub.parts, cmp_part);
 		img->st.work += sort_work(t->pub.n_parts);
-		ix_free(&t->pidx);
+		ss_hidx_free(&t->pidx);
 		t->unsorted = false;
 	}
 	if (img->brokers_unsorted) {
 		qsort(img->brokers, img->n_brokers, sizeof *img->brokers, cmp_broker);
 		img->st.work += sort_work(img->n_brokers);
-		ix_free(&img->bidx);
+		ss_hidx_free(&img->bidx);
 		img->brokers_unsorted = false;
 	}
 }
@@ -1898,7 +1750,7 @@ const char *ss_cimage_config(const struct ss_cimage *img, int8_t type, const cha
 		return NULL;
 	const struct res *rs = (const struct res *)r;
 	if (rs->kidx.cap) {
-		int64_t s = ix_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
+		int64_t s = ss_hidx_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
 		return s < 0 ? NULL : r->kv[rs->kidx.pos[s] - 1].value;
 	}
 	for (uint32_t i = 0; i < r->n; i++)
@@ -1942,7 +1794,7 @@ int ss_cimage_feature_level(const struct ss_cimage *img, const char *name, int16
 	if (!name)
 		return -ENOENT;
 	struct ss_kstr k = { name, (int32_t)strlen(name) };
-	int64_t s = ix_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
+	int64_t s = ss_hidx_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
 	if (s < 0)
 		return -ENOENT;
 	if (level)
@@ -1992,7 +1844,7 @@ bool ss_cimage_config_known(const struct ss_cimage *img, int8_t type, const char
 			if (!strcmp(r->kv[i].key, key))
 				return after_loss(img, SS_CI_LOST_CONFIGS, r->kv[i].seq_);
 		if (rs->kidx.cap) {
-			int64_t s = ix_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
+			int64_t s = ss_hidx_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
 			if (s >= 0)
 				return after_loss(img, SS_CI_LOST_CONFIGS, r->kv[rs->kidx.pos[s] - 1].seq_);
 		}
@@ -2045,7 +1897,7 @@ bool ss_cimage_feature_known(const struct ss_cimage *img, const char *name)
 	if (!name)
 		return false;
 	struct ss_kstr k = { name, (int32_t)strlen(name) };
-	int64_t s = ix_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
+	int64_t s = ss_hidx_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
 	if (s >= 0)
 		return after_loss(img, SS_CI_LOST_FEATURES, img->features[img->fidx.pos[s] - 1].seq);
 	const struct tomb *tb = tomb_find(img, TOMB_FEATURE, "", name);
