@@ -5,10 +5,15 @@
 
 #include "common/hidx.h"
 
+static uint32_t max_pct(const struct ss_hidx *x)
+{
+	return x->max_pct ? x->max_pct : 70;
+}
+
 static int rehash(struct ss_hidx *x, uint32_t need, uint64_t *work)
 {
 	uint32_t ncap = 16;
-	while ((uint64_t)need * 10 > (uint64_t)ncap * 7) {
+	while ((uint64_t)need * 100 > (uint64_t)ncap * max_pct(x)) {
 		if (ncap > UINT32_MAX / 4)
 			return -ENOMEM;
 		ncap *= 2;
@@ -46,7 +51,7 @@ int ss_hidx_insert(struct ss_hidx *x, uint32_t h, uint32_t pos, uint64_t *work)
 {
 	if (pos >= SS_HIDX_TOMB - 1)
 		return -ENOMEM;
-	if ((uint64_t)(x->used + x->tombs + 1) * 10 > (uint64_t)x->cap * 7) {
+	if ((uint64_t)(x->used + x->tombs + 1) * 100 > (uint64_t)x->cap * max_pct(x)) {
 		int rc = rehash(x, x->used + 1, work);
 		if (rc)
 			return rc;
@@ -91,7 +96,9 @@ void ss_hidx_move(struct ss_hidx *x, uint32_t h, uint32_t from, uint32_t to, uin
 
 void ss_hidx_free(struct ss_hidx *x)
 {
+	uint32_t pct = x->max_pct;   /* a setting, not contents */
 	free(x->pos);
 	free(x->hash);
 	memset(x, 0, sizeof *x);
+	x->max_pct = pct;
 }

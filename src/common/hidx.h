@@ -1,6 +1,6 @@
 /*
  * The one hash index: open addressing (linear probing, at most 70% full counting removed
- * slots) over positions of elements that live in an array the caller owns. Each slot holds
+ * slots, or max_pct) over positions of elements that live in an array the caller owns. Each slot holds
  * position + 1 (0 empty, SS_HIDX_TOMB a removed one) and the key's 32-bit hash; the caller's
  * eq says whether the element at a position has the key, so one index serves any key (a
  * name, an id, a (dir, name) pair) without copying it. An element that moves in its array is
@@ -27,6 +27,8 @@ struct ss_hidx {
 	uint32_t *pos;
 	uint32_t *hash;
 	uint32_t  cap, used, tombs;  /* cap: a power of two, or 0 */
+	uint32_t  max_pct;           /* the most it is filled, in percent: 0 means 70; a hot
+					lookup path sets 50 (fewer probes for a miss) */
 };
 
 typedef bool (*ss_hidx_eq)(const void *ctx, uint32_t pos, const void *key);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/darray.h"
+#include "common/hidx.h"
 #include "eval/remote.h"
 #include "segscan.h"
 
@@ -39,16 +40,10 @@ struct ss_remote {
 	uint32_t            n_segs, n_chunks, cap_chunks;
 	struct ss_remote_part **parts;
 	uint32_t            n_parts, cap_parts;
-	/* segment map: slot = seg index + 1, 0 empty */
-	uint64_t           *seg_hash;
-	uint32_t           *seg_slot;
-	uint32_t            seg_mask;     /* capacity - 1 */
-	uint32_t            seg_used;
-	/* partition map */
-	uint64_t           *part_hash;
-	uint32_t           *part_slot;
-	uint32_t            part_mask;
-	uint32_t            part_used;
+	/* (partition, generation, segment id) -> segment index, and (topic, partition[, topic
+	 * id]) -> partition index (common/hidx.h, at most half full: the replay's hot path) */
+	struct ss_hidx      seg_ix;
+	struct ss_hidx      part_ix;
 	uint64_t            seq;
 	struct ss_remote_counts counts;
 	struct arena_blk   *arena;
@@ -137,67 +132,30 @@ static uint64_t part_key_hash(const char *topic, size_t len, int32_t partition, 
 	return mix64(h);
 }
 
-static int map_grow(uint64_t **hashes, uint32_t **slots, uint32_t *mask, uint32_t used)
+struct seg_key {
+	uint32_t    part, gen;
+	const char *id;
+	size_t      len;
+};
+
+static bool seg_is(const void *ctx, uint32_t pos, const void *key)
 {
-	uint32_t cap = *slots ? *mask + 1 : 0;
-	if (cap && (uint64_t)(used + 1) * 2 <= cap)
-		return 0;
-	uint32_t ncap = cap ? cap * 2 : 64;
-	if (ncap < cap)
-		return -ENOMEM;
-	uint64_t *nh = calloc(ncap, sizeof(*nh));
-	uint32_t *ns = calloc(ncap, sizeof(*ns));
-	if (!nh || !ns) {
-		free(nh);
-		free(ns);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < cap; i++) {
-		if (!(*slots)[i])
-			continue;
-		uint32_t j = (uint32_t)(*hashes)[i] & (ncap - 1);
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		nh[j] = (*hashes)[i];
-		ns[j] = (*slots)[i];
-	}
-	free(*hashes);
-	free(*slots);
-	*hashes = nh;
-	*slots = ns;
-	*mask = ncap - 1;
-	return 0;
+	const struct ss_rseg *s = SEG(ctx, pos);
+	const struct seg_key *k = key;
+	return s->part == k->part && s->gen == k->gen && s->id_len == k->len && memcmp(s->id, k->id, k->len) == 0;
 }
 
 static uint32_t seg_lookup(const struct ss_remote *r, const struct ss_remote_part *p, const char *id, size_t len)
 {
-	if (!r->seg_slot)
-		return UINT32_MAX;
-	uint64_t h = seg_key_hash(p->idx, p->gen, id, len);
-	for (uint32_t j = (uint32_t)h & r->seg_mask; r->seg_slot[j]; j = (j + 1) & r->seg_mask) {
-		if (r->seg_hash[j] != h)
-			continue;
-		const struct ss_rseg *s = SEG(r, r->seg_slot[j] - 1);
-		if (s->part == p->idx && s->gen == p->gen && s->id_len == len && memcmp(s->id, id, len) == 0)
-			return r->seg_slot[j] - 1;
-	}
-	return UINT32_MAX;
+	const struct seg_key k = { p->idx, p->gen, id, len };
+	int64_t j = ss_hidx_find(&r->seg_ix, (uint32_t)seg_key_hash(p->idx, p->gen, id, len), seg_is, r, &k, NULL);
+	return j < 0 ? UINT32_MAX : ss_hidx_pos(&r->seg_ix, j);
 }
 
 static int seg_insert_map(struct ss_remote *r, uint32_t si)
 {
-	int e = map_grow(&r->seg_hash, &r->seg_slot, &r->seg_mask, r->seg_used);
-	if (e)
-		return e;
 	const struct ss_rseg *s = SEG(r, si);
-	uint64_t h = seg_key_hash(s->part, s->gen, s->id, s->id_len);
-	uint32_t j = (uint32_t)h & r->seg_mask;
-	while (r->seg_slot[j])
-		j = (j + 1) & r->seg_mask;
-	r->seg_hash[j] = h;
-	r->seg_slot[j] = si + 1;
-	r->seg_used++;
-	return 0;
+	return ss_hidx_insert(&r->seg_ix, (uint32_t)seg_key_hash(s->part, s->gen, s->id, s->id_len), si, NULL);
 }
 
 static bool part_matches(const struct ss_remote_part *p, const char *topic, size_t len, int32_t partition,
@@ -210,18 +168,26 @@ static bool part_matches(const struct ss_remote_part *p, const char *topic, size
 	return tid && memcmp(p->topic_id, tid, 16) == 0;
 }
 
+struct part_key {
+	const char    *topic;
+	size_t         len;
+	int32_t        partition;
+	const uint8_t *tid;
+};
+
+static bool part_is(const void *ctx, uint32_t pos, const void *key)
+{
+	const struct part_key *k = key;
+	return part_matches(((const struct ss_remote *)ctx)->parts[pos], k->topic, k->len, k->partition, k->tid);
+}
+
 static struct ss_remote_part *part_lookup(const struct ss_remote *r, const char *topic, size_t len,
 					  int32_t partition, const uint8_t *tid)
 {
-	if (!r->part_slot)
-		return NULL;
-	uint64_t h = part_key_hash(topic, len, partition, tid);
-	for (uint32_t j = (uint32_t)h & r->part_mask; r->part_slot[j]; j = (j + 1) & r->part_mask) {
-		struct ss_remote_part *p = r->parts[r->part_slot[j] - 1];
-		if (r->part_hash[j] == h && part_matches(p, topic, len, partition, tid))
-			return p;
-	}
-	return NULL;
+	const struct part_key k = { topic, len, partition, tid };
+	int64_t j = ss_hidx_find(&r->part_ix, (uint32_t)part_key_hash(topic, len, partition, tid), part_is, r, &k,
+				 NULL);
+	return j < 0 ? NULL : r->parts[ss_hidx_pos(&r->part_ix, j)];
 }
 
 static int part_create(struct ss_remote *r, const char *topic, size_t len, int32_t partition,
@@ -230,8 +196,6 @@ static int part_create(struct ss_remote *r, const char *topic, size_t len, int32
 	int e;
 	if (r->n_parts == UINT32_MAX - 1)
 		return -ENOMEM;
-	if ((e = map_grow(&r->part_hash, &r->part_slot, &r->part_mask, r->part_used)))
-		return e;
 	if ((e = SS_DA_RESERVE(&r->parts, &r->cap_parts, (uint64_t)r->n_parts + 1)) < 0)
 		return e;
 	struct ss_remote_part *p = calloc(1, sizeof(*p));
@@ -250,15 +214,13 @@ static int part_create(struct ss_remote *r, const char *topic, size_t len, int32
 	p->idx = r->n_parts;
 	p->delete_state = SS_RPART_NONE;
 	p->store = r;
+	uint32_t h = (uint32_t)part_key_hash(topic, len, partition, p->keyed_by_id ? tid : NULL);
+	if ((e = ss_hidx_insert(&r->part_ix, h, p->idx, NULL))) {
+		free(p->topic);   /* not indexed: not kept */
+		free(p);
+		return e;
+	}
 	r->parts[r->n_parts++] = p;
-
-	uint64_t h = part_key_hash(topic, len, partition, p->keyed_by_id ? tid : NULL);
-	uint32_t j = (uint32_t)h & r->part_mask;
-	while (r->part_slot[j])
-		j = (j + 1) & r->part_mask;
-	r->part_hash[j] = h;
-	r->part_slot[j] = p->idx + 1;
-	r->part_used++;
 	*out = p;
 	return 0;
 }
@@ -270,6 +232,7 @@ int ss_remote_new(enum ss_remote_mode mode, const char *source, struct ss_remote
 	if (!r)
 		return -ENOMEM;
 	r->mode = mode;
+	r->seg_ix.max_pct = r->part_ix.max_pct = 50;   /* misses are most lookups of the replay */
 	if (source && !(r->source = strdup(source))) {
 		free(r);
 		return -ENOMEM;
@@ -302,10 +265,8 @@ void ss_remote_free(struct ss_remote *r)
 	for (uint32_t i = 0; i < r->n_chunks; i++)
 		free(r->chunks[i]);
 	free(r->chunks);
-	free(r->seg_hash);
-	free(r->seg_slot);
-	free(r->part_hash);
-	free(r->part_slot);
+	ss_hidx_free(&r->seg_ix);
+	ss_hidx_free(&r->part_ix);
 	while (r->arena) {
 		struct arena_blk *b = r->arena;
 		r->arena = b->next;
