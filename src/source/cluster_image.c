@@ -36,14 +36,14 @@
 #include "common/hidx.h"
 #include "segscan.h"
 
-/* ---- a small open-addressing table of pointers ---------------------------------------- */
+/* ---- a table of pointers, on the one hash index (common/hidx.h) ------------------------ */
 
-#define TOMB ((void *)1)
-
+/* The items in an array (removal moves the last one into the hole), indexed by their hash. */
 struct htab {
-	void    **slots;
-	uint64_t *hashes;
-	uint32_t  cap, used, tombs;  /* cap: power of two or 0 */
+	void          **items;
+	uint32_t       *hashes;   /* items' */
+	uint32_t        n, cap;
+	struct ss_hidx  ix;
 };
 
 typedef bool (*h_eq)(const void *item, const void *key);
@@ -63,83 +63,69 @@ static uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 	return h;
 }
 
-static int64_t h_find(const struct htab *t, uint64_t h, h_eq eq, const void *key)
+struct h_probe {
+	const struct htab *t;
+	h_eq               eq;
+};
+
+static bool h_is(const void *ctx, uint32_t pos, const void *key)
 {
-	if (!t->cap)
-		return -1;
-	uint32_t mask = t->cap - 1;
-	for (uint32_t i = (uint32_t)h & mask, n = 0; n < t->cap; i = (i + 1) & mask, n++) {
-		void *s = t->slots[i];
-		if (!s)
-			return -1;
-		if (s != TOMB && t->hashes[i] == h && eq(s, key))
-			return i;
-	}
-	return -1;
+	const struct h_probe *q = ctx;
+	return q->eq(q->t->items[pos], key);
 }
 
-static int h_grow(struct htab *t)
+/* The index slot of the item with key (its item: h_at), or -1. */
+static int64_t h_find(const struct htab *t, uint64_t h, h_eq eq, const void *key)
 {
-	uint32_t ncap = t->cap ? t->cap : 16;
-	while ((uint64_t)(t->used + 1) * 10 > (uint64_t)ncap * 7)
-		ncap *= 2;
-	void **ns = calloc(ncap, sizeof *ns);
-	uint64_t *nh = calloc(ncap, sizeof *nh);
-	if (!ns || !nh) {
-		free(ns);
-		free(nh);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < t->cap; i++) {
-		void *s = t->slots[i];
-		if (!s || s == TOMB)
-			continue;
-		uint32_t j = (uint32_t)t->hashes[i] & (ncap - 1);
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		ns[j] = s;
-		nh[j] = t->hashes[i];
-	}
-	free(t->slots);
-	free(t->hashes);
-	t->slots = ns;
-	t->hashes = nh;
-	t->cap = ncap;
-	t->tombs = 0;
-	return 0;
+	const struct h_probe q = { t, eq };
+	return ss_hidx_find(&t->ix, (uint32_t)h, h_is, &q, key, NULL);
+}
+
+static void *h_at(const struct htab *t, int64_t slot)
+{
+	return t->items[ss_hidx_pos(&t->ix, slot)];
 }
 
 /* The key must not be present. */
 static int h_insert(struct htab *t, uint64_t h, void *item)
 {
-	if ((uint64_t)(t->used + t->tombs + 1) * 10 > (uint64_t)t->cap * 7) {
-		int rc = h_grow(t);
-		if (rc)
-			return rc;
+	if (t->n == t->cap) {
+		uint32_t nc = t->cap ? t->cap * 2 : 16;
+		void **ni = realloc(t->items, (size_t)nc * sizeof(*ni));
+		if (!ni)
+			return -ENOMEM;
+		t->items = ni;
+		uint32_t *nh = realloc(t->hashes, (size_t)nc * sizeof(*nh));
+		if (!nh)
+			return -ENOMEM;
+		t->hashes = nh;
+		t->cap = nc;
 	}
-	uint32_t mask = t->cap - 1;
-	uint32_t i = (uint32_t)h & mask;
-	while (t->slots[i] && t->slots[i] != TOMB)
-		i = (i + 1) & mask;
-	if (t->slots[i] == TOMB)
-		t->tombs--;
-	t->slots[i] = item;
-	t->hashes[i] = h;
-	t->used++;
+	int rc = ss_hidx_insert(&t->ix, (uint32_t)h, t->n, NULL);
+	if (rc)
+		return rc;
+	t->items[t->n] = item;
+	t->hashes[t->n++] = (uint32_t)h;
 	return 0;
 }
 
-static void h_remove_at(struct htab *t, int64_t i)
+static void h_remove_at(struct htab *t, int64_t slot)
 {
-	t->slots[i] = TOMB;
-	t->used--;
-	t->tombs++;
+	uint32_t pos = ss_hidx_pos(&t->ix, slot), last = t->n - 1;
+	ss_hidx_del(&t->ix, slot);
+	if (pos != last) {   /* the last item fills the hole */
+		t->items[pos] = t->items[last];
+		t->hashes[pos] = t->hashes[last];
+		ss_hidx_move(&t->ix, t->hashes[pos], last, pos, NULL);
+	}
+	t->n--;
 }
 
 static void h_free(struct htab *t)
 {
-	free(t->slots);
+	free(t->items);
 	free(t->hashes);
+	ss_hidx_free(&t->ix);
 	memset(t, 0, sizeof *t);
 }
 
@@ -330,15 +316,13 @@ static const struct tomb *tomb_find(const struct ss_cimage *img, int8_t type, co
 {
 	struct tomb_key k = { type, res, key };
 	int64_t i = h_find(&img->tombs, hash_tomb(type, res, key), eq_tomb, &k);
-	return i < 0 ? NULL : img->tombs.slots[i];
+	return i < 0 ? NULL : h_at(&img->tombs, i);
 }
 
 static void tombs_free(struct ss_cimage *img)
 {
-	for (uint32_t i = 0; i < img->tombs.cap; i++) {
-		struct tomb *t = img->tombs.slots[i];
-		if (!t || t == TOMB)
-			continue;
+	for (uint32_t i = 0; i < img->tombs.n; i++) {
+		struct tomb *t = img->tombs.items[i];
 		free(t->res);
 		free(t->key);
 		free(t);
@@ -368,7 +352,7 @@ static void tomb_note(struct ss_cimage *img, unsigned kind, int8_t type, const c
 	uint64_t h = hash_tomb(type, res, key);
 	int64_t i = h_find(&img->tombs, h, eq_tomb, &k);
 	if (i >= 0) {
-		((struct tomb *)img->tombs.slots[i])->seq = img->seq;
+		((struct tomb *)h_at(&img->tombs, i))->seq = img->seq;
 		return;
 	}
 	struct tomb *t = calloc(1, sizeof *t);
@@ -632,20 +616,20 @@ static void fmt_uuid(const uint8_t id[16], char out[37])
 static struct ss_ci_topic *find_topic_id(const struct ss_cimage *img, const uint8_t id[16])
 {
 	int64_t i = h_find(&img->by_id, hash_id(id), eq_id, id);
-	return i < 0 ? NULL : img->by_id.slots[i];
+	return i < 0 ? NULL : h_at(&img->by_id, i);
 }
 
 static struct ss_ci_topic *find_topic_name(const struct ss_cimage *img, const char *name)
 {
 	int64_t i = h_find(&img->by_name, hash_name(name), eq_name, name);
-	return i < 0 ? NULL : img->by_name.slots[i];
+	return i < 0 ? NULL : h_at(&img->by_name, i);
 }
 
 static struct ss_ci_resource *find_res(const struct ss_cimage *img, int8_t type, const char *name)
 {
 	struct res_key k = { type, name };
 	int64_t i = h_find(&img->res_tab, hash_res(type, name), eq_res, &k);
-	return i < 0 ? NULL : img->res_tab.slots[i];
+	return i < 0 ? NULL : h_at(&img->res_tab, i);
 }
 
 /* Binary search in a sorted array of n elements whose i-th id is ID(i): index of id, or
@@ -925,10 +909,10 @@ static int apply_change(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 static void topic_remove(struct ss_cimage *img, struct ss_ci_topic *t)
 {
 	int64_t i = h_find(&img->by_id, hash_id(t->id), eq_id, t->id);
-	if (i >= 0 && img->by_id.slots[i] == t)
+	if (i >= 0 && h_at(&img->by_id, i) == t)
 		h_remove_at(&img->by_id, i);
 	i = h_find(&img->by_name, hash_name(t->name), eq_name, t->name);
-	if (i >= 0 && img->by_name.slots[i] == t)
+	if (i >= 0 && h_at(&img->by_name, i) == t)
 		h_remove_at(&img->by_name, i);
 	uint32_t s = t->slot_;
 	img->topics[s] = img->topics[img->n_topics - 1];
@@ -945,7 +929,7 @@ static void config_delete_resource(struct ss_cimage *img, int8_t type, const cha
 	if (i < 0)
 		return;
 	/* the resource stays, empty, as ConfigurationDelta.deleteAll leaves it */
-	struct res *rs = img->res_tab.slots[i];
+	struct res *rs = h_at(&img->res_tab, i);
 	kv_clear(rs);
 	rs->reset_seq = img->seq;
 }
