@@ -17,6 +17,7 @@
 
 #include "common/darray.h"
 #include "common/hidx.h"
+#include "common/search.h"
 #include "eval/remote.h"
 #include "segscan.h"
 
@@ -287,24 +288,23 @@ void ss_remote_get_counts(const struct ss_remote *r, struct ss_remote_counts *ou
 }
 
 /* ---- epoch index ---- */
-/* Index of the first of arr[0..n) (ascending .epoch) whose epoch is >= ep: one binary
- * search for the partition's epoch states and a segment's epochs alike. */
-#define EPOCH_LOWER_BOUND(arr, n, ep)                                  \
-	__extension__({                                                \
-		uint32_t lo_ = 0, hi_ = (n);                           \
-		while (lo_ < hi_) {                                    \
-			uint32_t mid_ = lo_ + (hi_ - lo_) / 2;         \
-			if ((arr)[mid_].epoch < (ep))                  \
-				lo_ = mid_ + 1;                        \
-			else                                           \
-				hi_ = mid_;                            \
-		}                                                      \
-		lo_;                                                   \
-	})
+/* The first of arr[0..n) (ascending .epoch) whose epoch is >= ep: one sorted search
+ * (common/search.h) for the partition's epoch states and a segment's epochs alike. */
+static int cmp_repoch(const void *elem, const void *key)
+{
+	int32_t a = ((const struct ss_repoch *)elem)->epoch, b = *(const int32_t *)key;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_rseg_epoch(const void *elem, const void *key)
+{
+	int32_t a = ((const struct ss_rseg_epoch *)elem)->epoch, b = *(const int32_t *)key;
+	return a < b ? -1 : a > b;
+}
 
 static struct ss_repoch *epoch_find(const struct ss_remote_part *p, int32_t epoch, uint32_t *pos)
 {
-	uint32_t lo = EPOCH_LOWER_BOUND(p->epochs, p->n_epochs, epoch);
+	uint32_t lo = (uint32_t)ss_lower_bound(p->epochs, p->n_epochs, sizeof(*p->epochs), cmp_repoch, &epoch, NULL);
 	if (pos)
 		*pos = lo;
 	return lo < p->n_epochs && p->epochs[lo].epoch == epoch ? &p->epochs[lo] : NULL;
@@ -331,7 +331,7 @@ static int epoch_get(struct ss_remote_part *p, int32_t epoch, struct ss_repoch *
 
 static struct ss_rseg_epoch *seg_epoch(const struct ss_rseg *s, int32_t epoch)
 {
-	uint32_t lo = EPOCH_LOWER_BOUND(s->epochs, s->n_epochs, epoch);
+	uint32_t lo = (uint32_t)ss_lower_bound(s->epochs, s->n_epochs, sizeof(*s->epochs), cmp_rseg_epoch, &epoch, NULL);
 	return lo < s->n_epochs && s->epochs[lo].epoch == epoch ? &s->epochs[lo] : NULL;
 }
 
@@ -367,17 +367,16 @@ static void unref_clear(struct ss_remote *r, struct ss_repoch *E, uint32_t si)
 	se->flags &= (uint8_t)~(SS_REPOCH_UNREF | SS_REPOCH_LOST);
 }
 
+static int cmp_o2i(const void *elem, const void *key)
+{
+	int64_t a = ((const struct ss_repoch_o2i *)elem)->off, b = *(const int64_t *)key;
+	return a < b ? -1 : a > b;
+}
+
+/* The first of E's offset-to-segment entries whose offset is >= off. */
 static uint32_t o2i_floor_pos(const struct ss_repoch *E, int64_t off)
 {
-	uint32_t lo = 0, hi = E->n_o2i;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (E->o2i[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)ss_lower_bound(E->o2i, E->n_o2i, sizeof(*E->o2i), cmp_o2i, &off, NULL);
 }
 
 /* RemoteLogLeaderEpochState.handleSegmentWithCopySegmentFinishedState, with the fix. */

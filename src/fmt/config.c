@@ -16,6 +16,7 @@
 #include "common/ascii.h"
 #include "common/darray.h"
 #include "common/hidx.h"
+#include "common/search.h"
 #include "fmt/config.h"
 #include "fmt/kafka_configs.h"
 #include "fmt/lines.h"
@@ -337,24 +338,28 @@ bool ss_cfg_parse_value(const char *key, const char *val, size_t vlen, struct ss
 	return false;
 }
 
+struct topic_key {
+	const char *t;
+	size_t      len;
+};
+
+/* c->topics' order (bytewise, a prefix first) against a (name, length) key */
+static int cmp_topic_key(const void *elem, const void *key)
+{
+	const char *m = ((const struct ss_config_topic *)elem)->topic;
+	const struct topic_key *k = key;
+	size_t ml = strlen(m);
+	int r = memcmp(m, k->t, ml < k->len ? ml : k->len);
+	if (r == 0)
+		r = ml < k->len ? -1 : ml > k->len ? 1 : 0;
+	return r;
+}
+
 struct ss_config_topic *ss_config_find(const struct ss_config *c, const char *t, size_t len)
 {
-	uint32_t lo = 0, hi = c->n_topics;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		const char *m = c->topics[mid].topic;
-		size_t ml = strlen(m);
-		int r = memcmp(m, t, ml < len ? ml : len);
-		if (r == 0)
-			r = ml < len ? -1 : ml > len ? 1 : 0;
-		if (r == 0)
-			return &c->topics[mid];
-		if (r < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	const struct topic_key k = { t, len };
+	int64_t i = ss_sorted_find(c->topics, c->n_topics, sizeof(*c->topics), cmp_topic_key, &k, NULL);
+	return i < 0 ? NULL : &c->topics[i];
 }
 
 struct name_key {

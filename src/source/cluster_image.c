@@ -34,6 +34,7 @@
 #include "eval/config.h"
 #include "source/cluster_image.h"
 #include "common/hidx.h"
+#include "common/search.h"
 #include "segscan.h"
 
 /* ---- a table of pointers, on the one hash index (common/hidx.h) ------------------------ */
@@ -632,27 +633,18 @@ static struct ss_ci_resource *find_res(const struct ss_cimage *img, int8_t type,
 	return i < 0 ? NULL : h_at(&img->res_tab, i);
 }
 
-/* Binary search in a sorted array of n elements whose i-th id is ID(i): index of id, or
- * -(insertion point) - 1. */
-#define ID_SEARCH(n, ID, id, work)                                  \
-	({                                                          \
-		uint32_t lo_ = 0, hi_ = (n);                        \
-		int64_t at_ = -1;                                   \
-		while (lo_ < hi_) {                                 \
-			uint32_t mid = lo_ + (hi_ - lo_) / 2;       \
-			if (work)                                   \
-				(*(work))++;                        \
-			if ((ID) < (id))                            \
-				lo_ = mid + 1;                      \
-			else if ((ID) > (id))                       \
-				hi_ = mid;                          \
-			else {                                      \
-				at_ = mid;                          \
-				break;                              \
-			}                                           \
-		}                                                   \
-		at_ >= 0 ? at_ : -(int64_t)lo_ - 1;                 \
-	})
+/* The sorted arrays' orders for the one sorted search (common/search.h). */
+static int cmp_part_id(const void *elem, const void *key)
+{
+	int32_t a = ((const struct ss_ci_partition *)elem)->id, b = *(const int32_t *)key;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_broker_id(const void *elem, const void *key)
+{
+	int32_t a = (*(struct ss_ci_broker *const *)elem)->id, b = *(const int32_t *)key;
+	return a < b ? -1 : a > b;
+}
 
 /* A partition's index in t->parts, or -1. */
 static int64_t part_find(const struct ss_ci_topic *pub, int32_t id, uint64_t *work)
@@ -662,7 +654,7 @@ static int64_t part_find(const struct ss_ci_topic *pub, int32_t id, uint64_t *wo
 		int64_t s = ss_hidx_find(&t->pidx, hash_i32(id), eq_part, pub->parts, &id, work);
 		return s < 0 ? -1 : (int64_t)t->pidx.pos[s] - 1;
 	}
-	int64_t at = ID_SEARCH(pub->n_parts, pub->parts[mid].id, id, work);
+	int64_t at = ss_sorted_find(pub->parts, pub->n_parts, sizeof(*pub->parts), cmp_part_id, &id, work);
 	return at >= 0 ? at : -1;
 }
 
@@ -673,7 +665,7 @@ static int64_t broker_find(const struct ss_cimage *img, int32_t id, uint64_t *wo
 		int64_t s = ss_hidx_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, work);
 		return s < 0 ? -1 : (int64_t)img->bidx.pos[s] - 1;
 	}
-	int64_t at = ID_SEARCH(img->n_brokers, img->brokers[mid]->id, id, work);
+	int64_t at = ss_sorted_find(img->brokers, img->n_brokers, sizeof(*img->brokers), cmp_broker_id, &id, work);
 	return at >= 0 ? at : -1;
 }
 
