@@ -82,10 +82,10 @@ int segscan_add_logdir(segscan_scan *s, const char *path)
 {
 	if (!path)
 		return -EINVAL;
-	int r = ss_scan_setup_begin(s); /* released by ss_scan_setup_end below */
+	int r = ss_scan_setup_begin(s);
 	if (r)
 		return r;
-	r = ss_scan_add_logdir(s, path);
+	r = ss_scan_logdir_add(s, path);
 	ss_scan_setup_end(s);
 	return r;
 }
