@@ -424,48 +424,6 @@ static void test_multi_broker(void **state)
 	segscan_scan_free(s);
 }
 
-/* No LOGDIR, only --server-properties naming log.dirs: the run adds them itself, while its
- * state is RUNNING (where the public segscan_add_logdir answers -EBUSY: the run once failed
- * with that and an empty message, "segscan: no error"). */
-static void test_logdirs_from_server_properties(void **state)
-{
-	(void)state;
-	char *root_dir = tu_mkdtemp("api-props");  /* freed below */
-	char props[4200], logdir[4096], body[8400];
-	assert_non_null(root_dir);
-	assert_non_null(realpath(FIXTURES "/multi-broker/logdir-1", logdir));
-	snprintf(props, sizeof(props), "%s/server.properties", root_dir);
-	int len = snprintf(body, sizeof(body), "node.id=1\nlog.dirs=%s\n", logdir);
-	assert_int_equal(tu_write_file(props, body, (size_t)len), 0);
-	segscan_scan *s = NULL;
-	assert_int_equal(segscan_scan_new(&s), 0);  /* freed below */
-	assert_int_equal(segscan_set(s, "quiet", "true"), 0);
-	assert_int_equal(segscan_set(s, "server-properties", props), 0);
-	int r = segscan_run(s);
-	if (r)
-		fail_msg("segscan_run: %d (%s): %s", r, strerror(-r), segscan_last_error(s));
-	assert_int_equal(segscan_exit_code(s), 0);
-	assert_true(segscan_partition_count(s) > 0);
-	json_t *root;
-	char *buf = NULL;
-	size_t blen = 0;
-	json_error_t jerr;
-	FILE *f = open_memstream(&buf, &blen);  /* closed below, buf freed below */
-	assert_non_null(f);
-	assert_int_equal(segscan_write(s, SEGSCAN_FMT_JSON, f), 0);
-	fclose(f);
-	assert_non_null(root = json_loadb(buf, blen, 0, &jerr));  /* freed below */
-	json_t *dirs = json_object_get(json_object_get(root, "summary"), "log_dirs");
-	assert_int_equal(json_array_size(dirs), 1);
-	assert_string_equal(json_string_value(json_array_get(dirs, 0)), logdir);
-	json_decref(root);
-	free(buf);
-	segscan_scan_free(s);
-	snprintf(body, sizeof(body), "rm -rf '%s'", root_dir);
-	assert_int_equal(system(body), 0);
-	free(root_dir);
-}
-
 /* A damaged copy of a fixture, so the errors[] path is compared too: a partition.metadata
  * that is not one (a problem of the partition) and a segment whose .log is a directory
  * (a failed segment). The fixture itself is never touched: the copy is in the test tmp. */
@@ -812,7 +770,6 @@ int main(void)
 		cmocka_unit_test(test_cluster_meta),
 		cmocka_unit_test(test_multi_broker),
 		cmocka_unit_test(test_damaged),
-		cmocka_unit_test(test_logdirs_from_server_properties),
 		cmocka_unit_test(test_null_arguments),
 		cmocka_unit_test(test_wrong_state),
 		cmocka_unit_test(test_logdirs_from_server_properties),
