@@ -437,7 +437,7 @@ static void test_real_foreign_processes(void **state)
 			    setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
 				_exit(127);
 			/* "; :" keeps bash from exec'ing sleep, so its own command line stays */
-			execlp("bash", "bash", "-c", "sleep 120; :", "kafka.Kafka", props, (char *)NULL);
+			execlp("bash", "bash", "-c", "sleep 600; :", "kafka.Kafka", props, (char *)NULL);
 			_exit(127);
 		}
 	}
@@ -447,7 +447,7 @@ static void test_real_foreign_processes(void **state)
 		char p[64];
 		bool execd = false;
 		snprintf(p, sizeof(p), "/proc/%d/cmdline", (int)kids[i]);
-		for (int t = 0; t < 3000 && !execd; t++) {
+		for (int t = 0; t < 12000 && !execd; t++) { /* 2 minutes at least */
 			size_t n = 0;
 			char *cmd = tu_read_file(p, &n);
 			execd = cmd && memmem(cmd, n, "kafka.Kafka", 11);
