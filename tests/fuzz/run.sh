@@ -31,7 +31,8 @@ LIBS=(-lz -lsnappy -llz4 -lzstd -ljansson -lcrypt)  # -lcrypt: src/service/webco
 # module that does not compile yet (others' work in progress) cannot break the rest.
 rm -f "$out/libfuzzsrc.a" "$out"/obj/*.o
 objs=()
-# src/model/seg.c: the segment records' constants the evaluator uses;
+# src/model/*.c: the results model (the segment records, their constants) the evaluator
+# and the NDJSON remote state use;
 # src/service/parse.c: the HTTP path and --listen parsers, apart from libmicrohttpd;
 # src/service/webconfig.c: the --web.config.file parser; src/out/term.c: the terminal
 # escaping the dump's text format writes through.
