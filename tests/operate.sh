@@ -63,7 +63,7 @@ man)
 		mandoc -Tascii "man/segscan-$c.1" | col -b >"$tmp/$c.txt"
 		for o in $(opts_of "$c"); do
 			# serve takes every scan option: segscan-scan.1 documents those
-			if [ "$c" = serve ] && opts_of scan | grep -qxF -- "$o"; then continue; fi
+			if [ "$c" = serve ] && opts_of scan | grep -xF -- "$o" >/dev/null; then continue; fi
 			grep -qF -- "$o" "$tmp/$c.txt" || fail "segscan-$c.1 does not document $o (segscan $c --help has it)"
 		done
 	done

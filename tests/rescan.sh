@@ -12,10 +12,14 @@
 #             the unwatched partitions take the full path, reports still equal
 #   full      --full-rescan-interval: 0 means every rescan is a full check; a short one
 #             brings full checks between the change-detected ones
-set -euo pipefail
+set -Eeuo pipefail
 check=$1
 bin=$(readlink -f "$2")
 fail() { echo "rescan.sh $check: FAIL: $*" >&2; [ -f "${log:-/dev/null}" ] && tail -5 "$log" >&2; exit 1; }
+# A command that set -e ends the script on is named, never a silent exit 1 (the limit
+# check once exited 1 under ASan on a loaded machine with no message at all). -E: in
+# functions and command substitutions too.
+trap 'echo "rescan.sh $check: FAIL: exit $? at line $LINENO: $BASH_COMMAND" >&2' ERR
 tmp=$(mktemp -d "${SEGSCAN_TEST_TMP:-/tmp}/rescan.XXXXXX")
 pid=
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$tmp"; }
@@ -155,7 +159,7 @@ changes)
 	segs=$(field segments "$l")
 	expect "$l" reused "$segs" "unchanged tree"
 	same_as_fresh unchanged
-	curl -sf "http://127.0.0.1:$port/metrics" | grep -qE '^segscan_scan_partitions_reused_total [1-9]' ||
+	curl -sf "http://127.0.0.1:$port/metrics" | grep -E '^segscan_scan_partitions_reused_total [1-9]' >/dev/null ||
 		fail "no segscan_scan_partitions_reused_total in /metrics"
 
 	# Under strace (where ptrace is allowed): a rescan of the unchanged tree opens, lists
@@ -229,7 +233,7 @@ limit)
 	expect "$l" partitions_reused 5 "5 watches"
 	n=$(grep -c 'inotify watch limit reached' "$log" || true)
 	[ "$n" -eq 1 ] || fail "expected one watch-limit line, got $n"
-	grep 'inotify watch limit reached' "$log" | grep -q 'unwatched=7' || fail "the limit line does not say unwatched=7"
+	grep 'inotify watch limit reached' "$log" | grep 'unwatched=7' >/dev/null || fail "the limit line does not say unwatched=7"
 	same_as_fresh limited
 	# a change in every partition, watched or not
 	g0=$(last_started)
