@@ -24,6 +24,7 @@
 #include "common/probes.h"
 #include "common/strtab.h"
 #include "eval/config.h"
+#include "eval/health.h"
 #include "eval/remote.h"
 #include "fmt/names.h"
 #include "fmt/rlmm.h"
@@ -347,6 +348,18 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 		}
 	in.now_ms = s->opts.now_ms;
 	in.dangling_after_ms = s->opts.dangling_after_ms;
+	char swhy[160];
+	if (s->opts.has_stuck_after) {
+		in.stuck_after_ms = s->opts.stuck_after_ms;
+		in.stuck_after_why = "--stuck-after";
+	} else {
+		int64_t iv = s->config ? s->config->rlm_task_interval_ms : -1;
+		in.stuck_after_ms = ss_health_default_stuck_after(iv);
+		snprintf(swhy, sizeof(swhy), "--stuck-after's default: 10 x remote.log.manager.task.interval.ms %lld%s, "
+			 "at least 5 minutes", (long long)(iv > 0 ? iv : SS_RLM_TASK_INTERVAL_DEFAULT_MS),
+			 iv > 0 ? " (server.properties)" : " (Kafka's default; the broker's own is not known)");
+		in.stuck_after_why = swhy;
+	}
 	char twhy[1024];
 	const uint8_t *tid = p->has_topic_id ? p->topic_id : ec.topic_known ? ec.topic_id : NULL;
 	if (!in.has_seed && s->remote_taint && ss_remote_taint_concerns(s->remote_taint, tid, p->partition, twhy,

@@ -65,6 +65,8 @@ struct ss_opts {
 	bool         has_now;
 	int64_t      now_ms;
 	int64_t      dangling_after_ms;
+	bool         has_stuck_after;/* --stuck-after given; else derived from the task interval */
+	int64_t      stuck_after_ms;
 	struct ss_seed *seeds;
 	uint32_t     n_seeds;
 	bool         quiet;          /* no progress on stderr */
