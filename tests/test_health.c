@@ -297,6 +297,270 @@ static void test_stuck_delete(void **state)
 	fx_free(&f);
 }
 
+/* __remote_log_metadata's own settings against a tiered partition's */
+static struct ss_health_rlmm rlmm_ok(void)
+{
+	return (struct ss_health_rlmm){
+		.exists = true, .retention_ms = -1, .retention_ms_src = "DYNAMIC_TOPIC_CONFIG", .retention_bytes = -1,
+		.retention_bytes_src = "DEFAULT_CONFIG", .min_isr = 2, .min_isr_src = "DYNAMIC_TOPIC_CONFIG", .rf = 3,
+		.partitions = 50, .brokers = 3, .tiered_topics = 1, .max_tiered_known = true,
+		.max_tiered_retention_ms = 604800000, .max_tiered_topic = "t",
+	};
+}
+
+static void with_retention(struct fx *f, int64_t ms, const char *src)
+{
+	f->cfg.retention_ms = ms;
+	f->cfg.entries[0] = (struct ss_cfg_entry){ .key = "retention.ms", .source = src };
+	snprintf(f->cfg.entries[0].value, sizeof(f->cfg.entries[0].value), "%lld", (long long)ms);
+	f->cfg.n_entries = 1;
+}
+
+static uint32_t at_risk(struct fx *f, const struct ss_health_rlmm *m)
+{
+	f->in.rlmm = m;
+	return fx_count(fx_eval(f), "REMOTE_METADATA_AT_RISK");
+}
+
+static void test_metadata_at_risk(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct ss_eval_cluster ec;
+	tiered(&f, &ec, 1, 1);
+	with_retention(&f, 604800000, "DEFAULT_CONFIG");
+	fx_rseg(&f, "A", 0, 399, 0, 2000, NOW - 3600000, SS_RSEG_COPY_FINISHED, NOW - 3500000);
+	struct ss_health_rlmm m = rlmm_ok();
+	/* Kafka's own settings (4.3: retention.ms=-1, min.insync.replicas=2, RF 3): healthy */
+	assert_int_equal(at_risk(&f, &m), 0);
+	assert_int_equal(at_risk(&f, NULL), 0);
+
+	/* retention: shorter than the partition's is a risk; equal is not */
+	m.retention_ms = 604800000 - 1;
+	assert_int_equal(at_risk(&f, &m), 1);
+	const struct ss_finding *fd = fx_finding(f.ev, "REMOTE_METADATA_AT_RISK", 0);
+	assert_null(fd->ref[0] ? fd->ref : NULL);
+	assert_false(fd->has_amount);
+	assert_non_null(strstr(fd->message, "retention.ms is 604799999 ms"));
+	assert_non_null(strstr(fd->message, "(DYNAMIC_TOPIC_CONFIG)"));
+	assert_non_null(strstr(fd->message, "this topic's retention.ms 604800000 ms (7d 0h) (DEFAULT_CONFIG)"));
+	m.retention_ms = 604800000;
+	assert_int_equal(at_risk(&f, &m), 0);
+	/* an unlimited topic outlives any finite metadata retention */
+	with_retention(&f, -1, "DYNAMIC_TOPIC_CONFIG");
+	m.retention_ms = 365LL * 86400000;
+	assert_int_equal(at_risk(&f, &m), 1);
+	m.retention_ms = -1;
+	assert_int_equal(at_risk(&f, &m), 0);
+	/* unknown configs are no finding: the metadata topic's (a note says so), the partition's */
+	m.retention_ms = 1000;
+	m.retention_ms_src = NULL;
+	assert_int_equal(at_risk(&f, &m), 0);
+	assert_true(has_note(f.ev, "retention.ms not known"));
+	m.retention_ms_src = "DYNAMIC_TOPIC_CONFIG";
+	assert_int_equal(at_risk(&f, &m), 1);
+	with_retention(&f, -1, NULL);
+	assert_int_equal(at_risk(&f, &m), 0);
+	with_retention(&f, 604800000, "DEFAULT_CONFIG");
+	m = rlmm_ok();
+
+	/* retention.bytes: any limit */
+	m.retention_bytes = 0;
+	assert_int_equal(at_risk(&f, &m), 1);
+	assert_non_null(strstr(fx_finding(f.ev, "REMOTE_METADATA_AT_RISK", 0)->message, "retention.bytes is 0"));
+	m.retention_bytes = -1;
+	assert_int_equal(at_risk(&f, &m), 0);
+
+	/* replication factor 1 on several brokers; fine on one broker */
+	m.rf = 1;
+	assert_int_equal(at_risk(&f, &m), 1);
+	assert_non_null(strstr(fx_finding(f.ev, "REMOTE_METADATA_AT_RISK", 0)->message, "replication factor is 1"));
+	m.brokers = 2;
+	assert_int_equal(at_risk(&f, &m), 1);
+	m.brokers = 1;
+	assert_int_equal(at_risk(&f, &m), 0);
+	m.brokers = -1;   /* unknown: no finding, a note */
+	assert_int_equal(at_risk(&f, &m), 0);
+	assert_true(has_note(f.ev, "the broker count"));
+	m = rlmm_ok();
+	m.rf = 2;
+	assert_int_equal(at_risk(&f, &m), 0);
+
+	/* min.insync.replicas 1 on several brokers */
+	m = rlmm_ok();
+	m.min_isr = 1;
+	m.min_isr_src = "DEFAULT_CONFIG";
+	assert_int_equal(at_risk(&f, &m), 1);
+	assert_non_null(strstr(fx_finding(f.ev, "REMOTE_METADATA_AT_RISK", 0)->message,
+			       "min.insync.replicas is 1 (DEFAULT_CONFIG) on a cluster of 3 brokers"));
+	m.brokers = 1;
+	assert_int_equal(at_risk(&f, &m), 0);
+	m.brokers = 3;
+	m.min_isr_src = NULL;
+	assert_int_equal(at_risk(&f, &m), 0);
+	m.min_isr = 2;
+	m.min_isr_src = "STATIC_BROKER_CONFIG";
+	assert_int_equal(at_risk(&f, &m), 0);
+
+	/* several risks: one finding naming each */
+	m = rlmm_ok();
+	m.rf = 1;
+	m.retention_ms = 3600000;
+	assert_int_equal(at_risk(&f, &m), 1);
+	fd = fx_finding(f.ev, "REMOTE_METADATA_AT_RISK", 0);
+	assert_non_null(strstr(fd->message, "retention.ms is 3600000"));
+	assert_non_null(strstr(fd->message, "replication factor is 1"));
+	/* a partition that is not tiered: none */
+	f.cfg.remote_storage = 0;
+	assert_int_equal(at_risk(&f, &m), 0);
+	fx_free(&f);
+}
+
+/* A finished remote segment with several leader epochs (pairs epoch, start; n of them) */
+static void rseg_epochs(struct fx *f, const char *id, int64_t start, int64_t end, const int64_t *ep, uint32_t n)
+{
+	struct ss_epoch_entry e[8];
+	for (uint32_t i = 0; i < n; i++)
+		e[i] = (struct ss_epoch_entry){ (int32_t)ep[2 * i], ep[2 * i + 1] };
+	struct ss_remote_event ev = {
+		.type = SS_REV_SEGMENT, .topic = f->part.topic, .topic_len = strlen(f->part.topic),
+		.partition = f->part.partition, .segment_id = id, .segment_id_len = strlen(id),
+		.start_offset = start, .end_offset = end, .size_bytes = 500, .max_timestamp_ms = NOW - 3600000,
+		.epochs = e, .n_epochs = n, .broker_id = 1, .event_timestamp_ms = NOW - 3500000,
+		.state = SS_RSEG_COPY_STARTED,
+	};
+	assert_int_equal(ss_remote_apply(f->remote, &ev, f->msg, sizeof(f->msg)), 0);
+	fx_update(f, id, SS_RSEG_COPY_FINISHED, NOW - 3500000);
+}
+
+/* local segments 300.. (log start 0 below them: the rest is remote), epochs as given */
+static void lineage_part(struct fx *f, struct ss_eval_cluster *ec, const int64_t *ep, uint32_t n)
+{
+	fx_init(f, "t");
+	f->cfg.remote_storage = 1;
+	f->in.now_ms = NOW;
+	for (uint32_t i = 0; i < n; i++)
+		fx_epoch(f, (int32_t)ep[2 * i], ep[2 * i + 1]);
+	fx_seg(f, 300, 399, 500, NOW - 60000);
+	fx_seg(f, 400, 449, 250, NOW - 1000);
+	f->part.has_log_start = true;
+	f->part.log_start_ckpt = 0;
+	memset(ec, 0, sizeof(*ec));
+	f->in.cluster = NULL;
+}
+
+static void test_epoch_lineage(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct ss_eval_cluster ec;
+	static const int64_t local[] = { 0, 0, 2, 250 };
+	static const int64_t a[] = { 0, 0 }, b[] = { 0, 100 }, c[] = { 0, 200, 2, 250 }, c0[] = { 0, 200 };
+
+	/* healthy: the remote epochs are the local lineage's, no gap, offset 299 findable */
+	lineage_part(&f, &ec, local, 2);
+	rseg_epochs(&f, "A", 0, 99, a, 1);
+	rseg_epochs(&f, "B", 100, 199, b, 1);
+	rseg_epochs(&f, "C", 200, 299, c, 2);
+	struct ss_eval *ev = fx_eval(&f);
+	assert_int_equal(ev->highest_offset, 299);
+	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 0);
+	fx_free(&f);
+
+	/* C uploaded without epoch 2: it disagrees, and offset 299 (epoch 2 here) is not findable */
+	lineage_part(&f, &ec, local, 2);
+	rseg_epochs(&f, "A", 0, 99, a, 1);
+	rseg_epochs(&f, "B", 100, 199, b, 1);
+	rseg_epochs(&f, "C", 200, 299, c0, 1);
+	ev = fx_eval(&f);
+	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 2);
+	const struct ss_finding *fd = fx_finding(ev, "EPOCH_LINEAGE_GAP", 0);
+	assert_string_equal(fd->segment_ids[0], "C");
+	assert_non_null(strstr(fd->message, "leader epochs {0:200}"));
+	assert_non_null(strstr(fd->message, "gives {0:200, 2:250}"));
+	fd = fx_finding(ev, "EPOCH_LINEAGE_GAP", 1);
+	assert_non_null(strstr(fd->message, "offset 299"));
+	assert_non_null(strstr(fd->message, "leader epoch 2"));
+	assert_non_null(strstr(fd->message, "previous remote log segment metadata was not found"));
+	assert_non_null(strstr(fd->message, "no finished remote segment carries leader epoch 2"));
+	fx_free(&f);
+
+	/* the local lineage says epoch 0 to the end: C's epoch 2 disagrees, and epoch 0 ends in C
+	 * before offset 299 */
+	static const int64_t local0[] = { 0, 0 };
+	lineage_part(&f, &ec, local0, 1);
+	rseg_epochs(&f, "A", 0, 99, a, 1);
+	rseg_epochs(&f, "B", 100, 199, b, 1);
+	rseg_epochs(&f, "C", 200, 299, c, 2);
+	ev = fx_eval(&f);
+	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 2);
+	assert_non_null(strstr(fx_finding(ev, "EPOCH_LINEAGE_GAP", 1)->message, "ends that epoch before offset 299"));
+	fx_free(&f);
+
+	/* a hole between two finished segments: 100..199 */
+	lineage_part(&f, &ec, local, 2);
+	rseg_epochs(&f, "A", 0, 99, a, 1);
+	rseg_epochs(&f, "C", 200, 299, c, 2);
+	ev = fx_eval(&f);
+	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 1);
+	assert_non_null(strstr(fx_finding(ev, "EPOCH_LINEAGE_GAP", 0)->message, "offsets 100..199"));
+	fx_free(&f);
+	/* a one-offset hole is one too; none when the segments touch */
+	lineage_part(&f, &ec, local, 2);
+	rseg_epochs(&f, "A", 0, 98, a, 1);
+	rseg_epochs(&f, "B", 100, 199, b, 1);
+	rseg_epochs(&f, "C", 200, 299, c, 2);
+	ev = fx_eval(&f);
+	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 1);
+	assert_non_null(strstr(fx_finding(ev, "EPOCH_LINEAGE_GAP", 0)->message, "offsets 99..99"));
+	fx_free(&f);
+	/* overlapping uploads (a leader change re-copied 150..199) are no gap */
+	lineage_part(&f, &ec, local, 2);
+	rseg_epochs(&f, "A", 0, 99, a, 1);
+	rseg_epochs(&f, "B", 100, 199, b, 1);
+	static const int64_t b2[] = { 0, 150 };
+	rseg_epochs(&f, "B2", 150, 199, b2, 1);
+	rseg_epochs(&f, "C", 200, 299, c, 2);
+	assert_int_equal(fx_count(fx_eval(&f), "EPOCH_LINEAGE_GAP"), 0);
+	fx_free(&f);
+
+	/* before the first finished segment: remote retention (or a checkpoint not yet
+	 * rewritten), not a gap; offset 299 is still found */
+	lineage_part(&f, &ec, local, 2);
+	rseg_epochs(&f, "B", 100, 199, b, 1);
+	rseg_epochs(&f, "C", 200, 299, c, 2);
+	assert_int_equal(fx_count(fx_eval(&f), "EPOCH_LINEAGE_GAP"), 0);
+	fx_free(&f);
+
+	/* the checkpoint truncated at the log start (150): segments it does not reach are not
+	 * compared */
+	static const int64_t trunc[] = { 0, 150, 2, 250 };
+	lineage_part(&f, &ec, trunc, 2);
+	f.part.log_start_ckpt = 150;
+	rseg_epochs(&f, "B", 100, 199, b, 1);
+	rseg_epochs(&f, "C", 200, 299, c, 2);
+	assert_int_equal(fx_count(fx_eval(&f), "EPOCH_LINEAGE_GAP"), 0);
+	fx_free(&f);
+
+	/* the local log starts at the log start: no replica needs remote state */
+	lineage_part(&f, &ec, local, 2);
+	f.part.log_start_ckpt = 300;
+	rseg_epochs(&f, "C", 200, 299, c0, 1);
+	assert_int_equal(fx_count(fx_eval(&f), "EPOCH_LINEAGE_GAP"), 0);
+	fx_free(&f);
+
+	/* no checkpoint: nothing to compare */
+	lineage_part(&f, &ec, local, 0);
+	f.part.epochs_read = false;
+	rseg_epochs(&f, "A", 0, 99, a, 1);
+	rseg_epochs(&f, "C", 200, 299, c0, 1);
+	ev = fx_eval(&f);
+	/* the hole is still one (it needs no lineage); the rest is not compared */
+	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 1);
+	assert_non_null(strstr(fx_finding(ev, "EPOCH_LINEAGE_GAP", 0)->message, "offsets 100..199"));
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +569,8 @@ int main(void)
 		cmocka_unit_test(test_stuck_started_healthy),
 		cmocka_unit_test(test_wedged_copy),
 		cmocka_unit_test(test_stuck_delete),
+		cmocka_unit_test(test_metadata_at_risk),
+		cmocka_unit_test(test_epoch_lineage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

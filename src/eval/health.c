@@ -21,9 +21,12 @@
  *    pass (KAFKA-17428), publishing the event again.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "eval/config.h"
 #include "eval/eval_int.h"
 #include "eval/health.h"
 #include "fmt/names.h"
@@ -241,6 +244,333 @@ static int stuck_delete(struct ss_evctx *x)
 	return 0;
 }
 
+/* "604800000 ms (7d 0h)", "unlimited (-1)" */
+static void limit_ms_text(int64_t ms, char *buf, size_t len)
+{
+	char h[48];
+	if (ms < 0) {
+		snprintf(buf, len, "unlimited (%lld)", (long long)ms);
+		return;
+	}
+	ss_eval_human_ms(ms, h, sizeof(h));
+	snprintf(buf, len, "%lld ms (%s)", (long long)ms, h);
+}
+
+/* Append "; " and a formatted clause to a finding's text. */
+static void clause(char *buf, size_t len, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void clause(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	if (*at >= len)
+		return;
+	if (*at) {
+		int k = snprintf(buf + *at, len - *at, "; ");
+		*at += k > 0 ? (size_t)k : 0;
+		if (*at >= len)
+			return;
+	}
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *at, len - *at, fmt, ap);
+	va_end(ap);
+	*at += n > 0 ? (size_t)n : 0;
+}
+
+/* __remote_log_metadata's settings against this tiered partition's (KIP-1235: the
+ * metadata is the only index of the remote tier; TopicBasedRemoteLogMetadataManager
+ * creates the topic with retention.ms=-1 and, from 4.3, min.insync.replicas=2, and never
+ * corrects a topic that exists). Only known configs count; unknown ones are a note. */
+static int metadata_at_risk(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	const struct ss_health_rlmm *m = in->rlmm;
+	struct ss_eval *ev = x->ev;
+	char risk[1536], a[96], b[96], unknown[256];
+	size_t at = 0, un = 0;
+
+	if (!m || !m->exists)
+		return 0;
+	risk[0] = unknown[0] = 0;
+	const struct ss_cfg_entry *pr = ss_cfg_entry_find(in->cfg, "retention.ms");
+	const char *prs = pr ? pr->source : NULL;
+	if (!m->retention_ms_src) {
+		clause(unknown, sizeof(unknown), &un, "retention.ms");
+	} else if (m->retention_ms >= 0 && prs && (in->cfg->retention_ms < 0 || in->cfg->retention_ms > m->retention_ms)) {
+		limit_ms_text(m->retention_ms, a, sizeof(a));
+		limit_ms_text(in->cfg->retention_ms, b, sizeof(b));
+		char big[384] = "", c[96];
+		if (m->max_tiered_known && m->max_tiered_topic) {
+			limit_ms_text(m->max_tiered_retention_ms, c, sizeof(c));
+			snprintf(big, sizeof(big), "; the longest retention.ms of the %u tiered topic%s is %s (%s)",
+				 m->tiered_topics, plural(m->tiered_topics), c, m->max_tiered_topic);
+		}
+		clause(risk, sizeof(risk), &at,
+		       "its retention.ms is %s (%s), shorter than this topic's retention.ms %s (%s)%s: the records "
+		       "that describe a remote segment are deleted while the segment is still in retention, and "
+		       "then no broker finds, serves or deletes it",
+		       a, m->retention_ms_src, b, prs, big);
+	}
+	if (!m->retention_bytes_src)
+		clause(unknown, sizeof(unknown), &un, "retention.bytes");
+	else if (m->retention_bytes >= 0)
+		clause(risk, sizeof(risk), &at,
+		       "its retention.bytes is %lld (%s): once one of its partitions holds more, size retention "
+		       "deletes that partition's oldest records whatever the segments they describe",
+		       (long long)m->retention_bytes, m->retention_bytes_src);
+	bool multi = m->brokers > 1;
+	if (m->rf < 0 || m->brokers < 0)
+		clause(unknown, sizeof(unknown), &un, m->rf < 0 ? "its replication factor" : "the broker count");
+	else if (multi && m->rf == 1)
+		clause(risk, sizeof(risk), &at,
+		       "its replication factor is 1 (the metadata log's assignment of its %d partitions) on a cluster "
+		       "of %d brokers: the loss of one disk loses the metadata of every remote segment indexed there",
+		       m->partitions, m->brokers);
+	if (!m->min_isr_src)
+		clause(unknown, sizeof(unknown), &un, "min.insync.replicas");
+	else if (multi && m->min_isr == 1 && m->rf != 1)
+		clause(risk, sizeof(risk), &at,
+		       "its min.insync.replicas is 1 (%s) on a cluster of %d brokers: a metadata write acknowledged by "
+		       "one replica alone is lost with it (Kafka 4.3 creates the topic with 2, KIP-1235)",
+		       m->min_isr_src, m->brokers);
+	int e;
+	if (un && (e = ss_eval_add_note(ev, "__remote_log_metadata: %s not known (the metadata log was not read whole, "
+					    "or a level that could set it was not read): its risk to this partition's "
+					    "remote segments cannot be told",
+					unknown)))
+		return e;
+	if (!at)
+		return 0;
+	const struct ss_finding_spec spec = { .code = "REMOTE_METADATA_AT_RISK" };
+	return ss_eval_add_finding(ev, &spec, "__remote_log_metadata, the only index of this partition's remote "
+				   "segments, is at risk: %s", risk);
+}
+
+/* ---- EPOCH_LINEAGE_GAP ---- */
+
+/* "{0:0, 3:150}" */
+static void epochs_text(const struct ss_epoch_entry *e, uint32_t n, char *buf, size_t len)
+{
+	size_t at = 0;
+	int k = snprintf(buf, len, "{");
+	at = k > 0 ? (size_t)k : 0;
+	for (uint32_t i = 0; i < n && at < len; i++) {
+		k = snprintf(buf + at, len - at, "%s%d:%lld", i ? ", " : "", e[i].epoch, (long long)e[i].start_offset);
+		at += k > 0 ? (size_t)k : 0;
+	}
+	if (at < len)
+		snprintf(buf + at, len - at, "}");
+}
+
+/*
+ * LeaderEpochFileCache.epochEntriesInRange(start, end) over the local checkpoint: what the
+ * copy task recorded as the segment's leader epochs (RemoteLogManager.getLeaderEpochEntries
+ * with the segment's base offset and the next segment's). truncateFromStart drops the
+ * entries at or below start and puts the last of them back at start; truncateFromEnd drops
+ * those at or above end. out holds at most n + 1. Returns the count.
+ */
+static uint32_t epochs_in_range(const struct ss_epoch_entry *e, uint32_t n, int64_t start, int64_t end,
+				struct ss_epoch_entry *out)
+{
+	uint32_t k = 0, i = 0;
+	bool removed = false;
+	struct ss_epoch_entry last = { 0, 0 };
+	for (; i < n && e[i].start_offset <= start; i++) {
+		last = e[i];
+		removed = true;
+	}
+	if (removed)
+		out[k++] = (struct ss_epoch_entry){ last.epoch, start };
+	for (; i < n; i++)
+		if (e[i].start_offset < end)
+			out[k++] = e[i];
+	return k;
+}
+
+/* The remote segment's epochs as entries */
+static uint32_t rseg_epochs(const struct ss_rseg *s, struct ss_epoch_entry *out, uint32_t cap)
+{
+	uint32_t n = s->n_epochs < cap ? s->n_epochs : cap;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = (struct ss_epoch_entry){ s->epochs[i].epoch, s->epochs[i].start_offset };
+	return n;
+}
+
+/* RemoteLogMetadataCache.remoteLogSegmentMetadata(epoch, offset) over the finished
+ * segments: the floor entry of the epoch's offsetToId (the segment whose start of that
+ * epoch is the highest at or below offset; the later upload wins a tie, as the map's put
+ * does), then offset within that epoch's part of the segment. NULL: not found; *floor the
+ * segment found before the range check (NULL: none). */
+static const struct ss_rseg *remote_for_epoch(const struct ss_evctx *x, int32_t epoch, int64_t offset,
+					      const struct ss_rseg **floor)
+{
+	const struct ss_rseg *best = NULL;
+	int64_t best_key = 0;
+	for (uint32_t i = 0; i < x->n_fin; i++) {
+		const struct ss_rseg *s = x->fin[i];
+		for (uint32_t k = 0; k < s->n_epochs; k++) {
+			if (s->epochs[k].epoch != epoch)
+				continue;
+			int64_t key = s->epochs[k].start_offset;
+			if (key <= offset && (!best || key > best_key || (key == best_key && s->order > best->order))) {
+				best = s;
+				best_key = key;
+			}
+		}
+	}
+	*floor = best;
+	if (!best)
+		return NULL;
+	int64_t epoch_end = best->end_offset;
+	for (uint32_t k = 0; k < best->n_epochs; k++)
+		if (best->epochs[k].epoch > epoch) {
+			epoch_end = best->epochs[k].start_offset - 1;
+			break;
+		}
+	return offset <= epoch_end ? best : NULL;
+}
+
+static int lineage(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	const struct ss_part *p = in->part;
+	struct ss_eval *ev = x->ev;
+	char want[512], got[512];
+	int e;
+
+	if (!x->remote || !x->n_fin)
+		return 0;
+	int64_t lso = ev->log_start_offset;
+
+	/* 1. offsets inside the remote tier's range that no finished segment holds, from the log
+	 * start up to the highest copied offset: they are nowhere below the first local segment,
+	 * and local retention treats local ones as copied. Only between two finished segments:
+	 * before the first one, remote retention at work and a log-start-offset-checkpoint not
+	 * yet rewritten look the same. */
+	int64_t top = ev->seeded ? ev->highest_offset : -1;
+	bool started = false;
+	int64_t covered = 0;
+	for (uint32_t i = 0; i < x->n_fin; i++) {
+		const struct ss_rseg *s = x->fin[i];
+		if (s->end_offset < lso)
+			continue;
+		if (!started) {
+			started = true;
+			covered = s->end_offset;
+			continue;
+		}
+		if (covered >= top)
+			break;
+		if (s->start_offset > ss_inc_sat(covered)) {
+			int64_t from = ss_inc_sat(covered), to = s->start_offset - 1;
+			if (from < lso)
+				from = lso;
+			if (to > top)
+				to = top;
+			if (from <= to) {
+				const struct ss_finding_spec spec = { .code = "EPOCH_LINEAGE_GAP" };
+				if ((e = ss_eval_add_finding(
+					     ev, &spec,
+					     "no finished remote segment holds offsets %lld..%lld, between remote segments that "
+					     "end at %lld and start at %lld, inside the remote tier (log start offset %lld, "
+					     "highest offset in remote storage %lld): its lineage has a gap (metadata lost, for "
+					     "example to __remote_log_metadata's retention); readers of those offsets fail, and "
+					     "local retention treats local data there as copied",
+					     (long long)from, (long long)to, (long long)covered, (long long)s->start_offset,
+					     (long long)lso, (long long)top)))
+					return e;
+			}
+		}
+		if (s->end_offset > covered)
+			covered = s->end_offset;
+	}
+
+	if (!p->epochs_read || p->n_epochs == 0)
+		return 0;
+	const struct ss_epoch_entry *le = p->epochs;
+	uint32_t nle = p->n_epochs;
+
+	/* 2. each finished segment's epochs against the local lineage over its offsets, where
+	 * the local checkpoint reaches (its first entry; it is truncated at the log start) */
+	struct ss_epoch_entry *want_e = malloc(((size_t)nle + 1) * sizeof(*want_e));
+	if (!want_e)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < x->n_fin; i++) {
+		const struct ss_rseg *s = x->fin[i];
+		if (s->end_offset < lso || s->start_offset < le[0].start_offset)
+			continue;
+		/* beyond the local log end the local lineage does not reach either */
+		if (s->end_offset >= ev->log_end_offset)
+			continue;
+		uint32_t nw = epochs_in_range(le, nle, s->start_offset, ss_inc_sat(s->end_offset), want_e);
+		bool same = nw == s->n_epochs;
+		for (uint32_t k = 0; same && k < nw; k++)
+			same = s->epochs[k].epoch == want_e[k].epoch && s->epochs[k].start_offset == want_e[k].start_offset;
+		if (same)
+			continue;
+		struct ss_epoch_entry got_e[16];
+		uint32_t ng = rseg_epochs(s, got_e, 16);
+		epochs_text(got_e, ng, got, sizeof(got));
+		epochs_text(want_e, nw < 16 ? nw : 16, want, sizeof(want));
+		const char *id = s->id;
+		const struct ss_finding_spec spec = {
+			.code = "EPOCH_LINEAGE_GAP", .has_amount = true, .segments = 1, .bytes = s->size_bytes,
+			.ids = &id, .n_ids = 1,
+		};
+		e = ss_eval_add_finding(
+			ev, &spec,
+			"remote segment %s (offsets %lld..%lld) was uploaded with leader epochs %s%s, but this replica's "
+			"leader-epoch-checkpoint gives %s%s for those offsets: the remote tier and the local log disagree on "
+			"who wrote them (an unclean leader election, a truncated or rewritten checkpoint); fetches and "
+			"replica builds that look an offset up by its epoch there find the wrong segment or none",
+			s->id, (long long)s->start_offset, (long long)s->end_offset, got, s->n_epochs > 16 ? " (the first 16)" : "",
+			want, nw > 16 ? " (the first 16)" : "");
+		if (e) {
+			free(want_e);
+			return e;
+		}
+	}
+	free(want_e);
+
+	/* 3. what a new replica fetching from this one needs (TierStateMachine
+	 * .buildRemoteLogAuxState): a finished segment holding the offset just below the first
+	 * local segment, in the epoch that offset has in this lineage */
+	if (!x->n_live)
+		return 0;
+	int64_t local_start = x->live[0]->base_offset;
+	if (local_start <= lso)
+		return 0;
+	int64_t o = local_start - 1;
+	bool claimed = false;   /* the remote tier reaches that low: else it is retention at work */
+	for (uint32_t i = 0; i < x->n_fin; i++)
+		claimed |= x->fin[i]->start_offset <= o;
+	if (!claimed)
+		return 0;
+	int32_t ep = -1;
+	for (uint32_t i = 0; i < nle; i++)
+		if (le[i].start_offset <= o)
+			ep = le[i].epoch;
+	if (ep < 0)
+		return 0;   /* the checkpoint does not reach that offset */
+	const struct ss_rseg *floor;
+	if (remote_for_epoch(x, ep, o, &floor))
+		return 0;
+	char why[320], name[32];
+	seg_file(x->live[0], name, sizeof(name));
+	if (!floor)
+		snprintf(why, sizeof(why), "no finished remote segment carries leader epoch %d at or below that offset", ep);
+	else
+		snprintf(why, sizeof(why), "the finished segment holding epoch %d at or below it, %s (offsets %lld..%lld), "
+			 "ends that epoch before offset %lld", ep, floor->id, (long long)floor->start_offset,
+			 (long long)floor->end_offset, (long long)o);
+	const struct ss_finding_spec spec = { .code = "EPOCH_LINEAGE_GAP" };
+	return ss_eval_add_finding(
+		ev, &spec,
+		"offset %lld, just below the first local segment %s, has leader epoch %d in this replica's "
+		"leader-epoch-checkpoint, but %s: a new replica that fetches from this one as leader cannot build its "
+		"state from remote storage and its reassignment fails with \"previous remote log segment metadata was "
+		"not found\" (the symptom of KAFKA-16105)",
+		(long long)o, name, ep, why);
+}
+
 int ss_eval_health(struct ss_evctx *x)
 {
 	const struct ss_eval_input *in = x->in;
@@ -258,5 +588,9 @@ int ss_eval_health(struct ss_evctx *x)
 		if ((e = stuck_delete(x)) < 0)
 			return e;
 	}
+	if (ev->tiered && !in->metadata_log && (e = metadata_at_risk(x)) < 0)
+		return e;
+	if (ev->tiered && !in->metadata_log && (e = lineage(x)) < 0)
+		return e;
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "common/strtab.h"
 #include "discover/discover.h"
 #include "eval/eval.h"
+#include "eval/health.h"
 #include "io/engine.h"
 #include "model/results.h"
 #include "ring/ring.h"
@@ -138,6 +139,9 @@ struct segscan_scan {
 	unsigned             n_winfo;
 	const struct segscan_scan *prev;     /* segscan_reuse */
 	struct ss_strtab     cfgs;           /* the evaluator's: one resolved config per topic */
+	struct ss_health_rlmm rlmm;          /* the evaluator's: __remote_log_metadata's facts, built on
+						first use (rlmm_ready) from the cluster image */
+	bool                 rlmm_ready;
 	struct ss_strtab     msgs;           /* and finding messages held once (evaluator.c) */
 	bool                 reusable;       /* segscan_reuse was called: keep segment identities
 						for the next scan's (ss_catalog.ids) */
