@@ -561,6 +561,94 @@ static void test_epoch_lineage(void **state)
 	fx_free(&f);
 }
 
+/* --horizon: the evaluation at now + horizon over what exists now */
+static void test_forecast(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct ss_eval_cluster ec;
+
+	/* not asked: not evaluated */
+	fx_init(&f, "plain");
+	f.in.now_ms = NOW;
+	f.cfg.retention_ms = 3600000;
+	fx_seg(&f, 0, 99, 100, NOW - 1800000);      /* expires in 30 min */
+	fx_seg(&f, 100, 199, 200, NOW - 600000);    /* in 50 min */
+	fx_seg(&f, 200, 299, 300, NOW - 1000);      /* active */
+	struct ss_eval *ev = fx_eval(&f);
+	assert_false(ev->forecast.evaluated);
+	assert_int_equal(ev->total.n_local, 0);
+	/* one hour ahead: time retention takes the first two (the active one never) */
+	f.in.horizon_ms = 3600000;
+	ev = fx_eval(&f);
+	assert_true(ev->forecast.evaluated);
+	assert_false(ev->forecast.unknown);
+	assert_int_equal(ev->forecast.horizon_ms, 3600000);
+	assert_int_equal(ev->forecast.local_delete_segments, 2);
+	assert_int_equal(ev->forecast.local_delete_bytes, 300);
+	assert_int_equal(ev->forecast.remote_delete_segments, 0);
+	assert_int_equal(ev->forecast.copy_segments, 0);
+	/* today's numbers are untouched */
+	assert_int_equal(ev->total.n_local, 0);
+	assert_true(f.segs[0].flags & SS_SEG_ONLY_LOCAL);
+	/* the boundary: now + horizon - max_ts == retention.ms is not past it (Kafka: >) */
+	f.in.horizon_ms = 1800000;
+	assert_int_equal(fx_eval(&f)->forecast.local_delete_segments, 0);
+	f.in.horizon_ms = 1800001;
+	assert_int_equal(fx_eval(&f)->forecast.local_delete_segments, 1);
+	fx_free(&f);
+
+	/* tiered: the copy task copies the closed segments, then local retention (1 h) and
+	 * remote time retention (2 h) act on them */
+	tiered(&f, &ec, 1, 1);
+	f.in.stuck_after_ms = 0;        /* the copy task is not judged here */
+	f.cfg.retention_ms = 7200000;
+	f.cfg.local_retention_ms = 3600000;
+	/* local segments' max timestamps: NOW-3600000+i*60000, i = 0..4 */
+	fx_rseg(&f, "A", 0, 99, 0, 500, NOW - 3600000, SS_RSEG_COPY_FINISHED, NOW - 3500000);
+	ev = fx_eval(&f);
+	assert_int_equal(ev->copy_lag_segments, 3);
+	f.in.horizon_ms = 60000;   /* 1 min: segment 0 is past local retention (copied); 100 becomes too */
+	ev = fx_eval(&f);
+	assert_int_equal(ev->forecast.copy_segments, 3);
+	assert_int_equal(ev->forecast.local_delete_segments, 1);
+	assert_int_equal(ev->forecast.remote_delete_segments, 0);
+	f.in.horizon_ms = 60001;
+	assert_int_equal(fx_eval(&f)->forecast.local_delete_segments, 2);
+	f.in.horizon_ms = 3600001; /* remote A: max_ts NOW-3600000 < NOW+3600001-7200000 */
+	ev = fx_eval(&f);
+	assert_int_equal(ev->forecast.remote_delete_segments, 1);
+	assert_int_equal(ev->forecast.remote_delete_bytes, 500);
+	assert_int_equal(ev->forecast.local_delete_segments, 4);
+	assert_int_equal(ev->forecast.local_delete_bytes, 2000);
+	/* still today's: copy lag and only-local flags */
+	assert_int_equal(ev->copy_lag_segments, 3);
+	assert_true(f.segs[1].flags & SS_SEG_ONLY_LOCAL);
+	assert_false(f.segs[0].flags & SS_SEG_ONLY_LOCAL);
+	fx_free(&f);
+
+	/* a stuck copy copies nothing: only what is in remote storage now can go locally */
+	tiered(&f, &ec, 1, 1);
+	f.cfg.local_retention_ms = 3600000;
+	fx_rseg(&f, "A", 0, 99, 0, 500, NOW - 3600000, SS_RSEG_COPY_FINISHED, NOW - 3500000);
+	fx_rseg(&f, "B", 100, 199, 0, 500, NOW - 3540000, SS_RSEG_COPY_STARTED, NOW - 3400000);
+	f.in.horizon_ms = 3600001;
+	ev = fx_eval(&f);
+	assert_int_equal(fx_count(ev, "STUCK_REMOTE_COPY"), 1);
+	assert_int_equal(ev->forecast.copy_segments, 0);
+	assert_int_equal(ev->forecast.local_delete_segments, 1);
+	fx_free(&f);
+
+	/* unseeded: unknown */
+	tiered(&f, &ec, 1, 1);
+	f.in.horizon_ms = 3600000;
+	ev = fx_eval(&f);
+	assert_true(ev->forecast.evaluated);
+	assert_true(ev->forecast.unknown);
+	assert_string_equal(ev->forecast.reason, "unseeded");
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -571,6 +659,7 @@ int main(void)
 		cmocka_unit_test(test_stuck_delete),
 		cmocka_unit_test(test_metadata_at_risk),
 		cmocka_unit_test(test_epoch_lineage),
+		cmocka_unit_test(test_forecast),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,6 +109,8 @@ struct ss_eval_input {
 	int64_t                      stuck_after_ms;
 	const char                  *stuck_after_why;
 	const struct ss_health_rlmm *rlmm;
+	/* --horizon: 0 off; else ss_eval.forecast says what acts within it */
+	int64_t                      horizon_ms;
 };
 
 struct ss_retention {
@@ -182,6 +184,18 @@ struct ss_eval {
 		const int64_t        *local_offsets; /* n_local (into a kind's delete_offsets) */
 		int64_t               remote_bytes, local_bytes;
 	} total;
+
+	/* --horizon (eval/health.h): what time, size and local retention and the copy task act
+	 * on between now and now + horizon_ms, with no write in between */
+	struct ss_forecast {
+		bool        evaluated;  /* --horizon given */
+		bool        unknown;    /* an input is unknown: the counts are null */
+		const char *reason;     /* why unknown (static) */
+		int64_t     horizon_ms;
+		int64_t     local_delete_segments, local_delete_bytes;
+		int64_t     remote_delete_segments, remote_delete_bytes;
+		int64_t     copy_segments;
+	} forecast;
 
 	struct ss_finding *findings;
 	uint32_t           n_findings, cap_findings;   /* common/darray.h */

@@ -571,6 +571,86 @@ static int lineage(struct ss_evctx *x)
 		(long long)o, name, ep, why);
 }
 
+/* ---- --horizon ---- */
+
+/*
+ * The same evaluation at now + horizon: the copy task has copied every closed segment
+ * (unless it is stuck, or copies are disabled), and retention of each kind runs at that
+ * time over what exists now. No write is assumed in between: what new data would add to
+ * size retention, and the segments it would roll, are not predicted (docs/contract.md).
+ * The segments' evaluator fields are put back as the evaluation of now left them.
+ */
+static int forecast(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
+	struct ss_forecast *fc = &ev->forecast;
+	int e;
+
+	fc->evaluated = true;
+	fc->horizon_ms = in->horizon_ms;
+	if (ev->tiered && !ev->seeded) {
+		fc->unknown = true;
+		fc->reason = "unseeded";
+		return 0;
+	}
+	bool copying = ev->tiered && !in->cfg->remote_copy_disable;
+	for (uint32_t i = 0; copying && i < ev->n_findings; i++)
+		if (!strcmp(ev->findings[i].code, "STUCK_REMOTE_COPY"))
+			copying = false;
+	struct ss_eval_input in2 = *in;
+	in2.now_ms = in->now_ms > INT64_MAX - in->horizon_ms ? INT64_MAX : in->now_ms + in->horizon_ms;
+	in2.horizon_ms = 0;
+	in2.stuck_after_ms = 0;
+	in2.rlmm = NULL;
+	if (ev->tiered) {
+		int64_t h = ev->highest_offset;
+		if (copying && !ev->copy_lag_null && ev->copy_lag_segments > 0 && x->n_live >= 2) {
+			h = x->live[x->n_live - 2]->end_offset;
+			fc->copy_segments = ev->copy_lag_segments;
+		} else if (copying && ev->copy_lag_null) {
+			fc->unknown = true;
+			fc->reason = "a segment could not be read";
+			return 0;
+		}
+		in2.has_seed = true;
+		in2.seed = h;
+	}
+	uint32_t n = in->part->seg_count;
+	uint16_t *flags = n ? malloc((size_t)n * sizeof(*flags)) : NULL;
+	int64_t *ends = n ? malloc((size_t)n * sizeof(*ends)) : NULL;
+	if (n && (!flags || !ends)) {
+		free(flags);
+		free(ends);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		flags[i] = in->segs[i].flags;
+		ends[i] = in->segs[i].end_offset;
+	}
+	struct ss_eval *ev2 = NULL;
+	e = ss_eval_partition(&in2, &ev2);
+	for (uint32_t i = 0; i < n; i++) {
+		in->segs[i].flags = flags[i];
+		in->segs[i].end_offset = ends[i];
+	}
+	free(flags);
+	free(ends);
+	if (e)
+		return e;
+	if (ev2->total.unknown) {
+		fc->unknown = true;
+		fc->reason = ev2->total.reason ? ev2->total.reason : "not evaluated";
+	} else {
+		fc->local_delete_segments = ev2->total.n_local;
+		fc->local_delete_bytes = ev2->total.local_bytes;
+		fc->remote_delete_segments = ev2->total.n_remote;
+		fc->remote_delete_bytes = ev2->total.remote_bytes;
+	}
+	ss_eval_free(ev2);
+	return 0;
+}
+
 int ss_eval_health(struct ss_evctx *x)
 {
 	const struct ss_eval_input *in = x->in;
@@ -591,6 +671,9 @@ int ss_eval_health(struct ss_evctx *x)
 	if (ev->tiered && !in->metadata_log && (e = metadata_at_risk(x)) < 0)
 		return e;
 	if (ev->tiered && !in->metadata_log && (e = lineage(x)) < 0)
+		return e;
+	/* last: it reads the findings above (a stuck copy copies nothing) */
+	if (in->horizon_ms > 0 && !in->metadata_log && (e = forecast(x)) < 0)
 		return e;
 	return 0;
 }

@@ -111,6 +111,11 @@ const struct ss_optdef ss_optdefs[] = {
 		  "this long, is stuck (STUCK_REMOTE_COPY, STUCK_REMOTE_DELETE);\n"
 		  "default: 10 x the broker's remote.log.manager.task.interval.ms\n"
 		  "(30000 when not known), at least 5m" },
+	{ .name = "horizon", .type = SS_OPT_DURATION, .values = "DURATION", .lo = 1, .hi = INT64_MAX / 4,
+	  .off = F(horizon_ms), .err = "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)",
+	  .help = "forecast what time, size and local retention and the copy task\n"
+		  "do within DURATION if nothing else is written (forecast per\n"
+		  "partition, free_bytes and free_bytes_after per log dir)" },
 	{ .name = "threads", .type = SS_OPT_INT, .values = "N", .lo = 1, .hi = 1024, .narrow = true,
 	  .off = F(threads), .err = "expected a thread count from 1 to 1024",
 	  .help = "worker threads (default: CPUs in the affinity mask)" },

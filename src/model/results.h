@@ -28,6 +28,9 @@ struct ss_res_logdir {
 	const char *path;       /* as given (or from log.dirs) */
 	int         err;        /* 0, or why the log dir is missing or unreadable (exit 3) */
 	int         node;       /* NUMA node of its block device, -1 unknown */
+	/* --horizon: the filesystem's free bytes (statvfs), and after the forecast's local
+	 * deletes in this log dir; -1 unknown or not asked */
+	int64_t     free_bytes, free_bytes_after;
 };
 
 /* Wall time of each stage in seconds. Stages overlap: remote state with discovery,
@@ -57,6 +60,7 @@ struct ss_res_run {
 	const char *remote_source;   /* "remote-state" | "metadata-topic" | NULL: no remote metadata */
 	uint64_t    remote_warnings; /* remote events dropped or warned about */
 	int         exit_code;       /* the contract's: 0, 1, 2 or 3 */
+	int64_t     horizon_ms;      /* --horizon, 0 when not given (ss_eval.forecast) */
 	struct ss_res_times times;
 };
 
