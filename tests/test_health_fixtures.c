@@ -288,6 +288,24 @@ static void test_horizon(void **state)
 			 sum);
 	json_decref(fc);
 	json_decref(later);
+
+	/* the metrics and the table say the same, only when asked */
+	assert_int_equal(tu_run(&out, "%s scan -q -f prom --now=%lld --topic-config=%s/%s/topic-config.txt --horizon=1h "
+				"%s/%s/logdir", tu_segscan(), now, FIXTURES, dir, FIXTURES, dir), 0);
+	char want[96];
+	snprintf(want, sizeof(want), "segscan_forecast_local_delete_bytes{topic=\"tiered\",partition=\"0\"");
+	assert_non_null(strstr(out, want));
+	assert_non_null(strstr(out, "\nsegscan_log_dir_free_bytes_after{log_dir=\""));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s scan -q -f prom --now=%lld %s/%s/logdir", tu_segscan(), now, FIXTURES, dir), 0);
+	assert_null(strstr(out, "segscan_forecast_"));
+	assert_null(strstr(out, "segscan_log_dir_free_bytes"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s scan -q --now=%lld --topic-config=%s/%s/topic-config.txt --horizon=1h %s/%s/logdir",
+				tu_segscan(), now, FIXTURES, dir, FIXTURES, dir), 0);
+	assert_non_null(strstr(out, "Forecast (within 3600000 ms, if nothing else is written):"));
+	assert_non_null(strstr(out, "  tiered-0  local: "));
+	free(out);
 }
 
 int main(void)

@@ -28,9 +28,12 @@ struct ss_res_logdir {
 	const char *path;       /* as given (or from log.dirs) */
 	int         err;        /* 0, or why the log dir is missing or unreadable (exit 3) */
 	int         node;       /* NUMA node of its block device, -1 unknown */
-	/* --horizon: the filesystem's free bytes (statvfs), and after the forecast's local
-	 * deletes in this log dir; -1 unknown or not asked */
-	int64_t     free_bytes, free_bytes_after;
+};
+
+/* --horizon, per log dir: its filesystem's free bytes (statvfs), and after the forecast's
+ * local deletes of its partitions; -1 unknown */
+struct ss_res_space {
+	int64_t free_bytes, free_bytes_after;
 };
 
 /* Wall time of each stage in seconds. Stages overlap: remote state with discovery,
@@ -113,6 +116,7 @@ struct ss_res_cluster {
 struct ss_results {
 	const struct ss_res_logdir *logdirs;
 	uint32_t                    n_logdirs;
+	const struct ss_res_space  *space;     /* --horizon: n_logdirs of them; NULL otherwise */
 	const struct ss_part       *parts;
 	uint32_t                    n_parts;
 	const struct ss_part       *all_parts; /* every partition, for ss_seg.part (set when

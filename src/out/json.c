@@ -480,10 +480,11 @@ int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 		ss_jw_arr(&w);
 		for (uint32_t i = 0; i < r->n_logdirs; i++) {
 			const struct ss_res_logdir *l = &r->logdirs[i];
+			const struct ss_res_space *sp = r->space ? &r->space[i] : NULL;
 			ss_jw_obj(&w);
 			ss_jw_kstr(&w, "log_dir", l->path);
-			ss_jw_ki64n(&w, "free_bytes", l->free_bytes >= 0, l->free_bytes);
-			ss_jw_ki64n(&w, "free_bytes_after", l->free_bytes_after >= 0, l->free_bytes_after);
+			ss_jw_ki64n(&w, "free_bytes", sp && sp->free_bytes >= 0, sp ? sp->free_bytes : 0);
+			ss_jw_ki64n(&w, "free_bytes_after", sp && sp->free_bytes_after >= 0, sp ? sp->free_bytes_after : 0);
 			ss_jw_obj_end(&w);
 		}
 		ss_jw_arr_end(&w);

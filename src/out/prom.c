@@ -228,7 +228,7 @@ static void write_forecast(const struct ss_results *r, FILE *f)
 			      : "Free bytes of the log dir's filesystem (statvfs, for an unprivileged writer).",
 			name);
 		for (uint32_t i = 0; i < r->n_logdirs; i++) {
-			int64_t v = after ? r->logdirs[i].free_bytes_after : r->logdirs[i].free_bytes;
+			int64_t v = !r->space ? -1 : after ? r->space[i].free_bytes_after : r->space[i].free_bytes;
 			bool dup = false;
 			for (uint32_t k = 0; k < i && !dup; k++)
 				dup = !strcmp(r->logdirs[k].path, r->logdirs[i].path);

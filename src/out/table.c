@@ -232,10 +232,11 @@ static void write_forecast(const struct ss_results *r, FILE *f)
 	fprintf(f, "\nForecast (within %" PRId64 " ms, if nothing else is written):\n", h);
 	for (uint32_t i = 0; i < r->n_logdirs; i++) {
 		const struct ss_res_logdir *l = &r->logdirs[i];
+		struct ss_res_space sp = r->space ? r->space[i] : (struct ss_res_space){ -1, -1 };
 		fputs("  log dir ", f);
 		put_text(f, l->path);
-		fprintf(f, ": free %s, after %s\n", l->free_bytes >= 0 ? ss_human_bytes(l->free_bytes, b1, sizeof(b1)) : "?",
-			l->free_bytes_after >= 0 ? ss_human_bytes(l->free_bytes_after, b2, sizeof(b2)) : "?");
+		fprintf(f, ": free %s, after %s\n", sp.free_bytes >= 0 ? ss_human_bytes(sp.free_bytes, b1, sizeof(b1)) : "?",
+			sp.free_bytes_after >= 0 ? ss_human_bytes(sp.free_bytes_after, b2, sizeof(b2)) : "?");
 	}
 	for (uint32_t i = 0; i < r->n_parts; i++) {
 		const struct ss_part *p = &r->parts[i];

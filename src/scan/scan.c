@@ -423,14 +423,15 @@ static int filter_parts(segscan_scan *s, struct ss_results *r)
 
 /* --horizon: each log dir's free bytes now, and after the forecast's local deletes of
  * its partitions (unknown when one of them is: a total over unknowns is unknown) */
-static void forecast_space(const segscan_scan *s, struct ss_res_logdir *l, uint32_t n)
+static void forecast_space(const segscan_scan *s, const struct ss_res_logdir *l, struct ss_res_space *sp, uint32_t n)
 {
 	const struct ss_catalog *c = &s->cat;
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t fb;
+		sp[i] = (struct ss_res_space){ -1, -1 };
 		if (l[i].err || ss_source_free_bytes(l[i].path, &fb) < 0)
 			continue;
-		l[i].free_bytes = fb;
+		sp[i].free_bytes = fb;
 		bool known = true;
 		__int128 after = fb;
 		for (uint32_t k = 0; k < c->n_parts && known; k++) {
@@ -447,7 +448,7 @@ static void forecast_space(const segscan_scan *s, struct ss_res_logdir *l, uint3
 			after += ev->forecast.local_delete_bytes;
 		}
 		if (known)
-			l[i].free_bytes_after = after > INT64_MAX ? INT64_MAX : (int64_t)after;
+			sp[i].free_bytes_after = after > INT64_MAX ? INT64_MAX : (int64_t)after;
 	}
 }
 
@@ -460,13 +461,19 @@ int ss_scan_publish_results(segscan_scan *s)
 		if (!l)
 			return -ENOMEM;
 		for (uint32_t i = 0; i < c->n_logdirs; i++)
-			l[i] = (struct ss_res_logdir){ c->logdirs[i].path, c->logdirs[i].err, c->logdirs[i].node, -1, -1 };
+			l[i] = (struct ss_res_logdir){ c->logdirs[i].path, c->logdirs[i].err, c->logdirs[i].node };
 		s->res_logdirs = l;
-		if (s->opts.horizon_ms > 0)
-			forecast_space(s, l, c->n_logdirs);
+		if (s->opts.horizon_ms > 0) {
+			struct ss_res_space *sp = realloc(s->res_space, c->n_logdirs * sizeof(*sp));
+			if (!sp)
+				return -ENOMEM;
+			s->res_space = sp;
+			forecast_space(s, l, sp, c->n_logdirs);
+		}
 	}
 	*r = (struct ss_results){
 		.logdirs = s->res_logdirs, .n_logdirs = c->n_logdirs,
+		.space = s->opts.horizon_ms > 0 && c->n_logdirs ? s->res_space : NULL,
 		.parts = c->parts, .n_parts = c->n_parts,
 		.segs = c->segs, .n_segs = c->n_segs,
 		.notes = c->notes, .n_notes = c->n_notes,

@@ -173,6 +173,7 @@ struct segscan_scan {
 	/* what the writers and accessors read: filled by ss_scan_publish_results */
 	struct ss_results    res;
 	struct ss_res_logdir *res_logdirs;
+	struct ss_res_space  *res_space;     /* --horizon: each log dir's free space (ss_results.space) */
 	struct ss_part       *res_parts;     /* the reported partitions when a filter is set (copies) */
 };
 
