@@ -581,7 +581,8 @@ int ss_merge(const struct ss_merge_input *in, uint32_t n, struct ss_cluster *c, 
 				   no_asg == 1 ? "has" : "have", no_asg == 1 ? "it" : "them")))
 		goto out;
 	c->complete = c->n_why == 0;
-	if (c->n_missing)
+	/* an incomplete cluster report is not a clean one, whatever the reason */
+	if (!c->complete)
 		c->exit_code = 1;
 
 	/* totals: per topic and for the cluster, each partition once */

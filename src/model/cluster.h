@@ -103,7 +103,7 @@ struct ss_cluster {
 	char             **why;
 	uint32_t           n_why;
 	uint32_t           n_findings;
-	int                exit_code;    /* 0, or 1: a broker missing or a report that was itself incomplete */
+	int                exit_code;    /* 0, or 1: not complete, or a report whose own scan was not */
 };
 
 #endif
