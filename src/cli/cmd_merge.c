@@ -72,8 +72,8 @@ static const char usage_merge[] =
 "Examples:\n"
 "  for b in 1 2 3; do ssh broker-$b segscan scan -f json /var/lib/kafka/data > b$b.json; done\n"
 "  segscan merge b1.json b2.json b3.json\n"
-"  segscan merge -f json http://broker-1:9746 http://broker-2:9746 http://broker-3:9746\n"
-"  segscan merge --http.config.file=merge.yml https://broker-1:9746 https://broker-2:9746\n";
+"  segscan merge -f json http://broker-1:10405 http://broker-2:10405 http://broker-3:10405\n"
+"  segscan merge --http.config.file=merge.yml https://broker-1:10405 https://broker-2:10405\n";
 
 enum { OPT_HTTP_CONFIG = 0x100, OPT_TIMEOUT, OPT_MAX_BYTES };
 
