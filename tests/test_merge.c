@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <arpa/inet.h>
+#include <crypt.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -689,8 +691,10 @@ static int kill_serve(void **state)
 }
 
 /* `segscan serve` of one fixture broker's dir on a free loopback port, ready (its first
- * scan published: /healthz answers 200). */
-static int start_serve(const char *logdir, const char *log)
+ * scan published: /healthz answers 200 to `curl PROBE URL/healthz`, URL
+ * SCHEME://127.0.0.1:PORT). extra: one more serve option, or NULL. */
+static int start_serve_ex(const char *logdir, const char *log, const char *extra, const char *scheme,
+			  const char *probe)
 {
 	for (int attempt = 0; attempt < 10; attempt++) {
 		int fd, port = bound_port(&fd);
@@ -705,8 +709,10 @@ static int start_serve(const char *logdir, const char *log)
 			int nf = open("/dev/null", O_RDWR);
 			dup2(nf, 0);
 			dup2(nf, 1);
-			execl(tu_segscan(), tu_segscan(), "serve", listen, "--interval=3600",
-			      "--remote-state=" FIXTURES "/multi-broker/remote-state.ndjson", logdir, (char *)NULL);
+			const char *av[] = { tu_segscan(), "serve", listen, "--interval=3600",
+					     "--remote-state=" FIXTURES "/multi-broker/remote-state.ndjson",
+					     extra ? extra : logdir, extra ? logdir : NULL, NULL };
+			execv(av[0], (char **)av);
 			_exit(127);
 		}
 		g_serve = pid;
@@ -725,7 +731,8 @@ static int start_serve(const char *logdir, const char *log)
 				break;
 			}
 			char *out = NULL;
-			int rc = tu_run(&out, "curl -s -o /dev/null -w '%%{http_code}' --max-time 5 http://127.0.0.1:%d/healthz", port);
+			int rc = tu_run(&out, "curl -s -o /dev/null -w '%%{http_code}' --max-time 5 %s %s://127.0.0.1:%d/healthz",
+					probe, scheme, port);
 			bool up = rc == 0 && out && !strcmp(out, "200");
 			free(out);
 			if (up)
@@ -737,6 +744,11 @@ static int start_serve(const char *logdir, const char *log)
 	}
 	fail_msg("no free port for serve after 10 tries");
 	return -1;
+}
+
+static int start_serve(const char *logdir, const char *log)
+{
+	return start_serve_ex(logdir, log, NULL, "http", "");
 }
 
 /* A real serve's /v1/partitions merged with two report files, the same as three files;
@@ -807,6 +819,94 @@ static void test_serve_endpoint(void **state)
 	free(dir);
 }
 
+/* serve behind --web.config.file (TLS, basic auth), read with --http.config.file: the
+ * Prometheus client format. Its certificate names only broker-2 (not 127.0.0.1), so the
+ * name check passes only with tls_config.server_name; a wrong password or no CA makes the
+ * broker missing (exit 1), never a merged total. */
+static void test_serve_tls_auth(void **state)
+{
+	char *dir = scan_fixture_brokers();
+	assert_int_equal(tu_run(NULL, "cd '%s' && openssl req -x509 -newkey rsa:2048 -nodes -keyout server.key "
+				 "-out server.crt -days 2 -subj /CN=broker-2 -addext subjectAltName=DNS:broker-2 "
+				 ">/dev/null 2>&1", dir), 0);
+	char salt[64], path[700], text[1024], web[760], log[600], ld[600];
+	struct crypt_data cd;
+	memset(&cd, 0, sizeof(cd));
+	assert_non_null(crypt_gensalt_rn("$2b$", 5, NULL, 0, salt, sizeof(salt)));
+	const char *hash = crypt_r("hunter2", salt, &cd);
+	assert_non_null(hash);
+	snprintf(path, sizeof(path), "%s/web.yml", dir);
+	int n = snprintf(text, sizeof(text), "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+			 "basic_auth_users:\n  merger: %s\n", hash);
+	assert_int_equal(tu_write_file(path, text, (size_t)n), 0);
+	snprintf(web, sizeof(web), "--web.config.file=%s", path);
+	snprintf(log, sizeof(log), "%s/serve.log", dir);
+	snprintf(ld, sizeof(ld), "%s/logdir-2", dir);
+	char probe[800];
+	snprintf(probe, sizeof(probe), "--cacert '%s/server.crt' --resolve broker-2:0:127.0.0.1 -k -u merger:hunter2", dir);
+	int port = start_serve_ex(ld, log, web, "https", probe);
+
+	/* the client side: relative files, a password file */
+	snprintf(path, sizeof(path), "%s/pass", dir);
+	assert_int_equal(tu_write_file(path, "hunter2\n", 8), 0);
+	snprintf(path, sizeof(path), "%s/wrong", dir);
+	assert_int_equal(tu_write_file(path, "hunter3\n", 8), 0);
+	const char *good = "basic_auth:\n  username: merger\n  password_file: pass\ntls_config:\n  ca_file: server.crt\n"
+			   "  server_name: broker-2\n";
+	const char *wrong = "basic_auth:\n  username: merger\n  password_file: wrong\ntls_config:\n  ca_file: server.crt\n"
+			    "  server_name: broker-2\n";
+	const char *noname = "basic_auth:\n  username: merger\n  password_file: pass\ntls_config:\n  ca_file: server.crt\n";
+	const char *cfgs[] = { good, wrong, noname };
+	const char *names[] = { "good.yml", "wrong.yml", "noname.yml" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		assert_int_equal(tu_write_file(path, cfgs[i], strlen(cfgs[i])), 0);
+	}
+	char *out = NULL;
+	int rc = tu_run(&out, "%s merge -f json --http.config.file=%s/good.yml %s/b1.json https://127.0.0.1:%d %s/b3.json",
+			tu_segscan(), dir, dir, port, dir);
+	assert_int_equal(rc, 0);
+	json_t *m = json_loads(out, 0, NULL);
+	assert_non_null(m);
+	json_t *sum = json_object_get(m, "summary");
+	assert_true(json_is_true(json_object_get(sum, "complete")));
+	json_t *br = json_array_get(json_object_get(sum, "brokers"), 1);
+	assert_string_equal(json_string_value(json_object_get(br, "status")), "ok");
+	assert_int_equal(json_integer_value(json_object_get(br, "node_id")), 2);
+	json_decref(m);
+	free(out);
+
+	for (int i = 1; i < 3; i++) {
+		rc = tu_run(&out, "%s merge -f json --http.config.file=%s/%s %s/b1.json https://127.0.0.1:%d %s/b3.json 2>/dev/null",
+			    tu_segscan(), dir, names[i], dir, port, dir);
+		assert_int_equal(rc, 1);
+		m = json_loads(out, 0, NULL);
+		assert_non_null(m);
+		sum = json_object_get(m, "summary");
+		br = json_array_get(json_object_get(sum, "brokers"), 1);
+		assert_string_equal(json_string_value(json_object_get(br, "status")), "missing");
+		const char *why = json_string_value(json_object_get(br, "error"));
+		if (i == 1)
+			assert_non_null(strstr(why, "HTTP 401"));
+		else /* the certificate names broker-2, the URL 127.0.0.1 */
+			assert_true(strstr(why, "certificate") || strstr(why, "SSL"));
+		assert_true(json_is_null(json_object_get(sum, "remote_bytes")));
+		json_decref(m);
+		free(out);
+	}
+	/* a config key Prometheus has and this subset does not: a usage error naming it */
+	snprintf(path, sizeof(path), "%s/bearer.yml", dir);
+	assert_int_equal(tu_write_file(path, "bearer_token: x\n", 16), 0);
+	rc = tu_run(&out, "%s merge --http.config.file=%s %s/b1.json 2>&1 >/dev/null", tu_segscan(), path, dir);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "bearer.yml:1: unknown or unsupported key \"bearer_token\""));
+	free(out);
+
+	kill_serve(state);
+	tu_run(NULL, "rm -rf '%s'", dir);
+	free(dir);
+}
+
 static void test_help_and_usage(void **state)
 {
 	char *out = NULL;
@@ -834,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_fixture_end_to_end),
 		cmocka_unit_test_teardown(test_serve_endpoint, kill_serve),
+		cmocka_unit_test_teardown(test_serve_tls_auth, kill_serve),
 		cmocka_unit_test(test_help_and_usage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

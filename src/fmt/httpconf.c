@@ -59,10 +59,6 @@ int ss_httpconf_parse(const char *buf, size_t len, const char *fname, struct ss_
 			return bad(err, errlen, fname, line, "unterminated quote");
 		int kw = (int)(kn > 60 ? 60 : kn);
 		if (ind == 0) {
-			if (vn == 2 && !memcmp(v, "{}", 2))
-				vn = 0;
-			if (vn)
-				return bad(err, errlen, fname, line, "\"%.*s\" must be a mapping", kw, k);
 			if (is(k, kn, "basic_auth"))
 				sect = AUTH;
 			else if (is(k, kn, "tls_config"))
@@ -70,6 +66,10 @@ int ss_httpconf_parse(const char *buf, size_t len, const char *fname, struct ss_
 			else
 				return bad(err, errlen, fname, line, "unknown or unsupported key \"%.*s\" (basic_auth and "
 					   "tls_config only)", kw, k);
+			if (vn == 2 && !memcmp(v, "{}", 2))
+				vn = 0;
+			if (vn)
+				return bad(err, errlen, fname, line, "\"%.*s\" must be a mapping", kw, k);
 			continue;
 		}
 		if (sect == TOP)
