@@ -439,6 +439,24 @@ static void test_assignment_disagreement(void **state)
 	assert_false(m.c.complete);
 	assert_false(m.c.total.copy_lag_bytes.known);
 	merged_free(&m);
+
+	/* the same assignment, two topic ids: two incarnations of the topic */
+	b2[0].leader = 1;
+	char *t2[] = { report(CID, "0.1.0", 1, b1, 1), report(CID, "0.1.0", 2, b2, 1) };
+	json_t *o = json_loads(t2[1], 0, NULL);
+	json_object_set_new(json_array_get(json_object_get(o, "partitions"), 0), "topic_id",
+			    json_string("BBBBBBBBBBBBBBBBBBBBBB"));
+	free(t2[1]);
+	t2[1] = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	merge_texts(&m, t2, 2);
+	assert_int_equal(m.rc, 0);
+	p = part(&m.c, "t", 0);
+	assert_true(has_finding(p, "ASSIGNMENT_DISAGREEMENT"));
+	assert_non_null(strstr(p->findings[0].message, "different topic ids"));
+	assert_int_equal(p->leader_replica, -1);
+	assert_false(m.c.complete);
+	merged_free(&m);
 }
 
 /* ---- the parser ---------------------------------------------------------------------- */

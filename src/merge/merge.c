@@ -221,6 +221,30 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 		else if (!same_assignment(as, w))
 			disagree = true;
 	}
+	/* a topic deleted and created again has a new id: rows of two ids are two
+	 * incarnations, not one partition's replicas */
+	const char *tid = NULL;
+	bool tid_disagree = false;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *t = refs[i].row->topic_id;
+		if (t && !tid)
+			tid = t;
+		else if (t && strcmp(t, tid))
+			tid_disagree = true;
+	}
+	if (tid_disagree) {
+		size_t o = 0;
+		buf[0] = 0;
+		for (uint32_t i = 0; i < n && o < sizeof(buf); i++)
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%snode %lld: %s", o ? ", " : "",
+					      (long long)refs[i].row->node_id,
+					      refs[i].row->topic_id ? refs[i].row->topic_id : "unknown");
+		if ((r = add_finding(p, &fcap, "ASSIGNMENT_DISAGREEMENT",
+				     "the replicas' reports give different topic ids (%s): different incarnations of the "
+				     "topic (deleted and created again); the leader is not taken from either",
+				     buf)))
+			return r;
+	}
 	if (disagree) {
 		size_t o = 0;
 		buf[0] = 0;
@@ -243,7 +267,7 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 				     "read at different points; the leader is not taken from either",
 				     buf)))
 			return r;
-	} else if (as) {
+	} else if (as && !tid_disagree) {
 		p->has_assignment = true;
 		p->assigned = as->replicas;
 		p->n_assigned = as->n_replicas;
@@ -257,7 +281,7 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 				p->leader_replica = (int32_t)i;
 				p->replicas[i].leader = true;
 			}
-	if (p->leader_replica < 0 && !disagree && !is_raft(p->topic)) {
+	if (p->leader_replica < 0 && !disagree && !tid_disagree && !is_raft(p->topic)) {
 		char why[768];
 		if (!as)
 			snprintf(why, sizeof(why), "no report knows its assignment (scanned without the cluster's "
