@@ -412,6 +412,51 @@ static void test_dynamic_levels(void **state)
 	ss_config_free(c);
 }
 
+/*
+ * An empty cleanup.policy (issue 20 follow-up): ConfigDef parses "" as the empty LIST and
+ * every release accepts it (Kafka 4.2 documents it as infinite retention). A --topic-config
+ * line, server.properties and the metadata log's dynamic value all give it; it has no
+ * delete (so no retention by time or size of the local log) and no compact. An empty item
+ * is still refused, as Kafka's ValidString refuses "".
+ */
+static void test_empty_cleanup_policy(void **state)
+{
+	(void)state;
+	struct ss_topic_cfg t;
+	struct ss_config *c = topics("t cleanup.policy= retention.ms=5\nu cleanup.policy=delete\n", 0);
+	ss_config_resolve(c, "t", &t);
+	expect_entry(&t, "cleanup.policy", "", "TOPIC_CONFIG_FILE");
+	assert_int_equal(t.no_delete, 1);
+	assert_int_equal(t.compact, 0);
+	assert_true(t.policy_known);
+	assert_int_equal(t.retention_ms, 5);
+	ss_config_resolve(c, "u", &t);
+	assert_int_equal(t.no_delete, 0);
+	ss_config_free(c);
+	static const char *const bad[] = { "t cleanup.policy=delete,\n", "t cleanup.policy=,\n", "t retention.ms=\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ss_config_free(topics(bad[i], SEGSCAN_ECONFIG));
+
+	char err[256] = "";
+	c = server("log.cleanup.policy=\n", 0, err, sizeof(err));
+	ss_config_resolve(c, "t", &t);
+	expect_entry(&t, "cleanup.policy", "", "STATIC_BROKER_CONFIG");
+	assert_int_equal(t.no_delete, 1);
+	ss_config_free(c);
+
+	/* the metadata log's value: parsed, not a warning's "does not parse" */
+	assert_true(ss_config_dynamic_valid(false, "cleanup.policy", ""));
+	assert_true(ss_config_dynamic_valid(true, "log.cleanup.policy", " "));
+	assert_false(ss_config_dynamic_valid(false, "cleanup.policy", "delete,"));
+	static const struct dynkv kv[] = { { SS_CFGL_DYN_TOPIC, "t", "cleanup.policy", "" } };
+	struct dynset ds = { kv, 1 };
+	struct ss_cfg_dynamic dyn = { dyn_get, &ds, NULL };
+	ss_config_resolve_ctx(NULL, &dyn, "t", &t);
+	expect_entry(&t, "cleanup.policy", "", "DYNAMIC_TOPIC_CONFIG");
+	assert_int_equal(t.no_delete, 1);
+	assert_true(t.policy_known);
+}
+
 /* kafka-configs.sh --describe --all output is a --topic-config file. */
 static void test_kafka_configs_file(void **state)
 {
@@ -451,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_server_errors),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_dynamic_levels),
+		cmocka_unit_test(test_empty_cleanup_policy),
 		cmocka_unit_test(test_kafka_configs_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,7 +46,8 @@ static void format_value(const struct ss_cfg_vals *v, uint32_t bit, char *buf, s
 	case SS_CFG_REMOTE_STORAGE: snprintf(buf, n, "%s", v->remote_storage ? "true" : "false"); break;
 	case SS_CFG_REMOTE_COPY_DISABLE: snprintf(buf, n, "%s", v->remote_copy_disable ? "true" : "false"); break;
 	case SS_CFG_PREALLOCATE: snprintf(buf, n, "%s", v->preallocate ? "true" : "false"); break;
-	case SS_CFG_CLEANUP_POLICY: snprintf(buf, n, "%s", v->policy[0] ? v->policy : v->compact ? "compact" : "delete"); break;
+	/* the parser always gives the list ("" is the empty list, fmt/config.c) */
+	case SS_CFG_CLEANUP_POLICY: snprintf(buf, n, "%s", v->policy[0] ? v->policy : v->compact ? "compact" : ""); break;
 	default: snprintf(buf, n, "?"); break;
 	}
 }
@@ -229,9 +230,8 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 	out->remote_storage = !remote_src ? -1 : (v.set & SS_CFG_REMOTE_STORAGE) && v.remote_storage ? 1 : 0;
 	out->remote_copy_disable = (v.set & SS_CFG_REMOTE_COPY_DISABLE) && v.remote_copy_disable ? 1 : 0;
 	out->compact = (v.set & SS_CFG_CLEANUP_POLICY) && v.compact ? 1 : 0;
-	/* v.policy is normalized ("compact,delete"); without it the typed flag says it */
-	out->no_delete = (v.set & SS_CFG_CLEANUP_POLICY) &&
-			 (v.policy[0] ? !strstr(v.policy, "delete") : v.compact) ? 1 : 0;
+	/* v.policy is normalized ("compact,delete"); "" is the empty list: no delete either */
+	out->no_delete = (v.set & SS_CFG_CLEANUP_POLICY) && (v.policy[0] ? !strstr(v.policy, "delete") : true) ? 1 : 0;
 	out->preallocate = (v.set & SS_CFG_PREALLOCATE) && v.preallocate;
 	out->policy_known = policy_known;
 	out->remote_system_enable = !c || !c->has_server ? 0 : c->remote_system_enable ? 1 : -1;
