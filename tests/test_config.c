@@ -457,6 +457,48 @@ static void test_empty_cleanup_policy(void **state)
 	assert_true(t.policy_known);
 }
 
+/* A level the metadata log lost (a gap, a bad batch): the value shown may be stale, so its
+ * source is null and value_unsure marks it, bit for bit with the entries; a key set again
+ * after the loss, or given by a --topic-config line, is known. */
+static bool known_but_retention(const void *arg, enum ss_cfg_level lvl, const char *topic, const char *key)
+{
+	(void)arg;
+	(void)lvl;
+	(void)topic;
+	return strcmp(key, "retention.ms") && strcmp(key, "log.retention.ms") && strcmp(key, "log.retention.minutes") &&
+	       strcmp(key, "log.retention.hours") && strcmp(key, "cleanup.policy");
+}
+
+static void test_value_unsure(void **state)
+{
+	(void)state;
+	static const struct dynkv kv[] = {
+		{ SS_CFGL_DYN_TOPIC, "t", "retention.ms", "1000" },    /* set before the loss */
+		{ SS_CFGL_DYN_TOPIC, "t", "retention.bytes", "5000" }, /* set again after it */
+	};
+	struct dynset ds = { kv, 2 };
+	struct ss_cfg_dynamic dyn = { dyn_get, &ds, known_but_retention };
+	struct ss_topic_cfg t;
+	ss_config_resolve_ctx(NULL, &dyn, "t", &t);
+	expect_entry(&t, "retention.ms", "1000", NULL);
+	expect_entry(&t, "retention.bytes", "5000", "DYNAMIC_TOPIC_CONFIG");
+	uint32_t want = 0;
+	for (uint32_t i = 0; i < t.n_entries; i++)
+		if (!strcmp(t.entries[i].key, "retention.ms") || !strcmp(t.entries[i].key, "cleanup.policy"))
+			want |= 1u << i;
+	assert_int_equal(t.value_unsure, want);
+	assert_false(t.policy_known);
+	/* a --topic-config line is what the user asks about: known */
+	struct ss_config *c = topics("t retention.ms=7 cleanup.policy=delete\n", 0);
+	ss_config_resolve_ctx(c, &dyn, "t", &t);
+	assert_int_equal(t.value_unsure, 0);
+	ss_config_free(c);
+	/* every level read whole: nothing unsure */
+	dyn.known = NULL;
+	ss_config_resolve_ctx(NULL, &dyn, "t", &t);
+	assert_int_equal(t.value_unsure, 0);
+}
+
 /* kafka-configs.sh --describe --all output is a --topic-config file. */
 static void test_kafka_configs_file(void **state)
 {
@@ -497,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_dynamic_levels),
 		cmocka_unit_test(test_empty_cleanup_policy),
+		cmocka_unit_test(test_value_unsure),
 		cmocka_unit_test(test_kafka_configs_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -214,6 +214,10 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 			bool known = dyn && !dn.unsure && (!K->broker_key || (c && c->has_server));
 			e->source = known ? SRC_DEFAULT : NULL;
 		}
+		/* a level consulted is not known (a loss in the metadata log): whatever value
+		 * is shown may not be the one in force, and nothing is predicted from it */
+		if (dn.unsure)
+			out->value_unsure |= 1u << (out->n_entries - 1);
 		if (K->bit == SS_CFG_CLEANUP_POLICY)
 			policy_known = e->source && !policy_bad;
 		if (K->bit == SS_CFG_REMOTE_STORAGE)

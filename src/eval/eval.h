@@ -51,6 +51,10 @@ struct ss_topic_cfg {
 					  override it were not read (no metadata log) */
 	} entries[9];
 	uint32_t n_entries;
+	/* bit i: entries[i]'s value may not be the one in force: the metadata log was not read
+	 * whole and lost what could have set or changed it (its source is then NULL). What
+	 * depends on such a value is unknown, never predicted from it (eval/config.c sets it). */
+	uint32_t value_unsure;
 };
 
 /* A partition's replica assignment as the metadata log has it. The arrays point into the
@@ -99,6 +103,10 @@ struct ss_eval_input {
 	const char                  *remote_empty_source;
 	/* Why no remote state is known when there is none (for REMOTE_STATE_UNKNOWN). */
 	const char                  *remote_unknown_why;
+	/* A corrupt __remote_log_metadata batch could hold this partition's events: what the
+	 * remote state would say of it is unknown (remote is NULL then, remote_unknown_why says
+	 * which batch). */
+	bool                         remote_tainted;
 	const struct ss_eval_cluster *cluster;  /* NULL: no metadata log */
 	const struct ss_eval_release *release;  /* NULL: release unknown */
 	bool                         metadata_log; /* this is __cluster_metadata-0 itself */
@@ -148,6 +156,10 @@ struct ss_eval {
 	bool     tiered;                /* evaluated as a tiered partition */
 
 	/* remote */
+	bool        remote_unknown;     /* remote_segments, remote_bytes, dangling_* and lost_* are
+					   unknown (json null, table '?'): tiered and no source gives
+					   its remote state (remote_state_unknown), tiering unknown
+					   (remote_storage -1), or a corrupt metadata batch concerns it */
 	bool        seeded;
 	int64_t     highest_offset;     /* valid when seeded */
 	const char *source;             /* "remote-state" | "metadata-topic" | "seed" | NULL */
