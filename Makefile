@@ -1,25 +1,37 @@
 # segscan — plain Makefile. `make run` and `make test` work on a fresh Debian machine:
 # the deps stamp installs missing packages first (scripts/install-deps.sh).
 #
-# Build trees: build/ (release, -O2), build/asan (ASan+UBSan), build/tsan (TSan).
+# Build trees: build/ (release, -O2), build/asan (ASan+UBSan), build/tsan (TSan); the
+# sanitizer trees have ss_assert on. MODE=debug B=build/debug: -O0 with ss_assert.
 # Sources are picked up by wildcard so a new module or test needs no Makefile edit.
 
 CC       ?= cc
 # The version lives in include/segscan_version.h (the header an embedder compiles against).
 VERSION  := $(shell sed -n 's/^\#define SEGSCAN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' include/segscan_version.h | paste -sd.)
-PKGS     := liburing numa jemalloc jansson libmicrohttpd zlib liblz4 libzstd rdkafka libxcrypt
+# LIB_PKGS: what libsegscan itself links (the scanner, formats, evaluator, outputs; its
+# DT_NEEDED list is checked by tests/install.sh, docs/install.md says why each is there).
+# TOOL_PKGS: what only serve, dump and gen add, in the binary. No libnuma: the topology is
+# read from sysfs (src/sched/topology.c).
+LIB_PKGS := liburing jansson zlib liblz4 libzstd rdkafka
+TOOL_PKGS := libmicrohttpd libxcrypt
+PKGS     := $(LIB_PKGS) jemalloc $(TOOL_PKGS)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -DSEGSCAN_VERSION=\"$(VERSION)\" -Iinclude -Isrc $(WARN) \
              -I/usr/include/x86_64-linux-gnu
 B        ?= build
 MODE     ?= release
 
+# -DSS_ASSERTS turns ss_assert on (src/common/assert.h): in the sanitizer builds the test
+# suites run and in MODE=debug (-O0, ss_assert, no sanitizer), never in release.
 ifeq ($(MODE),asan)
-  MODEFLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DSS_NO_JEMALLOC
+  MODEFLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DSS_NO_JEMALLOC -DSS_ASSERTS
   MODELIBS  := -fsanitize=address,undefined
 else ifeq ($(MODE),tsan)
-  MODEFLAGS := -O1 -fno-omit-frame-pointer -fsanitize=thread -DSS_NO_JEMALLOC
+  MODEFLAGS := -O1 -fno-omit-frame-pointer -fsanitize=thread -DSS_NO_JEMALLOC -DSS_ASSERTS
   MODELIBS  := -fsanitize=thread
+else ifeq ($(MODE),debug)
+  MODEFLAGS := -O0 -DSS_ASSERTS
+  MODELIBS  :=
 else
   MODEFLAGS := -O2
   MODELIBS  :=
@@ -31,6 +43,8 @@ endif
 pkgconf = $(shell pkg-config $(1) $(PKGS))$(if $(filter 0,$(.SHELLSTATUS)),,$(error pkg-config $(1) $(PKGS) failed: see its message above))
 PKG_CFLAGS = $(call pkgconf,--cflags)
 PKG_LIBS   = $(call pkgconf,--libs) -lsnappy -lpthread -lm
+# the library's own link (libsegscan.so): its packages only
+LIB_LIBS   = $(shell pkg-config --libs $(LIB_PKGS)) -lsnappy -lpthread -lm
 ifeq ($(MODE),release)
   LIBS = $(PKG_LIBS)
 else
@@ -45,12 +59,21 @@ endif
 CFLAGS_ALL = $(BASEFLAGS) $(MODEFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 
 # EXCLUDE_SRCS=src/x.c leaves a library source out of a build (a module mid-rewrite).
-LIB_SRCS  := $(filter-out $(EXCLUDE_SRCS),$(sort $(shell find src -name '*.c' -not -path 'src/cli/*')))
+# libsegscan (.a and .so) is the scanner, the formats, the evaluator and the outputs. serve,
+# dump and gen (TOOL_DIRS) are the binary's: each folder is an internal archive,
+# $(B)/libss_<folder>.a, that the binary and the tests link before libsegscan.a and that is
+# never installed (docs/architecture.md, the layer table).
+TOOL_DIRS := service dump gen
+SRCS      := $(filter-out $(EXCLUDE_SRCS),$(sort $(shell find src -name '*.c' -not -path 'src/cli/*')))
+TOOL_SRCS := $(filter $(TOOL_DIRS:%=src/%/%),$(SRCS))
+LIB_SRCS  := $(filter-out $(TOOL_SRCS),$(SRCS))
 CLI_SRCS  := $(sort $(wildcard src/cli/*.c))
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/obj/%.o)
+TOOL_OBJS := $(TOOL_SRCS:%.c=$(B)/obj/%.o)
+TOOL_ARS  := $(TOOL_DIRS:%=$(B)/libss_%.a)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(B)/obj/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
 DEPS_STAMP := build/.deps-installed
@@ -58,8 +81,8 @@ DEPS_STAMP := build/.deps-installed
 ASAN_B   ?= build/asan
 TSAN_B   ?= build/tsan
 
-.PHONY: all deps run test test-unit test-asan test-tsan fuzz bench bench-selftest conformance clean shared install uninstall
-all: $(B)/segscan $(B)/libsegscan.a
+.PHONY: all deps run test test-unit test-asan test-tsan check-layers fuzz bench bench-selftest conformance clean shared install uninstall
+all: $(B)/segscan $(B)/libsegscan.a $(TOOL_ARS)
 
 $(DEPS_STAMP): scripts/install-deps.sh
 	@mkdir -p build
@@ -79,22 +102,32 @@ $(B)/obj/%.o: %.c $(B)/obj/%.o.d | $(DEPS_STAMP)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -c $< -o $@
 
-$(B)/libsegscan.a: $(LIB_OBJS)
+# The archives and the .so also depend on the Makefile: what goes into them is decided here.
+$(B)/libsegscan.a: $(LIB_OBJS) Makefile
 	@mkdir -p $(dir $@)
 	@echo "  AR      $@"
-	@rm -f $@ && ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $(LIB_OBJS)
 
-$(B)/segscan: $(CLI_OBJS) $(B)/libsegscan.a
+# One internal archive per tool folder (TOOL_DIRS), from that folder's objects.
+define tool_archive
+$(B)/libss_$(1).a: $(filter $(B)/obj/src/$(1)/%,$(TOOL_OBJS)) Makefile
+	@echo "  AR      $$@"
+	@rm -f $$@ && ar rcs $$@ $(filter $(B)/obj/src/$(1)/%,$(TOOL_OBJS))
+endef
+$(foreach d,$(TOOL_DIRS),$(eval $(call tool_archive,$(d))))
+
+$(B)/segscan: $(CLI_OBJS) $(TOOL_ARS) $(B)/libsegscan.a
 	@echo "  LD      $@"
-	@$(CC) $(MODELIBS) -o $@ $(CLI_OBJS) $(B)/libsegscan.a $(LIBS)
+	@$(CC) $(MODELIBS) -o $@ $(CLI_OBJS) $(TOOL_ARS) $(B)/libsegscan.a $(LIBS)
 
 # A test's dependency file lives in obj/, not beside it: tests/run.sh runs every test_* there.
-$(B)/tests/%: tests/%.c $(B)/libsegscan.a $(B)/obj/tests/%.test.d | $(DEPS_STAMP)
+# Tests of serve, dump and gen internals link their archives; the others take nothing from them.
+$(B)/tests/%: tests/%.c $(TOOL_ARS) $(B)/libsegscan.a $(B)/obj/tests/%.test.d | $(DEPS_STAMP)
 	@mkdir -p $(dir $@) $(B)/obj/tests
 	@echo "  TEST    $@"
-	@$(CC) $(CFLAGS_ALL) -MMD -MP -MF $(B)/obj/tests/$*.test.d -MT $@ -Itests -o $@ $< $(B)/libsegscan.a $(LIBS) -lcmocka $(MODELIBS)
+	@$(CC) $(CFLAGS_ALL) -MMD -MP -MF $(B)/obj/tests/$*.test.d -MT $@ -Itests -o $@ $< $(TOOL_ARS) $(B)/libsegscan.a $(LIBS) -lcmocka $(MODELIBS)
 
-DEP_FILES := $(LIB_OBJS:%=%.d) $(LIB_SRCS:%.c=$(B)/pic/%.o.d) $(CLI_OBJS:%=%.d) $(TEST_SRCS:tests/%.c=$(B)/obj/tests/%.test.d)
+DEP_FILES := $(LIB_OBJS:%=%.d) $(TOOL_OBJS:%=%.d) $(LIB_SRCS:%.c=$(B)/pic/%.o.d) $(CLI_OBJS:%=%.d) $(TEST_SRCS:tests/%.c=$(B)/obj/tests/%.test.d)
 $(DEP_FILES): ;
 .PRECIOUS: $(DEP_FILES)
 -include $(wildcard $(DEP_FILES))
@@ -112,8 +145,15 @@ run: all
 # test-unit: every test, release build. test-asan: every test under ASan+UBSan.
 # test-tsan: the ring, worker and scan tests under TSan (the thread code).
 TSAN_TESTS := test_ring test_worker test_scan test_io test_races test_serve_lifecycle test_cancel test_log test_rescan test_serve_auth test_api
-test: test-unit test-asan test-tsan
+test: check-layers test-unit test-asan test-tsan
 	@echo "make test: all suites passed"
+
+# The layering check (docs/architecture.md, "Checking the layering"): includes and calls
+# ranked by the layer table, against scripts/layers-exceptions.txt. The self-test first
+# proves it catches an injected violation.
+check-layers: all
+	@python3 scripts/check-layers.py --self-test $(B)
+	@python3 scripts/check-layers.py $(B)
 
 test-unit: all $(TESTS)
 	@SEGSCAN=$(B)/segscan bash tests/run.sh $(B)/tests
@@ -145,12 +185,14 @@ bench-selftest: all
 
 # ---- shared library, pkg-config, install, uninstall ---------------------------------------
 # libsegscan.so is built from its own position-independent objects (build/pic/), so the
-# binary and libsegscan.a keep their non-PIC code. src/lib/segscan.map exports segscan_*
-# only; neither the .so nor segscan.pc brings jemalloc to an embedder (the arenas use it
-# when the process has it, src/sched/arena.c); the soname carries the major version.
+# binary and libsegscan.a keep their non-PIC code. It holds LIB_SRCS only (not serve, dump,
+# gen) and links LIB_PKGS only, --as-needed, so its DT_NEEDED is what the scanner uses.
+# src/lib/segscan.map exports segscan_* only; neither the .so nor segscan.pc brings jemalloc
+# to an embedder (the arenas use it when the process has it, src/sched/arena.c); the soname
+# carries the major version.
 # tests/install.sh (run by test_install) installs into a temporary DESTDIR, builds
-# examples/ against the installed segscan.pc, checks `nm -D` and that uninstall leaves
-# nothing.
+# examples/ against the installed segscan.pc (and statically against libsegscan.a), checks
+# `nm -D`, the .so's DT_NEEDED list and that uninstall leaves nothing.
 SOMAJOR    := $(firstword $(subst ., ,$(VERSION)))
 SONAME     := libsegscan.so.$(SOMAJOR)
 PIC_OBJS   := $(LIB_SRCS:%.c=$(B)/pic/%.o)
@@ -179,17 +221,17 @@ $(B)/pic/%.o: %.c $(B)/pic/%.o.d | $(DEPS_STAMP)
 	@echo "  CC PIC  $<"
 	@$(CC) $(CFLAGS_ALL) -fPIC $(DEPFLAGS) -c $< -o $@
 
-$(B)/libsegscan.so.$(VERSION): $(PIC_OBJS) src/lib/segscan.map
+$(B)/libsegscan.so.$(VERSION): $(PIC_OBJS) src/lib/segscan.map Makefile
 	@echo "  LD      $@"
 	@$(CC) $(MODELIBS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/lib/segscan.map \
-	    -Wl,--no-undefined -o $@ $(PIC_OBJS) $(filter-out -ljemalloc,$(LIBS))
+	    -Wl,--no-undefined -Wl,--as-needed -o $@ $(PIC_OBJS) $(LIB_LIBS)
 	@ln -sf libsegscan.so.$(VERSION) $(B)/$(SONAME)
 	@ln -sf $(SONAME) $(B)/libsegscan.so
 
 $(B)/segscan.pc: segscan.pc.in Makefile
 	@mkdir -p $(dir $@)
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@DOCDIR@|$(DOCDIR)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(filter-out jemalloc,$(PKGS))|' $< > $@
+	    -e 's|@DOCDIR@|$(DOCDIR)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(LIB_PKGS)|' $< > $@
 
 # The unit names the installed binary.
 $(B)/segscan.service: scripts/segscan.service Makefile
@@ -256,4 +298,4 @@ conformance: all $(B)/tests/test_conformance
 	@SEGSCAN=$(B)/segscan bash tests/run.sh $(B)/tests test_conformance
 
 clean:
-	rm -rf build/obj build/asan build/tsan build/tests build/segscan build/libsegscan.a build/sample
+	rm -rf build/obj build/asan build/tsan build/tests build/segscan build/libsegscan.a build/libss_*.a build/sample

@@ -622,7 +622,7 @@ fi
 # cluster context costs. decode (batches and record values only) and replay (into the image,
 # from memory) go to raw.tsv beside it.
 if want kraft; then
-    build_tool kraftbench "$LIBA" $LIBS
+    build_tool kraftbench "$ROOT/$B/libss_gen.a" "$LIBA" $LIBS   # gen/encode.c: not in the library
     kreps=$REPS
     [ "$SCALE" = small ] && [ "$kreps" -gt 3 ] && kreps=3
     logcmd "$TOOLS/kraftbench -r $kreps -t 10000 -p 100000 -s cluster"

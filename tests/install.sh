@@ -3,7 +3,9 @@
 # installed the way an operator and an embedder would: the installed segscan.pc builds
 # examples/ (the installed copy), the example runs on a generated log dir against the
 # installed libsegscan.so and agrees with the installed binary, libsegscan.so exports only
-# segscan_*, and `make uninstall` leaves no file behind. Run by tests/test_install.c.
+# segscan_* and needs only the scanner's libraries, libsegscan.a is the library alone and
+# links with the .pc's private requirements, and `make uninstall` leaves no file behind.
+# Run by tests/test_install.c.
 #   usage: tests/install.sh BUILD_DIR [MODE]
 set -euo pipefail
 B=$1; MODE=${2:-release}
@@ -73,6 +75,26 @@ if [ "$MODE" = release ] && pkg-config --exists jemalloc; then
 	readelf -d "$dest/usr/bin/segscan" | grep -q 'NEEDED.*libjemalloc' || fail "the release binary does not link jemalloc"
 fi
 
+# What the library links (issue 23 item 6): the scanner, formats, evaluator and outputs need
+# liburing, the codecs (zlib, lz4, zstd, snappy), jansson (the --remote-state NDJSON parser,
+# fmt/ndjson.c; librdkafka's statistics, source/cluster.c), librdkafka (--bootstrap-server,
+# source/cluster.c) and libc; libm only if a libm function is ever called. Nothing of serve
+# (libmicrohttpd, libcrypt, libsystemd; its gzip uses zlib, which the codecs need anyway),
+# nothing of jemalloc, no libnuma (sysfs is read directly). docs/install.md "What the
+# library links" says the same.
+readelf -d "$dest/usr/lib/libsegscan.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sed 's/\.so.*//' | grep -vx libm |
+	LC_ALL=C sort >"$root/needed"
+printf '%s\n' ld-linux-x86-64 libc libjansson liblz4 librdkafka libsnappy liburing libz libzstd | LC_ALL=C sort >"$root/needed.want"
+extra=$(LC_ALL=C comm -13 "$root/needed.want" "$root/needed" | paste -sd' ')
+missing=$(LC_ALL=C comm -23 "$root/needed.want" "$root/needed" | paste -sd' ')
+[ -z "$extra$missing" ] || fail "libsegscan.so's DT_NEEDED is not the scanner's: needs ${extra:-nothing more}; lacks ${missing:-nothing}"
+# The installed archive holds the library only: none of serve's, dump's or gen's entry points.
+nm --defined-only "$dest/usr/lib/libsegscan.a" 2>/dev/null | awk '$2 ~ /^[TDBR]$/ { print $3 }' >"$root/a.syms"
+for s in ss_serve_main ss_dump_file ss_gen_run ss_http_start segscan_add_logdir; do
+	case $s in segscan_*) grep -qx "$s" "$root/a.syms" || fail "libsegscan.a lacks $s" ;;
+	           *) grep -qx "$s" "$root/a.syms" && fail "libsegscan.a holds $s (serve, dump and gen are the binary's)" ;; esac
+done
+
 # pkg-config sees the installed .pc through the DESTDIR.
 export PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_PATH=$dest/usr/lib/pkgconfig
 [ "$(pkg-config --modversion segscan)" = "$ver" ] || fail "pkg-config --modversion segscan"
@@ -84,6 +106,17 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -C "$root/e
 	{ cat "$root/ex.log" >&2; fail "examples/ does not build against the installed segscan.pc"; }
 readelf -d "$root/ex/embed" | grep -q "NEEDED.*\[libsegscan.so.$major\]" ||
 	fail "the example is not linked against libsegscan.so.$major"
+
+# A static embedder: the installed libsegscan.a with the libraries of the .pc's Requires.private
+# and Libs.private, and nothing else. (Not `pkg-config --static`: that would also pull the
+# dependencies' own private libraries, e.g. librdkafka's libsasl2, which need not be installed.)
+[ "$(pkg-config --print-requires-private segscan | LC_ALL=C sort | paste -sd' ')" = "jansson liblz4 liburing libzstd rdkafka zlib" ] ||
+	fail "segscan.pc's Requires.private: $(pkg-config --print-requires-private segscan | paste -sd' ')"
+cc -std=c11 -o "$root/ex/embed-static" "$root/ex/embed.c" $(pkg-config --cflags segscan) "$dest/usr/lib/libsegscan.a" \
+	$(pkg-config --libs $(pkg-config --print-requires-private segscan)) \
+	$(sed -n 's/^Libs.private: //p' "$dest/usr/lib/pkgconfig/segscan.pc") >"$root/static.log" 2>&1 ||
+	{ cat "$root/static.log" >&2; fail "examples/embed.c does not link statically against libsegscan.a and its Requires.private"; }
+readelf -d "$root/ex/embed-static" | grep -q 'NEEDED.*libsegscan' && fail "the static example needs libsegscan.so"
 
 "$dest/usr/bin/segscan" gen "$root/logdir" --topics=2 --partitions=3 --segments=3 --segment-bytes=64KiB \
 	--seed=7 >/dev/null 2>&1 || fail "segscan gen"
@@ -103,6 +136,9 @@ if [ -r "$je" ]; then
 		2>/dev/null || fail "the example with jemalloc preloaded exited $?"
 	cmp -s "$root/embed.ndjson" "$root/embed-je.ndjson" || fail "the example's report differs with jemalloc preloaded"
 fi
+"$root/ex/embed-static" -f ndjson "$root/logdir" >"$root/embed-static.ndjson" 2>/dev/null ||
+	fail "the static example exited $?"
+cmp -s "$root/embed.ndjson" "$root/embed-static.ndjson" || fail "the static example's report differs from the shared one's"
 "$dest/usr/bin/segscan" scan -q -f ndjson "$root/logdir" >"$root/cli.ndjson" || fail "segscan scan"
 # The same partitions, segment counts, sizes and offsets through the library as through the CLI.
 python3 - "$root/embed.ndjson" "$root/cli.ndjson" "$root/embed.err" <<'PY' || fail "the example disagrees with segscan scan"

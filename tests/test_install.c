@@ -1,8 +1,11 @@
 /*
  * The install and embed path (issue 11): tests/install.sh installs into a temporary
- * DESTDIR, builds examples/ against the installed segscan.pc, runs it, checks the
- * shared library's exports and that uninstall leaves nothing. Also the version macros
- * against the library's run-time answer.
+ * DESTDIR, builds examples/ against the installed segscan.pc (shared, and statically
+ * against libsegscan.a with only the .pc's private requirements), runs both, checks the
+ * shared library's exports and its DT_NEEDED list (the scanner's libraries, none of
+ * serve's: issue 23 item 6), that libsegscan.a holds none of serve, dump or gen, and
+ * that uninstall leaves nothing. Also the version macros against the library's run-time
+ * answer.
  */
 #include <libgen.h>
 #include <setjmp.h>

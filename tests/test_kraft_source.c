@@ -322,7 +322,10 @@ static void test_crc_flipped_bit_in_real_log(void **state)
 	assert_true(json_is_null(json_object_get(e, "source")));
 	json_t *t = part_of(rep, "tiered", 0);
 	assert_true(json_is_null(json_object_get(t, "assignment")));
-	assert_true(json_is_null(json_object_get(t, "remote_storage")));
+	/* remote.storage.enable itself is unknown (source null above); what settles tiering
+	 * is the partition's own remote metadata, and the report says that is why */
+	assert_true(json_is_true(json_object_get(t, "remote_storage")));
+	assert_non_null(strstr(json_string_value(json_object_get(t, "tiered_reason")), "remote metadata exists"));
 	assert_int_equal(count_code(rep, "STRAY_PARTITION"), 0);
 	json_decref(rep);
 	json_decref(good);
@@ -620,7 +623,10 @@ static void test_checkpoints_0400_other_owner(void **state)
 	assert_true(json_is_null(json_object_get(e, "source")));
 	e = cfg_of(rep, "tiered", "remote.storage.enable");
 	assert_true(json_is_null(json_object_get(e, "source")));
-	assert_true(json_is_null(json_object_get(part_of(rep, "tiered", 0), "remote_storage")));
+	/* not from the lost config: from the partition's remote metadata, and said so */
+	assert_true(json_is_true(json_object_get(part_of(rep, "tiered", 0), "remote_storage")));
+	assert_non_null(strstr(json_string_value(json_object_get(part_of(rep, "tiered", 0), "tiered_reason")),
+			       "remote metadata exists"));
 	assert_true(json_is_null(json_object_get(part_of(rep, "tiered", 0), "assignment")));
 	assert_int_equal(count_code(rep, "STRAY_PARTITION"), 0);
 	json_t *br = json_object_get(json_object_get(rep, "summary"), "broker");

@@ -183,6 +183,10 @@ static int get_as(int port, const char *src, const char *path, const char *user,
 	size_t got = 0;
 	while (got < 12) {
 		ssize_t r = recv(fd, buf + got, sizeof(buf) - 1 - got, 0);
+		/* the server's own threads live in this process and a signal meant for one of
+		 * them can land here: with SO_RCVTIMEO set, recv(2) is then never restarted */
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r <= 0)
 			break;
 		got += (size_t)r;

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "sched/cpulist.h"
+#include "sched/placement.h"
 #include "sched/topology.h"
 #include "testutil.h"
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/assert.h"
 #include "common/darray.h"
 #include "eval/eval_int.h"
 #include "fmt/names.h"
@@ -543,6 +544,8 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 	for (uint32_t i = 0; i < n; i++) {
 		/* the range a copy would record: up to the next file's base offset */
 		struct ss_seg *s = &in->segs[i];
+		/* the partition's segments come sorted by base offset, one file each */
+		ss_assert(i == 0 || in->segs[i - 1].base_offset < s->base_offset);
 		if (i + 1 < n)
 			s->end_offset = ss_dec_sat(in->segs[i + 1].base_offset);
 		else
@@ -754,6 +757,10 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 			}
 		}
 	}
+
+	/* copy lag is the only-local set without the active segment, never more */
+	ss_assert(ev->only_local_segments <= x.n_live && ev->copy_lag_segments <= ev->only_local_segments &&
+		  ev->copy_lag_bytes <= ev->only_local_bytes);
 
 	/* ---- remote totals, dangling, lost ---- */
 	if ((e = eval_remote(&x)))

@@ -71,23 +71,6 @@ void segscan_scan_free(segscan_scan *s)
 	free(s);
 }
 
-int ss_scan_setup_begin(segscan_scan *s)
-{
-	if (!s)
-		return -EINVAL;
-	pthread_mutex_lock(&s->api_mu); /* released by ss_scan_setup_end, or below */
-	int st = atomic_load_explicit(&s->state, memory_order_relaxed);
-	if (st == SS_SCAN_IDLE)
-		return 0;
-	pthread_mutex_unlock(&s->api_mu);
-	return st == SS_SCAN_RUNNING ? -EBUSY : -EALREADY;
-}
-
-void ss_scan_setup_end(segscan_scan *s)
-{
-	pthread_mutex_unlock(&s->api_mu); /* taken by ss_scan_setup_begin */
-}
-
 const char *segscan_last_error(const segscan_scan *s)
 {
 	if (!s)

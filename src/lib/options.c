@@ -14,7 +14,7 @@
 #include "fmt/names.h"
 #include "lib/options.h"
 #include "scan/scan_int.h"
-#include "sched/topology.h"
+#include "sched/cpulist.h"
 
 #define F(field) offsetof(struct ss_opts, field)
 

@@ -10,6 +10,10 @@
  *   (B) pop: store-release of tail  <->  push: load-acquire of tail.
  *       The producer does not overwrite a slot until the consumer has finished copying
  *       it out.
+ *
+ * Invariants (ss_assert, debug and sanitizer builds): tail <= published head <= staged
+ * <= tail + capacity, in modular arithmetic; only the producer stores head and only the
+ * consumer stores tail, so each side's private copy equals the shared index it owns.
  */
 #include <errno.h>
 #include <sched.h>
@@ -17,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/assert.h"
 #include "ring/ring.h"
 
 _Static_assert(offsetof(struct ss_ring, head) % SS_CACHELINE == 0, "head line");
@@ -79,6 +84,8 @@ static inline bool ring_has_room(struct ss_ring *r)
 
 static inline void ring_stage(struct ss_ring *r, uint64_t v)
 {
+	/* the caller saw room: a slot the consumer may still copy out is never written */
+	ss_assert(r->slots && r->p_staged - r->p_tail_cache < r->capacity);
 	r->slots[r->p_staged & r->mask] = v;
 	r->p_staged++;
 	r->p_stats.pushed++;
@@ -97,6 +104,9 @@ int ss_ring_push(struct ss_ring *r, uint64_t v)
 uint32_t ss_ring_publish(struct ss_ring *r)
 {
 	uint32_t n = r->p_staged - r->p_published;
+	/* one producer: nobody else stored head since our last publish */
+	ss_assert(atomic_load_explicit(&r->head, memory_order_relaxed) == r->p_published);
+	ss_assert(n <= r->capacity);
 	if (n == 0)
 		return 0;
 	/* release: pairs with the load-acquire of head in ss_ring_pop / ss_ring_empty (A) */
@@ -146,6 +156,10 @@ uint32_t ss_ring_pop(struct ss_ring *r, uint64_t *out, uint32_t max)
 		if (avail == 0)
 			return 0;
 	}
+	/* the producer never publishes more than a ring ahead of what we popped, and we are
+	 * the one consumer: nobody else stored tail */
+	ss_assert(avail <= r->capacity);
+	ss_assert(atomic_load_explicit(&r->tail, memory_order_relaxed) == tail);
 	uint32_t n = avail < max ? avail : max;
 	uint32_t first = tail & r->mask;
 	uint32_t chunk = r->capacity - first;

@@ -2,6 +2,11 @@
  * The evaluator thread: drains every worker's ring, counts each partition's segments in,
  * and evaluates a partition as soon as its last segment has arrived. It never touches the
  * filesystem; everything it reads was written by a worker before the ring publish.
+ *
+ * Invariants (ss_assert): every segment comes off a ring once, and only segments of
+ * partitions that wait for them (not a reused one, not one already evaluated); a partition
+ * is evaluated once, after all its segments are back; no more segments and partitions are
+ * counted in than the catalog holds.
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/assert.h"
 #include "common/clock.h"
 #include "common/probes.h"
 #include "common/strtab.h"
@@ -79,6 +85,8 @@ void *ss_evaluator_main(void *arg)
 	 * before any worker reports. */
 	for (uint32_t pi = 0; pi < cat->n_parts; pi++)
 		if (cat->parts[pi].seg_count == 0 || cat->parts[pi].reused) {
+			/* ss_workers_run queued none of its segments */
+			ss_assert(cat->parts[pi].seg_pending == 0);
 			double t0 = ss_mono();
 			ss_evaluate_partition(s, pi);
 			eval_time += ss_mono() - t0;
@@ -99,8 +107,13 @@ void *ss_evaluator_main(void *arg)
 				got += n;
 				segs_in += n;
 				for (uint32_t k = 0; k < n; k++) {
+					ss_assert(items[k] < cat->n_segs);
 					struct ss_seg *sg = &cat->segs[items[k]];
 					struct ss_part *p = &cat->parts[sg->part];
+					/* a segment twice, or one of a partition evaluated already (or
+					 * never waiting: reused), would make the count wrap or evaluate
+					 * the partition before its last segment is back */
+					ss_assert(p->seg_pending > 0 && !p->reused);
 					if (--p->seg_pending == 0) {
 						double t0 = ss_mono();
 						ss_evaluate_partition(s, sg->part);
@@ -132,6 +145,8 @@ void *ss_evaluator_main(void *arg)
 		atomic_store(&s->ev_sleeping, 0);
 		seen = atomic_load(&s->ev_seq);
 	}
+	/* each partition evaluated at most once, each segment counted in at most once */
+	ss_assert(evaluated <= cat->n_parts && segs_in <= cat->n_segs);
 	if (show)
 		progress(s, segs_in, evaluated, true);
 	s->times.evaluate = eval_time;
@@ -300,6 +315,8 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 	char why[320];
 	int r;
 
+	/* every segment of the partition is back from the workers (or none was read) */
+	ss_assert(pi < s->cat.n_parts && p->seg_pending == 0);
 	if (!(cfg = topic_cfg(s, p->topic))) {
 		p->eval = NULL;
 		return -ENOMEM;

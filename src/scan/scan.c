@@ -450,3 +450,22 @@ int ss_scan_publish_results(segscan_scan *s)
 	};
 	return 0;
 }
+
+/* The scan object's own state lock (scan_int.h): the setters of lib/ and segscan_run take
+ * it the same way, so it lives with the object, below them. */
+int ss_scan_setup_begin(struct segscan_scan *s)
+{
+	if (!s)
+		return -EINVAL;
+	pthread_mutex_lock(&s->api_mu); /* released by ss_scan_setup_end, or below */
+	int st = atomic_load_explicit(&s->state, memory_order_relaxed);
+	if (st == SS_SCAN_IDLE)
+		return 0;
+	pthread_mutex_unlock(&s->api_mu);
+	return st == SS_SCAN_RUNNING ? -EBUSY : -EALREADY;
+}
+
+void ss_scan_setup_end(struct segscan_scan *s)
+{
+	pthread_mutex_unlock(&s->api_mu); /* taken by ss_scan_setup_begin */
+}

@@ -166,7 +166,7 @@ struct segscan_scan {
 
 enum ss_scan_state { SS_SCAN_IDLE, SS_SCAN_RUNNING, SS_SCAN_DONE };
 
-/* A setter's entry (lib/api.c): 0 with s->api_mu held while the scan has not started
+/* A setter's entry (defined in scan.c, called by lib/ and segscan_run): 0 with s->api_mu held while the scan has not started
  * (release it with ss_scan_setup_end), -EINVAL for NULL, -EBUSY while segscan_run runs,
  * -EALREADY after it. */
 int  ss_scan_setup_begin(struct segscan_scan *s);

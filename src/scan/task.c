@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/assert.h"
 #include "scan/task.h"
 #include "sched/arena.h"
 #include "segscan.h"
@@ -36,6 +37,8 @@ static struct ss_seg *seg_of(struct ss_task *t)
 static int submit(struct ss_task *t, int slot)
 {
 	struct ss_io_req *r = &t->req[slot];
+	/* a phase never has more requests in flight than the task has slots */
+	ss_assert(slot >= 0 && slot < SS_TASK_MAX_REQS && t->pending < SS_TASK_MAX_REQS);
 	r->udata = t;
 	r->res = 0;
 	int e = t->env->ops->submit(t->env->eng, r);
@@ -148,6 +151,10 @@ int ss_task_start(struct ss_task *t, uint32_t seg_idx)
 {
 	struct ss_seg *s;
 	int r;
+	/* only an idle task starts: the previous segment's requests all completed and its
+	 * files closed (ss_task_complete's check when it finished) */
+	ss_assert(t->pending == 0 && t->fd_log < 0 && t->fd_idx < 0 && t->fd_tim < 0);
+	ss_assert(seg_idx < t->env->cat->n_segs);
 	t->seg_idx = seg_idx;
 	t->pending = 0;
 	t->fd_log = t->fd_idx = t->fd_tim = -1;
@@ -631,6 +638,7 @@ static int advance(struct ss_task *t, bool *finished)
 	struct ss_io_req *rq = t->req;
 	int r;
 
+	ss_assert(t->pending == 0); /* a phase's requests have all completed */
 	switch (t->phase) {
 	case PH_OPEN:
 		if (rq[0].res < 0) {
@@ -817,6 +825,10 @@ static int advance(struct ss_task *t, bool *finished)
 
 int ss_task_complete(struct ss_task *t, struct ss_io_req *req, bool *finished)
 {
+	/* one of this task's requests, completed once: a second completion of a request, or
+	 * one of another task's, would advance the state machine from a wrong phase */
+	ss_assert(req >= t->req && req < t->req + SS_TASK_MAX_REQS && req->udata == t);
+	ss_assert(t->pending > 0);
 	/* results are read from t->req[] by slot; only eviction needs the request now,
 	 * while its fd is still open */
 	if (req->op == SS_IO_READ && t->env->evict)
@@ -824,5 +836,8 @@ int ss_task_complete(struct ss_task *t, struct ss_io_req *req, bool *finished)
 	*finished = false;
 	if (--t->pending > 0)
 		return 0;
-	return advance(t, finished);
+	int r = advance(t, finished);
+	/* a finished segment leaves nothing behind: no request in flight, every file closed */
+	ss_assert(r || !*finished || (t->pending == 0 && t->fd_log < 0 && t->fd_idx < 0 && t->fd_tim < 0));
+	return r;
 }

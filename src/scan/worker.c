@@ -13,12 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/assert.h"
 #include "common/clock.h"
 #include "common/fdlimit.h"
 #include "scan/scan_int.h"
 #include "common/probes.h"
 #include "scan/task.h"
 #include "sched/arena.h"
+#include "sched/cpulist.h"
+#include "sched/placement.h"
 #include "sched/topology.h"
 
 #define RING_CAPACITY   4096
@@ -84,6 +87,8 @@ static bool claim(struct ss_worker *w, uint32_t *seg)
 		unsigned i = atomic_fetch_add_explicit(&q->next, 1, memory_order_relaxed);
 		if (i < q->n) {
 			*seg = q->idx ? q->idx[i] : i;
+			/* the queues hold each segment to read once, none of a reused partition */
+			ss_assert(*seg < w->s->cat.n_segs && !w->s->cat.parts[w->s->cat.segs[*seg].part].reused);
 			return true;
 		}
 	}
@@ -120,6 +125,7 @@ static void set_idle_io(void)
 static void emit(struct ss_worker *w, uint32_t seg, unsigned *unpublished)
 {
 	uint64_t stalls = 0;
+	ss_assert(seg < w->s->cat.n_segs);
 	ss_ring_push_wait(w->ring, seg, &stalls);
 	if (stalls)
 		SS_PROBE_RING_FULL(w->id, stalls);
@@ -234,8 +240,11 @@ static void *worker_main(void *arg)
 			w->st.tasks_peak = busy;
 		if ((r = w->ops->flush(w->eng)))
 			goto engine_fail;
-		if (busy == 0 && !more)
+		if (busy == 0 && !more) {
+			/* every started task finished: none is still in the engine */
+			ss_assert(n_idle == w->n_tasks && w->ops->inflight(w->eng) == 0);
 			break;
+		}
 		if (unpublished && w->ops->inflight(w->eng) > 0) {
 			/* About to wait for the device: let the evaluator have what is ready. */
 			ss_ring_publish(w->ring);

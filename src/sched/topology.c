@@ -1,5 +1,6 @@
 /*
- * NUMA topology from a sysfs tree, and the worker placement plan built on it.
+ * NUMA topology from a sysfs tree: the nodes and their CPUs, and the node of a log dir's
+ * block device. The worker placement built on it is sched/placement.c.
  *
  * sysfs is read directly rather than through libnuma so that tests (and the
  * --numa-topology option) can point the whole module at a fake tree.
@@ -9,8 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "common/darray.h"
 #include "common/file.h"
+#include "sched/cpulist.h"
 #include "sched/topology.h"
 
 struct ss_node {
@@ -50,92 +52,6 @@ static int read_text(const char *path, char **out)
 {
 	size_t len;
 	return ss_read_file(AT_FDCWD, path, SS_SYSFS_MAX, out, &len);
-}
-
-/* ---- cpulist ----------------------------------------------------------------------- */
-
-/* Decimal CPU id at *pp. 0, -EINVAL (no digit), -ERANGE (>= CPU_SETSIZE). */
-static int parse_cpu_id(const char **pp, unsigned *out)
-{
-	const char *p = *pp;
-	if (!isdigit((unsigned char)*p))
-		return -EINVAL;
-	unsigned long v = 0;
-	bool big = false;
-	for (; isdigit((unsigned char)*p); p++) {
-		v = v * 10 + (unsigned long)(*p - '0');
-		if (v >= CPU_SETSIZE) {
-			big = true;
-			v = CPU_SETSIZE; /* keep scanning digits without overflowing */
-		}
-	}
-	*pp = p;
-	*out = (unsigned)v;
-	return big ? -ERANGE : 0;
-}
-
-int ss_cpulist_parse(const char *s, cpu_set_t *out)
-{
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	const char *p = s, *end = s + strlen(s);
-	while (p < end && isspace((unsigned char)*p))
-		p++;
-	while (end > p && isspace((unsigned char)end[-1]))
-		end--;
-	/* an empty list is a CPU-less (memory-only) node, not an error */
-	while (p < end) {
-		unsigned a, b;
-		int err = parse_cpu_id(&p, &a);
-		if (err)
-			return err;
-		b = a;
-		if (p < end && *p == '-') {
-			p++;
-			err = parse_cpu_id(&p, &b);
-			if (err)
-				return err;
-			if (b < a)
-				return -EINVAL;
-		}
-		for (unsigned c = a; c <= b; c++)
-			CPU_SET(c, &set);
-		if (p == end)
-			break;
-		if (*p != ',')
-			return -EINVAL; /* includes the "a-b:stride" form */
-		p++;
-		if (p == end)
-			return -EINVAL; /* trailing comma */
-	}
-	*out = set;
-	return 0;
-}
-
-int ss_cpulist_format(const cpu_set_t *set, char *buf, size_t len)
-{
-	size_t used = 0;
-	bool trunc = false;
-	if (len)
-		buf[0] = '\0';
-	for (unsigned c = 0; c < CPU_SETSIZE; c++) {
-		if (!CPU_ISSET(c, set))
-			continue;
-		unsigned e = c;
-		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
-			e++;
-		char item[32];
-		int n = e > c ? snprintf(item, sizeof(item), "%s%u-%u", used ? "," : "", c, e)
-			      : snprintf(item, sizeof(item), "%s%u", used ? "," : "", c);
-		if (trunc || used + (size_t)n + 1 > len) {
-			trunc = true;
-		} else {
-			memcpy(buf + used, item, (size_t)n + 1);
-		}
-		used += (size_t)n;
-		c = e;
-	}
-	return trunc || used + 1 > len ? -ENOSPC : 0;
 }
 
 /* ---- loading ------------------------------------------------------------------------ */
@@ -516,161 +432,4 @@ int ss_topo_node_of_path(const struct ss_topo *t, const char *path)
 	if (stat(path, &st) < 0)
 		return -1;
 	return ss_topo_node_of_dev(t, major(st.st_dev), minor(st.st_dev));
-}
-
-/* ---- placement ---------------------------------------------------------------------- */
-
-struct plan_node {
-	int      id;
-	unsigned logdirs;   /* log dirs on this node */
-	unsigned workers;   /* workers given to it */
-};
-
-static int plan_cmp_id(const void *a, const void *b)
-{
-	const struct plan_node *x = a, *y = b;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-/* most log dirs first, then lower id */
-static int plan_cmp_weight(const void *a, const void *b)
-{
-	const struct plan_node *x = a, *y = b;
-	if (x->logdirs != y->logdirs)
-		return x->logdirs < y->logdirs ? 1 : -1;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-void ss_placement_free(struct ss_placement *p)
-{
-	free(p->workers);
-	free(p->logdir_node);
-	memset(p, 0, sizeof(*p));
-}
-
-bool ss_placement_serves(const struct ss_placement *p, unsigned w, unsigned d)
-{
-	if (w >= p->nworkers || d >= p->nlogdirs)
-		return false;
-	return p->logdir_node[d] == -1 || p->logdir_node[d] == p->workers[w].node;
-}
-
-int ss_sched_plan(const struct ss_topo *t, unsigned nthreads, const int *logdir_nodes,
-		  unsigned nlogdirs, struct ss_placement *out)
-{
-	struct plan_node *pn = NULL;
-	int err = 0;
-	memset(out, 0, sizeof(*out));
-	if (nthreads == 0 || (nlogdirs && !logdir_nodes))
-		return -EINVAL;
-	for (unsigned d = 0; d < nlogdirs; d++)
-		if (logdir_nodes[d] < -1)
-			return -EINVAL;
-	out->workers = calloc(nthreads, sizeof(*out->workers));
-	out->logdir_node = calloc(nlogdirs ? nlogdirs : 1, sizeof(*out->logdir_node));
-	if (!out->workers || !out->logdir_node) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	out->nworkers = nthreads;
-	out->nlogdirs = nlogdirs;
-	for (unsigned d = 0; d < nlogdirs; d++)
-		out->logdir_node[d] = -1;
-	for (unsigned w = 0; w < nthreads; w++) {
-		out->workers[w].node = -1;
-		out->workers[w].pin = false;
-		CPU_ZERO(&out->workers[w].cpus);
-		if (t)
-			out->workers[w].cpus = t->allowed;
-	}
-	if (!t)
-		return 0; /* numa=off */
-
-	/* distinct known nodes and their log dir counts */
-	unsigned k = 0;
-	pn = calloc(nlogdirs ? nlogdirs : 1, sizeof(*pn));
-	if (!pn) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	unsigned known = 0;
-	for (unsigned d = 0; d < nlogdirs; d++) {
-		int id = logdir_nodes[d];
-		if (id < 0)
-			continue;
-		known++;
-		unsigned i;
-		for (i = 0; i < k && pn[i].id != id; i++)
-			;
-		if (i == k)
-			pn[k++] = (struct plan_node){ .id = id };
-		pn[i].logdirs++;
-	}
-	if (k == 0)
-		goto done; /* nothing to be near: leave every worker unpinned */
-
-	if (nthreads < k) {
-		/* not enough workers for one per node: the heaviest nodes get one each */
-		qsort(pn, k, sizeof(*pn), plan_cmp_weight);
-		for (unsigned i = 0; i < nthreads; i++)
-			pn[i].workers = 1;
-		qsort(pn, k, sizeof(*pn), plan_cmp_id);
-	} else {
-		qsort(pn, k, sizeof(*pn), plan_cmp_id);
-		for (unsigned i = 0; i < k; i++)
-			pn[i].workers = 1;
-		/* each further worker to the node furthest below its share
-		 * nthreads * logdirs / known; compared scaled by `known` to stay in integers */
-		for (unsigned extra = nthreads - k; extra; extra--) {
-			unsigned best = 0;
-			long long best_def = LLONG_MIN;
-			for (unsigned i = 0; i < k; i++) {
-				long long def = (long long)pn[i].logdirs * nthreads -
-						(long long)pn[i].workers * known;
-				if (def > best_def) {
-					best_def = def;
-					best = i;
-				}
-			}
-			pn[best].workers++;
-		}
-	}
-
-	unsigned w = 0;
-	for (unsigned i = 0; i < k; i++) {
-		cpu_set_t cpus;
-		int n = ss_topo_node_allowed(t, pn[i].id, &cpus);
-		/* a node we cannot run on (no allowed CPUs, or absent from the topology):
-		 * its log dirs are still worth their own workers, running anywhere */
-		if (n <= 0)
-			cpus = t->allowed;
-		for (unsigned j = 0; j < pn[i].workers; j++, w++) {
-			out->workers[w].node = pn[i].id;
-			out->workers[w].pin = true;
-			out->workers[w].cpus = cpus;
-		}
-	}
-	for (unsigned d = 0; d < nlogdirs; d++) {
-		int id = logdir_nodes[d];
-		if (id < 0)
-			continue;
-		for (unsigned i = 0; i < k; i++)
-			if (pn[i].id == id && pn[i].workers)
-				out->logdir_node[d] = id;
-	}
-done:
-	free(pn);
-	return 0;
-fail:
-	free(pn);
-	ss_placement_free(out);
-	return err;
-}
-
-int ss_pin_self(const cpu_set_t *set)
-{
-	if (CPU_COUNT(set) == 0)
-		return -EINVAL;
-	int err = pthread_setaffinity_np(pthread_self(), sizeof(*set), set);
-	return -err;
 }
