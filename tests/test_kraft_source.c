@@ -327,6 +327,14 @@ static void test_crc_flipped_bit_in_real_log(void **state)
 	assert_true(json_is_true(json_object_get(t, "remote_storage")));
 	assert_non_null(strstr(json_string_value(json_object_get(t, "tiered_reason")), "remote metadata exists"));
 	assert_int_equal(count_code(rep, "STRAY_PARTITION"), 0);
+	/* and nothing is predicted from a value that may be stale: dyn-config's retention.ms
+	 * (86400000, its source null) gives no time retention, the reason names the key; the
+	 * same scan of the intact log predicted it */
+	json_t *tr = json_object_get(json_object_get(part_of(rep, "dyn-config", 0), "retention"), "time");
+	assert_false(json_is_true(json_object_get(tr, "evaluated")));
+	assert_non_null(strstr(json_string_value(json_object_get(tr, "reason")), "retention.ms"));
+	tr = json_object_get(json_object_get(part_of(good, "dyn-config", 0), "retention"), "time");
+	assert_true(json_is_true(json_object_get(tr, "evaluated")));
 	json_decref(rep);
 	json_decref(good);
 	free(err);
