@@ -360,7 +360,7 @@ static int tiered_local(struct ss_evctx *x, bool uploads_unknown)
 	bool raw_ms = copy && cfg->local_retention_ms == -2, raw_bytes = copy && cfg->local_retention_bytes == -2;
 	int64_t bug_ms = raw_ms ? -1 : lms, bug_bytes = raw_bytes ? -1 : lbytes;
 	bool bug_matters = bug_ms != lms || bug_bytes != lbytes;
-	struct local_reading rd[4];
+	struct local_reading rd[4] = { { -1, -1, "no limit" } };   /* n >= 1 below: delete or empty is possible */
 	int n = 0;
 	if (may_delete) {
 		enum ss_affect bug = bug_matters ? ss_eval_affects(in, "KAFKA-17360") : SS_NOT_AFFECTED;
