@@ -981,10 +981,15 @@ static void test_unknown_tiering_retention(void **state)
 	assert_string_equal(ev->time.reason, "no limit");
 	assert_string_equal(ev->local.reason, "no limit");
 	assert_false(ev->total.unknown);
-	/* a policy without delete stops size and time either way */
+	/* a policy without delete (the empty list: a compacted topic's tiering is settled)
+	 * settles nothing: tiered, remote retention runs whatever the policy */
 	f.cfg.retention_ms = 0;
 	f.cfg.policy_known = true;
 	f.cfg.no_delete = 1;
+	ev = fx_eval(&f);
+	assert_true(ev->time.unknown);
+	assert_non_null(strstr(ev->time.reason, "remote.storage.enable"));
+	f.cfg.remote_storage = 0;   /* known not tiered: nothing by time or size */
 	ev = fx_eval(&f);
 	assert_string_equal(ev->time.reason, "cleanup.policy has no delete");
 	assert_false(ev->time.unknown);

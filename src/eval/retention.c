@@ -38,8 +38,8 @@ static const char WHY_REMOTE_UNKNOWN[] = "remote state unknown";
 static const char WHY_TIER_UNKNOWN[] =
 	"remote.storage.enable unknown: whether the topic is tiered decides what retention deletes";
 static const char WHY_17360[] =
-	"local.retention.ms and local.retention.bytes are -2, which this release does not replace by "
-	"retention.ms and retention.bytes (KAFKA-17360): no local retention";
+	"this release hands local.retention.ms/local.retention.bytes = -2 on as it is, not as retention.ms/"
+	"retention.bytes (KAFKA-17360): no local retention";
 /* The release list is ss_ticket_describe's for KAFKA-17360 (tests/test_eval.c holds them equal). */
 static const char WHY_17360_UNKNOWN[] =
 	"the broker's release is unknown, and local.retention.ms or local.retention.bytes is -2: Kafka 3.6.0 to "
@@ -368,7 +368,7 @@ static int tiered_local(struct ss_evctx *x, bool uploads_unknown)
 			rd[n++] = (struct local_reading){ lms, lbytes, "no limit" };
 		if (bug != SS_NOT_AFFECTED)
 			rd[n++] = (struct local_reading){ bug_ms, bug_bytes, WHY_17360 };
-		if (bug == SS_AFFECTED &&
+		if (bug == SS_AFFECTED && !uploads_unknown &&
 		    ss_eval_add_note(ev, "KAFKA-17360: this release hands local.retention.%s=-2 on as it is instead of "
 				     "%s, so local retention by %s deletes nothing",
 				     bug_ms != lms && bug_bytes != lbytes ? "ms and local.retention.bytes"
@@ -498,15 +498,19 @@ static int tiered_retention(struct ss_evctx *x)
 /*
  * Size or time retention of the local log of a partition that is not tiered. With its
  * tiering unknown (remote_storage null: it may be tiered, its remote state elsewhere) the
- * answer is known only where both readings give it: a gate that stops the check whatever
- * the tiering (the policy, no limit), or a time cutoff before the epoch (nothing is older,
- * here or in a remote tier); else what is deleted depends on the tiering: unknown.
+ * answer is known only where both readings give it: no limit, or a time cutoff before the
+ * epoch (nothing is older, here or in a remote tier); else what is deleted depends on the
+ * tiering: unknown. The policy settles nothing then: tiered, remote retention runs whatever
+ * it says (and one without delete is the empty list: a compacted topic is never tiered, so
+ * its tiering is never unknown), hence remote_gate for both readings.
  */
 static int local_only_retention(struct ss_evctx *x)
 {
 	struct ss_eval *ev = x->ev;
 	const struct ss_topic_cfg *cfg = x->in->cfg;
 	bool tier_unk = ev->remote_storage < 0;
+	const char *(*gate)(const struct ss_evctx *, const char *, int64_t, bool *) =
+		tier_unk ? remote_gate : local_gate;
 	const char *why;
 	bool unk = false;
 	int e;
@@ -514,7 +518,7 @@ static int local_only_retention(struct ss_evctx *x)
 	struct ss_retention *r = &ev->size;
 	r->limit = cfg->retention_bytes;
 	r->total_bytes = ev->size_unknown ? -1 : ev->size_bytes;
-	if ((why = local_gate(x, "retention.bytes", cfg->retention_bytes, &unk))) {
+	if ((why = gate(x, "retention.bytes", cfg->retention_bytes, &unk))) {
 		(unk ? unknown : not_evaluated)(r, why, cfg->retention_bytes);
 		r->total_bytes = ev->size_unknown ? -1 : ev->size_bytes;
 	} else if (tier_unk) {
@@ -533,7 +537,7 @@ static int local_only_retention(struct ss_evctx *x)
 	r = &ev->time;
 	r->limit = cfg->retention_ms;
 	r->total_bytes = -1;
-	if ((why = local_gate(x, "retention.ms", cfg->retention_ms, &unk))) {
+	if ((why = gate(x, "retention.ms", cfg->retention_ms, &unk))) {
 		(unk ? unknown : not_evaluated)(r, why, cfg->retention_ms);
 	} else if (tier_unk && (__int128)x->in->now_ms - cfg->retention_ms >= 0) {
 		unknown(r, WHY_TIER_UNKNOWN, cfg->retention_ms);
