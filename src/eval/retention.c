@@ -67,6 +67,8 @@ static const char *unsure(const struct ss_topic_cfg *cfg, const char *key)
 		{ "cleanup.policy", "cleanup.policy unknown (the metadata log was not read whole)" },
 		{ "remote.log.copy.disable", "remote.log.copy.disable unknown (the metadata log was not read whole)" },
 	};
+	if (!cfg->value_unsure)   /* the metadata log read whole, or none: every evaluation */
+		return NULL;
 	for (uint32_t i = 0; i < cfg->n_entries && i < 32; i++) {
 		if (!((cfg->value_unsure >> i) & 1) || strcmp(cfg->entries[i].key, key))
 			continue;
