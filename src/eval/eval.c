@@ -470,6 +470,9 @@ static int eval_cluster(struct ss_evctx *x)
 		if (in->cfg->remote_storage < 0 && !ev->config[i].source &&
 		    strcmp(ev->config[i].key, "remote.storage.enable") == 0)
 			ev->config_value_unknown |= 1u << i;
+	/* a key Kafka sets from the creating broker's config on an internal topic it creates,
+	 * which no source gives (eval/config.c): no value either */
+	ev->config_value_unknown |= in->cfg->value_unknown & ((ev->n_config < 32 ? 1u << ev->n_config : 0u) - 1u);
 	ev->here = -1;
 	if (!c || !c->image || in->metadata_log)
 		return 0;

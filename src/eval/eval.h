@@ -55,6 +55,10 @@ struct ss_topic_cfg {
 	 * whole and lost what could have set or changed it (its source is then NULL). What
 	 * depends on such a value is unknown, never predicted from it (eval/config.c sets it). */
 	uint32_t value_unsure;
+	/* bit i: entries[i] has no known value (json null): Kafka sets it when it creates this
+	 * internal topic from the creating broker's config (__remote_log_metadata's retention.ms)
+	 * and no source read gives the topic's own; what depends on it is unknown. */
+	uint32_t value_unknown;
 };
 
 /* A partition's replica assignment as the metadata log has it. The arrays point into the
