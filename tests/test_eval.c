@@ -829,7 +829,8 @@ static void test_cleanup_policy_retention(void **state)
 		assert_false(ev->total.unknown);
 		fx_free(&f);
 	}
-	/* another internal topic with Kafka's delete (__remote_log_metadata): as any */
+	/* another internal topic with Kafka's delete (__remote_log_metadata), its retention.ms
+	 * known (the metadata log's): as any (unknown, test_internal_created_configs) */
 	policy_setup(&f, "__remote_log_metadata");
 	ev = fx_eval(&f);
 	expect_local_deletes(&ev->time, bases, 3, 300);
@@ -1003,6 +1004,76 @@ static void fx_cfg_entry(struct fx *f, const char *key, bool unsure)
 	f->cfg.entries[i] = (struct ss_cfg_entry){ .key = key, .value = "?", .source = unsure ? NULL : "DEFAULT_CONFIG" };
 	if (unsure)
 		f->cfg.value_unsure |= 1u << i;
+}
+
+/*
+ * What Kafka sets when it creates an internal topic, as eval/config.c resolves it without
+ * the topic's own level: __remote_log_metadata's retention.ms comes from the creating
+ * broker's remote.log.metadata.topic.retention.ms (default -1), so its value is unknown
+ * (value_unknown) and so is time retention, never the broker's 7 days; size retention
+ * (retention.bytes is not set at creation) as any topic's. __consumer_offsets shows the
+ * compact Kafka creates it with, source null: its retention stays unknown, not "no delete".
+ */
+static void test_internal_created_configs(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "__remote_log_metadata");
+	four_local(&f);
+	f.in.now_ms = 10000;
+	f.cfg.retention_ms = -1;   /* what config.c leaves beside an unknown value */
+	f.cfg.retention_bytes = 0;
+	fx_cfg_entry(&f, "retention.bytes", false);
+	fx_cfg_entry(&f, "retention.ms", false);
+	fx_cfg_entry(&f, "cleanup.policy", false);
+	f.cfg.entries[1].source = NULL;
+	f.cfg.value_unknown = 1u << 1;
+	struct ss_eval *ev = fx_eval(&f);
+	assert_false(ev->time.evaluated);
+	assert_true(ev->time.unknown);
+	assert_non_null(strstr(ev->time.reason, "remote.log.metadata.topic.retention.ms"));
+	assert_int_equal(ev->time.limit, -1);
+	assert_int_equal(ev->time.n_delete, 0);
+	assert_true(ev->total.unknown);
+	static const int64_t bases[] = { 0, 100, 200 };
+	expect_local_deletes(&ev->size, bases, 3, 300);
+	/* the value printed as null: config_value_unknown has its bit */
+	assert_int_equal(ev->config_value_unknown & (1u << 1), 1u << 1);
+	/* the same with the value known (-1 from the metadata log): no limit, known */
+	f.cfg.value_unknown = 0;
+	ev = fx_eval(&f);
+	assert_false(ev->time.unknown);
+	assert_string_equal(ev->time.reason, "no limit");
+	assert_false(ev->total.unknown);
+	fx_free(&f);
+	/* one active segment (the usual __remote_log_metadata-N): no limit deletes it, so
+	 * nothing is known to be due, the limit still unknown */
+	fx_init(&f, "__remote_log_metadata");
+	fx_seg(&f, 0, 99, 100, 1000);
+	f.in.now_ms = 10000;
+	f.cfg.retention_ms = -1;
+	fx_cfg_entry(&f, "retention.ms", false);
+	f.cfg.entries[0].source = NULL;
+	f.cfg.value_unknown = 1;
+	ev = fx_eval(&f);
+	assert_true(ev->time.evaluated);
+	assert_false(ev->time.unknown);
+	assert_int_equal(ev->time.n_delete, 0);
+	assert_int_equal(ev->time.limit, -1);
+	assert_false(ev->total.unknown);
+	fx_free(&f);
+
+	fx_init(&f, "__consumer_offsets");
+	four_local(&f);
+	f.in.now_ms = 10000;
+	f.cfg.retention_ms = 0;
+	f.cfg.compact = 1;
+	f.cfg.no_delete = 1;   /* Kafka's compact, no source: policy_known false */
+	ev = fx_eval(&f);
+	assert_true(ev->time.unknown);
+	assert_true(ev->size.unknown);
+	assert_non_null(strstr(ev->time.reason, "Kafka creates this topic with cleanup.policy=compact"));
+	fx_free(&f);
 }
 
 /*
@@ -1218,6 +1289,7 @@ int main(void)
 		cmocka_unit_test(test_empty_policy_per_release),
 		cmocka_unit_test(test_unknown_tiering_retention),
 		cmocka_unit_test(test_unsure_config_retention),
+		cmocka_unit_test(test_internal_created_configs),
 		cmocka_unit_test(test_local_findings),
 		cmocka_unit_test(test_base_offset_policy),
 		cmocka_unit_test(test_log_start_beyond_end),

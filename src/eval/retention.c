@@ -51,6 +51,10 @@ static const char WHY_EMPTY_POLICY_UNKNOWN[] =
 	"the broker's release is unknown, and cleanup.policy is empty: Kafka 4.2 and later apply "
 	"local.retention.* to a tiered topic with an empty cleanup.policy, earlier releases no local retention";
 
+static const char WHY_CREATED_MS[] =
+	"retention.ms unknown (Kafka creates this topic with retention.ms from the creating broker's "
+	"remote.log.metadata.topic.retention.ms, default -1, and no source read gives the topic's own)";
+
 /*
  * A config whose value may not be the one in force (ss_topic_cfg.value_unsure: the metadata
  * log lost what could have set it): what depends on it is unknown, the reason names it.
@@ -67,14 +71,20 @@ static const char *unsure(const struct ss_topic_cfg *cfg, const char *key)
 		{ "cleanup.policy", "cleanup.policy unknown (the metadata log was not read whole)" },
 		{ "remote.log.copy.disable", "remote.log.copy.disable unknown (the metadata log was not read whole)" },
 	};
-	if (!cfg->value_unsure)   /* the metadata log read whole, or none: every evaluation */
+	if (!cfg->value_unsure && !cfg->value_unknown)   /* every evaluation but a few */
 		return NULL;
 	for (uint32_t i = 0; i < cfg->n_entries && i < 32; i++) {
-		if (!((cfg->value_unsure >> i) & 1) || strcmp(cfg->entries[i].key, key))
+		if (strcmp(cfg->entries[i].key, key))
 			continue;
-		for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++)
-			if (!strcmp(why[k].key, key))
-				return why[k].why;
+		if ((cfg->value_unsure >> i) & 1) {
+			for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++)
+				if (!strcmp(why[k].key, key))
+					return why[k].why;
+		}
+		/* the one key an internal topic gets from its creator's config that retention
+		 * reads (eval/config.c's table: __remote_log_metadata's retention.ms) */
+		if (((cfg->value_unknown >> i) & 1) && !strcmp(key, "retention.ms"))
+			return WHY_CREATED_MS;
 	}
 	return NULL;
 }
@@ -95,12 +105,14 @@ static const char *policy_blocks(const struct ss_evctx *x, bool *unk)
 	const struct ss_topic_cfg *cfg = x->in->cfg;
 	const char *t = x->in->part->topic;
 	*unk = false;
-	if (cfg->no_delete && !unsure(cfg, "cleanup.policy"))
-		return WHY_NO_DELETE;
+	/* before the value: without a source the value is the compact Kafka creates them with
+	 * (eval/config.c), which may have been changed since */
 	if (!cfg->policy_known && t && (!strcmp(t, "__consumer_offsets") || !strcmp(t, "__transaction_state"))) {
 		*unk = true;
 		return "cleanup.policy unknown (Kafka creates this topic with cleanup.policy=compact)";
 	}
+	if (cfg->no_delete && !unsure(cfg, "cleanup.policy"))
+		return WHY_NO_DELETE;
 	return NULL;
 }
 
@@ -540,7 +552,20 @@ static int local_only_retention(struct ss_evctx *x)
 	r->limit = cfg->retention_ms;
 	r->total_bytes = -1;
 	if ((why = gate(x, "retention.ms", cfg->retention_ms, &unk))) {
-		(unk ? unknown : not_evaluated)(r, why, cfg->retention_ms);
+		bool none = false;
+		/* retention.ms an internal topic got from its creator's config: whatever it is,
+		 * the walk deletes nothing when even the smallest limit (0) deletes nothing (a
+		 * partition of one active segment, the usual __remote_log_metadata-N) */
+		if (why == WHY_CREATED_MS) {
+			bool u = false;
+			none = local_time_walk(x, 0, false, 0, &u) == 0 && !u;
+		}
+		if (none) {
+			r->evaluated = true;
+			r->limit = -1;   /* the limit stays unknown: json null */
+		} else {
+			(unk ? unknown : not_evaluated)(r, why, cfg->retention_ms);
+		}
 	} else if (tier_unk && (__int128)x->in->now_ms - cfg->retention_ms >= 0) {
 		unknown(r, WHY_TIER_UNKNOWN, cfg->retention_ms);
 	} else {
