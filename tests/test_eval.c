@@ -578,6 +578,18 @@ static void test_local_retention_union(void **state)
 	ev = fx_eval(&f);
 	assert_false(ev->local.evaluated);
 	assert_string_equal(ev->local.reason, "unseeded");
+	/* and its remote tier is unknown (REMOTE_STATE_UNKNOWN): remote time retention is too,
+	 * never the "nothing due" of an empty replay, unless its cutoff is before the epoch */
+	assert_true(ev->remote_state_unknown);
+	assert_true(ev->time.unknown);
+	assert_string_equal(ev->time.reason, "unseeded");
+	assert_true(ev->total.unknown);
+	int64_t keep_ms = f.cfg.retention_ms;
+	f.cfg.retention_ms = f.in.now_ms + 1;
+	ev = fx_eval(&f);
+	assert_true(ev->time.evaluated);
+	assert_int_equal(ev->time.n_delete, 0);
+	f.cfg.retention_ms = keep_ms;
 
 	/* remote.log.copy.disable: retention.* applies, without the upload guard */
 	f.cfg.remote_copy_disable = 1;
@@ -956,7 +968,16 @@ static void test_unknown_tiering_retention(void **state)
 	assert_false(ev->size.unknown);                       /* no limit: nothing either way */
 	assert_string_equal(ev->size.reason, "no limit");
 	assert_true(ev->local.unknown);                       /* -2: retention.ms over what is uploaded */
+	assert_non_null(strstr(ev->local.reason, "remote.storage.enable"));
 	assert_true(ev->total.unknown);
+	/* a local.retention.ms of its own (one reading, whatever the release): tiered, it
+	 * would delete what is uploaded of the old segments, so unknown, not the local walk */
+	f.cfg.local_retention_ms = 5000;
+	ev = fx_eval(&f);
+	assert_true(ev->local.unknown);
+	assert_int_equal(ev->local.n_delete, 0);
+	assert_non_null(strstr(ev->local.reason, "remote.storage.enable"));
+	f.cfg.local_retention_ms = -2;
 	f.cfg.retention_bytes = 250;
 	ev = fx_eval(&f);
 	assert_true(ev->size.unknown);

@@ -483,6 +483,24 @@ static void test_json_summary_and_errors(void **state)
 	expect_int(j, "summary.remote_bytes", 1000);
 	json_decref(j);
 	free(out);
+	/* one whose tiering nothing settles (remote_storage null): the tiered count, the remote
+	 * totals and the copy lag lack it; its size stands */
+	struct ss_eval tier_unk = ev_broken;
+	tier_unk.remote_storage = -1;
+	tier_unk.remote_unknown = true;
+	tier_unk.copy_lag_null = true;
+	known[2].eval = &tier_unk;
+	CAPTURE(out, ss_out_json(&r, f, false));
+	j = load(out);
+	expect_null(j, "summary.tiered_partitions");
+	expect_int(j, "summary.unknown_partitions.tiering", 1);
+	expect_null(j, "summary.remote_bytes");
+	expect_int(j, "summary.unknown_partitions.remote", 1);
+	expect_null(j, "summary.copy_lag_bytes");
+	expect_int(j, "summary.unknown_partitions.copy_lag", 1);
+	expect_int(j, "summary.size_bytes", 1500 + 100 + 70);
+	json_decref(j);
+	free(out);
 	r = view();
 
 	/* no remote metadata, nothing found: nulls and empty arrays, still valid JSON */
