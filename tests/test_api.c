@@ -30,7 +30,7 @@ struct seen {
 	size_t parts, segs, with_last, preallocated, remote, seeded, lags, retention_evaluated;
 	size_t findings, findings_amount, errors, seg_errors, configs, config_null_source;
 	size_t report_errors, logdirs_down;
-	size_t remote_unknown, total_evaluated, total_deletes;
+	size_t remote_unknown, total_evaluated, total_deletes, total_unknown;
 };
 
 static segscan_scan *scan(const char *const *logdirs, const char *const *kv, json_t **root)
@@ -263,6 +263,7 @@ static void check_retention(const segscan_partition *p, json_t *jp, struct seen 
 	if (!tt.evaluated)
 		assert_true(tt.delete_bytes == -1 && tt.local_bytes_freed == -1 && tt.remote_bytes_freed == -1);
 	n->total_evaluated += tt.evaluated;
+	n->total_unknown += !tt.evaluated;
 	n->total_deletes += tt.delete_segments;
 }
 
@@ -499,6 +500,18 @@ static void test_damaged(void **state)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root_dir);
 	assert_int_equal(system(cmd), 0);
 	free(root_dir);
+
+	/* a log dir without its metadata log: the user partitions' tiering is unknown, so is
+	 * what retention deletes; the accessor's unknown totals (-1 amounts, not a partial
+	 * sum) are compared with json's nulls */
+	const char *plain[] = { FIXTURES "/plain/logdir", NULL };
+	struct seen m = { 0 };
+	s = scan(plain, NULL, &root);  /* freed below */
+	check_all(s, root, &m);
+	assert_true(m.total_unknown >= 1);
+	assert_true(m.remote_unknown >= 1);
+	json_decref(root);
+	segscan_scan_free(s);
 }
 
 
