@@ -436,6 +436,9 @@ int segscan_partition_error(const segscan_scan *s, const segscan_partition *p, s
  * in json's partitions[].config) and where it came from, as Kafka's DescribeConfigs
  * names it ("DYNAMIC_TOPIC_CONFIG", "DEFAULT_CONFIG", ...). *source is NULL when only
  * Kafka's default was found while the levels that could override it were not read.
+ * *value is NULL where json's value is null (a remote.storage.enable nothing says, a
+ * config Kafka sets from the creating broker's config on an internal topic, such as
+ * __remote_log_metadata's retention.ms, when the topic's own was not read).
  * Either out pointer may be NULL. Returns 0, -ENOENT when the key is not reported. */
 int segscan_partition_config(const segscan_partition *p, const char *key, const char **value,
 			     const char **source);
