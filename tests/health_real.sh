@@ -204,10 +204,14 @@ else
     echo "$ANS" >"$WORK/state-hz0.json"
     T0=$(date +%s%3N)
     R=$(jget "$WORK/state-hz0.json" "(lambda f: $T0 + $HZ // 2 - f[1]['max_timestamp_ms'] if len(f) >= 3 else -1)(sorted([s for p in d['partitions'] if p['partition'] == 0 for s in p['remote_segments'] if s['state'] == 'COPY_SEGMENT_FINISHED'], key=lambda s: s['start_offset']))")
+    # segscan forecasts first, with the new retention.ms as a --topic-config what-if (the
+    # brokers run their expiration task every second: once Kafka has the new value it deletes
+    # what is already due before any scan could see it); then Kafka gets it
+    echo "orders retention.ms=$R" >"$WORK/topic-config.txt"
     if [ "$R" -le 0 ]; then hz="fewer than 3 finished remote segments in orders-0 (the case proves nothing)"
-    elif ! sc alter-topic orders retention.ms="$R"; then hz="alter-topic: $ANS"
-    elif ! scan "$LEADER" "$WORK/horizon.json" --now="$T0" --horizon="${HZ}ms"; then
+    elif ! scan "$LEADER" "$WORK/horizon.json" --now="$T0" --horizon="${HZ}ms" --topic-config="$WORK/topic-config.txt"; then
         hz="segscan scan --horizon: exit $?: $(head -c 300 "$WORK/horizon.json.err")"
+    elif ! sc alter-topic orders retention.ms="$R"; then hz="alter-topic: $ANS"
     else
         P=$(jget "$WORK/horizon.json" "[p['forecast']['remote_delete_segments'] for p in d['partitions'] if p['topic'] == 'orders' and p['partition'] == 0][0]")
         # several expiration passes after the horizon (the harness's brokers run the task every
