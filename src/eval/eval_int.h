@@ -13,6 +13,9 @@ struct ss_evctx {
 	const struct ss_rseg      **fin;     /* COPY_SEGMENT_FINISHED, by start offset then event order */
 	uint32_t                    n_fin;
 	const struct ss_remote_part *remote; /* NULL when the partition has no remote metadata */
+	/* retention.c for health.c: every reading of local retention (release, policy) applies
+	 * the same local time limit, ev->local_limit_ms */
+	bool                        local_ms_settled;
 };
 
 /* retention.c: fills ev->size, ev->time, ev->local and the UNSEEDED_SIZE_RETENTION finding. */

@@ -571,6 +571,128 @@ static int lineage(struct ss_evctx *x)
 		(long long)o, name, ep, why);
 }
 
+/* ---- UNDELETABLE_LOCAL_SEGMENT ---- */
+
+/*
+ * KAFKA-20609: local time retention (UnifiedLog.deleteRetentionMsBreachedSegments over
+ * deletableSegments, the same from 3.6.0 to 4.4.0) walks the local segments oldest first
+ * and stops at the first one with `now - largestTimestamp <= local retention`. A segment
+ * whose newest record carries a timestamp after the broker's clock ("contains future
+ * timestamp(s), making it ineligible to be deleted", Kafka's own warning) stops the walk
+ * for every later segment, already copied and past local retention by its own records,
+ * until its timestamp has aged past the limit. retention.c has walked size, then time, as
+ * Kafka does: live[0..k) go; the walk stopped at live[k]. The segments it holds are those
+ * after it, closed and in remote storage, past local.retention.ms by their own newest
+ * record, up to the first one that is within retention by itself (it
+ * would hold the rest on its own) or not yet copied. More segments with a future
+ * timestamp on the way hold the rest until the latest of them ages.
+ */
+static int undeletable_local(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
+	const struct ss_retention *r = &ev->local;
+	char name[32], when[40], until[40], ahead[48], lim[48], list[320], first_ts[40], last_ts[40];
+
+	if (!ev->seeded || in->cfg->remote_copy_disable || !r->evaluated || r->unknown || !x->local_ms_settled ||
+	    ev->local_limit_ms < 0)
+		return 0;
+	int64_t lms = ev->local_limit_ms, h = ev->highest_offset, now = in->now_ms;
+	uint32_t k = r->n_delete;
+	if (k + 2 > x->n_live)   /* the blocker and one closed segment after it, before the active one */
+		return 0;
+	const struct ss_seg *b = x->live[k];
+	if (b->end_offset > h || ss_seg_size_unknown(b) || b->max_timestamp_ms <= now)
+		return 0;   /* not copied yet, not judged, or within retention by an ordinary timestamp */
+	/* The log start offset (deleteRecords, or remote size or time retention deleting the
+	 * remote copies) frees the local segments below it first in every pass
+	 * (deleteLogStartOffsetBreachedSegments: those whose next segment starts at or below
+	 * it): past the blocker, the time walk goes on. */
+	int64_t lso = ev->log_start_offset;
+	const struct ss_retention *kinds[2] = { &ev->size, &ev->time };
+	for (int i = 0; i < 2; i++) {
+		if (kinds[i]->unknown)
+			return 0;   /* it may free the blocker: whether anything is held is unknown */
+		if (kinds[i]->evaluated && kinds[i]->has_new_log_start && kinds[i]->new_log_start_offset > lso)
+			lso = kinds[i]->new_log_start_offset;
+	}
+	if (b->end_offset < lso)
+		return 0;
+	int64_t latest = b->max_timestamp_ms, free_at = 0, bytes = 0, lo_ts = INT64_MAX, hi_ts = INT64_MIN;
+	uint32_t n = 0, blockers = 1, first = 0, last = 0;
+	size_t at = 0;
+	list[0] = 0;
+	for (uint32_t i = k + 1; i + 1 < x->n_live; i++) {
+		const struct ss_seg *s = x->live[i];
+		if (s->end_offset > h)
+			break;
+		if (ss_seg_size_unknown(s) || s->max_timestamp_ms < 0) {
+			seg_file(s, name, sizeof(name));
+			return ss_eval_add_note(ev, "local segment %s behind %020lld.log, whose newest record is after the "
+						"scan's clock, could not be read: whether local retention holds it and the "
+						"segments after it cannot be told",
+						name, (long long)b->base_offset);
+		}
+		if (ss_older_than(now, s->max_timestamp_ms, lms)) {
+			if (!n)
+				first = i;
+			last = i;
+			n++;
+			bytes += s->size_bytes;
+			free_at = latest;
+			lo_ts = s->max_timestamp_ms < lo_ts ? s->max_timestamp_ms : lo_ts;
+			hi_ts = s->max_timestamp_ms > hi_ts ? s->max_timestamp_ms : hi_ts;
+			if (n <= 6 && at < sizeof(list)) {
+				seg_file(s, name, sizeof(name));
+				int m = snprintf(list + at, sizeof(list) - at, "%s%s", n > 1 ? ", " : "", name);
+				at += m > 0 ? (size_t)m : 0;
+			}
+		} else if (s->max_timestamp_ms > now) {
+			blockers++;
+			latest = s->max_timestamp_ms > latest ? s->max_timestamp_ms : latest;
+		} else {
+			break;   /* within retention by its own records: it holds the rest itself */
+		}
+	}
+	if (!n)
+		return 0;
+	if (n > 6 && at < sizeof(list))
+		snprintf(list + at, sizeof(list) - at, " and %u more", n - 6);
+	seg_file(b, name, sizeof(name));
+	ss_eval_iso_ms(b->max_timestamp_ms, when, sizeof(when));
+	ss_eval_human_ms(age_of(b->max_timestamp_ms, now), ahead, sizeof(ahead));
+	ss_eval_human_ms(lms, lim, sizeof(lim));
+	/* deletable once now - latest > lms: at latest + lms + 1 */
+	__int128 t = (__int128)free_at + lms + 1;
+	ss_eval_iso_ms(t > INT64_MAX ? INT64_MAX : (int64_t)t, until, sizeof(until));
+	ss_eval_iso_ms(lo_ts, first_ts, sizeof(first_ts));
+	ss_eval_iso_ms(hi_ts, last_ts, sizeof(last_ts));
+	char more[160] = "";
+	if (blockers > 1)
+		snprintf(more, sizeof(more), " (with %u more segments after it whose records are after the scan's clock, "
+			 "the latest of them)", blockers - 1);
+	char size_rule[160];
+	if (ev->local_limit_bytes >= 0)
+		snprintf(size_rule, sizeof(size_rule), "local size retention (%lld bytes) does not reach them",
+			 (long long)ev->local_limit_bytes);
+	else
+		snprintf(size_rule, sizeof(size_rule), "there is no local size limit");
+	const struct ss_finding_spec spec = {
+		.code = "UNDELETABLE_LOCAL_SEGMENT", .ref = "KAFKA-20609", .has_amount = true, .segments = n, .bytes = bytes,
+	};
+	return ss_eval_add_finding(
+		ev, &spec,
+		"%u closed local segment%s (%lld bytes, offsets %lld..%lld: %s) %s already in remote storage (highest "
+		"offset in remote storage %lld) and past local retention (%lld ms, %s; their newest records are from %s "
+		"to %s), but the broker keeps %s: its local time retention walks the segments oldest first and stops at "
+		"%s (offsets %lld..%lld), whose newest record is timestamped %s, %s after the scan's clock, so it "
+		"deletes none of the later ones before %s%s; %s, and the log start offset (%lld) does not free the blocking segment either (KAFKA-20609)",
+		n, plural(n), (long long)bytes, (long long)x->live[first]->base_offset, (long long)x->live[last]->end_offset,
+		list, n == 1 ? "is" : "are", (long long)h, (long long)lms, lim, first_ts, last_ts, n == 1 ? "it" : "them",
+		name, (long long)b->base_offset, (long long)b->end_offset, when, ahead, until, more, size_rule,
+		(long long)lso);
+}
+
 /* ---- --horizon ---- */
 
 /*
@@ -683,6 +805,8 @@ int ss_eval_health(struct ss_evctx *x)
 	if (ev->tiered && !in->metadata_log && (e = metadata_at_risk(x)) < 0)
 		return e;
 	if (ev->tiered && !in->metadata_log && (e = lineage(x)) < 0)
+		return e;
+	if (ev->tiered && !in->metadata_log && (e = undeletable_local(x)) < 0)
 		return e;
 	/* last: it reads the findings above (a stuck copy copies nothing) */
 	if (in->horizon_ms > 0 && !in->metadata_log && (e = forecast(x)) < 0)

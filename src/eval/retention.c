@@ -220,11 +220,13 @@ static uint32_t remote_time_walk(const struct ss_evctx *x, int64_t limit_ms)
 }
 
 /* Local walks: `uploaded_only` limits them to segments already in remote storage. *unk:
- * the walk reached a segment it cannot judge (unreadable: its time or size unknown). */
-static uint32_t local_time_walk(const struct ss_evctx *x, int64_t limit_ms, bool uploaded_only, int64_t highest,
-				bool *unk)
+ * the walk reached a segment it cannot judge (unreadable: its time or size unknown). The
+ * time walk starts at live[from] (what an earlier walk of the same pass left) and returns
+ * how many it takes from there. */
+static uint32_t local_time_walk(const struct ss_evctx *x, uint32_t from, int64_t limit_ms, bool uploaded_only,
+				int64_t highest, bool *unk)
 {
-	uint32_t k = 0;
+	uint32_t k = from;
 	while (k + 1 < x->n_live) {
 		const struct ss_seg *s = x->live[k];
 		if (uploaded_only && s->end_offset > highest)
@@ -238,7 +240,7 @@ static uint32_t local_time_walk(const struct ss_evctx *x, int64_t limit_ms, bool
 			break;
 		k++;
 	}
-	return k;
+	return k - from;
 }
 
 static uint32_t local_size_walk(const struct ss_evctx *x, int64_t limit_bytes, bool uploaded_only, int64_t highest,
@@ -409,6 +411,11 @@ static int tiered_local(struct ss_evctx *x, bool uploads_unknown)
 											: WHY_17360_UNKNOWN;
 	ev->local_limit_ms = rd[0].ms;
 	ev->local_limit_bytes = rd[0].bytes;
+	/* one time limit whatever the release or policy: what health.c's
+	 * UNDELETABLE_LOCAL_SEGMENT rests on */
+	x->local_ms_settled = true;
+	for (int i = 1; i < n; i++)
+		x->local_ms_settled &= rd[i].ms == rd[0].ms;
 
 	bool any_runs = false;
 	for (int i = 0; i < n; i++)
@@ -432,14 +439,16 @@ static int tiered_local(struct ss_evctx *x, bool uploads_unknown)
 	uint32_t k[4];
 	for (int i = 0; i < n; i++) {
 		bool unk = false;
-		uint32_t kt = rd[i].ms >= 0 ? local_time_walk(x, rd[i].ms, upload_guard, h, &unk) : 0;
+		/* in Kafka's order (UnifiedLog.deleteOldSegments: size, then time over what size
+		 * left), so a time walk that stops early (a segment with a later timestamp than
+		 * the ones after it) restarts where size retention ended */
 		uint32_t ks = rd[i].bytes >= 0 ? local_size_walk(x, rd[i].bytes, upload_guard, h, &unk) : 0;
+		uint32_t kt = rd[i].ms >= 0 && !unk ? local_time_walk(x, ks, rd[i].ms, upload_guard, h, &unk) : 0;
 		if (unk) {
 			unknown(r, WHY_UNREADABLE, -1);
 			return 0;
 		}
-		/* both walks are prefixes of the same list: their union is the longer one */
-		k[i] = kt > ks ? kt : ks;
+		k[i] = ks + kt;
 		if (uploads_unknown && k[i]) {
 			/* the tiered reading would delete what is uploaded of these: unknown */
 			unknown(r, WHY_TIER_UNKNOWN, -1);
@@ -558,7 +567,7 @@ static int local_only_retention(struct ss_evctx *x)
 		 * partition of one active segment, the usual __remote_log_metadata-N) */
 		if (why == WHY_CREATED_MS) {
 			bool u = false;
-			none = local_time_walk(x, 0, false, 0, &u) == 0 && !u;
+			none = local_time_walk(x, 0, 0, false, 0, &u) == 0 && !u;
 		}
 		if (none) {
 			r->evaluated = true;
@@ -570,7 +579,7 @@ static int local_only_retention(struct ss_evctx *x)
 		unknown(r, WHY_TIER_UNKNOWN, cfg->retention_ms);
 	} else {
 		unk = false;
-		uint32_t k = local_time_walk(x, cfg->retention_ms, false, 0, &unk);
+		uint32_t k = local_time_walk(x, 0, cfg->retention_ms, false, 0, &unk);
 		if (unk) {
 			unknown(r, WHY_UNREADABLE, cfg->retention_ms);
 		} else {
