@@ -16,6 +16,14 @@
 #                      nothing about its replication factor or min.insync.replicas (both 2)
 #   horizon_time       --horizon=30s forecasts the remote segments time retention deletes; after the
 #                      horizon Kafka's own metadata shows exactly those due deleted
+#   undeletable_local  KAFKA-20609 on topic future (RF 2, local.retention.ms 1 h, segments rolled by
+#                      size): future-0 gets one record 30 min after the clock between records 20 h old;
+#                      once everything closed is copied and both brokers' local retention has passed
+#                      the blocking segment again (Kafka's own "contains future timestamp(s)" warning),
+#                      segscan on the leader and on the follower raises UNDELETABLE_LOCAL_SEGMENT for
+#                      exactly the copied segments behind it that Kafka keeps (their files and bytes);
+#                      future-1, written alike without that record, is freed by its leader and stays
+#                      silent, and so does every other partition
 #
 # usage: bash tests/health_real.sh RESULTS
 set -u
@@ -24,7 +32,7 @@ RESULTS=${1:?usage: health_real.sh RESULTS}
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SEGSCAN=${SEGSCAN:-$ROOT/build/segscan}
 case "$SEGSCAN" in /*) ;; *) SEGSCAN="$ROOT/$SEGSCAN" ;; esac
-CASES="stuck_copy stuck_released metadata_at_risk horizon_time"
+CASES="stuck_copy stuck_released metadata_at_risk horizon_time undeletable_local"
 KV=${HEALTH_REAL_KAFKA:-4.3.1}
 
 res() { echo "$*" >>"$RESULTS"; echo "health_real: $*" >&2; }
@@ -46,7 +54,8 @@ WORK=$(mktemp -d "${SEGSCAN_TEST_TMP:-/tmp}/health-real.XXXXXX")
 cleanup() { harness_cleanup; [ -z "${KEEP_HARNESS_WORK:-}" ] && rm -rf "$WORK"; }
 trap cleanup EXIT
 
-sc_start "$WORK" --brokers 2 --rsm local-tiered-storage --topic orders:2:1 --rounds 2 \
+sc_start "$WORK" --brokers 2 --rsm local-tiered-storage --topic orders:2:1 \
+    --topic future:2:2:local.retention.ms=3600000 --rounds 2 \
     --broker-config rlmm.config.remote.log.metadata.topic.retention.ms=60000 \
     --broker-config rlmm.config.remote.log.metadata.topic.replication.factor=2 ||
     fail_rest "the scenario cluster did not start, twice: $ANS (work dir $WORK)"
@@ -245,4 +254,119 @@ EOF
     fi
 fi
 verdict horizon_time "$hz"
+
+# ---- undeletable_local: a record timestamped after the brokers' clock stops Kafka's local time
+# retention at its segment (UnifiedLog.deleteRetentionMsBreachedSegments); the copied segments
+# behind it, 20 h old against local.retention.ms 1 h, stay. Segments roll by size (1 MiB) here:
+# a roll by time needs rising timestamps, so a held segment older than its blocker can only come
+# from size rolls, as on a broker with the default segment.ms ----
+node_of() { jget "$H" "[n['$2'] for n in d['nodes'] if n['id'] == $1][0]"; }
+future_warnings() { grep -c 'contains future timestamp' "$(node_of "$1" server_log)" 2>/dev/null; }
+active_base() { # NODE PARTITION-DIR: the highest base offset among its .log files
+    local f
+    f=$(ls "$(node_of "$1" log_dir)/$2" 2>/dev/null | grep '\.log$' | sort | tail -n 1)
+    [ -n "$f" ] && echo $((10#${f%.log}))
+}
+ul=""
+if ! sc alter-topic future segment.ms=604800000; then ul="alter-topic: $ANS"
+else
+    for p in 0 1; do
+        sc append future-$p 10 100000 now-72000000 1000 || { ul="append future-$p: $ANS"; break; }
+        if [ $p -eq 0 ]; then
+            sc append future-0 1 1000 now+1800000 || { ul="append future-0 (the future record): $ANS"; break; }
+            echo "$ANS" >"$WORK/future-record.json"
+        fi
+        sc append future-$p 40 100000 now-71000000 1000 || { ul="append future-$p: $ANS"; break; }
+    done
+fi
+if [ -z "$ul" ]; then
+    for p in 0 1; do
+        ab=$(active_base 1 future-$p)
+        [ -n "$ab" ] || { ul="no segment of future-$p on node 1"; break; }
+        sc wait-tiered future-$p $((ab - 1)) || { ul="wait-tiered future-$p: $ANS"; break; }
+    done
+fi
+if [ -z "$ul" ]; then
+    # a whole retention pass of each broker after the copies: two more of Kafka's warnings about
+    # the blocking segment (every log.retention.check.interval.ms = 1 s), bounded
+    w1=$(future_warnings 1); w2=$(future_warnings 2)
+    for _ in $(seq 1 240); do
+        [ "$(future_warnings 1)" -ge $((w1 + 2)) ] && [ "$(future_warnings 2)" -ge $((w2 + 2)) ] && break
+        sleep 0.5
+    done
+    if [ "$(future_warnings 1)" -lt $((w1 + 2)) ] || [ "$(future_warnings 2)" -lt $((w2 + 2)) ]; then
+        ul="Kafka never warned of the future timestamp again within 120 s (node 1: $w1 -> $(future_warnings 1), node 2: $w2 -> $(future_warnings 2))"
+    fi
+fi
+if [ -z "$ul" ]; then
+    # the control partition: its leader frees every copied segment of future-1 (bounded)
+    for _ in $(seq 1 60); do
+        sc state future || break
+        echo "$ANS" >"$WORK/state-ul.json"
+        L1=$(jget "$WORK/state-ul.json" "[p['leader'] for p in d['partitions'] if p['partition'] == 1][0]")
+        [ "$(jget "$WORK/state-ul.json" "[p['earliest_local'] for p in d['partitions'] if p['partition'] == 1][0]")" = "$(active_base "$L1" future-1)" ] && break
+        sleep 1
+    done
+    for n in 1 2; do
+        scan "$n" "$WORK/ul-$n.json" || { ul="segscan scan on node $n: exit $?: $(head -c 300 "$WORK/ul-$n.json.err")"; break; }
+        # the partition directories as Kafka left them, right after the scan: "NAME SIZE" lines
+        for p in 0 1; do
+            (cd "$(node_of "$n" log_dir)/future-$p" && for f in $(ls | grep '\.log$' | sort); do echo "$f $(stat -c %s "$f")"; done) \
+                >"$WORK/ul-$n-future-$p.ls"
+        done
+    done
+fi
+if [ -z "$ul" ]; then
+    ul=$(python3 - "$WORK" "$(jget "$WORK/future-record.json" "d['first_offset']")" <<'EOF'
+import json, sys
+work, fut = sys.argv[1], int(sys.argv[2])
+st = json.load(open(work + '/state-ul.json'))
+kp = {p['partition']: p for p in st['partitions']}
+bad, said = [], []
+def listing(n, p):
+    return [(int(l.split()[0][:-4]), l.split()[0], int(l.split()[1])) for l in open('%s/ul-%d-future-%d.ls' % (work, n, p))]
+for n in (1, 2):
+    rep = json.load(open('%s/ul-%d.json' % (work, n)))
+    segs = listing(n, 0)
+    # the segment with the future record, and the closed ones behind it in remote storage
+    # (Kafka's LATEST_TIERED), which Kafka still keeps
+    blk = [s for s in segs if s[0] <= fut][-1]
+    held = [s for i, s in enumerate(segs[:-1]) if s[0] > blk[0] and segs[i + 1][0] - 1 <= kp[0]['latest_tiered']]
+    if segs[0][0] != blk[0]:
+        bad.append('node %d: Kafka kept future-0 segments before the blocking one: %s' % (n, [s[1] for s in segs if s[0] < blk[0]]))
+    if len(held) < 2:
+        bad.append('node %d: %d copied segments behind the blocking one (the case proves nothing)' % (n, len(held)))
+    for p in rep['partitions']:
+        fs = [f for f in p['findings'] if f['code'] == 'UNDELETABLE_LOCAL_SEGMENT']
+        if (p['topic'], p['partition']) != ('future', 0):
+            if fs:
+                bad.append('node %d: %s-%d: %s' % (n, p['topic'], p['partition'], fs[0]['message'][:200]))
+            continue
+        if len(fs) != 1:
+            bad.append('node %d: future-0: %d UNDELETABLE_LOCAL_SEGMENT, want 1' % (n, len(fs)))
+            continue
+        f = fs[0]
+        if f.get('ref') != 'KAFKA-20609':
+            bad.append('node %d: ref %r' % (n, f.get('ref')))
+        if f.get('segments') != len(held) or f.get('bytes') != sum(s[2] for s in held):
+            bad.append('node %d: %r segments / %r bytes, Kafka keeps %d (%d bytes): %s' % (n, f.get('segments'), f.get('bytes'), len(held), sum(s[2] for s in held), [s[1] for s in held]))
+        for s in held + [blk]:
+            if s[1] not in f['message']:
+                bad.append('node %d: %s not named in: %s' % (n, s[1], f['message'][:300]))
+        if 'highest offset in remote storage %d' % kp[0]['latest_tiered'] not in f['message']:
+            bad.append('node %d: Kafka\'s LATEST_TIERED %d not in: %s' % (n, kp[0]['latest_tiered'], f['message'][:300]))
+        said.append('node %d: %d segments, %d bytes' % (n, f['segments'], f['bytes']))
+    # the control: written alike without the future record; its leader freed every copied segment
+    ctl = listing(n, 1)
+    if n == kp[1]['leader'] and (len(ctl) != 1 or kp[1]['earliest_local'] != ctl[0][0]):
+        bad.append('node %d: Kafka kept future-1 segments %s (EARLIEST_LOCAL %d): the control proves nothing' % (n, [s[1] for s in ctl], kp[1]['earliest_local']))
+if kp[0]['earliest_local'] != [s for s in listing(kp[0]['leader'], 0) if s[0] <= fut][-1][0]:
+    bad.append('Kafka\'s EARLIEST_LOCAL of future-0 is %d, not the blocking segment\'s base' % kp[0]['earliest_local'])
+print('FAIL ' + '; '.join(bad[:4]) if bad else
+      'ok UNDELETABLE_LOCAL_SEGMENT for exactly the copied segments Kafka keeps behind the future record (%s); '
+      'future-1, freed by Kafka, and every other partition silent' % ', '.join(said))
+EOF
+)
+fi
+verdict undeletable_local "$ul"
 sc_stop

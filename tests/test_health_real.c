@@ -14,6 +14,10 @@
  *   horizon_time      --horizon=30s forecasts the remote segments time retention deletes (a
  *                     retention.ms that expires one half-way); after the horizon Kafka's own
  *                     metadata shows exactly those deleted
+ *   undeletable_local KAFKA-20609: a record timestamped 30 min after the clock among records 20 h
+ *                     old (local.retention.ms 1 h, RF 2): UNDELETABLE_LOCAL_SEGMENT on the leader
+ *                     and the follower for exactly the copied segments behind it that Kafka keeps;
+ *                     the same writes without that record are freed by Kafka, and silent
  *
 
  * Until the harness is in the tree (tests/harness_lib.sh), every case is a SKIP saying so.
@@ -87,6 +91,7 @@ static void stuck_copy(void **s) { (void)s; verdict("stuck_copy"); }
 static void stuck_released(void **s) { (void)s; verdict("stuck_released"); }
 static void metadata_at_risk(void **s) { (void)s; verdict("metadata_at_risk"); }
 static void horizon_time(void **s) { (void)s; verdict("horizon_time"); }
+static void undeletable_local(void **s) { (void)s; verdict("undeletable_local"); }
 
 int main(void)
 {
@@ -100,6 +105,7 @@ int main(void)
 		cmocka_unit_test(stuck_released),
 		cmocka_unit_test(metadata_at_risk),
 		cmocka_unit_test(horizon_time),
+		cmocka_unit_test(undeletable_local),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

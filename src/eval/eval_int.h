@@ -53,7 +53,7 @@ void ss_eval_human_ms(int64_t ms, char *buf, size_t len);
 void ss_eval_iso_ms(int64_t ms, char *buf, size_t len);
 
 /* health.c: STUCK_REMOTE_COPY, STUCK_REMOTE_DELETE, REMOTE_METADATA_AT_RISK,
- * EPOCH_LINEAGE_GAP (eval/health.h). Runs after the remote facts and retention. */
+ * EPOCH_LINEAGE_GAP, UNDELETABLE_LOCAL_SEGMENT (eval/health.h). Runs after the remote facts and retention. */
 int ss_eval_health(struct ss_evctx *x);
 
 /* x + 1 and x - 1, saturating: offsets come from files and user input */

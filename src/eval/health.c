@@ -686,11 +686,11 @@ static int undeletable_local(struct ss_evctx *x)
 		"offset in remote storage %lld) and past local retention (%lld ms, %s; their newest records are from %s "
 		"to %s), but the broker keeps %s: its local time retention walks the segments oldest first and stops at "
 		"%s (offsets %lld..%lld), whose newest record is timestamped %s, %s after the scan's clock, so it "
-		"deletes none of the later ones before %s%s; %s, and the log start offset (%lld) does not free the blocking segment either (KAFKA-20609)",
+		"deletes none of the later ones before %s%s; %s, and no log start offset (deleteRecords, remote retention) "
+		"reaches past the blocking segment to free it (KAFKA-20609)",
 		n, plural(n), (long long)bytes, (long long)x->live[first]->base_offset, (long long)x->live[last]->end_offset,
 		list, n == 1 ? "is" : "are", (long long)h, (long long)lms, lim, first_ts, last_ts, n == 1 ? "it" : "them",
-		name, (long long)b->base_offset, (long long)b->end_offset, when, ahead, until, more, size_rule,
-		(long long)lso);
+		name, (long long)b->base_offset, (long long)b->end_offset, when, ahead, until, more, size_rule);
 }
 
 /* ---- --horizon ---- */

@@ -14,6 +14,9 @@
  *                        partition's remote segments at risk: its retention shorter than
  *                        the partition's, a size limit, replication factor 1 or
  *                        min.insync.replicas 1 on a cluster of several brokers
+ *   EPOCH_LINEAGE_GAP    the remote tier cannot be walked by leader epoch as Kafka walks it
+ *   UNDELETABLE_LOCAL_SEGMENT  copied local segments past local retention held behind a
+ *                        segment whose newest record is after the clock (KAFKA-20609)
  */
 #ifndef SS_EVAL_HEALTH_H
 #define SS_EVAL_HEALTH_H

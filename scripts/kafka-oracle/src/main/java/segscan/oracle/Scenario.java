@@ -260,6 +260,11 @@ public final class Scenario {
             case "hello": return hello();
             case "produce": return produce(args.isEmpty() ? "*" : args.get(0), args.size() > 1 ? Integer.parseInt(args.get(1)) : 1);
             case "wait-copied": return waitCopied(args.isEmpty() ? "*" : args.get(0));
+            case "append": need(args, 4, "append TOPIC-PARTITION COUNT VALUE_BYTES TS|now+MS|now-MS [STEP_MS]");
+                return append(tp(args.get(0)), Integer.parseInt(args.get(1)), Integer.parseInt(args.get(2)),
+                        timestamp(args.get(3)), args.size() > 4 ? Long.parseLong(args.get(4)) : 0);
+            case "wait-tiered": need(args, 2, "wait-tiered TOPIC-PARTITION OFFSET");
+                return waitTiered(tp(args.get(0)), Long.parseLong(args.get(1)));
             case "state": return state(args.isEmpty() ? "*" : args.get(0));
             case "jmx": return jmx(args.isEmpty() ? 0 : Integer.parseInt(args.get(0)));
             case "elect": return elect(args);
@@ -433,6 +438,52 @@ public final class Scenario {
         Map<String, Object> leo = new TreeMap<>();
         for (Map.Entry<TopicPartition, Long> e : offsets(tps, OffsetSpec.latest()).entrySet()) leo.put(name(e.getKey()), e.getValue());
         return Json.obj("ok", true, "round", round, "log_end_offsets", leo);
+    }
+
+    /** "1700000000000", "now+1800000" or "now-86400000": a record timestamp, relative ones from this JVM's clock. */
+    static long timestamp(String s) {
+        if (s.startsWith("now+")) return System.currentTimeMillis() + Long.parseLong(s.substring(4));
+        if (s.startsWith("now-")) return System.currentTimeMillis() - Long.parseLong(s.substring(4));
+        return Long.parseLong(s);
+    }
+
+    /**
+     * COUNT records of VALUE_BYTES each into one partition, one batch per record (each is
+     * flushed before the next), CreateTime ts, ts + step, ...: segments then roll where Kafka's
+     * own rules put them (with a large segment.ms, by segment.bytes), and a single record can
+     * carry a timestamp of its own (after the broker's clock, say) without rolling a segment.
+     * Answers the first and last offsets Kafka assigned and the timestamps used.
+     */
+    Map<String, Object> append(TopicPartition tp, int count, int bytes, long ts, long step) throws Exception {
+        if (count < 1 || bytes < 0 || bytes > 900_000) throw new IllegalArgumentException("append: COUNT >= 1, 0 <= VALUE_BYTES <= 900000");
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cl.bootstrap());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(timeoutMs));
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(timeoutMs));
+        long first = -1;
+        long last = -1;
+        try (KafkaProducer<byte[], byte[]> pr = new KafkaProducer<>(p)) {
+            for (int i = 0; i < count; i++) {
+                byte[] v = new byte[bytes];
+                Arrays.fill(v, (byte) ('a' + i % 26));
+                var md = pr.send(new ProducerRecord<>(tp.topic(), tp.partition(), ts + i * step, null, v))
+                        .get(timeoutMs, TimeUnit.MILLISECONDS);
+                if (first < 0) first = md.offset();
+                last = md.offset();
+            }
+        }
+        return Json.obj("ok", true, "partition", name(tp), "first_offset", first, "last_offset", last,
+                "first_ts", ts, "last_ts", ts + (count - 1) * step);
+    }
+
+    /** Until ListOffsets LATEST_TIERED of the partition is at least offset (bounded by --timeout-ms). */
+    Map<String, Object> waitTiered(TopicPartition tp, long offset) throws Exception {
+        waitUntil("LATEST_TIERED of " + tp + " >= " + offset, () -> offsets(List.of(tp), OffsetSpec.latestTiered()).get(tp) >= offset);
+        return Json.obj("ok", true, "partition", name(tp), "latest_tiered", offsets(List.of(tp), OffsetSpec.latestTiered()).get(tp));
     }
 
     /** Until LATEST_TIERED covers every closed segment of the topic(s) (bounded by --timeout-ms). */
