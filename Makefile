@@ -12,7 +12,7 @@ VERSION  := $(shell sed -n 's/^\#define SEGSCAN_VERSION_\(MAJOR\|MINOR\|PATCH\) 
 # DT_NEEDED list is checked by tests/install.sh, docs/install.md says why each is there).
 # TOOL_PKGS: what only serve, dump and gen add, in the binary. No libnuma: the topology is
 # read from sysfs (src/sched/topology.c).
-LIB_PKGS := liburing jansson zlib liblz4 libzstd rdkafka
+LIB_PKGS := liburing jansson zlib liblz4 libzstd rdkafka libcurl expat
 TOOL_PKGS := libmicrohttpd libxcrypt
 PKGS     := $(LIB_PKGS) jemalloc $(TOOL_PKGS)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter

@@ -197,6 +197,8 @@ enum segscan_phase {
 					 cluster's records (items) */
 	SEGSCAN_PHASE_SCAN,           /* segments read (items) */
 	SEGSCAN_PHASE_EVALUATION,     /* partitions evaluated (items) */
+	SEGSCAN_PHASE_REMOTE_STORE,   /* --remote-store: objects listed (items, no total); runs
+					 beside SCAN and EVALUATION */
 };
 
 enum segscan_unit { SEGSCAN_UNIT_ITEMS, SEGSCAN_UNIT_BYTES };

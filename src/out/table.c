@@ -717,6 +717,7 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 	fputc('\n', f);
 
 	rows(r, L, every_row, f, NULL);
+	ss_out_store_table(r, f);   /* --remote-store (out/store.c) */
 
 	if (sum.findings) {
 		fprintf(f, "\nFindings (%" PRId64 "):\n", sum.findings);

@@ -27,6 +27,7 @@ struct ss_remote;      /* eval/remote.h */
 struct ss_remote_taint;/* source/remote_topic.h */
 struct ss_config;      /* eval/config.h */
 struct ss_cluster_ctx; /* source/cluster_ctx.h */
+struct ss_store_job;   /* scan/store_job.h */
 
 struct ss_seed {
 	char   *topic;
@@ -74,6 +75,10 @@ struct ss_opts {
 	bool         has_avoid;
 	cpu_set_t    avoid_cpus;     /* workers never run here (the broker's cores) */
 	bool         progress;       /* force progress lines */
+	char        *remote_store;   /* --remote-store=URI (fmt/store_uri.h) */
+	char        *remote_layout;  /* --remote-layout: "local-tiered-storage" | "aiven" */
+	bool         store_deep;     /* --deep: read the .log objects too */
+	int64_t      store_rate;     /* --rate: store requests per second, 0 = unlimited */
 };
 
 struct ss_worker_stats {
@@ -109,6 +114,8 @@ struct segscan_scan {
 	char                *static_config_how;/* "--server-properties", "the running broker's (pid N)", or
 						  why none was read; owned */
 	const char          *remote_source;  /* "remote-state" | "metadata-topic" | NULL */
+	bool                 remote_all_mparts; /* "cluster": every __remote_log_metadata partition was
+						   read (--remote-store asks for all of them) */
 	struct ss_remote_taint *remote_taint;/* source/remote_topic.h: metadata partitions with a corrupt
 						batch, whose partitions the evaluator reports unknown;
 						NULL when none (freed at the end of segscan_run) */
@@ -162,6 +169,7 @@ struct segscan_scan {
 	struct ss_results    res;
 	struct ss_res_logdir *res_logdirs;
 	struct ss_part       *res_parts;     /* the reported partitions when a filter is set (copies) */
+	struct ss_store_job  *store_job;     /* --remote-store: the listing and its audit (scan/store_job.h) */
 };
 
 enum ss_scan_state { SS_SCAN_IDLE, SS_SCAN_RUNNING, SS_SCAN_DONE };

@@ -137,6 +137,19 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 		goto unavailable;
 	if ((r = ss_cluster_mparts_for(tps, n_tp, x.nparts, &mparts, &n_mp)))
 		goto out;
+	if (s->opts.remote_store && x.nparts > 0) {
+		/* the remote-store audit joins every partition the store holds, not only the
+		 * scanned ones: the whole topic (scan/store_job.c) */
+		int32_t *all = realloc(mparts, (size_t)x.nparts * sizeof(*all));
+		if (!all) {
+			r = -ENOMEM;
+			goto out;
+		}
+		mparts = all;
+		for (int32_t m = 0; m < x.nparts; m++)
+			mparts[m] = m;
+		n_mp = (uint32_t)x.nparts;
+	}
 	if ((r = ss_remote_new(SS_REMOTE_KAFKA, SS_SOURCE_CLUSTER, &store)))   /* freed at out unless kept */
 		goto out;
 	x.r = store;
@@ -171,6 +184,7 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 	s->remote = store;
 	store = NULL;
 	s->remote_source = SS_SOURCE_CLUSTER;
+	s->remote_all_mparts = s->opts.remote_store && x.nparts > 0;
 	s->remote_warnings += x.warnings;
 	r = 0;
 	goto out;
