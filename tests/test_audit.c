@@ -460,6 +460,30 @@ static void t_interrupted(void **st)
 	ss_remote_free(r);
 }
 
+/* ---- a key past the partition's prefix closes it, whatever the key is ---- */
+static void t_interrupted_after(void **st)
+{
+	(void)st;
+	struct ss_remote *r = remote();
+	add(r, "orders", 0, S1, 0, 99, 1000, SS_RSEG_COPY_FINISHED, NOW - 100000);
+	struct ss_audit *a = audit(r, SS_LAYOUT_LTS, false);
+	fileset(a, OFF0 S1, 1000, 0);
+	obj(a, "zzz", 1);   /* no partition's, but after orders-0's prefix */
+	assert_int_equal(ss_audit_end_listing(a, false), 0);
+	assert_int_equal(ss_audit_confirm(a, NULL), 0);
+	assert_true(part0(a)->compared);
+	assert_int_equal(part0(a)->n_items, 0);
+	ss_audit_free(a);
+	/* without that key the listing may have stopped inside it */
+	a = audit(r, SS_LAYOUT_LTS, false);
+	fileset(a, OFF0 S1, 1000, 0);
+	assert_int_equal(ss_audit_end_listing(a, false), 0);
+	assert_int_equal(ss_audit_confirm(a, NULL), 0);
+	assert_false(part0(a)->compared);
+	ss_audit_free(a);
+	ss_remote_free(r);
+}
+
 /* ---- a listing refused before any key: nothing compared, never "no orphans" ---- */
 static void t_refused(void **st)
 {
@@ -739,7 +763,8 @@ int main(void)
 		cmocka_unit_test(t_clean),         cmocka_unit_test(t_missing),   cmocka_unit_test(t_txnindex),
 		cmocka_unit_test(t_orphan),        cmocka_unit_test(t_torn),      cmocka_unit_test(t_size),
 		cmocka_unit_test(t_unrecognised),  cmocka_unit_test(t_order),     cmocka_unit_test(t_interrupted),
-		cmocka_unit_test(t_refused),       cmocka_unit_test(t_coverage),  cmocka_unit_test(t_confirm),
+		cmocka_unit_test(t_refused),       cmocka_unit_test(t_interrupted_after),
+		      cmocka_unit_test(t_coverage),  cmocka_unit_test(t_confirm),
 		cmocka_unit_test(t_roots),         cmocka_unit_test(t_partition_delete), cmocka_unit_test(t_no_size),
 		cmocka_unit_test(t_aiven),         cmocka_unit_test(t_text_ids),  cmocka_unit_test(t_many),
 	};

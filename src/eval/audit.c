@@ -550,6 +550,10 @@ int ss_audit_object(struct ss_audit *a, const char *key, size_t len, int64_t siz
 	a->tot.objects++;
 	a->tot.stored_bytes += size > 0 ? size : 0;
 
+	/* in key order, a key outside the partition's prefix means its objects are all in,
+	 * whatever that key is */
+	if (a->run_open && (len < a->run_plen || memcmp(key, a->run_prefix, a->run_plen)) && (e = close_run(a)))
+		return e;
 	struct ss_store_key k;
 	enum ss_key_parse kp = ss_store_key_parse(a->cfg.layout, key, len, &k, NULL);
 	if (kp != SS_KEY_NONE && a->cfg.layout == SS_LAYOUT_LTS) {
