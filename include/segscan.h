@@ -91,7 +91,10 @@ void segscan_scan_free(segscan_scan *s);
  *   "bootstrap-server", "kafka-config", "kafka-timeout", "kafka-deadline", "broker-process", "proc-root",
  *   "topic", "partition" (repeatable), "findings-only",
  *   "now", "dangling-after", "threads", "io", "queue-depth",
- *   "numa", "stats", "progress", "quiet", "numa-topology", and the options a polite
+ *   "numa", "stats", "progress", "quiet", "numa-topology", the remote-store audit's
+ *   "remote-store" (file:///DIR or s3://BUCKET[/PREFIX]?...), "remote-layout"
+ *   ("local-tiered-storage" or "aiven"), "deep" and "rate" (store requests/s, 0 =
+ *   unlimited), and the options a polite
  *   background scanner wants: "max-read-rate" (bytes/s over all workers, 0 =
  *   unlimited), "io-priority" ("idle" or "normal": ioprio class of every submission),
  *   "evict" ("true": drop from the page cache exactly the pages this scan brought in,
