@@ -569,6 +569,81 @@ static void t_s3(void **st)
 	fixture_free(&fx);
 }
 
+/* --deep: a .log object read whole through the segment walker */
+static void t_deep(void **st)
+{
+	(void)st;
+	char *root = NULL;
+	char *logdir = su_gen("store-deep", 1, 1, 4, 64 << 10, 0, false, &root);
+	assert_non_null(logdir);
+	int ec;
+	const char *const kv[] = { "now", NOW, NULL };
+	char *rep = su_scan(logdir, SEGSCAN_FMT_JSON, &ec, kv);
+	assert_non_null(rep);
+	json_t *j = json_loads(rep, 0, NULL);
+	free(rep);
+	json_t *p = json_array_get(json_object_get(j, "partitions"), 0);
+	json_t *sg = json_array_get(json_object_get(p, "segments"), 1);   /* a closed one */
+	const char *topic = json_string_value(json_object_get(p, "topic"));
+	const char *tid = json_string_value(json_object_get(p, "topic_id"));
+	const char *dir = json_string_value(json_object_get(p, "dir"));
+	json_int_t base = ival(sg, "base_offset"), last = ival(sg, "last_offset"), size = ival(sg, "size_bytes");
+	const char *id = "bCqX9U--S-6U8XUM9II25Q";
+	char nd[4096], store[4096], sdir[4200], path[4400], cmd[16384];
+	snprintf(nd, sizeof(nd), "%s/remote.ndjson", root);
+	FILE *f = fopen(nd, "w");
+	fprintf(f, "{\"type\":\"segment\",\"topic\":\"%s\",\"partition\":0,\"topic_id\":\"%s\",\"segment_id\":\"%s\","
+		   "\"start_offset\":%lld,\"end_offset\":%lld,\"leader_epochs\":{\"0\":%lld},\"size_bytes\":%lld,"
+		   "\"max_timestamp_ms\":1,\"broker_id\":1,\"event_timestamp_ms\":1,\"state\":\"COPY_SEGMENT_STARTED\"}\n"
+		   "{\"type\":\"update\",\"topic\":\"%s\",\"partition\":0,\"segment_id\":\"%s\",\"state\":"
+		   "\"COPY_SEGMENT_FINISHED\",\"broker_id\":1,\"event_timestamp_ms\":2}\n",
+		topic, tid, id, (long long)base, (long long)last, (long long)base, (long long)size, topic, id);
+	fclose(f);
+	snprintf(store, sizeof(store), "%s/store", root);
+	snprintf(sdir, sizeof(sdir), "%s/kafka-tiered-storage/%s-0-%s", store, topic, tid);
+	mkdirs(sdir);
+	static const char *const ext[] = { ".index", ".timeindex", ".snapshot", ".leader_epoch_checkpoint" };
+	for (int e = 0; e < 4; e++) {
+		snprintf(path, sizeof(path), "%s/%020lld-%s%s", sdir, (long long)base, id, ext[e]);
+		put(path, 8);
+	}
+	snprintf(path, sizeof(path), "%s/%020lld-%s.log", sdir, (long long)base, id);
+	snprintf(cmd, sizeof(cmd), "cp %s/%s/%020lld.log %s", logdir, dir, (long long)base, path);
+	assert_int_equal(tu_run(NULL, "%s", cmd), 0);
+	char *err = NULL;
+	int rc;
+	json_t *a = run_json(&rc, &err, "%s audit -q -f json --deep --now=" NOW " --remote-state=%s --remote-store=file://%s %s",
+			     tu_segscan(), nd, store, logdir);
+	assert_int_equal(rc, 0);
+	assert_null(strstr(err, "--deep"));
+	json_t *ap = json_array_get(json_object_get(a, "partitions"), 0);
+	assert_true(json_is_object(json_object_get(ap, "remote_store")));
+	assert_int_equal(json_array_size(json_object_get(a, "errors")), 0);
+	json_decref(a);
+	free(err);
+	/* one byte of a record changed: the batch's CRC fails */
+	snprintf(cmd, sizeof(cmd), "printf 'X' | dd of=%s bs=1 seek=%lld conv=notrunc status=none", path,
+		 (long long)(size / 2));
+	assert_int_equal(tu_run(NULL, "%s", cmd), 0);
+	a = run_json(&rc, &err, "%s audit -q -f json --deep --now=" NOW " --remote-state=%s --remote-store=file://%s %s",
+		     tu_segscan(), nd, store, logdir);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(err, "--deep"));
+	assert_non_null(strstr(err, "CRC"));
+	assert_non_null(strstr(err, id));
+	json_decref(a);
+	free(err);
+	/* without --deep nothing of it is read: no error */
+	a = run_json(&rc, &err, "%s audit -q -f json --now=" NOW " --remote-state=%s --remote-store=file://%s %s",
+		     tu_segscan(), nd, store, logdir);
+	assert_int_equal(rc, 0);
+	json_decref(a);
+	free(err);
+	json_decref(j);
+	free(logdir);
+	free(root);
+}
+
 static void t_usage(void **st)
 {
 	(void)st;
@@ -594,7 +669,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_file_order), cmocka_unit_test(t_cli_clean_and_damaged), cmocka_unit_test(t_s3),
-		cmocka_unit_test(t_usage),
+		cmocka_unit_test(t_deep),          cmocka_unit_test(t_usage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,6 +78,8 @@ struct ss_audit {
 	struct ss_audit_totals tot;
 	struct manreq *mr;
 	uint32_t n_mr, cap_mr;
+	struct ss_audit_deep *dr;
+	uint32_t n_dr, cap_dr;
 	uint32_t *sorted;        /* every part, by (topic, partition, topic id): after confirm */
 	struct ss_audit_topic *topics;
 	uint32_t n_topics;
@@ -231,6 +233,8 @@ void ss_audit_free(struct ss_audit *a)
 	free(a->g.manifest_key);
 	ss_audit_manifest_clear(a);
 	free(a->mr);
+	ss_audit_deep_clear(a);
+	free(a->dr);
 	for (uint32_t i = 0; i < a->tot.n_unrec_keys; i++)
 		free(a->tot.unrec_keys[i]);
 	free(a->tot.unrec_keys);
@@ -310,6 +314,20 @@ static int judge_group(struct ss_audit *a, struct ss_audit_part *ap, const struc
 			m.expected = s->size_bytes;
 			if ((e = item_push(ap, &m)))
 				return e;
+		}
+		if (a->cfg.deep && a->cfg.layout == SS_LAYOUT_LTS && (g->mask & (1u << SS_OBJ_LOG)) && g->log_size >= 0) {
+			struct ss_audit_deep *d;
+			char seg[SS_STORE_SEG_NAME_LEN], key[KEY_MAX + 64];
+			ss_store_seg_name(g->off, g->id, seg);
+			snprintf(key, sizeof(key), "%.*s%s.log", (int)a->run_plen, a->run_prefix, seg);
+			if (SS_DA_PUSH(&a->dr, &a->n_dr, &a->cap_dr, &d) < 0)
+				return -ENOMEM;
+			*d = (struct ss_audit_deep){ .key = strdup(key), .size = g->log_size, .start_offset = s->start_offset,
+						     .end_offset = s->end_offset };
+			if (!d->key) {
+				a->n_dr--;
+				return -ENOMEM;
+			}
 		}
 		if (a->cfg.layout == SS_LAYOUT_AIVEN && g->manifest_key)
 			return want_manifest(a, s);
@@ -668,6 +686,23 @@ void ss_audit_manifest_clear(struct ss_audit *a)
 	for (uint32_t i = 0; i < a->n_mr; i++)
 		free(a->mr[i].key);
 	a->n_mr = 0;
+}
+
+uint32_t ss_audit_deep_count(const struct ss_audit *a)
+{
+	return a->n_dr;
+}
+
+const struct ss_audit_deep *ss_audit_deep_at(const struct ss_audit *a, uint32_t i)
+{
+	return i < a->n_dr ? &a->dr[i] : NULL;
+}
+
+void ss_audit_deep_clear(struct ss_audit *a)
+{
+	for (uint32_t i = 0; i < a->n_dr; i++)
+		free(a->dr[i].key);
+	a->n_dr = 0;
 }
 
 /* ---- the end of the listing ---- */

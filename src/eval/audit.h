@@ -150,6 +150,7 @@ struct ss_audit_cfg {
 	int64_t dangling_after_ms;        /* a COPY_SEGMENT_STARTED younger than this is in flight */
 	ss_audit_coverage_fn coverage;    /* NULL: only partitions with state can be judged */
 	void   *coverage_arg;
+	bool    deep;                     /* --deep: ask for every finished segment's .log (lts) */
 };
 
 struct ss_audit;
@@ -169,6 +170,18 @@ uint32_t    ss_audit_manifest_count(const struct ss_audit *a);
 const char *ss_audit_manifest_key(const struct ss_audit *a, uint32_t i);
 int         ss_audit_manifest(struct ss_audit *a, uint32_t i, const struct ss_aiven_manifest *m, const char *why);
 void        ss_audit_manifest_clear(struct ss_audit *a);
+
+/* --deep: the .log objects of finished segments to read whole and verify (the local-tiered-
+ * storage layout: Aiven's are transformed), with what the metadata says they hold. Drain
+ * like the manifests. */
+struct ss_audit_deep {
+	char   *key;
+	int64_t size;                         /* as listed */
+	int64_t start_offset, end_offset;     /* the metadata's */
+};
+uint32_t                    ss_audit_deep_count(const struct ss_audit *a);
+const struct ss_audit_deep *ss_audit_deep_at(const struct ss_audit *a, uint32_t i);
+void                        ss_audit_deep_clear(struct ss_audit *a);
 
 /* The listing ended: complete (it reached its end) or not (refused or interrupted after
  * the last key given). Closes the partition in progress and every partition the metadata

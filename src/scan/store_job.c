@@ -12,6 +12,7 @@
 #include "eval/audit.h"
 #include "eval/remote.h"
 #include "fmt/aiven_manifest.h"
+#include "fmt/batch.h"
 #include "fmt/names.h"
 #include "fmt/rlmm.h"
 #include "fmt/store_key.h"
@@ -232,11 +233,113 @@ static int read_manifests(struct ss_store_job *j)
 	return 0;
 }
 
+/* --deep: one .log object streamed through the segment walker (fmt/batch.h), as --verify
+ * reads a local segment: every batch's CRC, the framing, and the offsets it holds against
+ * the metadata's. */
+struct deep {
+	struct ss_walk w;
+	uint8_t       *buf;     /* file bytes [at, at + len) */
+	int64_t        at;
+	size_t         len, cap;
+	int64_t        got;     /* bytes streamed */
+};
+
+static void deep_run(struct deep *d, bool end)
+{
+	while (!ss_walk_done(&d->w)) {
+		int64_t need = d->w.want_len;
+		if (d->w.want_pos + need > d->w.file_size)
+			need = d->w.file_size - d->w.want_pos;
+		int64_t have = d->at + (int64_t)d->len - d->w.want_pos;
+		if (d->w.want_pos < d->at || (!end && have < need))
+			break;
+		size_t off = (size_t)(d->w.want_pos - d->at);
+		ss_walk_feed(&d->w, d->w.want_pos, d->buf + off, (size_t)(have > 0 ? have : 0));
+		/* what is before the next position is done with */
+		if (!ss_walk_done(&d->w) && d->w.want_pos > d->at) {
+			size_t drop = (size_t)(d->w.want_pos - d->at);
+			if (drop > d->len)
+				drop = d->len;
+			memmove(d->buf, d->buf + drop, d->len - drop);
+			d->len -= drop;
+			d->at += (int64_t)drop;
+		}
+		if (end && have <= 0)
+			break;
+	}
+}
+
+static int deep_data(void *arg, const void *p, size_t n)
+{
+	struct deep *d = arg;
+	d->got += (int64_t)n;
+	if (ss_walk_done(&d->w))
+		return 0;   /* the walk has its answer: the rest is only counted */
+	if (d->len + n > d->cap) {
+		size_t nc = d->cap ? d->cap : (size_t)SS_WALK_WHOLE_MAX * 2;
+		while (nc < d->len + n)
+			nc *= 2;
+		uint8_t *nb = realloc(d->buf, nc);
+		if (!nb)
+			return -ENOMEM;
+		d->buf = nb;
+		d->cap = nc;
+	}
+	memcpy(d->buf + d->len, p, n);
+	d->len += n;
+	deep_run(d, false);
+	return 0;
+}
+
+static int read_deep(struct ss_store_job *j)
+{
+	uint32_t n = ss_audit_deep_count(j->audit);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ss_audit_deep *q = ss_audit_deep_at(j->audit, i);
+		char path[SS_STORE_URI_MAX + 1100], err[600] = "", what[800];
+		snprintf(path, sizeof(path), "%s/%s", j->name, q->key);
+		struct deep d = { .at = 0 };
+		ss_walk_init(&d.w, q->start_offset, q->size, 0, true);
+		int r = ss_store_read(j->st, q->key, deep_data, &d, err, sizeof(err));
+		if (!r)
+			deep_run(&d, true);
+		free(d.buf);
+		if (r == -ECANCELED || r == -ENOMEM)
+			return r;
+		if (r) {
+			problem(j, path, r, err);
+			continue;
+		}
+		const struct ss_walk *w = &d.w;
+		if (d.got != q->size)
+			snprintf(what, sizeof(what), "--deep: %lld bytes read where the listing said %lld",
+				 (long long)d.got, (long long)q->size);
+		else if (w->err)
+			snprintf(what, sizeof(what), "--deep: at byte %lld: %s", (long long)w->err_pos, segscan_strerror(w->err));
+		else if (w->crc_errors)
+			snprintf(what, sizeof(what), "--deep: %lld batches fail their CRC, the first at byte %lld",
+				 (long long)w->crc_errors, (long long)w->crc_first_pos);
+		else if (w->truncated_bytes)
+			snprintf(what, sizeof(what), "--deep: the last %lld bytes are not a whole batch",
+				 (long long)w->truncated_bytes);
+		else if (w->first_base != q->start_offset || w->last_offset != q->end_offset)
+			snprintf(what, sizeof(what), "--deep: the object holds offsets %lld..%lld, the metadata says %lld..%lld",
+				 (long long)w->first_base, (long long)w->last_offset, (long long)q->start_offset,
+				 (long long)q->end_offset);
+		else
+			continue;
+		problem(j, path, d.got != q->size ? -EIO : w->err ? w->err : SEGSCAN_ECRC, what);
+	}
+	ss_audit_deep_clear(j->audit);
+	return 0;
+}
+
 static int on_page(void *arg, uint64_t listed)
 {
 	struct ss_store_job *j = arg;
 	ss_progress(&j->s->log, SEGSCAN_PHASE_REMOTE_STORE, SEGSCAN_UNIT_ITEMS, "objects", listed, 0);
-	return read_manifests(j);
+	int r = read_manifests(j);
+	return r ? r : read_deep(j);
 }
 
 static void *job_main(void *arg)
@@ -247,6 +350,8 @@ static void *job_main(void *arg)
 	int e = ss_audit_end_listing(j->audit, j->r == 0);
 	if (!e && j->r != -ECANCELED)
 		e = read_manifests(j);
+	if (!e && j->r != -ECANCELED)
+		e = read_deep(j);
 	if (e && !j->r)
 		j->r = e;
 	ss_progress_end(&j->s->log, SEGSCAN_PHASE_REMOTE_STORE, SEGSCAN_UNIT_ITEMS, "objects", j->listed, j->listed);
@@ -270,7 +375,12 @@ int ss_store_job_start(struct segscan_scan *s)
 		.dangling_after_ms = s->opts.dangling_after_ms,
 		.coverage = coverage,
 		.coverage_arg = j,
+		.deep = s->opts.store_deep,
 	};
+	if (s->opts.store_deep && j->layout == SS_LAYOUT_AIVEN)
+		ss_logmsg(&s->log, SEGSCAN_LOG_WARNING,
+			  "--deep reads the .log objects of the local-tiered-storage layout only: Aiven's are chunked and "
+			  "may be compressed or encrypted; the audit reads their manifests, not their data");
 	if ((r = ss_audit_new(&cfg, &j->audit)))
 		return r;
 	/* the store polls both: the scan's cancel (a signal) and our stop (the pipeline failed) */

@@ -54,6 +54,11 @@ int ss_store_get(struct ss_store *st, const char *key, size_t max, char **out, s
 	return st->ops->get(st, key, max, out, len, err, errlen);
 }
 
+int ss_store_read(struct ss_store *st, const char *key, ss_store_data_fn fn, void *arg, char *err, size_t errlen)
+{
+	return st->ops->read(st, key, fn, arg, err, errlen);
+}
+
 uint64_t ss_store_requests(const struct ss_store *st)
 {
 	return st->requests;

@@ -67,6 +67,11 @@ int  ss_store_list(struct ss_store *st, ss_store_obj_fn fn, ss_store_page_fn pag
 int  ss_store_get(struct ss_store *st, const char *key, size_t max, char **out, size_t *len, char *err,
 		  size_t errlen);
 
+/* An object read whole as a stream (--deep): fn gets its bytes in order, in pieces; its
+ * non-zero return stops the read and is returned. Errors as ss_store_list's. */
+typedef int (*ss_store_data_fn)(void *arg, const void *buf, size_t len);
+int  ss_store_read(struct ss_store *st, const char *key, ss_store_data_fn fn, void *arg, char *err, size_t errlen);
+
 /* Requests made so far (LIST pages, HEADs, GETs; file: directories read and files opened). */
 uint64_t ss_store_requests(const struct ss_store *st);
 

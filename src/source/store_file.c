@@ -206,14 +206,13 @@ static int file_list(struct ss_store *st, ss_store_obj_fn fn, ss_store_page_fn p
 	return r;
 }
 
-static int file_get(struct ss_store *st, const char *key, size_t max, char **out, size_t *len, char *err, size_t errlen)
+/* The regular file of a key, component by component, no link followed anywhere on the
+ * way. The fd or a negative errno (-ELOOP: a link). */
+static int open_key(struct ss_store *st, const char *key, struct stat *sb)
 {
-	int r, dfd = root_fd(st), cur = -1;
+	int dfd = root_fd(st), cur = -1, r;
 	char part[NAME_MAX + 1];
 	const char *p = key;
-	if ((r = ss_store_pace(st)))
-		return r;
-	/* component by component, no link followed anywhere on the way */
 	for (;;) {
 		const char *slash = strchr(p, '/');
 		if (!slash)
@@ -228,33 +227,80 @@ static int file_get(struct ss_store *st, const char *key, size_t max, char **out
 		int nfd = ss_open_ro(cur >= 0 ? cur : dfd, part, O_DIRECTORY | O_NOFOLLOW);
 		if (cur >= 0)
 			close(cur);   /* the previous level, opened here */
+		cur = -1;
 		if (nfd < 0) {
 			r = nfd;
-			cur = -1;
 			goto fail;
 		}
 		cur = nfd;
 		p = slash + 1;
 	}
-	struct stat sb;
-	int fd = ss_open_reg(cur >= 0 ? cur : dfd, p, O_NOFOLLOW, &sb);
-	if (cur >= 0)
-		close(cur);   /* the last directory, opened in the loop */
-	cur = -1;
-	if (fd < 0) {
-		r = fd;
-		goto fail;
-	}
-	r = ss_read_fd(fd, (size_t)sb.st_size, max, out, len);
-	close(fd);   /* opened by ss_open_reg */
-	if (r)
-		goto fail;
-	return 0;
+	r = ss_open_reg(cur >= 0 ? cur : dfd, p, O_NOFOLLOW, sb);
 fail:
 	if (cur >= 0)
-		close(cur);
+		close(cur);   /* the last directory, opened in the loop */
+	return r;
+}
+
+static void key_error(const char *key, int r, char *err, size_t errlen)
+{
 	if (err && errlen)
 		snprintf(err, errlen, "%s: %s", key, r == -ELOOP ? "a symbolic link (not followed)" : segscan_strerror(r));
+}
+
+static int file_get(struct ss_store *st, const char *key, size_t max, char **out, size_t *len, char *err, size_t errlen)
+{
+	struct stat sb;
+	int r;
+	if ((r = ss_store_pace(st)))
+		return r;
+	int fd = open_key(st, key, &sb);
+	if (fd < 0) {
+		key_error(key, fd, err, errlen);
+		return fd;
+	}
+	r = ss_read_fd(fd, (size_t)sb.st_size, max, out, len);
+	close(fd);   /* opened by open_key */
+	if (r)
+		key_error(key, r, err, errlen);
+	return r;
+}
+
+static int file_read(struct ss_store *st, const char *key, ss_store_data_fn fn, void *arg, char *err, size_t errlen)
+{
+	struct stat sb;
+	int r;
+	if ((r = ss_store_pace(st)))
+		return r;
+	int fd = open_key(st, key, &sb);
+	if (fd < 0) {
+		key_error(key, fd, err, errlen);
+		return fd;
+	}
+	enum { CHUNK = 1 << 20 };
+	char *buf = malloc(CHUNK);
+	if (!buf) {
+		close(fd);   /* opened by open_key */
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			key_error(key, r, err, errlen);
+			break;
+		}
+		if (n == 0 || (r = fn(arg, buf, (size_t)n)))
+			break;
+		if (ss_store_cancelled(st)) {
+			r = -ECANCELED;
+			break;
+		}
+	}
+	free(buf);
+	close(fd);   /* opened by open_key */
 	return r;
 }
 
@@ -262,5 +308,6 @@ const struct ss_store_ops ss_store_file_ops = {
 	.open = file_open,
 	.list = file_list,
 	.get = file_get,
+	.read = file_read,
 	.close = file_close,
 };

@@ -8,6 +8,7 @@ struct ss_store_ops {
 	int  (*open)(struct ss_store *st, char *err, size_t errlen);
 	int  (*list)(struct ss_store *st, ss_store_obj_fn fn, ss_store_page_fn page, void *arg, char *err, size_t errlen);
 	int  (*get)(struct ss_store *st, const char *key, size_t max, char **out, size_t *len, char *err, size_t errlen);
+	int  (*read)(struct ss_store *st, const char *key, ss_store_data_fn fn, void *arg, char *err, size_t errlen);
 	void (*close)(struct ss_store *st);
 };
 

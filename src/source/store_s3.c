@@ -211,9 +211,13 @@ struct body {
 	struct ss_s3_list *xp;         /* a listing: the parser fed as the body arrives */
 	int                xr;         /* its non-zero return */
 	char               xerr[200];
+	ss_store_data_fn   sink;       /* else a stream: each piece to it */
+	void              *sink_arg;
+	int                sink_r;
 	char              *buf;        /* else: the body, at most max bytes */
 	size_t             len, cap, max;
 	bool               too_big;
+	bool               status_ok;  /* a stream: the response is a 200 (else the body is kept: an error) */
 	/* the page being collected (listing) */
 	char              *keys;
 	size_t             keys_len, keys_cap;
@@ -231,6 +235,14 @@ static size_t on_write(char *p, size_t sz, size_t nm, void *ud)
 		if (r) {
 			b->xr = r;
 			return 0;   /* stops the transfer: CURLE_WRITE_ERROR */
+		}
+		return n;
+	}
+	if (b->sink && b->status_ok) {
+		int r = b->sink(b->sink_arg, p, n);
+		if (r) {
+			b->sink_r = r;
+			return 0;
 		}
 		return n;
 	}
@@ -253,6 +265,18 @@ static size_t on_write(char *p, size_t sz, size_t nm, void *ud)
 	memcpy(b->buf + b->len, p, n);
 	b->len += n;
 	b->buf[b->len] = 0;
+	return n;
+}
+
+/* A stream's status line: only a 200's body goes to the sink. */
+static size_t on_header(char *p, size_t sz, size_t nm, void *ud)
+{
+	struct body *b = ud;
+	size_t n = sz * nm;
+	if (n > 9 && !memcmp(p, "HTTP/", 5)) {
+		const char *sp = memchr(p, ' ', n);
+		b->status_ok = sp && (size_t)(sp - p) + 4 <= n && !memcmp(sp + 1, "200", 3);
+	}
 	return n;
 }
 
@@ -369,6 +393,10 @@ static int exchange(struct ss_store *st, const char *url, bool head, struct body
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, st);
 	if (head)
 		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+	if (b->sink) {
+		curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+		curl_easy_setopt(h, CURLOPT_HEADERDATA, b);
+	}
 	if (c->signed_) {
 		curl_easy_setopt(h, CURLOPT_AWS_SIGV4, c->sigv4);
 		curl_easy_setopt(h, CURLOPT_USERNAME, c->creds.access_key);
@@ -380,7 +408,7 @@ static int exchange(struct ss_store *st, const char *url, bool head, struct body
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
 	if (cc == CURLE_OK)
 		return 0;
-	if (cc == CURLE_WRITE_ERROR && (b->xr || b->too_big))
+	if (cc == CURLE_WRITE_ERROR && (b->xr || b->too_big || b->sink_r))
 		return 0;   /* our own stop: the caller reads why from b */
 	if (cc == CURLE_ABORTED_BY_CALLBACK)
 		return -ECANCELED;
@@ -607,6 +635,30 @@ static int s3_get(struct ss_store *st, const char *key, size_t max, char **out, 
 	}
 }
 
+/* --deep: a whole object streamed to fn. A retry would deliver bytes twice: none. */
+static int s3_read(struct ss_store *st, const char *key, ss_store_data_fn fn, void *arg, char *err, size_t errlen)
+{
+	char url[SS_STORE_URI_MAX * 4 + 3 * 1100];
+	int r;
+	if ((r = object_url(st, key, url, sizeof(url))))
+		return r;
+	struct body b = { .st = st, .sink = fn, .sink_arg = arg, .max = 1 << 16 };
+	long status = 0;
+	r = exchange(st, url, false, &b, &status, err, errlen);
+	if (!r && b.sink_r)
+		r = b.sink_r;
+	else if (!r && status != 200) {
+		struct ss_s3_list *xp = NULL;
+		const struct ss_s3_list_result *res = NULL;
+		if (b.buf && !ss_s3_list_new(NULL, NULL, &xp) && !ss_s3_list_feed(xp, b.buf, b.len, true, NULL, 0))
+			res = ss_s3_list_result(xp);
+		r = http_error(status, res, err, errlen);
+		ss_s3_list_free(xp);
+	}
+	free(b.buf);
+	return r;
+}
+
 static int s3_open(struct ss_store *st, char *err, size_t errlen)
 {
 	struct s3 *c = calloc(1, sizeof(*c));
@@ -681,5 +733,6 @@ const struct ss_store_ops ss_store_s3_ops = {
 	.open = s3_open,
 	.list = s3_list,
 	.get = s3_get,
+	.read = s3_read,
 	.close = s3_close,
 };
