@@ -2,7 +2,7 @@
  * Object keys of a remote tier (KIP-405 RemoteStorageManager plugins), parsed under a
  * layout. Pure functions over bytes (no I/O): the store sources (source/store.h) deliver
  * keys relative to the store's root and the audit (eval/audit.h) joins them with the
- * remote metadata. docs/kafka-format.md §7 describes both layouts with their sources.
+ * remote metadata. docs/kafka-format.md §10 describes both layouts with their sources.
  *
  * local-tiered-storage: Kafka's own LocalTieredStorage (kafka-storage test jar,
  *   org.apache.kafka.server.log.remote.storage.{RemoteTopicPartitionDirectory,
