@@ -59,7 +59,11 @@ void ss_out_findings_json(struct ss_jw *w, const struct ss_eval *ev);
 void ss_out_store_part_json(struct ss_jw *w, const struct ss_results *r, const struct ss_eval *ev);
 /* "remote_store": {...} in the summary; nothing without a store. */
 void ss_out_store_summary_json(struct ss_jw *w, const struct ss_results *r);
-/* The table's store section (after the partition rows); nothing without a store. */
+/* Input text on one line of the table (its newlines as "\x0a"; the table is escaped for the
+ * terminal as it goes out): table.c's rule, for the store section too. */
+void ss_out_table_text(FILE *f, const char *s);
+/* The table's store section (after the partition rows, inside the table's buffer: its lines
+ * wrap to the table's width); nothing without a store. */
 void ss_out_store_table(const struct ss_results *r, FILE *f);
 /* segscan_remote_store_bytes, segscan_remote_orphan_bytes, segscan_remote_missing_objects
  * (and the extras); nothing without a store. */

@@ -142,7 +142,7 @@ void ss_out_store_summary_json(struct ss_jw *w, const struct ss_results *r)
 
 static void put_clean(FILE *f, const char *s)
 {
-	ss_term_write(f, s, strlen(s));
+	ss_out_table_text(f, s);
 }
 
 static const char *num(int64_t v, char *b, size_t n)

@@ -44,6 +44,11 @@ static void put_text(FILE *f, const char *s)
 		fputs(s, f);
 }
 
+void ss_out_table_text(FILE *f, const char *s)
+{
+	put_text(f, s);
+}
+
 static const char *one_line(const char *s, char *buf, size_t len)
 {
 	if (!strchr(s, '\n'))
