@@ -90,7 +90,8 @@ void segscan_scan_free(segscan_scan *s);
  *   "server-properties", "metadata-dir", "cluster-metadata", "kafka-version",
  *   "bootstrap-server", "kafka-config", "kafka-timeout", "kafka-deadline", "broker-process", "proc-root",
  *   "topic", "partition" (repeatable), "findings-only",
- *   "now", "dangling-after", "threads", "io", "queue-depth",
+ *   "now", "dangling-after", "stuck-after" (a duration: "5m", "90s", "300000"), "horizon" (a duration: "1d"),
+ *   "threads", "io", "queue-depth",
  *   "numa", "stats", "progress", "quiet", "numa-topology", the remote-store audit's
  *   "remote-store" (file:///DIR or s3://BUCKET[/PREFIX]?...), "remote-layout"
  *   ("local-tiered-storage" or "aiven"), "deep" and "rate" (store requests/s, 0 =

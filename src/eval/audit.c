@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/darray.h"
+#include "common/search.h"
 #include "eval/audit.h"
 #include "eval/eval.h"
 #include "eval/eval_int.h"
@@ -118,6 +119,23 @@ static int cmp_name(const struct ss_audit_part *a, const struct ss_audit_part *b
 	if (c)
 		return c;
 	return a->partition < b->partition ? -1 : a->partition > b->partition;
+}
+
+/* ss_search_cmp over a->parts (elem) and a probe part (key) */
+static int cmp_name_key(const void *elem, const void *key)
+{
+	return cmp_name(elem, key);
+}
+
+/* ss_search_cmp over a->sorted (elem: an index into parts) and a probe part */
+struct sorted_key {
+	const struct ss_audit_part *parts;
+	const struct ss_audit_part *probe;
+};
+static int cmp_sorted_key(const void *elem, const void *key)
+{
+	const struct sorted_key *k = key;
+	return cmp_name(&k->parts[*(const uint32_t *)elem], k->probe);
 }
 
 static int cmp_part_name(const void *x, const void *y)
@@ -440,14 +458,7 @@ static int run_part(struct ss_audit *a, const struct ss_store_key *k, uint32_t *
 	memcpy(topic, k->topic, k->topic_len);
 	topic[k->topic_len] = 0;
 	probe.topic = topic;
-	uint32_t lo = 0, hi = a->n_meta_parts;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (cmp_name(&a->parts[mid], &probe) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo = (uint32_t)ss_lower_bound(a->parts, a->n_meta_parts, sizeof(*a->parts), cmp_name_key, &probe, NULL);
 	uint32_t pick = NO_AP;
 	for (uint32_t i = lo; i < a->n_meta_parts && !cmp_name(&a->parts[i], &probe); i++) {
 		struct ss_audit_part *ap = &a->parts[i];
@@ -828,7 +839,8 @@ static int confirm_part(struct ss_audit_part *ap, const struct ss_remote *second
 		struct ss_audit_item *it = &ap->items[i];
 		struct idstate key, *f;
 		memcpy(key.id, it->seg_id, 16);
-		f = n ? bsearch(&key, v, n, sizeof(*v), cmp_idstate) : NULL;
+		int64_t at = ss_sorted_find(v, n, sizeof(*v), cmp_idstate, &key, NULL);
+		f = at >= 0 ? &v[at] : NULL;
 		switch (it->code) {
 		case SS_AUDIT_MISSING:
 			/* deleted meanwhile (retention: DELETE_SEGMENT_STARTED comes before the RSM
@@ -852,10 +864,11 @@ static int confirm_part(struct ss_audit_part *ap, const struct ss_remote *second
 	return 0;
 }
 
-static const struct ss_audit *final_ctx;
-static int cmp_sorted(const void *x, const void *y)
+/* qsort_r's comparator: ctx is the audit (no global: two scans may finish at once) */
+static int cmp_sorted(const void *x, const void *y, void *ctx)
 {
-	const struct ss_audit_part *a = &final_ctx->parts[*(const uint32_t *)x], *b = &final_ctx->parts[*(const uint32_t *)y];
+	const struct ss_audit *au = ctx;
+	const struct ss_audit_part *a = &au->parts[*(const uint32_t *)x], *b = &au->parts[*(const uint32_t *)y];
 	int c = cmp_name(a, b);
 	if (c)
 		return c;
@@ -950,10 +963,8 @@ int ss_audit_confirm(struct ss_audit *a, const struct ss_remote *second)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < a->n_parts; i++)
 		a->sorted[i] = i;
-	final_ctx = a;
 	if (a->n_parts > 1)
-		qsort(a->sorted, a->n_parts, sizeof(uint32_t), cmp_sorted);
-	final_ctx = NULL;
+		qsort_r(a->sorted, a->n_parts, sizeof(uint32_t), cmp_sorted, a);
 	/* per topic, in name order: the sorted parts give the runs */
 	for (uint32_t i = 0; i < a->n_parts; i++) {
 		const struct ss_audit_part *ap = &a->parts[a->sorted[i]];
@@ -1019,14 +1030,8 @@ const struct ss_audit_part *ss_audit_find(const struct ss_audit *a, const char *
 	if (!a || !a->final || !topic)
 		return NULL;
 	struct ss_audit_part probe = { .topic = (char *)topic, .partition = partition };
-	uint32_t lo = 0, hi = a->n_parts;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (cmp_name(&a->parts[a->sorted[mid]], &probe) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	const struct sorted_key sk = { .parts = a->parts, .probe = &probe };
+	uint32_t lo = (uint32_t)ss_lower_bound(a->sorted, a->n_parts, sizeof(*a->sorted), cmp_sorted_key, &sk, NULL);
 	const struct ss_audit_part *only = NULL;
 	uint32_t n = 0;
 	const struct ss_remote_part *pick = NULL;

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "eval/audit.h"
+#include "model/audit.h"
 #include "fmt/names.h"
 #include "out/jw.h"
 #include "out/out.h"

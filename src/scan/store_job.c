@@ -8,6 +8,7 @@
 #include <sys/time.h>
 
 #include "common/clock.h"
+#include "common/search.h"
 #include "common/log.h"
 #include "eval/audit.h"
 #include "eval/remote.h"
@@ -441,19 +442,12 @@ static int second_replay(struct segscan_scan *s, struct ss_remote **out)
 		return 0;
 	}
 	if (!strcmp(s->remote_source, SS_SOURCE_CLUSTER)) {
-		/* the same loader again, its state set aside and put back */
-		struct ss_remote *m0 = s->remote;
-		struct ss_remote_taint *t0 = s->remote_taint;
-		uint64_t w0 = s->remote_warnings;
-		s->remote = NULL;
-		s->remote_taint = NULL;
-		r = ss_cluster_load_remote(s);
-		struct ss_remote *m1 = s->remote;
-		ss_remote_taint_free(s->remote_taint);
-		s->remote = m0;
-		s->remote_taint = t0;
-		s->remote_source = SS_SOURCE_CLUSTER;
-		s->remote_warnings = w0;
+		/* the same loader again, into its own result (the scan's state untouched) */
+		struct ss_cluster_loaded got;
+		char err[512];
+		r = ss_scan_cluster_read(s, &got, err, sizeof(err));
+		ss_remote_taint_free(got.taint);
+		struct ss_remote *m1 = got.remote;
 		if (r) {
 			ss_remote_free(m1);
 			return r;
@@ -497,7 +491,7 @@ static int attach(struct segscan_scan *s, struct ss_store_job *j)
 	uint32_t n = ss_audit_part_count(j->audit);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ss_audit_part *ap = ss_audit_part_at(j->audit, i);
-		if (n_used && bsearch(&ap, used, n_used, sizeof(*used), cmp_ptr))
+		if (ss_sorted_find(used, n_used, sizeof(*used), cmp_ptr, &ap, NULL) >= 0)
 			continue;
 		if (!ap->in_store && !ap->n_items)
 			continue;   /* nothing there and nothing missing: nothing to say */
