@@ -43,7 +43,7 @@ fi
 for f in usr/bin/segscan "usr/lib/libsegscan.so.$ver" "usr/lib/libsegscan.so.$major" usr/lib/libsegscan.so \
 	 usr/lib/libsegscan.a usr/include/segscan.h usr/include/segscan_version.h usr/lib/pkgconfig/segscan.pc \
 	 usr/share/man/man1/segscan.1 usr/share/man/man1/segscan-scan.1 usr/share/man/man1/segscan-serve.1 \
-	 usr/share/man/man1/segscan-gen.1 usr/share/man/man1/segscan-dump.1 usr/share/man/man7/segscan-metrics.7 \
+	 usr/share/man/man1/segscan-gen.1 usr/share/man/man1/segscan-dump.1 usr/share/man/man1/segscan-audit.1 usr/share/man/man7/segscan-metrics.7 \
 	 usr/share/bash-completion/completions/segscan usr/share/zsh/site-functions/_segscan \
 	 usr/lib/systemd/system/segscan.service usr/share/doc/segscan/install.md \
 	 usr/share/doc/segscan/examples/embed.c usr/share/segscan/prometheus/segscan.rules.yml \
