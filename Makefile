@@ -10,7 +10,9 @@ CC       ?= cc
 VERSION  := $(shell sed -n 's/^\#define SEGSCAN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' include/segscan_version.h | paste -sd.)
 # LIB_PKGS: what libsegscan itself links (the scanner, formats, evaluator, outputs; its
 # DT_NEEDED list is checked by tests/install.sh, docs/install.md says why each is there).
-# TOOL_PKGS: what only serve, dump and gen add, in the binary. No libnuma: the topology is
+# TOOL_PKGS: what only serve, dump, gen and merge add, in the binary (merge's reading of
+# serve endpoints, src/merge/fetch.c, uses the library's libcurl: the s3:// remote store's,
+# src/source/store_s3.c). No libnuma: the topology is
 # read from sysfs (src/sched/topology.c).
 LIB_PKGS := liburing jansson zlib liblz4 libzstd rdkafka libcurl expat
 TOOL_PKGS := libmicrohttpd libxcrypt
@@ -63,7 +65,7 @@ CFLAGS_ALL = $(BASEFLAGS) $(MODEFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 # dump and gen (TOOL_DIRS) are the binary's: each folder is an internal archive,
 # $(B)/libss_<folder>.a, that the binary and the tests link before libsegscan.a and that is
 # never installed (docs/architecture.md, the layer table).
-TOOL_DIRS := service dump gen
+TOOL_DIRS := service dump gen merge
 SRCS      := $(filter-out $(EXCLUDE_SRCS),$(sort $(shell find src -name '*.c' -not -path 'src/cli/*')))
 TOOL_SRCS := $(filter $(TOOL_DIRS:%=src/%/%),$(SRCS))
 LIB_SRCS  := $(filter-out $(TOOL_SRCS),$(SRCS))

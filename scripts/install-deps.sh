@@ -12,9 +12,9 @@ pkgs=(build-essential pkg-config clang
       mandoc prometheus systemd libsystemd-dev zsh
       librdkafka-dev libcurl4-openssl-dev libexpat1-dev)
 # librdkafka-dev: the live-cluster source (--bootstrap-server, src/source/cluster.c).
-# libcurl4-openssl-dev, libexpat1-dev: the s3:// remote store (--remote-store,
-# src/source/store_s3.c: libcurl's CURLOPT_AWS_SIGV4) and its ListObjectsV2 parser
-# (src/fmt/s3_list.c).
+# libcurl4-openssl-dev: the s3:// remote store (--remote-store, src/source/store_s3.c:
+# libcurl's CURLOPT_AWS_SIGV4) and segscan merge's reading of serve endpoints
+# (src/merge/fetch.c); libexpat1-dev: the ListObjectsV2 parser (src/fmt/s3_list.c).
 # The live-cluster tests (tests/live_cluster.sh) and make conformance run real Kafka brokers
 # (scripts/kafka-oracle): a JDK 17+ and Maven, unless some java/mvn is already on the PATH.
 command -v java >/dev/null 2>&1 || pkgs+=(openjdk-17-jdk-headless)

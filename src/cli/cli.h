@@ -12,6 +12,7 @@ int ss_cmd_gen(int argc, char **argv);
 int ss_cmd_serve(int argc, char **argv);
 int ss_cmd_dump(int argc, char **argv);
 int ss_cmd_audit(int argc, char **argv);
+int ss_cmd_merge(int argc, char **argv);
 
 /* scan and audit: one scan run, with the command's name and help (cmd_scan.c). */
 struct ss_cli_scan_cmd {
