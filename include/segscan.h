@@ -91,6 +91,7 @@ void segscan_scan_free(segscan_scan *s);
  *   "bootstrap-server", "kafka-config", "kafka-timeout", "kafka-deadline", "broker-process", "proc-root",
  *   "topic", "partition" (repeatable), "findings-only",
  *   "now", "dangling-after", "stuck-after" (a duration: "5m", "90s", "300000"), "horizon" (a duration: "1d"),
+ *   "disable-tiering" (a topic: the what-if of the forecast),
  *   "threads", "io", "queue-depth",
  *   "numa", "stats", "progress", "quiet", "numa-topology", the remote-store audit's
  *   "remote-store" (file:///DIR or s3://BUCKET[/PREFIX]?...), "remote-layout"
