@@ -3,23 +3,20 @@
  * DumpLogSegments.main plus the log dir's text files), read-only, decoded by src/fmt/ and
  * written through the dump's output buffer (dump/dout.h). See dump/dump.h.
  *
- * Reading a .log: a window of the file (1 MiB, more for a larger batch) is read with
- * pread and batches are taken from it in place; only the batch being decoded needs to be
- * whole, so memory is bounded by the largest batch.
+ * Reading a .log: through the file window (io/fwin.h), a read-only mapping under the
+ * process's one SIGBUS guard, or a pread window (1 MiB, more for a larger batch) where the
+ * file cannot be mapped; batches are taken from it in place, so memory is bounded by the
+ * largest batch.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/endian.h"
-#include "common/extent.h"
 #include "common/file.h"
 #include "common/utf8.h"
 #include "dump/dump.h"
@@ -31,10 +28,10 @@
 #include "fmt/kraft_control.h"
 #include "fmt/names.h"
 #include "fmt/producer_snapshot.h"
+#include "io/fwin.h"
 #include "out/out.h"
 #include "segscan.h"
 
-#define WINDOW      (1u << 20)
 #define SMALL_MAX   ((size_t)1 << 30)  /* index / checkpoint / snapshot files read whole */
 
 /* ---- items: the objects every format writes ---------------------------------------- */
@@ -232,92 +229,6 @@ ssize_t dd_pread(int fd, void *buf, size_t n, int64_t off)
 		got += (size_t)r;
 	}
 	return (ssize_t)got;
-}
-
-struct win {
-	int      fd;
-	const uint8_t *map;   /* the whole file mapped (NULL: read through buf) */
-	uint8_t *buf;
-	size_t   cap;
-	int64_t  at;      /* file position of buf[0] */
-	size_t   len;     /* valid bytes */
-	int64_t  seen;    /* the end of what has been read or looked at so far */
-	int64_t  read;    /* bytes read or looked at: ss_dump.bytes_read */
-};
-
-/* [pos, pos + n) has been read or looked at: count what was not already (the walk only
- * goes forward, so the end of the furthest range is enough to know). */
-static void win_count(struct win *w, int64_t pos, int64_t n)
-{
-	if (pos + n > w->seen) {
-		w->read += pos + n - (pos > w->seen ? pos : w->seen);
-		w->seen = pos + n;
-	}
-}
-
-/* Make [pos, pos + n) available (clamped to `end`); returns the bytes available from pos
- * (< n at the end), or a negative errno. */
-static ssize_t win_get(struct win *w, int64_t pos, size_t n, int64_t end, const uint8_t **p)
-{
-	if (pos >= end)
-		return 0;
-	if ((int64_t)n > end - pos)
-		n = (size_t)(end - pos);
-	if (w->map) {   /* end <= the mapped size */
-		*p = w->map + pos;
-		win_count(w, pos, (int64_t)n);
-		return (ssize_t)n;
-	}
-	if (pos >= w->at && pos + (int64_t)n <= w->at + (int64_t)w->len) {
-		*p = w->buf + (pos - w->at);
-		return (ssize_t)n;
-	}
-	size_t want = n > WINDOW ? n : WINDOW;
-	if ((int64_t)want > end - pos)
-		want = (size_t)(end - pos);
-	if (want > w->cap) {
-		uint8_t *nb = realloc(w->buf, want);   /* freed in dump_log */
-		if (!nb)
-			return -ENOMEM;
-		w->buf = nb;
-		w->cap = want;
-	}
-	ssize_t r = dd_pread(w->fd, w->buf, want, pos);
-	if (r < 0)
-		return r;
-	win_count(w, pos, r);
-	w->at = pos;
-	w->len = (size_t)r;
-	*p = w->buf;
-	return (ssize_t)((size_t)r < n ? (size_t)r : n);
-}
-
-/*
- * A .log is read through a read-only mapping: batches are decoded and CRC-checked where
- * they lie in the page cache, with no copy (a pread window would copy every byte once,
- * which alone costs what `cat` does). Kafka may truncate a segment while we read it; a
- * page past the new end of file then raises SIGBUS, which this handler turns into a jump
- * back to dump_log (armed only while dump_log runs on this thread: dd_bus), reported as
- * the file having shrunk. Any other SIGBUS gets the default action. SA_NODEFER keeps the
- * signal unblocked after the jump. src/io/mmap.c guards the scanner's copies the same way.
- */
-static __thread sigjmp_buf *dd_bus;
-static struct sigaction dd_prev_bus;   /* the action before ours: faults not ours go there */
-
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
-{
-	if (dd_bus)
-		siglongjmp(*dd_bus, 1);
-	if ((dd_prev_bus.sa_flags & SA_SIGINFO) && dd_prev_bus.sa_sigaction) {
-		dd_prev_bus.sa_sigaction(sig, si, uc);
-		return;
-	}
-	if (dd_prev_bus.sa_handler != SIG_DFL && dd_prev_bus.sa_handler != SIG_IGN) {
-		dd_prev_bus.sa_handler(sig);
-		return;
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
 }
 
 char *dd_sibling(const char *path, const char *suffix)
@@ -737,47 +648,15 @@ static enum ss_dump_decode pick_decoder(struct ss_dump *d, const char *path)
 	return r;
 }
 
-static bool all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
-/* Is [pos, size) all zero? Its holes are zeros without being read (common/extent.h: a
- * preallocated or sparse tail of any size costs two lseeks); its data extents are read
- * in windows of at most WINDOW bytes through w, up to the first byte that is not zero. */
-static bool zeros_to_end(struct win *w, int64_t pos, int64_t size)
-{
-	int64_t ds, de;
-	while (pos < size && ss_next_data(w->fd, pos, size, &ds, &de)) {
-		for (pos = ds; pos < de;) {
-			const uint8_t *zp;
-			int64_t want = de - pos < (int64_t)WINDOW ? de - pos : (int64_t)WINDOW;
-			ssize_t zg = win_get(w, pos, (size_t)want, de, &zp);
-			if (zg < 0)
-				return false;  /* unreadable: not known to be zeros, so reported, not guessed */
-			if (zg == 0)
-				return true;   /* it shrank under us: nothing more to see */
-			if (!all_zero(zp, (size_t)zg))
-				return false;
-			pos += zg;
-		}
-	}
-	return true;
-}
-
 /* The batches of [pos, end) of a .log of `size` bytes, read through w. */
-static void walk_log(struct ss_dump *d, struct win *w_, int64_t pos, int64_t end, int64_t size,
+static void walk_log(struct ss_dump *d, struct ss_fwin *w, int64_t pos, int64_t end, int64_t size,
 		     enum ss_dump_decode dec, bool records, volatile int64_t *vpos)
 {
 	const struct ss_dump_opts *op = &d->opts;
-	struct win *w = w_;
 	while (pos < end) {
 		*vpos = pos;
 		const uint8_t *p;
-		ssize_t got = win_get(w, pos, SS_MAX_HEADER_SIZE, end, &p);
+		ssize_t got = ss_fwin_get(w, pos, SS_MAX_HEADER_SIZE, end, &p);
 		if (got < 0) {
 			dd_error(d, pos, "read: %s", strerror((int)-got));
 			return;
@@ -789,7 +668,10 @@ static void walk_log(struct ss_dump *d, struct win *w_, int64_t pos, int64_t end
 				break;   /* --max-bytes cut here: not a problem of the file */
 			/* the rest of the file: zeros (preallocated), or a real problem */
 			int64_t rest = size - pos;
-			bool zeros = zeros_to_end(w, pos, size);
+			/* holes read as zeros without being read (io/fwin.h); an unreadable range is not
+			 * known to be zeros, so it is reported, not guessed */
+			int64_t nz;
+			bool zeros = ss_fwin_nonzero(w, pos, size, &nz) == 0;
 			if (zeros) {
 				d->zero_tail = rest;
 				if (op->fmt == SS_DUMP_TEXT) {
@@ -822,7 +704,7 @@ static void walk_log(struct ss_dump *d, struct win *w_, int64_t pos, int64_t end
 				dd_error(d, pos, "corrupt batch: size %lld", (long long)h.size);
 				return;
 			}
-			got = win_get(w, pos, (size_t)h.size, end, &p);
+			got = ss_fwin_get(w, pos, (size_t)h.size, end, &p);
 			if (got < 0) {
 				dd_error(d, pos, "read: %s", strerror((int)-got));
 				return;
@@ -866,28 +748,27 @@ next:
 	}
 }
 
-/* walk_log under the SIGBUS guard (only what the jump cannot clobber lives here). */
-static void guarded_walk(struct ss_dump *d, struct win *w, int64_t pos, int64_t end, int64_t size,
-			 enum ss_dump_decode dec, bool records)
+/* walk_log under the SIGBUS guard of the mapping (io/fwin.h): a page past the end of a
+ * file Kafka truncated while we read it ends the walk, reported as the file having shrunk. */
+struct walk_args {
+	struct ss_dump     *d;
+	struct ss_fwin     *w;
+	int64_t             pos, end, size;
+	enum ss_dump_decode dec;
+	bool                records;
+	volatile int64_t    vpos;   /* where a SIGBUS found us */
+};
+
+static void walk_fn(void *arg)
 {
-	sigjmp_buf jb;
-	volatile int64_t vpos = pos;   /* where a SIGBUS found us */
-	if (w->map) {
-		if (sigsetjmp(jb, 0)) {
-			dd_bus = NULL;
-			dd_error(d, vpos, "the file shrank while it was read (a mapped page past its new end)");
-			return;
-		}
-		dd_bus = &jb;
-	}
-	walk_log(d, w, pos, end, size, dec, records, &vpos);
-	dd_bus = NULL;
+	struct walk_args *a = arg;
+	walk_log(a->d, a->w, a->pos, a->end, a->size, a->dec, a->records, &a->vpos);
 }
 
 static int dump_log(struct ss_dump *d, int fd, int64_t size, int64_t base)
 {
 	const struct ss_dump_opts *op = &d->opts;
-	struct win w = { .fd = fd };
+	struct ss_fwin w;
 	int64_t pos = 0, end = size;
 	enum ss_dump_decode dec = pick_decoder(d, d->path);
 	bool records = op->records || op->decode != SS_DEC_NONE;
@@ -915,32 +796,16 @@ static int dump_log(struct ss_dump *d, int fd, int64_t size, int64_t base)
 		ss_dout_i64(&d->out, base);
 		ss_dout_ch(&d->out, '\n');
 	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	int rc = 0;
-	struct sigaction bus = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO | SA_NODEFER }, old_bus;
-	bool bus_set = false;
-	if (size > 0) {
-		void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);   /* munmap below */
-		if (m != MAP_FAILED) {
-			sigemptyset(&bus.sa_mask);
-			if (sigaction(SIGBUS, &bus, &old_bus) == 0) {
-				bus_set = true;
-				dd_prev_bus = old_bus;
-				w.map = m;
-				madvise(m, (size_t)size, MADV_SEQUENTIAL);
-			} else {
-				munmap(m, (size_t)size);
-			}
-		}
-	}
-	guarded_walk(d, &w, pos, end, size, dec, records);
-	d->bytes_read = w.read;
-	if (w.map)
-		munmap((void *)w.map, (size_t)size);   /* pairs with the mmap above */
-	if (bus_set)
-		sigaction(SIGBUS, &old_bus, NULL);
-	free(w.buf);   /* pairs with win_get's realloc */
-	return rc;
+	/* A read-only mapping: batches are decoded and CRC-checked where they lie in the page
+	 * cache, with no copy (a pread window would copy every byte once, which alone costs
+	 * what `cat` does). Closed below (pairs with ss_fwin_close). */
+	ss_fwin_open(&w, fd, size, &(struct ss_fwin_opts){ .map = true });
+	struct walk_args a = { d, &w, pos, end, size, dec, records, pos };
+	if (ss_fwin_guarded(&w, walk_fn, &a) == -EFAULT)
+		dd_error(d, a.vpos, "the file shrank while it was read (a mapped page past its new end)");
+	d->bytes_read = w.bytes;
+	ss_fwin_close(&w);
+	return 0;
 }
 
 /* ---- small files ------------------------------------------------------------------- */

@@ -10,7 +10,9 @@
  * goes on to the handler that was there before ours.
  *
  * A READ with req->borrow lends the mapping itself (zero-copy, for --verify): the caller
- * then touches it under ss_io_guarded(), the same guard around its own code.
+ * then touches it under ss_io_guarded(), the same guard around its own code. The file
+ * window (io/fwin.c) maps files for the synchronous readers under the same guard: this
+ * handler is the process's one SIGBUS hook.
  *
  * What a mapping cannot tell: a shrink that does not cross a page boundary of the range
  * being copied reads zeros (the rest of the last page) where pread would stop short.
@@ -128,7 +130,7 @@ static void ss_bus_handler(int sig, siginfo_t *si, void *uctx)
  * creation, not once: a program may replace the handler after us (cmocka does around
  * every test), and a guard without its handler would let a truncation kill the process.
  */
-static int ss_bus_install(void)
+int ss_io_bus_install(void)
 {
 	struct sigaction cur, ours;
 	int r = 0;
@@ -369,7 +371,7 @@ int ss_io_lender_create(struct ss_io_lender **out)
 	if (page <= 0)
 		return -EINVAL;
 	/* lent bytes are touched under ss_io_guarded(): its handler must be there */
-	if ((r = ss_bus_install()) < 0)
+	if ((r = ss_io_bus_install()) < 0)
 		return r;
 	struct ss_io_lender *l = calloc(1, sizeof(*l));
 	if (!l)
@@ -456,7 +458,7 @@ static int mm_create(struct ss_io_engine **out, unsigned depth)
 	page = sysconf(_SC_PAGESIZE);
 	if (page <= 0)
 		return -EINVAL;
-	r = ss_bus_install();
+	r = ss_io_bus_install();
 	if (r < 0)
 		return r;
 	if ((r = ss_io_sync_create(sizeof(struct ss_mmap), depth, mm_read_req, mm_on_close, &s)) < 0)
