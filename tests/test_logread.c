@@ -245,14 +245,18 @@ static void test_limits(void **state)
 	add_batch(&b, 5, 1, 10);
 	char *p = write_file("lim", &b);
 	struct walk w;
-	walk(&w, p, &(struct ss_logrd_opts){ .end = (int64_t)a + 100 });
+	walk(&w, p, &(struct ss_logrd_opts){ .has_end = true, .end = (int64_t)a + 100 });
 	assert_int_equal(w.r.stop, SS_LR_CUT);
 	assert_int_equal(w.batches, 1);
 	assert_int_equal(w.r.at, (int64_t)a);
 	done(&w);
-	walk(&w, p, &(struct ss_logrd_opts){ .end = (int64_t)a });
+	walk(&w, p, &(struct ss_logrd_opts){ .has_end = true, .end = (int64_t)a });
 	assert_int_equal(w.r.stop, SS_LR_END);
 	assert_int_equal(w.batches, 1);
+	done(&w);
+	walk(&w, p, &(struct ss_logrd_opts){ .has_end = true, .end = 0 });   /* --max-bytes=0 */
+	assert_int_equal(w.r.stop, SS_LR_END);
+	assert_int_equal(w.batches, 0);
 	done(&w);
 	walk(&w, p, &(struct ss_logrd_opts){ .start = (int64_t)a });
 	assert_int_equal(w.r.stop, SS_LR_END);

@@ -28,7 +28,7 @@
 #include "fmt/kraft_control.h"
 #include "fmt/names.h"
 #include "fmt/producer_snapshot.h"
-#include "io/fwin.h"
+#include "source/logread.h"
 #include "out/out.h"
 #include "segscan.h"
 
@@ -648,163 +648,153 @@ static enum ss_dump_decode pick_decoder(struct ss_dump *d, const char *path)
 	return r;
 }
 
-/* The batches of [pos, end) of a .log of `size` bytes, read through w. */
-static void walk_log(struct ss_dump *d, struct ss_fwin *w, int64_t pos, int64_t end, int64_t size,
-		     enum ss_dump_decode dec, bool records, volatile int64_t *vpos)
+/* One whole batch: its line or object, its CRC verdict, and with records its records. */
+static void dump_batch(struct ss_dump *d, const struct ss_lr_batch *b, enum ss_dump_decode dec, bool records)
 {
-	const struct ss_dump_opts *op = &d->opts;
-	while (pos < end) {
-		*vpos = pos;
-		const uint8_t *p;
-		ssize_t got = ss_fwin_get(w, pos, SS_MAX_HEADER_SIZE, end, &p);
-		if (got < 0) {
-			dd_error(d, pos, "read: %s", strerror((int)-got));
-			return;
-		}
-		struct ss_batch_hdr h;
-		int hr = ss_batch_header(p, (size_t)got, &h);
-		if (hr <= 0 || pos + h.size > end) {
-			if (end < size && (hr == 0 || (hr > 0 && pos + h.size > end)))
-				break;   /* --max-bytes cut here: not a problem of the file */
-			/* the rest of the file: zeros (preallocated), or a real problem */
-			int64_t rest = size - pos;
-			/* holes read as zeros without being read (io/fwin.h); an unreadable range is not
-			 * known to be zeros, so it is reported, not guessed */
-			int64_t nz;
-			bool zeros = ss_fwin_nonzero(w, pos, size, &nz) == 0;
-			if (zeros) {
-				d->zero_tail = rest;
-				if (op->fmt == SS_DUMP_TEXT) {
-					ss_dout_str(&d->out, "Found ");
-					ss_dout_i64(&d->out, rest);
-					ss_dout_str(&d->out, " zero bytes at the end (preallocated or crashed segment)\n");
-				} else {
-					dd_item(d, "zero_tail");
-					ss_dj_ki64(&d->out, "position", pos);
-					ss_dj_ki64(&d->out, "size_bytes", rest);
-					dd_item_end(d);
-				}
-			} else if (hr < 0) {
-				dd_error(d, pos, "corrupt batch: %s (%lld bytes left in the file)", segscan_strerror(hr),
-					 (long long)rest);
-			} else if (hr == 0) {
-				dd_error(d, pos, "truncated: %lld bytes left, too few for a batch header", (long long)rest);
-			} else {
-				dd_error(d, pos, "truncated: the batch declares %lld bytes, the file has %lld left",
-					 (long long)h.size, (long long)rest);
-			}
-			d->trailing = rest;
-			return;
-		}
-		if (op->has_to && (h.has_base ? h.base_offset : h.last_offset) > op->to)
-			break;
-		bool skip = op->has_from && h.last_offset < op->from;
-		if (!skip) {
-			if (h.size > (int64_t)INT32_MAX + SS_LOG_OVERHEAD) {
-				dd_error(d, pos, "corrupt batch: size %lld", (long long)h.size);
-				return;
-			}
-			got = ss_fwin_get(w, pos, (size_t)h.size, end, &p);
-			if (got < 0) {
-				dd_error(d, pos, "read: %s", strerror((int)-got));
-				return;
-			}
-			if (got < h.size) {   /* the file shrank under us */
-				dd_error(d, pos, "truncated: the file ended while reading the batch");
-				return;
-			}
-			int vr = ss_batch_verify(p, &h);
-			d->batches++;
-			emit_batch(d, &h, pos, vr == 0);
-			if (vr == SEGSCAN_ECRC) {
-				if (d->status < SS_DUMP_DATA)
-					d->status = SS_DUMP_DATA;
-				d->crc_errors++;
-			}
-			if (records && h.magic == 2) {
-				struct rec_ctx c = { d, pos, dec };
-				int fr = ss_batch_foreach_record(p, &h, on_record, &c);
-				if (fr < 0) {
-					end_batch(d);
-					dd_error(d, pos, "records of the batch at offset %lld: %s", (long long)h.base_offset,
-						 segscan_strerror(fr));
-					goto next;
-				}
-			} else if (records) {
-				struct rec_ctx c = { d, pos, dec };
-				int lr = legacy_records(p, &h, &c);
-				if (lr < 0) {
-					end_batch(d);
-					dd_error(d, pos, "records of the legacy (magic %d) entry at offset %lld: %s", h.magic,
-						 (long long)h.last_offset, segscan_strerror(lr));
-					goto next;
-				}
-			}
-			end_batch(d);
-		}
-next:
-		pos += h.size;
-		d->valid_bytes = pos;
+	const struct ss_batch_hdr *h = &b->h;
+	int vr = ss_batch_verify(b->data, h);
+	d->batches++;
+	emit_batch(d, h, b->pos, vr == 0);
+	if (vr == SEGSCAN_ECRC) {
+		if (d->status < SS_DUMP_DATA)
+			d->status = SS_DUMP_DATA;
+		d->crc_errors++;
 	}
+	if (records) {
+		struct rec_ctx c = { d, b->pos, dec };
+		int fr = h->magic == 2 ? ss_batch_foreach_record(b->data, h, on_record, &c) : legacy_records(b->data, h, &c);
+		if (fr < 0) {
+			end_batch(d);
+			if (h->magic == 2)
+				dd_error(d, b->pos, "records of the batch at offset %lld: %s", (long long)h->base_offset,
+					 segscan_strerror(fr));
+			else
+				dd_error(d, b->pos, "records of the legacy (magic %d) entry at offset %lld: %s", h->magic,
+					 (long long)h->last_offset, segscan_strerror(fr));
+			return;
+		}
+	}
+	end_batch(d);
 }
 
-/* walk_log under the SIGBUS guard of the mapping (io/fwin.h): a page past the end of a
- * file Kafka truncated while we read it ends the walk, reported as the file having shrunk. */
+/* Where the data ended, when that is not where the walk meant to stop (logread.h): a zero
+ * tail is shown, not an error; the rest are errors at the byte where they are. */
+static void dump_tail(struct ss_dump *d, const struct ss_logrd *r)
+{
+	long long left = (long long)r->left;
+	switch (r->stop) {
+	case SS_LR_ZEROS:
+		d->zero_tail = r->left;
+		if (d->opts.fmt == SS_DUMP_TEXT) {
+			ss_dout_str(&d->out, "Found ");
+			ss_dout_i64(&d->out, r->left);
+			ss_dout_str(&d->out, " zero bytes at the end (preallocated or crashed segment)\n");
+		} else {
+			dd_item(d, "zero_tail");
+			ss_dj_ki64(&d->out, "position", r->at);
+			ss_dj_ki64(&d->out, "size_bytes", r->left);
+			dd_item_end(d);
+		}
+		break;
+	case SS_LR_CORRUPT:
+		dd_error(d, r->at, "corrupt batch: %s (%lld bytes left in the file)", segscan_strerror(r->err), left);
+		break;
+	case SS_LR_TORN_HEADER:
+		dd_error(d, r->at, "truncated: %lld bytes left, too few for a batch header", left);
+		break;
+	case SS_LR_TORN_BATCH:
+		dd_error(d, r->at, "truncated: the batch declares %lld bytes, the file has %lld left",
+			 (long long)r->hdr.size, left);
+		break;
+	case SS_LR_SHRANK:
+		dd_error(d, r->at, "truncated: the file ended while reading the batch");
+		return;
+	case SS_LR_IO:
+		dd_error(d, r->at, "read: %s", strerror(-r->err));
+		return;
+	default:   /* the end, --max-bytes, --offsets' TO: nothing left to say */
+		return;
+	}
+	d->trailing = r->left;
+}
+
+/* The batches of a .log through the one reader (source/logread.h), from --offsets' start
+ * to --max-bytes' end. Runs under the SIGBUS guard of the mapping (walk_guarded). */
 struct walk_args {
 	struct ss_dump     *d;
-	struct ss_fwin     *w;
-	int64_t             pos, end, size;
+	struct ss_logrd    *r;
 	enum ss_dump_decode dec;
 	bool                records;
-	volatile int64_t    vpos;   /* where a SIGBUS found us */
 };
 
-static void walk_fn(void *arg)
+static void walk_log(void *arg)
 {
 	struct walk_args *a = arg;
-	walk_log(a->d, a->w, a->pos, a->end, a->size, a->dec, a->records, &a->vpos);
+	struct ss_dump *d = a->d;
+	const struct ss_dump_opts *op = &d->opts;
+	struct ss_lr_batch b;
+	int rc;
+	while ((rc = ss_logrd_next(a->r, &b)) > 0) {
+		if (op->has_to && (b.h.has_base ? b.h.base_offset : b.h.last_offset) > op->to)
+			return;
+		if (!(op->has_from && b.h.last_offset < op->from)) {
+			if ((rc = ss_logrd_body(a->r, &b)) < 0 || !b.data)
+				break;
+			dump_batch(d, &b, a->dec, a->records);
+		}
+		d->valid_bytes = b.pos + b.h.size;
+	}
+	if (rc < 0)
+		dd_error(d, a->r->at, "read: %s", strerror(-rc));
+	else
+		dump_tail(d, a->r);
+}
+
+/* --offsets: the position of the offset index's entry at or below FROM, as
+ * LogSegment.translateOffset starts there, not at the start of the file (0 without one). */
+static int64_t start_of(struct ss_dump *d, int64_t size, int64_t base)
+{
+	int64_t pos = 0;
+	char *ip = dd_sibling(d->path, ".index");
+	char *ib = NULL;
+	size_t il = 0;
+	if (ip && ss_read_file(AT_FDCWD, ip, SMALL_MAX, &ib, &il) == 0) {
+		size_t n = dd_index_entries((const uint8_t *)ib, il);
+		int64_t p = dd_index_lookup((const uint8_t *)ib, n, base, d->opts.from);
+		if (p > 0 && p < size)
+			pos = p;
+	}
+	free(ib);
+	free(ip);
+	return pos;
 }
 
 static int dump_log(struct ss_dump *d, int fd, int64_t size, int64_t base)
 {
 	const struct ss_dump_opts *op = &d->opts;
-	struct ss_fwin w;
-	int64_t pos = 0, end = size;
-	enum ss_dump_decode dec = pick_decoder(d, d->path);
-	bool records = op->records || op->decode != SS_DEC_NONE;
+	int64_t pos = op->has_from && base >= 0 ? start_of(d, size, base) : 0;
+	bool limited = op->max_bytes >= 0 && op->max_bytes < size - pos;
+	struct ss_logrd r;
 
-	if (op->has_from && base >= 0) {
-		/* --offsets: start at the offset index's entry at or below FROM, as
-		 * LogSegment.translateOffset does, not at the start of the file */
-		char *ip = dd_sibling(d->path, ".index");
-		char *ib = NULL;
-		size_t il = 0;
-		if (ip && ss_read_file(AT_FDCWD, ip, SMALL_MAX, &ib, &il) == 0) {
-			size_t n = dd_index_entries((const uint8_t *)ib, il);
-			int64_t p = dd_index_lookup((const uint8_t *)ib, n, base, op->from);
-			if (p > 0 && p < size)
-				pos = p;
-		}
-		free(ib);
-		free(ip);
-	}
-	if (op->max_bytes >= 0 && op->max_bytes < end - pos)
-		end = pos + op->max_bytes;
 	d->start_pos = pos;
 	if (op->fmt == SS_DUMP_TEXT) {
 		ss_dout_str(&d->out, "Log starting offset: ");
 		ss_dout_i64(&d->out, base);
 		ss_dout_ch(&d->out, '\n');
 	}
-	/* A read-only mapping: batches are decoded and CRC-checked where they lie in the page
-	 * cache, with no copy (a pread window would copy every byte once, which alone costs
-	 * what `cat` does). Closed below (pairs with ss_fwin_close). */
-	ss_fwin_open(&w, fd, size, &(struct ss_fwin_opts){ .map = true });
-	struct walk_args a = { d, &w, pos, end, size, dec, records, pos };
-	if (ss_fwin_guarded(&w, walk_fn, &a) == -EFAULT)
-		dd_error(d, a.vpos, "the file shrank while it was read (a mapped page past its new end)");
-	d->bytes_read = w.bytes;
-	ss_fwin_close(&w);
+	/* Through a read-only mapping: batches are decoded and CRC-checked where they lie in
+	 * the page cache, with no copy (a pread window would copy every byte once, which alone
+	 * costs what `cat` does). Closed below (pairs with ss_logrd_close). */
+	int e = ss_logrd_open(&r, fd, size, &(struct ss_logrd_opts){ .start = pos, .has_end = limited,
+				  .end = pos + op->max_bytes, .map = true });
+	if (e)
+		return e;
+	struct walk_args a = { d, &r, pick_decoder(d, d->path), op->records || op->decode != SS_DEC_NONE };
+	/* a page past the end of a file Kafka truncated while we read it ends the walk */
+	if (ss_logrd_guarded(&r, walk_log, &a) == -EFAULT)
+		dd_error(d, r.at, "the file shrank while it was read (a mapped page past its new end)");
+	d->bytes_read = ss_logrd_bytes(&r);
+	ss_logrd_close(&r);
 	return 0;
 }
 

@@ -11,7 +11,7 @@ int ss_logrd_open(struct ss_logrd *r, int fd, int64_t size, const struct ss_logr
 		o = &none;
 	memset(r, 0, sizeof(*r));
 	r->size = size < 0 ? 0 : size;
-	r->end = o->end > 0 && o->end < r->size ? o->end : r->size;
+	r->end = o->has_end && o->end < r->size ? (o->end > 0 ? o->end : 0) : r->size;
 	r->max_batch = o->max_batch;
 	r->pos = o->start > 0 ? o->start : 0;
 	r->at = r->pos;

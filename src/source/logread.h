@@ -67,7 +67,8 @@ enum ss_lr_stop {
 
 struct ss_logrd_opts {
 	int64_t start;          /* file position of the first entry (0) */
-	int64_t end;            /* stop there (<= 0 or past the size: the file's size) */
+	bool    has_end;        /* stop at `end` (clamped to the size), not at the file's size */
+	int64_t end;
 	int64_t max_batch;      /* a larger whole batch is SS_LR_TOO_BIG (0: no bound) */
 	bool    map;            /* read through a mapping (io/fwin.h) */
 	size_t  chunk;          /* pread window (0: 1 MiB) */
