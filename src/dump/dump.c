@@ -213,24 +213,6 @@ static void text_data(struct ss_dump *d, const char *label, const uint8_t *p, in
 
 /* ---- reading ----------------------------------------------------------------------- */
 
-/* Exactly n bytes at off (fewer only at end of file): the count, or a negative errno. */
-ssize_t dd_pread(int fd, void *buf, size_t n, int64_t off)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + (int64_t)got));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
 char *dd_sibling(const char *path, const char *suffix)
 {
 	const char *slash = strrchr(path, '/');
@@ -800,24 +782,17 @@ static int dump_log(struct ss_dump *d, int fd, int64_t size, int64_t base)
 
 /* ---- small files ------------------------------------------------------------------- */
 
+/* An index, checkpoint or snapshot file, whole (they are small; a larger one is not one). */
 static int read_small(struct ss_dump *d, int fd, int64_t size, uint8_t **buf, size_t *len)
 {
-	if (size > (int64_t)SMALL_MAX) {
+	char *b = NULL;
+	int e = size > (int64_t)SMALL_MAX ? -EFBIG : ss_read_fd(fd, (size_t)size, SMALL_MAX, &b, len);
+	if (e == -EFBIG)
 		dd_error(d, -1, "%lld bytes: too large for this kind of file", (long long)size);
-		return -EFBIG;
-	}
-	*buf = malloc(size ? (size_t)size : 1);
-	if (!*buf)
-		return -ENOMEM;
-	ssize_t r = dd_pread(fd, *buf, (size_t)size, 0);
-	if (r < 0) {
-		dd_error(d, -1, "read: %s", strerror((int)-r));
-		free(*buf);
-		*buf = NULL;
-		return (int)r;
-	}
-	*len = (size_t)r;
-	return 0;
+	else if (e)
+		dd_error(d, -1, "read: %s", strerror(-e));
+	*buf = (uint8_t *)b;   /* freed by the caller (ss_read_fd's malloc) */
+	return e;
 }
 
 static void dump_snapshot(struct ss_dump *d, const uint8_t *buf, size_t len)

@@ -21,7 +21,6 @@ void dd_strn(struct ss_dout *o, const uint8_t *s, int32_t n);
 /* Bytes from the data (a path, a key, a header key, a topic) in the text format: control
  * characters, newlines and bytes that are not UTF-8 escaped (out/term.c's escaping). */
 void dd_text(struct ss_dump *d, const void *p, size_t n);
-ssize_t dd_pread(int fd, void *buf, size_t n, int64_t off);
 /* The sibling file of a segment file: same directory and base name, `suffix` instead of
  * the name's first dot onwards. Malloc'd (the caller frees it); NULL when out of memory. */
 char   *dd_sibling(const char *path, const char *suffix);
