@@ -23,6 +23,55 @@
 #include "io/fwin.h"
 #include "segscan.h"
 
+char *dd_sibling(const char *path, const char *suffix)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	const char *dot = strchr(name, '.');
+	size_t stem = dot ? (size_t)(dot - path) : strlen(path);
+	char *s = malloc(stem + strlen(suffix) + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, path, stem);
+	strcpy(s + stem, suffix);
+	return s;
+}
+
+/* The offset index's entries as DumpLogSegments lists them: every slot, except that a slot
+ * after the first whose offset is the base offset ends the list (the zeros of a
+ * preallocated or crashed file). Returns how many. */
+size_t dd_index_entries(const uint8_t *buf, size_t len)
+{
+	size_t n = len / SS_OFFSET_ENTRY;
+	for (size_t i = 1; i < n; i++)
+		if (ss_offset_entry_at(buf + i * SS_OFFSET_ENTRY).rel == 0)
+			return i;
+	return n;
+}
+
+size_t dd_timeindex_entries(const uint8_t *buf, size_t len)
+{
+	size_t n = len / SS_TIME_ENTRY;
+	for (size_t i = 1; i < n; i++)
+		if (ss_be32s(buf + i * SS_TIME_ENTRY + 8) == 0)
+			return i;
+	return n;
+}
+
+/* OffsetIndex.lookup: the position of the last entry whose offset <= target (0 if none). */
+int64_t dd_index_lookup(const uint8_t *buf, size_t n, int64_t base, int64_t target)
+{
+	size_t lo = 0, hi = n;   /* find the first entry > target */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (base + ss_offset_entry_at(buf + mid * SS_OFFSET_ENTRY).rel <= target)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == 0 ? 0 : ss_offset_entry_at(buf + (lo - 1) * SS_OFFSET_ENTRY).pos;
+}
+
 /* The .log an index is verified against, read through a file window (io/fwin.h). */
 struct logf {
 	int            fd;
