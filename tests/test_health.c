@@ -650,7 +650,7 @@ static void test_undeletable_local(void **state)
 	fd = fx_finding(ev, "UNDELETABLE_LOCAL_SEGMENT", 0);
 	assert_int_equal(fd->segments, 2);
 	assert_non_null(strstr(fd->message, "offsets 200..499"));
-	assert_non_null(strstr(fd->message, "with 1 more segments after it"));
+	assert_non_null(strstr(fd->message, "of 1 more such segment between the held ones"));
 	assert_non_null(strstr(fd->message, "before 2023-11-15T01:13:20.001Z"));   /* NOW + 2h + 1h + 1 ms */
 	fx_free(&f);
 

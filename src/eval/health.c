@@ -669,8 +669,8 @@ static int undeletable_local(struct ss_evctx *x)
 	ss_eval_iso_ms(hi_ts, last_ts, sizeof(last_ts));
 	char more[160] = "";
 	if (blockers > 1)
-		snprintf(more, sizeof(more), " (with %u more segments after it whose records are after the scan's clock, "
-			 "the latest of them)", blockers - 1);
+		snprintf(more, sizeof(more), " (the latest future timestamp of it and of %u more such segment%s between the "
+			 "held ones, plus the limit)", blockers - 1, plural(blockers - 1));
 	char size_rule[160];
 	if (ev->local_limit_bytes >= 0)
 		snprintf(size_rule, sizeof(size_rule), "local size retention (%lld bytes) does not reach them",
