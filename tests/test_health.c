@@ -582,7 +582,7 @@ static void undel_setup(struct fx *f, int64_t future_ts, int64_t highest)
 	for (int i = 0; i < 6; i++)
 		fx_seg(f, i * 100, i * 100 + 99, 500, i == 1 ? future_ts : NOW - age[i]);
 	for (int i = 0; i < 5 && i * 100 + 99 <= highest; i++) {
-		char id[8];
+		char id[16];
 		snprintf(id, sizeof(id), "R%d", i);
 		fx_rseg(f, id, i * 100, i * 100 + 99, 0, 500, i == 1 ? future_ts : NOW - age[i], SS_RSEG_COPY_FINISHED,
 			NOW - 60000);
@@ -766,7 +766,7 @@ static void test_undeletable_local_healthy(void **state)
 	fx_seg(&f, 330, 449, 600, NOW - 86200000);
 	fx_seg(&f, 450, 470, 100, NOW - 1000);
 	for (int i = 0; i < 4; i++) {
-		char id[8];
+		char id[16];
 		snprintf(id, sizeof(id), "L%d", i);
 		fx_rseg(&f, id, i * 100, i * 100 + 99, 0, 500, NOW - 86400000 + i * 1000, SS_RSEG_COPY_FINISHED,
 			NOW - 60000);
