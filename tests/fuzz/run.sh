@@ -29,8 +29,9 @@ rm -f "$out/libfuzzsrc.a" "$out"/obj/*.o
 objs=()
 # src/service/parse.c: the HTTP path and --listen parsers, apart from libmicrohttpd;
 # src/service/webconfig.c: the --web.config.file parser; src/out/term.c: the terminal
-# escaping the dump's text format writes through.
-for src in src/fmt/*.c src/common/*.c src/model/*.c src/eval/*.c src/source/*.c src/service/parse.c src/service/webconfig.c src/dump/*.c src/out/term.c; do
+# escaping; src/io/fwin.c and src/io/bus.c: the file window the .log reader
+# (source/logread.c) reads through and its SIGBUS hook, without the engines.
+for src in src/fmt/*.c src/common/*.c src/model/*.c src/eval/*.c src/source/*.c src/service/parse.c src/service/webconfig.c src/dump/*.c src/out/term.c src/io/fwin.c src/io/bus.c; do
   [ -f "$src" ] || continue
   obj="$out/obj/$(echo "${src%.c}" | tr / _).o"
   if "$CC" "${CFLAGS[@]}" -c "$src" -o "$obj" 2>"$obj.log"; then
