@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 struct ss_logsink;
 

@@ -15,9 +15,12 @@
 
 #include "common/ascii.h"
 #include "common/darray.h"
+#include "common/hidx.h"
+#include "common/search.h"
 #include "fmt/config.h"
 #include "fmt/kafka_configs.h"
 #include "fmt/lines.h"
+#include "fmt/properties.h"
 #include "fmt/names.h"
 #include "segscan.h"
 
@@ -27,6 +30,8 @@ int ss_config_new(struct ss_config **out)
 	if (!c)
 		return -ENOMEM;
 	c->node_id = -1;
+	c->rlm_task_interval_ms = -1;
+	c->min_isr = -1;
 	*out = c;
 	return 0;
 }
@@ -60,8 +65,7 @@ struct cctx {
 	 * insertion per line kept the array sorted at the cost of a memmove each, quadratic
 	 * (300k lines: 68 s; issue 14 item 11). */
 	uint32_t          sorted;     /* the sorted prefix when the load began */
-	uint32_t         *ht;         /* open addressing: index + 1, 0 = empty */
-	uint32_t          ht_cap;     /* a power of two, or 0 */
+	struct ss_hidx    ht;         /* their names: positions in c->topics (common/hidx.h) */
 	/* Warnings past SS_CONFIG_WARN_MAX are counted into one summary line instead (2M
 	 * unknown keys printed 2M lines). */
 	uint32_t          warn_slot;  /* the summary's index in c->warnings, valid if suppressed */
@@ -336,72 +340,54 @@ bool ss_cfg_parse_value(const char *key, const char *val, size_t vlen, struct ss
 	return false;
 }
 
+struct topic_key {
+	const char *t;
+	size_t      len;
+};
+
+/* c->topics' order (bytewise, a prefix first) against a (name, length) key */
+static int cmp_topic_key(const void *elem, const void *key)
+{
+	const char *m = ((const struct ss_config_topic *)elem)->topic;
+	const struct topic_key *k = key;
+	size_t ml = strlen(m);
+	int r = memcmp(m, k->t, ml < k->len ? ml : k->len);
+	if (r == 0)
+		r = ml < k->len ? -1 : ml > k->len ? 1 : 0;
+	return r;
+}
+
 struct ss_config_topic *ss_config_find(const struct ss_config *c, const char *t, size_t len)
 {
-	uint32_t lo = 0, hi = c->n_topics;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		const char *m = c->topics[mid].topic;
-		size_t ml = strlen(m);
-		int r = memcmp(m, t, ml < len ? ml : len);
-		if (r == 0)
-			r = ml < len ? -1 : ml > len ? 1 : 0;
-		if (r == 0)
-			return &c->topics[mid];
-		if (r < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	const struct topic_key k = { t, len };
+	int64_t i = ss_sorted_find(c->topics, c->n_topics, sizeof(*c->topics), cmp_topic_key, &k, NULL);
+	return i < 0 ? NULL : &c->topics[i];
 }
 
-static uint32_t name_hash(const char *t, size_t len)
+struct name_key {
+	const char *t;
+	size_t      len;
+};
+
+static bool topic_is(const void *ctx, uint32_t pos, const void *key)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)t[i]) * 16777619u;
-	return h;
+	const struct ss_config_topic *e = &((const struct ss_config_topic *)ctx)[pos];
+	const struct name_key *k = key;
+	return strlen(e->topic) == k->len && memcmp(e->topic, k->t, k->len) == 0;
 }
 
+/* The topics new in this load, by name (common/hidx.h): index idx of c->topics. */
 static int ht_put(struct cctx *x, uint32_t idx)
 {
-	if ((uint64_t)(x->c->n_topics - x->sorted) * 2 >= x->ht_cap) {
-		uint32_t nc = x->ht_cap ? x->ht_cap * 2 : 1024;
-		uint32_t *n = calloc(nc, sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < x->ht_cap; i++) {
-			if (!x->ht[i])
-				continue;
-			const char *t = x->c->topics[x->ht[i] - 1].topic;
-			uint32_t k = name_hash(t, strlen(t)) & (nc - 1);
-			while (n[k])
-				k = (k + 1) & (nc - 1);
-			n[k] = x->ht[i];
-		}
-		free(x->ht);
-		x->ht = n;
-		x->ht_cap = nc;
-	}
 	const char *t = x->c->topics[idx].topic;
-	uint32_t k = name_hash(t, strlen(t)) & (x->ht_cap - 1);
-	while (x->ht[k])
-		k = (k + 1) & (x->ht_cap - 1);
-	x->ht[k] = idx + 1;
-	return 0;
+	return ss_hidx_insert(&x->ht, ss_hash_str(t), idx, NULL);
 }
 
 static struct ss_config_topic *ht_find(struct cctx *x, const char *t, size_t len)
 {
-	if (!x->ht_cap)
-		return NULL;
-	for (uint32_t k = name_hash(t, len) & (x->ht_cap - 1); x->ht[k]; k = (k + 1) & (x->ht_cap - 1)) {
-		struct ss_config_topic *e = &x->c->topics[x->ht[k] - 1];
-		if (strlen(e->topic) == len && memcmp(e->topic, t, len) == 0)
-			return e;
-	}
-	return NULL;
+	const struct name_key k = { t, len };
+	int64_t s = ss_hidx_find(&x->ht, ss_hash_bytes(t, len), topic_is, x->c->topics, &k, NULL);
+	return s < 0 ? NULL : &x->c->topics[ss_hidx_pos(&x->ht, s)];
 }
 
 static int topic_get(struct cctx *x, const char *t, size_t len, unsigned line, struct ss_cfg_vals **out)
@@ -444,9 +430,7 @@ static int load_done(struct cctx *x, int r)
 	struct ss_config *c = x->c;
 	if (c->n_topics > x->sorted)
 		qsort(c->topics, c->n_topics, sizeof(*c->topics), cmp_topic);
-	free(x->ht);
-	x->ht = NULL;
-	x->ht_cap = 0;
+	ss_hidx_free(&x->ht);
 	if (x->suppressed) {
 		char *w;
 		if (asprintf(&w, "%s: %llu more warnings like the ones above not shown", x->fname,
@@ -603,99 +587,40 @@ static const char *const prop_keys[] = {
 	"log.dirs", "log.dir", "log.retention.ms", "log.retention.minutes", "log.retention.hours",
 	"log.retention.bytes", "log.local.retention.ms", "log.local.retention.bytes", "log.segment.bytes",
 	"remote.log.storage.system.enable", "log.cleanup.policy", "log.preallocate", "metadata.log.dir",
-	"node.id", "broker.id",
+	"node.id", "broker.id", "remote.log.manager.task.interval.ms", "min.insync.replicas",
 };
 #define N_PROP_KEYS (sizeof(prop_keys) / sizeof(prop_keys[0]))
 
-/* Properties.loadConvert: \uXXXX (to UTF-8), \t \n \r \f, \x -> x. */
-static int unescape(const char *s, size_t len, char **out)
-{
-	char *o = malloc(len * 3 + 1);   /* a 6-char \uXXXX becomes at most 3 bytes */
-	if (!o)
-		return -ENOMEM;
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++) {
-		char ch = s[i];
-		if (ch != '\\' || i + 1 == len) {
-			o[n++] = ch;
-			continue;
-		}
-		ch = s[++i];
-		if (ch == 'u') {
-			unsigned cp = 0;
-			for (int k = 1; k <= 4; k++) {
-				int h = i + (size_t)k < len ? ss_hexval(s[i + (size_t)k]) : -1;
-				if (h < 0) {
-					free(o);
-					return SEGSCAN_ECONFIG;
-				}
-				cp = cp << 4 | (unsigned)h;
-			}
-			i += 4;
-			if (cp < 0x80) {
-				o[n++] = (char)cp;
-			} else if (cp < 0x800) {
-				o[n++] = (char)(0xc0 | cp >> 6);
-				o[n++] = (char)(0x80 | (cp & 0x3f));
-			} else {
-				o[n++] = (char)(0xe0 | cp >> 12);
-				o[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				o[n++] = (char)(0x80 | (cp & 0x3f));
-			}
-		} else {
-			o[n++] = ch == 't' ? '\t' : ch == 'n' ? '\n' : ch == 'r' ? '\r' : ch == 'f' ? '\f' : ch;
-		}
-	}
-	o[n] = '\0';
-	*out = o;
-	return 0;
-}
+struct prop_ctx {
+	struct cctx *x;
+	struct prop *props;
+};
 
-/* One logical line (continuations already joined, leading whitespace skipped). */
-static int prop_line(struct cctx *x, const char *s, size_t len, struct prop *props)
+/* One entry of fmt/properties.h: a key segscan reads is kept (the last occurrence wins, as
+ * in Properties); a malformed escape anywhere refuses the file, as Java does. */
+static int prop_entry(void *arg, const struct ss_props_entry *e)
 {
-	size_t i = 0;
-	/* the key ends at the first unescaped '=', ':' or whitespace */
-	while (i < len) {
-		if (s[i] == '\\') {
-			i += 2;
-			continue;
-		}
-		if (s[i] == '=' || s[i] == ':' || s[i] == ' ' || s[i] == '\t' || s[i] == '\f')
-			break;
-		i++;
-	}
-	if (i > len)
-		i = len;
-	size_t klen = i;
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\f'))
-		i++;
-	if (i < len && (s[i] == '=' || s[i] == ':'))
-		i++;
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\f'))
-		i++;
-	char *key, *val;
-	int e = unescape(s, klen, &key);
-	if (e)
-		return e == SEGSCAN_ECONFIG ? cfail(x, "malformed \\uxxxx escape in a key") : e;
+	struct prop_ctx *pc = arg;
+	struct cctx *x = pc->x;
+	x->line = e->line;
+	if (e->bad == SS_PROPS_BAD_KEY)
+		return cfail(x, "malformed \\uxxxx escape in a key");
 	size_t k;
 	for (k = 0; k < N_PROP_KEYS; k++)
-		if (strcmp(key, prop_keys[k]) == 0)
+		if (strcmp(e->key, prop_keys[k]) == 0)
 			break;
-	free(key);
-	if (k == N_PROP_KEYS) {
-		/* Java rejects a bad escape anywhere, even in values nobody reads */
-		if ((e = unescape(s + i, len - i, &val)))
-			return e == SEGSCAN_ECONFIG ? cfail(x, "malformed \\uxxxx escape in a value") : e;
-		free(val);
+	if (e->bad == SS_PROPS_BAD_VALUE)
+		return k == N_PROP_KEYS ? cfail(x, "malformed \\uxxxx escape in a value")
+					: cfail(x, "malformed \\uxxxx escape in the value of %s", prop_keys[k]);
+	if (k == N_PROP_KEYS)
 		return 0;
-	}
-	if ((e = unescape(s + i, len - i, &val)))
-		return e == SEGSCAN_ECONFIG ? cfail(x, "malformed \\uxxxx escape in the value of %s", prop_keys[k]) : e;
-	free(props[k].val);   /* the last occurrence wins, as in Properties */
-	props[k].key = prop_keys[k];
-	props[k].val = val;
-	props[k].line = x->line;
+	char *val = strdup(e->val);
+	if (!val)
+		return -ENOMEM;
+	free(pc->props[k].val);
+	pc->props[k].key = prop_keys[k];
+	pc->props[k].val = val;
+	pc->props[k].line = e->line;
 	return 0;
 }
 
@@ -797,6 +722,24 @@ static int server_apply(struct cctx *x, struct prop *props)
 		c->node_id = (int32_t)n;
 		break;
 	}
+	/* what the tiering health rules read (eval/health.h): -1 when absent */
+	c->rlm_task_interval_ms = -1;
+	c->min_isr = -1;
+	if (PROP(15)->val) {
+		x->line = PROP(15)->line;
+		/* RemoteLogManagerConfig: a long, at least 1 */
+		if (!parse_long(PROP(15)->val, strlen(PROP(15)->val), 1, INT64_MAX, &n))
+			return cfail(x, "remote.log.manager.task.interval.ms=%.80s: the value must be an integer >= 1",
+				     PROP(15)->val);
+		c->rlm_task_interval_ms = n;
+	}
+	if (PROP(16)->val) {
+		x->line = PROP(16)->line;
+		/* ServerLogConfigs: an int, at least 1 */
+		if (!parse_long(PROP(16)->val, strlen(PROP(16)->val), 1, INT32_MAX, &n))
+			return cfail(x, "min.insync.replicas=%.80s: the value must be an integer >= 1", PROP(16)->val);
+		c->min_isr = (int32_t)n;
+	}
 	/* log.dirs wins over log.dir (KafkaConfig.logDirs) */
 	struct prop *dirs = PROP(0)->val ? PROP(0) : PROP(1)->val ? PROP(1) : NULL;
 	if (dirs && (e = split_dirs(c, dirs->val)))
@@ -813,53 +756,15 @@ int ss_config_load_server_buf(struct ss_config *c, const char *buf, size_t len, 
 {
 	struct cctx x = { .c = c, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
 	struct prop props[N_PROP_KEYS];
-	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_JAVA);   /* natural lines: \n, \r, \r\n */
-	char *logical = NULL;
-	uint32_t cap = 0;
-	const char *s;
-	size_t sl;
-	int e = 0;
+	struct prop_ctx pc = { .x = &x, .props = props };
 
 	memset(props, 0, sizeof(props));
 	if (err && errlen)
 		err[0] = '\0';
-	while (ss_lines_next(&l, &s, &sl)) {
-		const char *a = s, *end = s + sl;
-		while (a < end && (*a == ' ' || *a == '\t' || *a == '\f'))
-			a++;
-		if (a == end || *a == '#' || *a == '!')
-			continue;   /* blank or comment: a trailing backslash does not continue it */
-		x.line = l.no;
-		size_t n = 0;
-		for (;;) {
-			size_t seg = (size_t)(end - a);
-			if (SS_DA_RESERVE(&logical, &cap, (uint64_t)n + seg + 1) < 0) {
-				e = -ENOMEM;
-				goto out;
-			}
-			memcpy(logical + n, a, seg);
-			n += seg;
-			/* an odd number of trailing backslashes continues the line */
-			size_t bs = 0;
-			while (bs < n && logical[n - 1 - bs] == '\\')
-				bs++;
-			if (!(bs & 1))
-				break;
-			n--;   /* drop the continuation backslash */
-			if (!ss_lines_next(&l, &s, &sl))
-				break;
-			a = s;
-			end = s + sl;
-			while (a < end && (*a == ' ' || *a == '\t' || *a == '\f'))
-				a++;
-		}
-		if ((e = prop_line(&x, logical, n, props)))
-			goto out;
-	}
-	e = server_apply(&x, props);
-out:
+	int e = ss_props_parse(buf, len, prop_entry, &pc);
+	if (!e)
+		e = server_apply(&x, props);
 	for (size_t i = 0; i < N_PROP_KEYS; i++)
 		free(props[i].val);
-	free(logical);
 	return e;
 }

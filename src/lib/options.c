@@ -73,9 +73,10 @@ const struct ss_optdef ss_optdefs[] = {
 	  .help = "bound on every wait for the cluster (default 10000)" },
 	{ .name = "kafka-deadline", .type = SS_OPT_INT, .values = "MS", .lo = 1, .hi = 86400000, .def = "300000",
 	  .off = F(kafka_deadline_ms), .err = "expected milliseconds from 1 to 86400000",
-	  .help = "bound on the whole read of remote metadata from the cluster\n"
-		  "(default 300000); a read that at its rate so far could not finish\n"
-		  "in time gives up early; the partitions it serves are then unknown" },
+	  .help = "bound on the whole read of remote metadata from the cluster,\n"
+		  "and on DescribeConfigs (default 300000); a read that at its rate\n"
+		  "so far could not finish in time gives up early; the partitions it\n"
+		  "serves are then unknown" },
 	{ .name = "broker-process", .type = SS_OPT_SWITCH, .values = "auto|off", .def = "auto",
 	  .off = F(broker_process), .err = "expected auto or off",
 	  .help = "without --server-properties, read the server.properties of the\n"
@@ -103,6 +104,19 @@ const struct ss_optdef ss_optdefs[] = {
 	  .def = "3600000", .off = F(dangling_after_ms), .err = "expected milliseconds (>= 0)",
 	  .help = "a remote segment stuck in a STARTED state this long is dangling\n"
 		  "(default 3600000)" },
+	{ .name = "stuck-after", .type = SS_OPT_DURATION, .values = "DURATION", .lo = 1, .hi = INT64_MAX / 2,
+	  .off = F(stuck_after_ms), .has_off = SS_OPT_HAS(has_stuck_after),
+	  .err = "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)",
+	  .help = "a remote copy or delete left in its STARTED state this long, or\n"
+		  "a closed local segment the leader's copy task has not taken for\n"
+		  "this long, is stuck (STUCK_REMOTE_COPY, STUCK_REMOTE_DELETE);\n"
+		  "default: 10 x the broker's remote.log.manager.task.interval.ms\n"
+		  "(30000 when not known), at least 5m" },
+	{ .name = "horizon", .type = SS_OPT_DURATION, .values = "DURATION", .lo = 1, .hi = INT64_MAX / 4,
+	  .off = F(horizon_ms), .err = "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)",
+	  .help = "forecast what time, size and local retention and the copy task\n"
+		  "do within DURATION if nothing else is written (forecast per\n"
+		  "partition, free_bytes and free_bytes_after per log dir)" },
 	{ .name = "threads", .type = SS_OPT_INT, .values = "N", .lo = 1, .hi = 1024, .narrow = true,
 	  .off = F(threads), .err = "expected a thread count from 1 to 1024",
 	  .help = "worker threads (default: CPUs in the affinity mask)" },
@@ -194,6 +208,30 @@ static int parse_rate(const char *v, int64_t *out)
 	return 0;
 }
 
+/* "300000", "300000ms", "90s", "5m", "2h", "7d" -> milliseconds; -EINVAL when malformed
+ * or out of int64_t */
+static int parse_duration(const char *v, int64_t *out)
+{
+	static const struct { const char *unit; int64_t ms; } units[] = {
+		{ "", 1 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 }, { "d", 86400000 },
+	};
+	char *end;
+	if (!v || *v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	if (errno || x < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			if (x > INT64_MAX / units[i].ms)
+				return -EINVAL;
+			*out = x * units[i].ms;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 static int parse_bool(const char *v, bool *out)
 {
 	if (!v || !strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "on")) {
@@ -230,6 +268,60 @@ static int set_str(char **dst, const char *v)
 		return -ENOMEM;
 	free(*dst);
 	*dst = n;
+	return 0;
+}
+
+/* --seed=TOPIC-PARTITION=OFFSET (lib/options.h) */
+int ss_seed_parse(const char *arg, char **topic, int32_t *partition, int64_t *offset)
+{
+	if (!arg)
+		return -EINVAL;
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return -EINVAL;
+	const char *dash = NULL;
+	for (const char *c = arg; c < eq; c++)
+		if (*c == '-')
+			dash = c;
+	if (!dash || dash == arg || dash + 1 == eq)
+		return -EINVAL;
+	if (!ss_topic_name_ok(arg, (size_t)(dash - arg)))
+		return -EINVAL;
+	long long pv = 0;
+	for (const char *c = dash + 1; c < eq; c++) {
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+		pv = pv * 10 + (*c - '0');
+		if (pv > INT32_MAX)
+			return -EINVAL;
+	}
+	const char *v = eq + 1;
+	bool neg = false;
+	if (*v == '-') {
+		neg = true;
+		v++;
+	}
+	if (!*v)
+		return -EINVAL;
+	uint64_t ov = 0;
+	for (const char *c = v; *c; c++) {
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+		if (ov > (uint64_t)INT64_MAX / 10)
+			return -EINVAL;
+		ov = ov * 10 + (uint64_t)(*c - '0');
+		if (ov > (uint64_t)INT64_MAX)
+			return -EINVAL;
+	}
+	/* -1 is Kafka's "nothing copied yet"; anything lower means nothing */
+	if (neg && ov != 1)
+		return -EINVAL;
+	char *t = strndup(arg, (size_t)(dash - arg));
+	if (!t)
+		return -ENOMEM;
+	*topic = t;
+	*partition = (int32_t)pv;
+	*offset = neg ? -1 : (int64_t)ov;
 	return 0;
 }
 
@@ -285,6 +377,11 @@ int ss_opt_apply(struct ss_opts *o, const struct ss_optdef *d, const char *v)
 		break;
 	case SS_OPT_RATE:
 		if (parse_rate(v, &x))
+			return -EINVAL;
+		*(int64_t *)field = x;
+		break;
+	case SS_OPT_DURATION:
+		if (parse_duration(v, &x) || x < d->lo || x > d->hi)
 			return -EINVAL;
 		*(int64_t *)field = x;
 		break;

@@ -25,6 +25,8 @@ enum ss_opt_type {
 	SS_OPT_CPULIST, /* "0-3,8" into a cpu_set_t */
 	SS_OPT_SEED,    /* TOPIC-PARTITION=OFFSET, appended to the seeds (repeatable) */
 	SS_OPT_PARTITION, /* TOPIC-N, appended to the partition filter (repeatable) */
+	SS_OPT_DURATION,/* decimal with an optional unit ms, s, m, h or d (none: ms), within
+			   [lo, hi] milliseconds, into an int64_t */
 };
 
 struct ss_optdef {
@@ -68,5 +70,9 @@ void ss_opts_release(struct ss_opts *o);
 void ss_opts_write_help(FILE *f);
 /* The help lines of one row (a command that takes only some rows: serve). */
 void ss_optdef_write_help(FILE *f, const struct ss_optdef *d);
+
+/* --seed=TOPIC-PARTITION=OFFSET: splits at the first '=' and then at the last '-' before it.
+ * *topic is malloc'd. OFFSET may be -1 (nothing in remote storage). -EINVAL when malformed. */
+int ss_seed_parse(const char *arg, char **topic, int32_t *partition, int64_t *offset);
 
 #endif

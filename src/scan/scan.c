@@ -15,11 +15,13 @@
 
 #include "common/clock.h"
 #include "common/probes.h"
+#include "scan/embed.h"
 #include "scan/scan_int.h"
 #include "source/cluster_ctx.h"
 #include "source/cluster_image.h"
 #include "sched/arena.h"
 #include "source/context.h"
+#include "source/fsstat.h"
 #include "source/remote_topic.h"
 
 static int fail(segscan_scan *s, int err, const char *fmt, ...)
@@ -104,7 +106,7 @@ static void *remote_job_main(void *arg)
 	struct remote_job *j = arg;
 	double t0 = ss_mono();
 	pthread_setname_np(pthread_self(), "segscan-remote");
-	j->r = ss_load_remote_file(j->s, j->err, sizeof(j->err));
+	j->r = ss_scan_load_remote_file(j->s, j->err, sizeof(j->err));
 	j->seconds = ss_mono() - t0;
 	return NULL;
 }
@@ -137,7 +139,7 @@ static int run_pipeline(segscan_scan *s)
 
 	/* Configs first: they may name the log dirs, and a malformed one is a usage error
 	 * that must stop us before we touch any disk. */
-	if ((r = ss_load_configs(s)))
+	if ((r = ss_scan_load_configs(s)))
 		return r;
 	if (s->n_logdir_paths == 0) {
 		s->usage_error = true;
@@ -151,7 +153,7 @@ static int run_pipeline(segscan_scan *s)
 		regfree(&re);
 	}
 	/* the broker's static configs: given, or the running broker's own */
-	if ((r = ss_cluster_find_static(s)))
+	if ((r = ss_scan_find_static(s)))
 		return fail(s, r, "broker config: %s", segscan_strerror(r));
 
 	/* A --remote-state file needs nothing from discovery: replay it on a thread while
@@ -206,11 +208,11 @@ static int run_pipeline(segscan_scan *s)
 	/* The cluster context (the KRaft metadata log) and the remote state are complete
 	 * before the workers start and read-only after. */
 	t0 = ss_mono();
-	if ((r = ss_cluster_ctx_load(s)))
+	if ((r = ss_scan_cluster_ctx(s)))
 		return fail(s, r, "cluster metadata: %s", segscan_strerror(r));
 	s->times.cluster = ss_mono() - t0;
 	t0 = ss_mono();
-	if ((r = ss_load_remote(s)))
+	if ((r = ss_scan_load_remote(s)))
 		return r;
 	s->times.remote += ss_mono() - t0;
 
@@ -230,6 +232,65 @@ static int run_pipeline(segscan_scan *s)
 		return r;
 	}
 	return 0;
+}
+
+/* The scan object's own state lock (scan_int.h): the setters of lib/ and segscan_run take
+ * it the same way, so it lives with the object, below them. */
+int ss_scan_setup_begin(segscan_scan *s)
+{
+	if (!s)
+		return -EINVAL;
+	pthread_mutex_lock(&s->api_mu); /* released by ss_scan_setup_end, or below */
+	int st = atomic_load_explicit(&s->state, memory_order_relaxed);
+	if (st == SS_SCAN_IDLE)
+		return 0;
+	pthread_mutex_unlock(&s->api_mu);
+	return st == SS_SCAN_RUNNING ? -EBUSY : -EALREADY;
+}
+
+void ss_scan_setup_end(segscan_scan *s)
+{
+	pthread_mutex_unlock(&s->api_mu); /* taken by ss_scan_setup_begin */
+}
+
+int ss_scan_logdir_add(segscan_scan *s, const char *path)
+{
+	char **n = realloc(s->logdir_paths, (s->n_logdir_paths + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	s->logdir_paths = n;
+	if (!(n[s->n_logdir_paths] = strdup(path)))
+		return -ENOMEM;
+	s->n_logdir_paths++;
+	return 0;
+}
+
+int ss_scan_use_cluster_tail(segscan_scan *s, struct ss_cluster_tail *t)
+{
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
+	s->cluster_tail = t;
+	ss_scan_setup_end(s);
+	return 0;
+}
+
+int ss_scan_use_server_properties(segscan_scan *s, const char *name, const char *text, size_t len)
+{
+	if (!name || !text)
+		return -EINVAL;
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
+	char *n = strdup(name);
+	if (n) {
+		free(s->opts.server_properties);
+		s->opts.server_properties = n;
+		s->props_text = text;
+		s->props_len = len;
+	}
+	ss_scan_setup_end(s);
+	return n ? 0 : -ENOMEM;
 }
 
 int segscan_reuse_unchanged(segscan_scan *s, segscan_unchanged_fn fn, void *arg)
@@ -360,6 +421,37 @@ static int filter_parts(segscan_scan *s, struct ss_results *r)
 	return 0;
 }
 
+/* --horizon: each log dir's free bytes now, and after the forecast's local deletes of
+ * its partitions (unknown when one of them is: a total over unknowns is unknown) */
+static void forecast_space(const segscan_scan *s, const struct ss_res_logdir *l, struct ss_res_space *sp, uint32_t n)
+{
+	const struct ss_catalog *c = &s->cat;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t fb;
+		sp[i] = (struct ss_res_space){ -1, -1 };
+		if (l[i].err || ss_source_free_bytes(l[i].path, &fb) < 0)
+			continue;
+		sp[i].free_bytes = fb;
+		bool known = true;
+		__int128 after = fb;
+		for (uint32_t k = 0; k < c->n_parts && known; k++) {
+			const struct ss_part *p = &c->parts[k];
+			if (p->logdir != i)
+				continue;
+			const struct ss_eval *ev = p->eval;
+			if (!ev || p->unreadable || !ev->forecast.evaluated || ev->forecast.unknown) {
+				/* the metadata log is not forecast: Kafka applies no retention to it */
+				known = ev && !p->unreadable && !ev->forecast.evaluated &&
+					strcmp(p->topic, "__cluster_metadata") == 0;
+				continue;
+			}
+			after += ev->forecast.local_delete_bytes;
+		}
+		if (known)
+			sp[i].free_bytes_after = after > INT64_MAX ? INT64_MAX : (int64_t)after;
+	}
+}
+
 int ss_scan_publish_results(segscan_scan *s)
 {
 	struct ss_results *r = &s->res;
@@ -371,9 +463,17 @@ int ss_scan_publish_results(segscan_scan *s)
 		for (uint32_t i = 0; i < c->n_logdirs; i++)
 			l[i] = (struct ss_res_logdir){ c->logdirs[i].path, c->logdirs[i].err, c->logdirs[i].node };
 		s->res_logdirs = l;
+		if (s->opts.horizon_ms > 0) {
+			struct ss_res_space *sp = realloc(s->res_space, c->n_logdirs * sizeof(*sp));
+			if (!sp)
+				return -ENOMEM;
+			s->res_space = sp;
+			forecast_space(s, l, sp, c->n_logdirs);
+		}
 	}
 	*r = (struct ss_results){
 		.logdirs = s->res_logdirs, .n_logdirs = c->n_logdirs,
+		.space = s->opts.horizon_ms > 0 && c->n_logdirs ? s->res_space : NULL,
 		.parts = c->parts, .n_parts = c->n_parts,
 		.segs = c->segs, .n_segs = c->n_segs,
 		.notes = c->notes, .n_notes = c->n_notes,
@@ -389,6 +489,7 @@ int ss_scan_publish_results(segscan_scan *s)
 		.remote_source = s->remote_source,
 		.remote_warnings = s->remote_warnings,
 		.times = s->times,
+		.horizon_ms = s->opts.horizon_ms,
 	};
 	r->run.exit_code = s->usage_error ? 2 : ss_results_exit_code(r);
 	int fe;
@@ -449,23 +550,4 @@ int ss_scan_publish_results(segscan_scan *s)
 		.n_workers = s->n_winfo,
 	};
 	return 0;
-}
-
-/* The scan object's own state lock (scan_int.h): the setters of lib/ and segscan_run take
- * it the same way, so it lives with the object, below them. */
-int ss_scan_setup_begin(struct segscan_scan *s)
-{
-	if (!s)
-		return -EINVAL;
-	pthread_mutex_lock(&s->api_mu); /* released by ss_scan_setup_end, or below */
-	int st = atomic_load_explicit(&s->state, memory_order_relaxed);
-	if (st == SS_SCAN_IDLE)
-		return 0;
-	pthread_mutex_unlock(&s->api_mu);
-	return st == SS_SCAN_RUNNING ? -EBUSY : -EALREADY;
-}
-
-void ss_scan_setup_end(struct segscan_scan *s)
-{
-	pthread_mutex_unlock(&s->api_mu); /* taken by ss_scan_setup_begin */
 }
