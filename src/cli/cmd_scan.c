@@ -22,6 +22,11 @@ static const char usage_scan[] =
 "end offsets, sizes and timestamps; the only-local set, copy lag (strict offsets) beside\n"
 "what the broker's RemoteCopyLag metrics report; what size, time and local retention would\n"
 "delete; and findings that explain where the broker's own numbers are wrong.\n"
+"\n"
+"What cannot be known is said, never guessed: null in json, '?' in the table, no series\n"
+"in prom (remote state no source gives, tiering nothing settles, a config no source\n"
+"gives, such as a topic config Kafka sets when it creates an internal topic), and a\n"
+"total with an unknown member is unknown (json summary.unknown_partitions counts them).\n"
 "\n";
 
 static const char exit_help[] =

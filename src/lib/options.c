@@ -42,7 +42,8 @@ const struct ss_optdef ss_optdefs[] = {
 	  .err = "expected a file name",
 	  .help = "per-topic configs: '<topic|*> key=value ...' lines (retention.ms,\n"
 		  "retention.bytes, local.retention.ms, local.retention.bytes,\n"
-		  "remote.storage.enable, segment.bytes)" },
+		  "remote.storage.enable, segment.bytes, cleanup.policy, where an\n"
+		  "empty value is the empty list, as Kafka takes it)" },
 	{ .name = "server-properties", .type = SS_OPT_STRING, .values = "FILE", .off = F(server_properties),
 	  .err = "expected a file name",
 	  .help = "a broker's server.properties: log.dirs (when no LOGDIR is given)\n"
@@ -59,7 +60,8 @@ const struct ss_optdef ss_optdefs[] = {
 	{ .name = "kafka-version", .type = SS_OPT_KVER, .values = "X.Y[.Z]", .off = F(kafka_version),
 	  .err = "expected a Kafka release such as 4.3.1 or 4.1",
 	  .help = "the Kafka release the broker runs; overrides what the metadata log\n"
-		  "implies (findings for broker bugs follow it)" },
+		  "implies (findings for broker bugs follow it, and local retention\n"
+		  "where releases differ: KAFKA-17360, an empty cleanup.policy)" },
 	{ .name = "bootstrap-server", .type = SS_OPT_STRING, .values = "HOST:PORT[,...]", .off = F(bootstrap_server),
 	  .err = "expected HOST:PORT[,HOST:PORT...]",
 	  .help = "the live cluster: consume __remote_log_metadata from it (and topic\n"
@@ -117,6 +119,12 @@ const struct ss_optdef ss_optdefs[] = {
 	  .help = "forecast what time, size and local retention and the copy task\n"
 		  "do within DURATION if nothing else is written (forecast per\n"
 		  "partition, free_bytes and free_bytes_after per log dir)" },
+	{ .name = "disable-tiering", .type = SS_OPT_STRING, .values = "TOPIC", .off = F(disable_tiering),
+	  .err = "expected a topic name",
+	  .help = "with --horizon: what if tiering were disabled on TOPIC (KIP-950):\n"
+		  "its copies stop and local retention falls back to retention.ms\n"
+		  "and retention.bytes; the forecast and free_bytes_after say what\n"
+		  "its local log would then keep" },
 	{ .name = "threads", .type = SS_OPT_INT, .values = "N", .lo = 1, .hi = 1024, .narrow = true,
 	  .off = F(threads), .err = "expected a thread count from 1 to 1024",
 	  .help = "worker threads (default: CPUs in the affinity mask)" },
