@@ -25,7 +25,7 @@ CC=${FUZZ_CC:-clang}
 CFLAGS=(-std=gnu11 -g -O1 -D_GNU_SOURCE -DSEGSCAN_VERSION=\"fuzz\" "-DSS_BATCH_MAX_PLAIN=((size_t)8<<20)"
         ${FUZZ_CFLAGS:-} -Iinclude -Isrc -fsanitize=fuzzer-no-link,address,undefined
         -fno-sanitize-recover=all)
-LIBS=(-lz -lsnappy -llz4 -lzstd -ljansson -lcrypt)  # -lcrypt: src/service/webconfig.c
+LIBS=(-lz -lsnappy -llz4 -lzstd -ljansson -lcrypt -lexpat)  # -lcrypt: src/service/webconfig.c; -lexpat: src/fmt/s3_list.c
 
 # Library sources go into an archive, so a target links only the objects it needs and a
 # module that does not compile yet (others' work in progress) cannot break the rest.
