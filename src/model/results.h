@@ -30,6 +30,12 @@ struct ss_res_logdir {
 	int         node;       /* NUMA node of its block device, -1 unknown */
 };
 
+/* --horizon, per log dir: its filesystem's free bytes (statvfs), and after the forecast's
+ * local deletes of its partitions; -1 unknown */
+struct ss_res_space {
+	int64_t free_bytes, free_bytes_after;
+};
+
 /* Wall time of each stage in seconds. Stages overlap: remote state with discovery,
  * evaluation with the scan; total is the wall time of segscan_run. */
 struct ss_res_times {
@@ -57,6 +63,7 @@ struct ss_res_run {
 	const char *remote_source;   /* "remote-state" | "metadata-topic" | NULL: no remote metadata */
 	uint64_t    remote_warnings; /* remote events dropped or warned about */
 	int         exit_code;       /* the contract's: 0, 1, 2 or 3 */
+	int64_t     horizon_ms;      /* --horizon, 0 when not given (ss_eval.forecast) */
 	struct ss_res_times times;
 };
 
@@ -109,6 +116,7 @@ struct ss_res_cluster {
 struct ss_results {
 	const struct ss_res_logdir *logdirs;
 	uint32_t                    n_logdirs;
+	const struct ss_res_space  *space;     /* --horizon: n_logdirs of them; NULL otherwise */
 	const struct ss_part       *parts;
 	uint32_t                    n_parts;
 	const struct ss_part       *all_parts; /* every partition, for ss_seg.part (set when

@@ -193,6 +193,55 @@ static void put_value(FILE *f, int64_t v)
 	fwrite_unlocked(b + n, 1, sizeof(b) - (size_t)n, f); /* the caller holds the lock */
 }
 
+/* --horizon (ss_eval.forecast): what retention and the copy task do within the horizon, per
+ * partition (absent where the forecast is unknown), and each log dir's free space now and
+ * after (absent where unknown). Only written when --horizon was given. */
+static void write_forecast(const struct ss_results *r, FILE *f)
+{
+	static const struct { const char *name, *help; } fam[] = {
+		{ "segscan_forecast_local_delete_segments", "Local segments retention deletes within --horizon." },
+		{ "segscan_forecast_local_delete_bytes", "Bytes of the local segments retention deletes within --horizon." },
+		{ "segscan_forecast_remote_delete_segments",
+		  "Remote segments (in remote storage now) retention deletes within --horizon." },
+		{ "segscan_forecast_remote_delete_bytes", "Bytes of the remote segments retention deletes within --horizon." },
+		{ "segscan_forecast_copy_segments", "Closed local segments the copy task copies within --horizon." },
+	};
+	for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
+		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", fam[k].name, fam[k].help, fam[k].name);
+		for (uint32_t i = 0; i < r->n_parts; i++) {
+			const struct ss_part *p = &r->parts[i];
+			const struct ss_forecast *fc = p->eval && !p->unreadable ? &p->eval->forecast : NULL;
+			if (!fc || !fc->evaluated || fc->unknown)
+				continue;
+			int64_t v = k == 0 ? fc->local_delete_segments : k == 1 ? fc->local_delete_bytes
+				  : k == 2 ? fc->remote_delete_segments : k == 3 ? fc->remote_delete_bytes
+							       : fc->copy_segments;
+			fputs(fam[k].name, f);
+			labels(f, r, p);
+			put_value(f, v);
+		}
+	}
+	for (int after = 0; after < 2; after++) {
+		const char *name = after ? "segscan_log_dir_free_bytes_after" : "segscan_log_dir_free_bytes";
+		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name,
+			after ? "Free bytes of the log dir's filesystem after the local deletes forecast within --horizon."
+			      : "Free bytes of the log dir's filesystem (statvfs, for an unprivileged writer).",
+			name);
+		for (uint32_t i = 0; i < r->n_logdirs; i++) {
+			int64_t v = !r->space ? -1 : after ? r->space[i].free_bytes_after : r->space[i].free_bytes;
+			bool dup = false;
+			for (uint32_t k = 0; k < i && !dup; k++)
+				dup = !strcmp(r->logdirs[k].path, r->logdirs[i].path);
+			if (dup || v < 0)
+				continue;
+			fprintf(f, "%s{log_dir=\"", name);
+			label_value(f, r->logdirs[i].path);
+			fputs("\"}", f);
+			put_value(f, v);
+		}
+	}
+}
+
 int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_prom_counters *c)
 {
 	/* each partition's label set formatted once, not once per family (NULL entries, or
@@ -244,6 +293,11 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 	}
 	write_findings(r, f, false);
 	write_findings(r, f, true);
+	if (r->run.horizon_ms > 0) {
+		flockfile(f);   /* put_value writes unlocked; partner: funlockfile below */
+		write_forecast(r, f);
+		funlockfile(f);
+	}
 	fprintf(f, "# HELP segscan_scan_duration_seconds Wall time of the last complete scan.\n"
 		   "# TYPE segscan_scan_duration_seconds gauge\nsegscan_scan_duration_seconds %.6f\n",
 		c->duration_seconds);
