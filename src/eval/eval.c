@@ -59,6 +59,15 @@ int ss_eval_add_finding(struct ss_eval *ev, const struct ss_finding_spec *spec, 
 			f.n_ids++;
 		}
 	}
+	if (spec->n_keys) {
+		if (!(f.object_keys = calloc(spec->n_keys, sizeof(char *))))
+			goto fail;
+		for (uint32_t i = 0; i < spec->n_keys; i++) {
+			if (!(f.object_keys[i] = strdup(spec->keys[i])))
+				goto fail;
+			f.n_keys++;
+		}
+	}
 	struct ss_finding *slot;
 	if (SS_DA_PUSH(&ev->findings, &ev->n_findings, &ev->cap_findings, &slot) < 0)
 		goto fail;
@@ -68,6 +77,9 @@ fail:
 	for (uint32_t i = 0; i < f.n_ids; i++)
 		free(f.segment_ids[i]);
 	free(f.segment_ids);
+	for (uint32_t i = 0; i < f.n_keys; i++)
+		free(f.object_keys[i]);
+	free(f.object_keys);
 	free(f.message);
 	return e;
 }
@@ -109,6 +121,9 @@ void ss_eval_free(struct ss_eval *ev)
 		for (uint32_t k = 0; k < f->n_ids; k++)
 			free(f->segment_ids[k]);
 		free(f->segment_ids);
+		for (uint32_t k = 0; k < f->n_keys; k++)
+			free(f->object_keys[k]);
+		free(f->object_keys);
 		if (!f->message_shared)
 			free(f->message);
 	}
@@ -174,6 +189,13 @@ enum ss_affect ss_eval_affects(const struct ss_eval_input *in, const char *ticke
 	if (in->release && in->release->mv_level > 0)
 		return ss_ticket_affects_mv(t, in->release->mv_level);
 	return ss_ticket_affects(t, NULL);
+}
+
+enum ss_affect ss_eval_release_before(const struct ss_eval_input *in, int major, int minor)
+{
+	if (in->release && in->release->known)
+		return ss_release_before(&in->release->v, 0, major, minor);
+	return ss_release_before(NULL, in->release ? in->release->mv_level : 0, major, minor);
 }
 
 void ss_eval_release_caveat(const struct ss_eval_input *in, const char *ticket, char *buf, size_t n)
@@ -463,6 +485,9 @@ static int eval_cluster(struct ss_evctx *x)
 		if (in->cfg->remote_storage < 0 && !ev->config[i].source &&
 		    strcmp(ev->config[i].key, "remote.storage.enable") == 0)
 			ev->config_value_unknown |= 1u << i;
+	/* a key Kafka sets from the creating broker's config on an internal topic it creates,
+	 * which no source gives (eval/config.c): no value either */
+	ev->config_value_unknown |= in->cfg->value_unknown & ((ev->n_config < 32 ? 1u << ev->n_config : 0u) - 1u);
 	ev->here = -1;
 	if (!c || !c->image || in->metadata_log)
 		return 0;
@@ -673,12 +698,21 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		const struct ss_finding_spec spec = { .code = "REMOTE_STATE_UNKNOWN" };
 		if ((e = ss_eval_add_finding(
 			     ev, &spec,
-			     "the partition is tiered (%s) but no source gives its remote state: %s; its only-local set, "
-			     "copy lag and size retention are unknown, not zero",
+			     "the partition is tiered (%s) but no source gives its remote state: %s; its remote segments, "
+			     "only-local set, copy lag and retention are unknown, not zero",
 			     ev->tiered_reason,
 			     in->remote_unknown_why ? in->remote_unknown_why : "no remote metadata was read")))
 			goto fail;
 	}
+	/* What the remote state would say is unknown: tiered without it, tiering unknown (it may
+	 * be tiered, its metadata elsewhere), or a corrupt metadata batch could hold its events
+	 * (a topic Kafka never tiers has no remote state to lose) */
+	ev->remote_unknown = ev->remote_state_unknown || (ev->remote_storage < 0 && !ev->tiered) ||
+			     (in->remote_tainted && settled != 0);
+	if (in->remote_tainted && !ev->tiered && ev->remote_storage >= 0 && settled != 0 &&
+	    (e = ss_eval_add_note(ev, "its remote segments are unknown: %s",
+				  in->remote_unknown_why ? in->remote_unknown_why : "a corrupt remote metadata batch")))
+		goto fail;
 	if (in->remote && in->remote->delete_state >= 0 &&
 	    (e = ss_eval_add_note(ev, "remote partition deletion: %s", ss_rpart_state_name(in->remote->delete_state))))
 		goto fail;

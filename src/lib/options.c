@@ -34,6 +34,29 @@ const struct ss_optdef ss_optdefs[] = {
 		  "__remote_log_metadata-N partitions found in the scanned log dirs;\n"
 		  "cluster consumes that topic from --bootstrap-server; auto is\n"
 		  "cluster with --bootstrap-server, else local (default auto)" },
+	/* --remote-store and its companions: after remote-state and remote-metadata, which
+	 * they share a prefix with (getopt takes an abbreviation for the first row) */
+	{ .name = "remote-store", .type = SS_OPT_STRING, .values = "URI", .off = F(remote_store),
+	  .err = "expected file:///DIR or s3://BUCKET[/PREFIX][?endpoint=URL&region=R]",
+	  .help = "audit the remote tier's object store against the remote metadata:\n"
+		  "file:///DIR (Kafka's LocalTieredStorage dir) or\n"
+		  "s3://BUCKET[/PREFIX][?endpoint=URL&region=R&max-keys=N&timeout=MS];\n"
+		  "S3 credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or\n"
+		  "~/.aws/credentials (AWS_SHARED_CREDENTIALS_FILE, AWS_PROFILE)" },
+	{ .name = "remote-layout", .type = SS_OPT_CHOICE, .values = "local-tiered-storage|aiven",
+	  .def = "local-tiered-storage", .off = F(remote_layout),
+	  .err = "expected local-tiered-storage or aiven",
+	  .help = "how the RSM names its objects: Kafka's LocalTieredStorage, or\n"
+		  "Aiven's tiered-storage-for-apache-kafka (default local-tiered-storage)" },
+	{ .name = "deep", .type = SS_OPT_BOOL, .def = "false", .off = F(store_deep),
+	  .err = "expected true or false",
+	  .help = "with --remote-store, also read every finished segment's .log\n"
+		  "object whole (local-tiered-storage: check its batches' CRCs and\n"
+		  "offsets against the metadata); without it no segment data is read" },
+	{ .name = "rate", .type = SS_OPT_RATE, .values = "REQUESTS_PER_S", .off = F(store_rate),
+	  .err = "expected requests per second (suffixes k, M, G; 0 = unlimited)",
+	  .help = "cap the requests to the remote store (listing pages, HEADs,\n"
+		  "manifest reads; default 0: unlimited)" },
 	{ .name = "seed", .type = SS_OPT_SEED, .values = "TOPIC-PARTITION=OFFSET",
 	  .err = "expected TOPIC-PARTITION=OFFSET (e.g. orders-3=1200)",
 	  .help = "set highestOffsetInRemoteStorage of one partition by hand\n"
@@ -42,7 +65,8 @@ const struct ss_optdef ss_optdefs[] = {
 	  .err = "expected a file name",
 	  .help = "per-topic configs: '<topic|*> key=value ...' lines (retention.ms,\n"
 		  "retention.bytes, local.retention.ms, local.retention.bytes,\n"
-		  "remote.storage.enable, segment.bytes)" },
+		  "remote.storage.enable, segment.bytes, cleanup.policy, where an\n"
+		  "empty value is the empty list, as Kafka takes it)" },
 	{ .name = "server-properties", .type = SS_OPT_STRING, .values = "FILE", .off = F(server_properties),
 	  .err = "expected a file name",
 	  .help = "a broker's server.properties: log.dirs (when no LOGDIR is given)\n"
@@ -59,7 +83,8 @@ const struct ss_optdef ss_optdefs[] = {
 	{ .name = "kafka-version", .type = SS_OPT_KVER, .values = "X.Y[.Z]", .off = F(kafka_version),
 	  .err = "expected a Kafka release such as 4.3.1 or 4.1",
 	  .help = "the Kafka release the broker runs; overrides what the metadata log\n"
-		  "implies (findings for broker bugs follow it)" },
+		  "implies (findings for broker bugs follow it, and local retention\n"
+		  "where releases differ: KAFKA-17360, an empty cleanup.policy)" },
 	{ .name = "bootstrap-server", .type = SS_OPT_STRING, .values = "HOST:PORT[,...]", .off = F(bootstrap_server),
 	  .err = "expected HOST:PORT[,HOST:PORT...]",
 	  .help = "the live cluster: consume __remote_log_metadata from it (and topic\n"
@@ -117,6 +142,12 @@ const struct ss_optdef ss_optdefs[] = {
 	  .help = "forecast what time, size and local retention and the copy task\n"
 		  "do within DURATION if nothing else is written (forecast per\n"
 		  "partition, free_bytes and free_bytes_after per log dir)" },
+	{ .name = "disable-tiering", .type = SS_OPT_STRING, .values = "TOPIC", .off = F(disable_tiering),
+	  .err = "expected a topic name",
+	  .help = "with --horizon: what if tiering were disabled on TOPIC (KIP-950):\n"
+		  "its copies stop and local retention falls back to retention.ms\n"
+		  "and retention.bytes; the forecast and free_bytes_after say what\n"
+		  "its local log would then keep" },
 	{ .name = "threads", .type = SS_OPT_INT, .values = "N", .lo = 1, .hi = 1024, .narrow = true,
 	  .off = F(threads), .err = "expected a thread count from 1 to 1024",
 	  .help = "worker threads (default: CPUs in the affinity mask)" },

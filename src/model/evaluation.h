@@ -45,6 +45,14 @@ struct ss_topic_cfg {
 					  override it were not read (no metadata log) */
 	} entries[9];
 	uint32_t n_entries;
+	/* bit i: entries[i]'s value may not be the one in force: the metadata log was not read
+	 * whole and lost what could have set or changed it (its source is then NULL). What
+	 * depends on such a value is unknown, never predicted from it (eval/config.c sets it). */
+	uint32_t value_unsure;
+	/* bit i: entries[i] has no known value (json null): Kafka sets it when it creates this
+	 * internal topic from the creating broker's config (__remote_log_metadata's retention.ms)
+	 * and no source read gives the topic's own; what depends on it is unknown. */
+	uint32_t value_unknown;
 };
 
 /* A partition's replica assignment as the metadata log has it. The arrays point into the
@@ -85,6 +93,8 @@ struct ss_finding {
 	int64_t     bytes;
 	char      **segment_ids;        /* owned; n_ids may be 0 */
 	uint32_t    n_ids;
+	char      **object_keys;        /* owned: remote-store keys it names (model/audit.h); n_keys may be 0 */
+	uint32_t    n_keys;
 };
 
 struct ss_eval {
@@ -99,6 +109,10 @@ struct ss_eval {
 	bool     tiered;                /* evaluated as a tiered partition */
 
 	/* remote */
+	bool        remote_unknown;     /* remote_segments, remote_bytes, dangling_* and lost_* are
+					   unknown (json null, table '?'): tiered and no source gives
+					   its remote state (remote_state_unknown), tiering unknown
+					   (remote_storage -1), or a corrupt metadata batch concerns it */
 	bool        seeded;
 	int64_t     highest_offset;     /* valid when seeded */
 	const char *source;             /* "remote-state" | "metadata-topic" | "seed" | NULL */
@@ -137,6 +151,7 @@ struct ss_eval {
 		int64_t     local_delete_segments, local_delete_bytes;
 		int64_t     remote_delete_segments, remote_delete_bytes;
 		int64_t     copy_segments;
+		bool        disable_tiering; /* the what-if of --disable-tiering for this topic */
 	} forecast;
 
 	struct ss_finding *findings;
@@ -164,6 +179,11 @@ struct ss_eval {
 					   findings (how highest_offset was derived, a remote
 					   partition deletion in progress, ...) */
 	uint32_t    n_notes, cap_notes;
+	/* --remote-store (model/audit.h; set by eval/audit.c's ss_audit_attach after the
+	 * evaluation): the partition's audit, NULL when it was not compared (remote_store_why
+	 * says why) */
+	const struct ss_audit_part *remote_store;
+	const char *remote_store_why;
 };
 
 #endif

@@ -74,8 +74,8 @@ static const struct family {
 	{ "segscan_broker_reported_copy_lag_bytes",
 	  "What the broker's RemoteCopyLagBytes formula reports (>= comparison; KAFKA-20977).", W_BLAG_BYTES },
 	{ "segscan_remote_state_known",
-	  "1 when the partition's remote state is known (or it has no remote tier), 0 when it is tiered and no "
-	  "source gives its remote state (finding REMOTE_STATE_UNKNOWN).",
+	  "1 when the partition's remote state is known (or it has no remote tier), 0 when it is not: tiered and no "
+	  "source gives it (finding REMOTE_STATE_UNKNOWN), tiering unknown, or a corrupt metadata batch concerns it.",
 	  W_REMOTE_KNOWN },
 	/* beyond the contract's list: the bytes beside dangling_segments, for the recording
 	 * rules of contrib/prometheus (dangling bytes per topic, broker, cluster) */
@@ -97,7 +97,13 @@ static bool value(const struct ss_part *p, enum which w, int64_t *v)
 	case W_LAG_SEGS: *v = ev->copy_lag_segments; return !ev->copy_lag_null;
 	case W_LAG_BYTES: *v = ev->copy_lag_bytes; return !ev->copy_lag_null;
 	case W_BLAG_SEGS: *v = ev->broker_copy_lag_segments; return !ev->broker_copy_lag_null;
-	case W_DANGLING: *v = ev->dangling_segments; return ev->tiered || ev->remote_segments || ev->dangling_segments;
+	/* the remote tier's facts: omitted where the remote state is unknown (the contract's
+	 * REMOTE_STATE_UNKNOWN, tiering unknown, a corrupt metadata batch that concerns it),
+	 * whatever is known or not of the local log (an unreadable segment makes only_local
+	 * null, not the remote state) */
+	case W_DANGLING:
+		*v = ev->dangling_segments;
+		return !ev->remote_unknown && (ev->tiered || ev->remote_segments || ev->dangling_segments);
 	case W_EXCESS:
 		if (!ev->size.evaluated || ev->size.limit < 0)
 			return false;
@@ -105,15 +111,13 @@ static bool value(const struct ss_part *p, enum which w, int64_t *v)
 		return true;
 	case W_LSO: *v = ev->log_start_offset; return true;
 	case W_LEO: *v = ev->log_end_offset; return true;
-	/* only_local is null exactly when the remote state of a tiered partition is unknown
-	 * (the contract's REMOTE_STATE_UNKNOWN): then remote sizes are not a made-up 0 */
-	case W_REMOTE_SIZE: *v = ev->remote_bytes; return !ev->only_local_null;
+	case W_REMOTE_SIZE: *v = ev->remote_bytes; return !ev->remote_unknown;
 	case W_REMOTE_HIGHEST: *v = ev->highest_offset; return ev->seeded;
 	case W_BLAG_BYTES: *v = ev->broker_copy_lag_bytes; return !ev->broker_copy_lag_null;
-	case W_REMOTE_KNOWN: *v = !ev->only_local_null; return true;
+	case W_REMOTE_KNOWN: *v = !ev->remote_unknown; return true;
 	case W_DANGLING_BYTES:
 		*v = ev->dangling_bytes;
-		return ev->tiered || ev->remote_segments || ev->dangling_segments;
+		return !ev->remote_unknown && (ev->tiered || ev->remote_segments || ev->dangling_segments);
 	}
 	return false;
 }
@@ -298,6 +302,7 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 		write_forecast(r, f);
 		funlockfile(f);
 	}
+	ss_out_store_prom(r, f);   /* --remote-store (out/store.c) */
 	fprintf(f, "# HELP segscan_scan_duration_seconds Wall time of the last complete scan.\n"
 		   "# TYPE segscan_scan_duration_seconds gauge\nsegscan_scan_duration_seconds %.6f\n",
 		c->duration_seconds);

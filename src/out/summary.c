@@ -15,16 +15,36 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 			sum->topics++;
 		prev = p->topic;
 		sum->segments += p->seg_count;
-		if (!ev)
+		if (ev)
+			sum->findings += ev->n_findings;
+		if (!ev || p->unreadable) {
+			/* nothing of its sizes, tiering or remote tier is known */
+			sum->size_unknown++;
+			sum->tiered_unknown++;
+			sum->remote_unknown++;
+			sum->copy_lag_unknown++;
 			continue;
-		sum->size_bytes += ev->size_bytes;
-		if (ev->tiered)
+		}
+		if (ev->size_unknown)
+			sum->size_unknown++;
+		else
+			sum->size_bytes += ev->size_bytes;
+		bool tier_unk = ev->remote_storage < 0 && !ev->tiered;
+		if (tier_unk)
+			sum->tiered_unknown++;
+		else if (ev->tiered)
 			sum->tiered++;
-		sum->remote_segments += ev->remote_segments;
-		sum->remote_bytes += ev->remote_bytes;
+		if (ev->remote_unknown) {
+			sum->remote_unknown++;
+		} else {
+			sum->remote_segments += ev->remote_segments;
+			sum->remote_bytes += ev->remote_bytes;
+		}
 		if (!ev->copy_lag_null) {
 			sum->copy_lag_segments += ev->copy_lag_segments;
 			sum->copy_lag_bytes += ev->copy_lag_bytes;
+		} else if (ev->tiered || tier_unk) {
+			sum->copy_lag_unknown++;   /* null for want of an input, not "not tiered" */
 		}
 		if (!ev->broker_copy_lag_null) {
 			sum->broker_copy_lag_segments += ev->broker_copy_lag_segments;
@@ -33,7 +53,6 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 		if (!ev->only_local_null)
 			sum->only_local_bytes += ev->only_local_bytes;
 		sum->dangling_segments += ev->dangling_segments;
-		sum->findings += ev->n_findings;
 	}
 	sum->errors = r->n_problems;
 	for (uint32_t i = 0; i < r->n_segs; i++)

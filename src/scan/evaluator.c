@@ -402,6 +402,7 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 	in.metadata_log = strcmp(p->topic, "__cluster_metadata") == 0 && p->partition == 0;
 	in.rlmm = rlmm_facts(s);
 	in.horizon_ms = s->opts.horizon_ms;
+	in.disable_tiering = s->opts.disable_tiering && strcmp(s->opts.disable_tiering, p->topic) == 0;
 	in.part = p;
 	in.segs = &s->cat.segs[p->seg_first];
 	in.cfg = cfg;
@@ -435,6 +436,7 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 		/* a corrupt metadata batch could hold its events: unknown, not replayed without them */
 		in.remote = NULL;
 		in.remote_unknown_why = twhy;
+		in.remote_tainted = true;
 	} else if (!in.has_seed && !(in.remote && ss_remote_has_metadata(in.remote))) {
 		remote_coverage(s, p, &ec, &in, why, sizeof(why));
 	}
