@@ -143,10 +143,15 @@ run: all
 	    --now=1700000000000 $(SAMPLE)/logdir
 
 # ---- tests -------------------------------------------------------------------------------
+# test: the three suites below, with REAL_TESTS in their own lane (tests/suite.sh).
 # test-unit: every test, release build. test-asan: every test under ASan+UBSan.
 # test-tsan: the ring, worker and scan tests under TSan (the thread code).
 TSAN_TESTS := test_ring test_worker test_scan test_io test_races test_serve_lifecycle test_cancel test_log test_rescan test_serve_auth test_api
-test: check-layers test-unit test-asan test-tsan
+# REAL_TESTS start real Kafka brokers, Prometheus or an S3 server: `make test` runs them in a
+# lane beside the other suites (tests/suite.sh says why); test-unit runs them in line.
+REAL_TESTS := test_harness_smoke test_health_real test_audit_real test_live_cluster
+test: check-layers all $(TESTS) | $(DEPS_STAMP)
+	@bash tests/suite.sh "$(MAKE)" $(B) "$(REAL_TESTS)"
 	@echo "make test: all suites passed"
 
 # The layering check (docs/architecture.md, "Checking the layering"): includes and calls
