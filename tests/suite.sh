@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: every suite, with the real-broker tests in a lane of their own.
 #
-#   tests/suite.sh MAKE B "REAL_TESTS"
+#   ASAN_B=DIR ASAN_ENV="VAR=... ..." tests/suite.sh MAKE B "REAL_TESTS" ["REAL_ASAN_TESTS"]
 #
 # The tests that start real Kafka brokers, Prometheus or an S3 server (REAL_TESTS, release
 # build) spend most of their wall time waiting for JVMs and for the brokers' own schedules, not
@@ -11,8 +11,14 @@
 # on timing (tests/README and docs/testing: every wait is on an event with a generous bound), so
 # running beside other work changes only the wall time. The lane's output is printed in one
 # piece after the suites, and its verdict counts like any other suite's.
+# REAL_ASAN_TESTS are those that run under ASan+UBSan too (the others skip there): the lane
+# runs their ASan build after the release ones, once the foreground has built it (it says so by
+# a stamp file), and the ASan suite leaves them out.
 set -u
-make=${1:?make}; b=${2:?build dir}; real=${3-}
+make=${1:?make}; b=${2:?build dir}; real=${3-}; real_asan=${4-}
+asan_b=${ASAN_B:-build/asan}
+stamp=$b/asan-built.stamp
+rm -f "$stamp"
 
 lane=()
 for n in $real; do [ -x "$b/tests/$n" ] && lane+=("$n"); done
@@ -23,7 +29,18 @@ if [ ${#lane[@]} -gt 0 ]; then
   # its own process group, so an interrupted `make test` stops the brokers' scripts too
   # (each script's own EXIT/TERM trap stops what it started)
   set -m
-  ( SEGSCAN=$b/segscan bash tests/run.sh "$b/tests" "${lane[@]}" >"$log" 2>&1; echo $? >"$log.rc" ) &
+  ( r=0
+    SEGSCAN=$b/segscan bash tests/run.sh "$b/tests" "${lane[@]}" >"$log" 2>&1 || r=1
+    if [ -n "$real_asan" ]; then
+      # the foreground writes the stamp after the ASan build, or "failed" if the build did;
+      # it always writes one before it waits for this lane, so this wait ends
+      while [ ! -s "$stamp" ]; do sleep 2; done
+      if [ "$(cat "$stamp")" = built ]; then
+        echo "---- real-broker lane, ASan+UBSan build ----" >>"$log"
+        env $ASAN_ENV bash tests/run.sh "$asan_b/tests" $real_asan >>"$log" 2>&1 || r=1
+      fi
+    fi
+    echo $r >"$log.rc" ) &
   lanepid=$!
   set +m
   trap '[ -n "$lanepid" ] && kill -TERM -- "-$lanepid" 2>/dev/null; exit 130' INT TERM
@@ -34,14 +51,20 @@ rc=0
 echo "---- release build: unit tests ----"
 SEGSCAN=$b/segscan SEGSCAN_TEST_SKIP="$real" bash tests/run.sh "$b/tests" || rc=1
 echo "---- ASan+UBSan ----"
-$make --no-print-directory test-asan || rc=1
+if $make --no-print-directory asan-build; then
+  echo built >"$stamp"
+  skip=; [ -n "$lanepid" ] && skip=$real_asan   # no lane: they run here, in line
+  SEGSCAN_TEST_SKIP="$skip" $make --no-print-directory test-asan || rc=1
+else
+  echo failed >"$stamp"; rc=1
+fi
 echo "---- TSan ----"
 $make --no-print-directory test-tsan || rc=1
 
 if [ -n "$lanepid" ]; then
   wait "$lanepid"
   trap - INT TERM
-  echo "---- real-broker lane (release build) ----"
+  echo "---- real-broker lane ----"
   cat "$log"
   [ "$(cat "$log.rc" 2>/dev/null)" = 0 ] || { echo "real-broker lane failed (log: $log)"; rc=1; }
 fi
