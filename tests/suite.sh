@@ -48,6 +48,7 @@ if [ ${#lane[@]} -gt 0 ]; then
 fi
 
 rc=0
+t_start=$SECONDS
 echo "---- release build: unit tests ----"
 SEGSCAN=$b/segscan SEGSCAN_TEST_SKIP="$real" bash tests/run.sh "$b/tests" || rc=1
 echo "---- ASan+UBSan ----"
@@ -68,4 +69,5 @@ if [ -n "$lanepid" ]; then
   cat "$log"
   [ "$(cat "$log.rc" 2>/dev/null)" = 0 ] || { echo "real-broker lane failed (log: $log)"; rc=1; }
 fi
+echo "suites: $((SECONDS - t_start)) s wall (the lane's tests ran beside the others)"
 exit $rc
