@@ -243,6 +243,10 @@ static bool srv_start_ex(struct srv *s, const char *tag, const char *const *args
 		}
 		fprintf(stderr, "serve did not answer /healthz%s within %.0f s\n", ready ? " with a publication" : "",
 			GUARD_S);
+		/* what serve said, so a failure under load can be told from a hang (its own log) */
+		char *log = tu_read_file(s->log, NULL);
+		fprintf(stderr, "serve's log (%s):\n%s\n", s->log, log ? log : "(none)");
+		free(log);
 		kill(s->pid, SIGKILL);
 		waitpid(s->pid, NULL, 0);
 		track(s->pid, false);
