@@ -247,6 +247,8 @@ static bool srv_start_ex(struct srv *s, const char *tag, const char *const *args
 		char *log = tu_read_file(s->log, NULL);
 		fprintf(stderr, "serve's log (%s):\n%s\n", s->log, log ? log : "(none)");
 		free(log);
+		tu_run(NULL, "for t in /proc/%d/task/*; do echo \"$t: $(cat $t/comm) wchan=$(cat $t/wchan) "
+			     "syscall=$(cut -d' ' -f1 $t/syscall)\"; done >&2", (int)s->pid);
 		kill(s->pid, SIGKILL);
 		waitpid(s->pid, NULL, 0);
 		track(s->pid, false);
