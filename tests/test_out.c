@@ -26,8 +26,8 @@
 #define WEIRD_DIR "/data/we\"ird\\dir\nx"
 
 static struct ss_res_logdir logdirs[] = {
-	{ "/data/a", 0, 0 },
-	{ WEIRD_DIR, 0, -1 },
+	{ "/data/a", 0, 0, -1, NULL },
+	{ WEIRD_DIR, 0, -1, -1, NULL },
 };
 
 /* the segments' rare facts (model.h, struct ss_segx) */
@@ -892,7 +892,7 @@ static void test_table_fit(void **state)
 	struct ss_part lp[5];
 	memcpy(lp, parts, sizeof(lp));
 	lp[0].topic = lp[1].topic = LONG_TOPIC;
-	struct ss_res_logdir ld2[2] = { logdirs[0], { WIDE_DIR, 0, -1 } };
+	struct ss_res_logdir ld2[2] = { logdirs[0], { WIDE_DIR, 0, -1, -1, NULL } };
 	static const unsigned widths[] = { 200, 120, 80, 60 };
 	setenv("LANG", "C.UTF-8", 1);
 	unsetenv("LC_ALL");

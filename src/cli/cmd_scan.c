@@ -22,6 +22,10 @@ static const char usage_scan[] =
 "end offsets, sizes and timestamps; the only-local set, copy lag (strict offsets) beside\n"
 "what the broker's RemoteCopyLag metrics report; what size, time and local retention would\n"
 "delete; and findings that explain where the broker's own numbers are wrong.\n"
+"\n"
+"Each log dir is read with its own meta.properties: the log dirs of several brokers of one\n"
+"cluster can be scanned together, each partition row is that replica's (node_id), and\n"
+"assignment.here and STRAY_PARTITION are evaluated for the replica's own node.\n"
 "\n";
 
 static const char exit_help[] =
@@ -31,7 +35,8 @@ static const char exit_help[] =
 "  1  scan complete, but some data could not be read or failed verification (each such\n"
 "     place is in the report)\n"
 "  2  usage error: a bad option or value, an unreadable or malformed config or remote-state\n"
-"     file (the message names the file, line and problem)\n"
+"     file (the message names the file, line and problem); log dirs of different clusters\n"
+"     (their meta.properties cluster.id) in one scan\n"
 "  3  a LOGDIR is missing or unreadable\n"
 "  (1 and 3: each place that could not be read is also a line 'segscan: error: PATH: why'\n"
 "  on stderr, whatever the format, -q or not)\n"

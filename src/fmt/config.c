@@ -19,6 +19,7 @@
 #include "fmt/kafka_configs.h"
 #include "fmt/lines.h"
 #include "fmt/names.h"
+#include "fmt/props.h"
 #include "segscan.h"
 
 int ss_config_new(struct ss_config **out)
@@ -607,95 +608,28 @@ static const char *const prop_keys[] = {
 };
 #define N_PROP_KEYS (sizeof(prop_keys) / sizeof(prop_keys[0]))
 
-/* Properties.loadConvert: \uXXXX (to UTF-8), \t \n \r \f, \x -> x. */
-static int unescape(const char *s, size_t len, char **out)
-{
-	char *o = malloc(len * 3 + 1);   /* a 6-char \uXXXX becomes at most 3 bytes */
-	if (!o)
-		return -ENOMEM;
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++) {
-		char ch = s[i];
-		if (ch != '\\' || i + 1 == len) {
-			o[n++] = ch;
-			continue;
-		}
-		ch = s[++i];
-		if (ch == 'u') {
-			unsigned cp = 0;
-			for (int k = 1; k <= 4; k++) {
-				int h = i + (size_t)k < len ? ss_hexval(s[i + (size_t)k]) : -1;
-				if (h < 0) {
-					free(o);
-					return SEGSCAN_ECONFIG;
-				}
-				cp = cp << 4 | (unsigned)h;
-			}
-			i += 4;
-			if (cp < 0x80) {
-				o[n++] = (char)cp;
-			} else if (cp < 0x800) {
-				o[n++] = (char)(0xc0 | cp >> 6);
-				o[n++] = (char)(0x80 | (cp & 0x3f));
-			} else {
-				o[n++] = (char)(0xe0 | cp >> 12);
-				o[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				o[n++] = (char)(0x80 | (cp & 0x3f));
-			}
-		} else {
-			o[n++] = ch == 't' ? '\t' : ch == 'n' ? '\n' : ch == 'r' ? '\r' : ch == 'f' ? '\f' : ch;
-		}
-	}
-	o[n] = '\0';
-	*out = o;
-	return 0;
-}
+/* One entry of server.properties (fmt/props.h parsed it): kept when segscan reads its key. */
+struct server_ctx {
+	struct cctx *x;
+	struct prop *props;
+};
 
-/* One logical line (continuations already joined, leading whitespace skipped). */
-static int prop_line(struct cctx *x, const char *s, size_t len, struct prop *props)
+static int server_entry(void *arg, const char *key, const char *val, unsigned line)
 {
-	size_t i = 0;
-	/* the key ends at the first unescaped '=', ':' or whitespace */
-	while (i < len) {
-		if (s[i] == '\\') {
-			i += 2;
-			continue;
-		}
-		if (s[i] == '=' || s[i] == ':' || s[i] == ' ' || s[i] == '\t' || s[i] == '\f')
-			break;
-		i++;
-	}
-	if (i > len)
-		i = len;
-	size_t klen = i;
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\f'))
-		i++;
-	if (i < len && (s[i] == '=' || s[i] == ':'))
-		i++;
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\f'))
-		i++;
-	char *key, *val;
-	int e = unescape(s, klen, &key);
-	if (e)
-		return e == SEGSCAN_ECONFIG ? cfail(x, "malformed \\uxxxx escape in a key") : e;
+	struct server_ctx *sc = arg;
 	size_t k;
 	for (k = 0; k < N_PROP_KEYS; k++)
 		if (strcmp(key, prop_keys[k]) == 0)
 			break;
-	free(key);
-	if (k == N_PROP_KEYS) {
-		/* Java rejects a bad escape anywhere, even in values nobody reads */
-		if ((e = unescape(s + i, len - i, &val)))
-			return e == SEGSCAN_ECONFIG ? cfail(x, "malformed \\uxxxx escape in a value") : e;
-		free(val);
+	if (k == N_PROP_KEYS)
 		return 0;
-	}
-	if ((e = unescape(s + i, len - i, &val)))
-		return e == SEGSCAN_ECONFIG ? cfail(x, "malformed \\uxxxx escape in the value of %s", prop_keys[k]) : e;
-	free(props[k].val);   /* the last occurrence wins, as in Properties */
-	props[k].key = prop_keys[k];
-	props[k].val = val;
-	props[k].line = x->line;
+	char *v = strdup(val);
+	if (!v)
+		return -ENOMEM;
+	free(sc->props[k].val);   /* the last occurrence wins, as in Properties */
+	sc->props[k].key = prop_keys[k];
+	sc->props[k].val = v;
+	sc->props[k].line = line;
 	return 0;
 }
 
@@ -813,53 +747,15 @@ int ss_config_load_server_buf(struct ss_config *c, const char *buf, size_t len, 
 {
 	struct cctx x = { .c = c, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
 	struct prop props[N_PROP_KEYS];
-	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_JAVA);   /* natural lines: \n, \r, \r\n */
-	char *logical = NULL;
-	uint32_t cap = 0;
-	const char *s;
-	size_t sl;
-	int e = 0;
+	struct server_ctx sc = { &x, props };
+	int e;
 
 	memset(props, 0, sizeof(props));
 	if (err && errlen)
 		err[0] = '\0';
-	while (ss_lines_next(&l, &s, &sl)) {
-		const char *a = s, *end = s + sl;
-		while (a < end && (*a == ' ' || *a == '\t' || *a == '\f'))
-			a++;
-		if (a == end || *a == '#' || *a == '!')
-			continue;   /* blank or comment: a trailing backslash does not continue it */
-		x.line = l.no;
-		size_t n = 0;
-		for (;;) {
-			size_t seg = (size_t)(end - a);
-			if (SS_DA_RESERVE(&logical, &cap, (uint64_t)n + seg + 1) < 0) {
-				e = -ENOMEM;
-				goto out;
-			}
-			memcpy(logical + n, a, seg);
-			n += seg;
-			/* an odd number of trailing backslashes continues the line */
-			size_t bs = 0;
-			while (bs < n && logical[n - 1 - bs] == '\\')
-				bs++;
-			if (!(bs & 1))
-				break;
-			n--;   /* drop the continuation backslash */
-			if (!ss_lines_next(&l, &s, &sl))
-				break;
-			a = s;
-			end = s + sl;
-			while (a < end && (*a == ' ' || *a == '\t' || *a == '\f'))
-				a++;
-		}
-		if ((e = prop_line(&x, logical, n, props)))
-			goto out;
-	}
-	e = server_apply(&x, props);
-out:
+	if (!(e = ss_props_parse(buf, len, x.fname, server_entry, &sc, err, errlen)))
+		e = server_apply(&x, props);
 	for (size_t i = 0; i < N_PROP_KEYS; i++)
 		free(props[i].val);
-	free(logical);
 	return e;
 }

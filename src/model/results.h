@@ -28,6 +28,8 @@ struct ss_res_logdir {
 	const char *path;       /* as given (or from log.dirs) */
 	int         err;        /* 0, or why the log dir is missing or unreadable (exit 3) */
 	int         node;       /* NUMA node of its block device, -1 unknown */
+	int32_t     node_id;    /* the broker that owns it (its meta.properties node.id), -1 unknown */
+	const char *cluster_id; /* its meta.properties cluster.id, NULL unknown */
 };
 
 /* Wall time of each stage in seconds. Stages overlap: remote state with discovery,

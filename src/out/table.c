@@ -701,6 +701,10 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 		fprintf(f, ", %" PRId64 " remote segments (%s)", sum.remote_segments,
 			ss_human_bytes(sum.remote_bytes, b2, sizeof(b2)));
 	fprintf(f, "\n  log dirs:");
+	/* several brokers' log dirs in one scan: each with its node (meta.properties) */
+	bool nodes = false;
+	for (uint32_t i = 1; i < r->n_logdirs && !nodes; i++)
+		nodes = r->logdirs[i].node_id != r->logdirs[0].node_id;
 	for (uint32_t i = 0; i < r->n_logdirs; i++) {
 		/* numbered (a narrow table): one per line, so a wrap never parts a number
 		 * from its path */
@@ -708,6 +712,10 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 			fprintf(f, "%s [%u]", i ? "\n           " : "", i + 1);
 		fputc(' ', f);
 		put_text(f, r->logdirs[i].path);
+		if (nodes && r->logdirs[i].node_id >= 0)
+			fprintf(f, " (node %d)", r->logdirs[i].node_id);
+		else if (nodes)
+			fputs(" (node unknown)", f);
 	}
 	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n", r->run.verify ? "verify (every byte)" : "fast path (index tails)",
 		r->run.io, r->run.threads, r->run.times.total,

@@ -13,6 +13,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "common/esc.h"
 #include "common/clock.h"
 #include "common/probes.h"
 #include "scan/scan_int.h"
@@ -127,6 +128,69 @@ static int topic_regex(segscan_scan *s, regex_t *re)
 	return 0;
 }
 
+/* Log dirs whose meta.properties name different cluster.ids are a usage error naming
+ * them: the two clusters' topics, assignments and nodes are unrelated. */
+static int check_cluster_ids(segscan_scan *s)
+{
+	const struct ss_catalog *c = &s->cat;
+	int32_t first = -1;
+	for (uint32_t i = 0; i < c->n_logdirs; i++) {
+		const char *id = c->logdirs[i].cluster_id;
+		if (!id)
+			continue;
+		if (first < 0) {
+			first = (int32_t)i;
+			continue;
+		}
+		const char *id0 = c->logdirs[first].cluster_id;
+		if (strcmp(id, id0) == 0)
+			continue;
+		char *a = ss_esc_line(c->logdirs[first].path), *b = ss_esc_line(c->logdirs[i].path);
+		char *ia = ss_esc_line(id0), *ib = ss_esc_line(id);
+		int rc = -ENOMEM;
+		if (a && b && ia && ib) {
+			s->usage_error = true;
+			rc = fail(s, -EINVAL, "log dirs of different clusters in one scan: %s (cluster.id %s) and %s "
+				  "(cluster.id %s), from their meta.properties; scan each cluster's log dirs on their own",
+				  a, ia, b, ib);
+		}
+		free(a);
+		free(b);
+		free(ia);
+		free(ib);
+		return rc;
+	}
+	return 0;
+}
+
+/* The metadata log read (--metadata-dir, metadata.log.dir) belongs to the log dirs'
+ * cluster: another cluster's would assign their partitions to unrelated nodes. */
+static int check_metadata_cluster(segscan_scan *s)
+{
+	const struct ss_cluster_ctx *cc = s->cluster;
+	if (!cc || !cc->mlog_used || !cc->cluster_id)
+		return 0;
+	for (uint32_t i = 0; i < s->cat.n_logdirs; i++) {
+		const char *id = s->cat.logdirs[i].cluster_id;
+		if (!id || strcmp(id, cc->cluster_id) == 0)
+			continue;
+		char *a = ss_esc_line(cc->info.dir), *b = ss_esc_line(s->cat.logdirs[i].path);
+		char *ia = ss_esc_line(cc->cluster_id), *ib = ss_esc_line(id);
+		int rc = -ENOMEM;
+		if (a && b && ia && ib) {
+			s->usage_error = true;
+			rc = fail(s, -EINVAL, "the metadata log %s is of another cluster (cluster.id %s) than the log dir "
+				  "%s (cluster.id %s), from their meta.properties", a, ia, b, ib);
+		}
+		free(a);
+		free(b);
+		free(ia);
+		free(ib);
+		return rc;
+	}
+	return 0;
+}
+
 static int run_pipeline(segscan_scan *s)
 {
 	int r;
@@ -188,6 +252,10 @@ static int run_pipeline(segscan_scan *s)
 	}
 	if (r)
 		return fail(s, r, "discovery: %s", segscan_strerror(r));
+	/* one scan, one cluster: the per-node evaluation (here, STRAY_PARTITION) reads one
+	 * cluster's metadata, which says nothing about another's */
+	if ((r = check_cluster_ids(s)))
+		return r;
 	/* a --seed for a partition that is not here is a typo, not a no-op */
 	for (uint32_t i = 0; i < s->opts.n_seeds; i++) {
 		const struct ss_seed *sd = &s->opts.seeds[i];
@@ -208,6 +276,8 @@ static int run_pipeline(segscan_scan *s)
 	t0 = ss_mono();
 	if ((r = ss_cluster_ctx_load(s)))
 		return fail(s, r, "cluster metadata: %s", segscan_strerror(r));
+	if ((r = check_metadata_cluster(s)))
+		return r;
 	s->times.cluster = ss_mono() - t0;
 	t0 = ss_mono();
 	if ((r = ss_load_remote(s)))
@@ -369,7 +439,9 @@ int ss_scan_publish_results(segscan_scan *s)
 		if (!l)
 			return -ENOMEM;
 		for (uint32_t i = 0; i < c->n_logdirs; i++)
-			l[i] = (struct ss_res_logdir){ c->logdirs[i].path, c->logdirs[i].err, c->logdirs[i].node };
+			l[i] = (struct ss_res_logdir){ .path = c->logdirs[i].path, .err = c->logdirs[i].err,
+						       .node = c->logdirs[i].node, .node_id = c->logdirs[i].node_id,
+						       .cluster_id = c->logdirs[i].cluster_id };
 		s->res_logdirs = l;
 	}
 	*r = (struct ss_results){

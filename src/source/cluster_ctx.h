@@ -33,6 +33,9 @@ struct ss_cluster_ctx {
 	int32_t              node_id;        /* -1 unknown */
 	const char          *node_id_source; /* "meta.properties" | "server.properties" | NULL */
 	char                *cluster_id;     /* NULL unknown (owned) */
+	/* the node a replica is evaluated for when its log dir's meta.properties names none
+	 * (ss_cluster_ctx_replica_node); -1 unknown */
+	int32_t              dirs_node;
 	/* the release */
 	bool                 has_version;    /* version is exact or a line */
 	struct ss_kver       version;
@@ -64,6 +67,12 @@ int ss_cluster_find_static(struct segscan_scan *s);
 /* Fill s->cluster from the scan's options, configs and discovered catalog. A metadata
  * log that cannot be read is not an error (the context then says why); only -ENOMEM is. */
 int  ss_cluster_ctx_load(struct segscan_scan *s);
+/* The broker a partition replica belongs to: its log dir's meta.properties node.id, else,
+ * when the scan sees one broker only, that broker (node_id above), else -1 unknown. */
+struct ss_part;
+struct ss_catalog;
+int32_t ss_cluster_ctx_replica_node(const struct ss_cluster_ctx *c, const struct ss_part *p,
+				    const struct ss_catalog *cat);
 void ss_cluster_ctx_free(struct ss_cluster_ctx *c);
 
 /* The dynamic-config face of the metadata log for ss_config_resolve_ctx (eval/config.h).
