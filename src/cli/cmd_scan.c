@@ -25,7 +25,9 @@ static const char usage_scan[] =
 "\n"
 "Each log dir is read with its own meta.properties: the log dirs of several brokers of one\n"
 "cluster can be scanned together, each partition row is that replica's (node_id), and\n"
-"assignment.here and STRAY_PARTITION are evaluated for the replica's own node.\n"
+"assignment.here and STRAY_PARTITION are evaluated for the replica's own node. Only the\n"
+"partition's leader copies to remote storage: copy lag and the broker's copy lag are the\n"
+"leader's replica's (leader: true); a follower's row has them null and says why.\n"
 "\n";
 
 static const char exit_help[] =

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "model/results.h"
 
@@ -49,6 +50,35 @@ int ss_out_stats(const struct ss_results *r, FILE *f);
 void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, FILE *f);
 
 void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum);
+
+/* Counting each partition once whatever the replication factor (a scan of several brokers'
+ * log dirs has a row per replica, adjacent: partitions are sorted by topic, partition, log
+ * dir). A partition-wide figure every replica sees the same (remote size, dangling, copy
+ * lag) is summed as the largest over its replicas: ss_once_add(&o, i, p, v) returns what to
+ * add to a total for the value v of figure i of partition row p. */
+#define SS_ONCE_MAX 8
+struct ss_once {
+	const struct ss_part *last;
+	int64_t               seen[SS_ONCE_MAX];
+};
+static inline bool ss_same_partition(const struct ss_part *a, const struct ss_part *b)
+{
+	return a && b && a->partition == b->partition && strcmp(a->topic, b->topic) == 0;
+}
+/* Call ss_once_row once per row before its ss_once_add calls. */
+static inline void ss_once_row(struct ss_once *o, const struct ss_part *p)
+{
+	if (!ss_same_partition(o->last, p))
+		memset(o->seen, 0, sizeof(o->seen));
+	o->last = p;
+}
+static inline int64_t ss_once_add(struct ss_once *o, unsigned i, int64_t v)
+{
+	int64_t add = v > o->seen[i] ? v - o->seen[i] : 0;
+	if (v > o->seen[i])
+		o->seen[i] = v;
+	return add;
+}
 /* "1.5 GiB", "512 B": binary units, 3 significant digits */
 const char *ss_human_bytes(int64_t b, char *buf, size_t len);
 /* n bytes of s for a terminal: controls and malformed UTF-8 as visible escapes (term.c) */

@@ -280,13 +280,15 @@ static void part_row(const struct ss_results *r, const struct ss_part *p, const 
 		snprintf(w->remote, sizeof(w->remote), "-");
 	w->c[C_REMOTE] = w->remote;
 	/* a null lag is '-' where it does not apply (known not tiered), '?' where unknown */
-	bool lag_unk = ev->copy_lag_null && (ev->tiered || tier_unk);
-	w->c[C_LAG] = lag_unk ? "?" : lag_text(ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes, w->lag,
+	bool lag_unk = ev->copy_lag_null && (ev->tiered || tier_unk) && ev->role != SS_ROLE_FOLLOWER;
+	/* a follower's replica: its copy lag is the leader's row ("follower": not unknown) */
+	bool follower = ev->tiered && ev->role == SS_ROLE_FOLLOWER;
+	w->c[C_LAG] = follower ? "follower" : lag_unk ? "?" : lag_text(ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes, w->lag,
 						sizeof(w->lag));
 	w->lag_short = ev->copy_lag_null || ev->copy_lag_segments == 0
 			       ? w->c[C_LAG]
 			       : ss_human_bytes(ev->copy_lag_bytes, w->lag_s, sizeof(w->lag_s));
-	w->c[C_BROKER] = ev->broker_copy_lag_null && (ev->tiered || tier_unk) ? "?" :
+	w->c[C_BROKER] = follower ? "follower" : ev->broker_copy_lag_null && (ev->tiered || tier_unk) ? "?" :
 			 lag_text(ev->broker_copy_lag_null, ev->broker_copy_lag_segments, ev->broker_copy_lag_bytes,
 				  w->broker, sizeof(w->broker));
 	w->c[C_RET] = retention_text(ev, w->ret, sizeof(w->ret));
@@ -300,6 +302,7 @@ static void part_row(const struct ss_results *r, const struct ss_part *p, const 
 struct topic_total {
 	int64_t size, remote, lag, lagb;
 	bool    size_unk, remote_unk, lag_unk;
+	struct ss_once once;   /* remote and lag: once per partition, not per replica */
 };
 
 static void total_add(struct topic_total *t, const struct ss_part *p)
@@ -310,15 +313,16 @@ static void total_add(struct topic_total *t, const struct ss_part *p)
 		return;
 	}
 	bool tier_unk = ev->remote_storage < 0 && !ev->tiered;
+	ss_once_row(&t->once, p);
 	t->size += ev->size_bytes;
 	t->size_unk |= ev->size_unknown;
-	t->remote += ev->remote_bytes;
+	t->remote += ss_once_add(&t->once, 0, ev->remote_bytes);
 	t->remote_unk |= (ev->remote_state_unknown || tier_unk) && !ev->remote_segments;
 	if (!ev->copy_lag_null) {
-		t->lag += ev->copy_lag_segments;
-		t->lagb += ev->copy_lag_bytes;
-	} else if (ev->tiered || tier_unk) {
-		t->lag_unk = true;
+		t->lag += ss_once_add(&t->once, 1, ev->copy_lag_segments);
+		t->lagb += ss_once_add(&t->once, 2, ev->copy_lag_bytes);
+	} else if ((ev->tiered || tier_unk) && ev->role != SS_ROLE_FOLLOWER) {
+		t->lag_unk = true;   /* a follower's is the leader's to count, not unknown */
 	}
 }
 
