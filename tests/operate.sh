@@ -30,9 +30,13 @@ fixture() {
 	"$bin" gen "$tmp/ld" --topics=3 --partitions=2 --segments=5 --segment-bytes=64KiB \
 		--single-record-tail=2 --seed=42 --remote-state="$tmp/remote.ndjson" >/dev/null 2>&1 ||
 		fail "segscan gen"
-	"$bin" serve --once --remote-state="$tmp/remote.ndjson" --topic-config="$tmp/topic-config.txt" \
+	# every family: the extra partition series and the topic level's too
+	"$bin" serve --once --metrics-extra --remote-state="$tmp/remote.ndjson" --topic-config="$tmp/topic-config.txt" \
 		--now=1700000000000 "$tmp/ld" >"$tmp/serve.prom" 2>/dev/null || fail "serve --once"
-	sed -n 's/^# TYPE \([a-z_0-9]*\) .*/\1/p' "$tmp/serve.prom" | sort -u >"$tmp/families"
+	"$bin" serve --once --metrics-level=topic --remote-state="$tmp/remote.ndjson" \
+		--topic-config="$tmp/topic-config.txt" --now=1700000000000 "$tmp/ld" >"$tmp/serve-topic.prom" 2>/dev/null ||
+		fail "serve --once --metrics-level=topic"
+	sed -n 's/^# TYPE \([a-z_0-9]*\) .*/\1/p' "$tmp/serve.prom" "$tmp/serve-topic.prom" | sort -u >"$tmp/families"
 	[ "$(wc -l <"$tmp/families")" -ge 20 ] || fail "only $(wc -l <"$tmp/families") families in the exposition"
 }
 
@@ -209,6 +213,7 @@ metrics)
 		--now=1700000000000 "$tmp/ld" >"$tmp/scan.prom" || fail "scan -f prom"
 	promtool check metrics <"$tmp/scan.prom" || fail "promtool check metrics on scan -f prom"
 	promtool check metrics <"$tmp/serve.prom" || fail "promtool check metrics on serve --once"
+	promtool check metrics <"$tmp/serve-topic.prom" || fail "promtool check metrics on serve --once --metrics-level=topic"
 	# and the log dirs of real Kafka brokers (tests/fixtures/kafka: tiered, compacted, txn, ...)
 	nfx=0
 	for fx in tests/fixtures/kafka/*/logdir; do

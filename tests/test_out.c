@@ -170,6 +170,7 @@ static struct ss_results view(void)
 		.problems = problems, .n_problems = 1,
 		.run = { .verify = false, .io = "pread", .threads = 2, .queue_depth = 64, .bytes_read = 12345,
 			 .remote_source = "remote-state", .remote_warnings = 3, .exit_code = 1,
+			 .metrics_extra = true,   /* every prom family (the default level: test_fleet_metrics) */
 			 .times = { .discover = 0.010, .remote = 0.020, .scan = 0.100, .evaluate = 0.005, .total = 0.125 } },
 		/* no metadata log: unknown node, release and metadata partitions */
 		.cluster = { .node_id = -1, .last_offset = -1, .rlmm_partitions = -1 },

@@ -59,6 +59,8 @@ struct ss_res_run {
 	const char *remote_source;   /* "remote-state" | "metadata-topic" | NULL: no remote metadata */
 	uint64_t    remote_warnings; /* remote events dropped or warned about */
 	int         exit_code;       /* the contract's: 0, 1, 2 or 3 */
+	bool        metrics_topic;   /* --metrics-level=topic: prom writes per-topic sums */
+	bool        metrics_extra;   /* --metrics-extra: prom writes the extra partition series */
 	struct ss_res_times times;
 };
 
@@ -97,6 +99,8 @@ struct ss_res_cluster {
 	int32_t     node_id;             /* -1 unknown */
 	const char *cluster_id;
 	const char *kafka_version;       /* "4.3.1", "4.4", or what the metadata.version implies */
+	bool        kafka_version_known; /* kafka_version is exact or one release line, not a level
+					    two lines share */
 	const char *kafka_version_source;/* "--kafka-version" | "metadata log" */
 	const char *kafka_version_note;  /* what else the metadata.version level can mean */
 	const char *metadata_version;    /* the finalized metadata.version as Kafka names it */

@@ -461,6 +461,8 @@ int ss_scan_publish_results(segscan_scan *s)
 		.remote_source = s->remote_source,
 		.remote_warnings = s->remote_warnings,
 		.times = s->times,
+		.metrics_topic = s->opts.metrics_level && strcmp(s->opts.metrics_level, "topic") == 0,
+		.metrics_extra = s->opts.metrics_extra,
 	};
 	r->run.exit_code = s->usage_error ? 2 : ss_results_exit_code(r);
 	int fe;
@@ -474,6 +476,7 @@ int ss_scan_publish_results(segscan_scan *s)
 		cl->node_id = cc->node_id;
 		cl->cluster_id = cc->cluster_id;
 		cl->kafka_version = cc->version_text[0] ? cc->version_text : NULL;
+		cl->kafka_version_known = cc->has_version && cc->version_text[0];
 		cl->kafka_version_source = cc->version_source;
 		cl->kafka_version_note = cc->version_note[0] ? cc->version_note : NULL;
 	}

@@ -74,6 +74,8 @@ struct ss_opts {
 	bool         has_avoid;
 	cpu_set_t    avoid_cpus;     /* workers never run here (the broker's cores) */
 	bool         progress;       /* force progress lines */
+	char        *metrics_level;  /* --metrics-level: "partition" | "topic" (out/prom.c) */
+	bool         metrics_extra;  /* --metrics-extra: the extra partition series too */
 };
 
 struct ss_worker_stats {
