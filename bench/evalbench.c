@@ -2,7 +2,7 @@
  * bench/evalbench: the evaluator's two costs that do not depend on the disk, measured
  * through the library (linked with libsegscan.a):
  *
- *   replay_synthetic  ss_remote_replay_synthetic(): EVENTS remote metadata events
+ *   replay_synthetic  bench_replay_synthetic() (bench/remote_synthetic.h): EVENTS remote metadata events
  *                     (adds, finishes, deletes, leader changes) over PARTS partitions,
  *                     straight into the state machine and its epoch index
  *   replay_ndjson     the same kind of stream as --remote-state text: EVENTS NDJSON lines
@@ -33,10 +33,12 @@
 #include "eval/eval.h"
 #include "fmt/ndjson.h"
 #include "eval/remote.h"
-#include "model.h"
+#include "model/model.h"
 #include "segscan.h"
 
-#define EB_TOPICS 64           /* as ss_remote_replay_synthetic: "bench0".."bench63" */
+#include "remote_synthetic.h"
+
+#define EB_TOPICS 64           /* as bench_replay_synthetic: "bench0".."bench63" */
 #define EB_NOW    1700000000000LL
 #define EB_SEGLEN 1000         /* offsets per local segment */
 
@@ -103,7 +105,7 @@ static int bench_synthetic(const struct eb_opts *o, double *secs)
 	if (e)
 		return e;
 	double t0 = mono();
-	e = ss_remote_replay_synthetic(r, o->events, o->parts, o->seed);
+	e = bench_replay_synthetic(r, o->events, o->parts, o->seed);
 	*secs = mono() - t0;
 	ss_remote_free(r);
 	return e;
@@ -271,7 +273,6 @@ static int build_part(const struct eb_opts *o, const struct ss_remote_part *rp, 
 	for (uint32_t k = 0; k < o->segs; k++) {
 		struct ss_seg *s = &p->segs[k];
 		s->base_offset = start + (int64_t)k * EB_SEGLEN;
-		s->first_batch_base = s->base_offset;
 		s->last_offset = s->base_offset + EB_SEGLEN - 1;
 		s->flags = SS_SEG_HAS_LAST | (k + 1 == o->segs ? SS_SEG_ACTIVE : 0);
 		s->files = SS_HAS_LOG | SS_HAS_INDEX | SS_HAS_TIMEINDEX;
@@ -414,7 +415,7 @@ int main(int argc, char **argv)
 		goto out;
 	/* the state the evaluation runs against: the same synthetic history, replayed once */
 	if ((e = ss_remote_new(SS_REMOTE_STRICT, "remote-state", &r)) ||
-	    (e = ss_remote_replay_synthetic(r, o.events, o.parts, o.seed)) || (e = load_config(&cfgs)))
+	    (e = bench_replay_synthetic(r, o.events, o.parts, o.seed)) || (e = load_config(&cfgs)))
 		goto out;
 	ps = calloc(o.parts, sizeof(*ps));
 	evs = calloc(o.parts, sizeof(*evs));

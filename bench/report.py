@@ -501,7 +501,7 @@ def main():
         w("")
         w("| measurement | count | time | per item | rate | peak RSS |")
         w("|---|---:|---|---:|---:|---:|")
-        desc = {"replay_synthetic": "remote-state replay, `ss_remote_replay_synthetic` (state machine + epoch index)",
+        desc = {"replay_synthetic": "remote-state replay, `bench_replay_synthetic` (state machine + epoch index)",
                 "replay_ndjson": "remote-state replay from NDJSON text, `ss_ndjson_read_buf` (what `--remote-state` costs)",
                 "evaluate": "evaluating partitions of 25 segments each (config + remote lookup + `ss_eval_partition`)"}
         for g in sorted(ev, key=lambda g: list(desc).index(g.tool) if g.tool in desc else 9):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instruction counts of one scan under callgrind, split by pipeline stage: the inclusive
-# cost of each stage's entry point (discovery ss_discover, remote state ss_load_remote,
+# cost of each stage's entry point (discovery ss_discover, remote state ss_scan_load_remote,
 # workers worker_main, batch parsing ss_walk_feed inside them, the evaluator
 # ss_evaluate_partition, output segscan_write), in total, as a share of the program and
 # per segment. Instruction counts barely move on a noisy machine, unlike time.
@@ -29,7 +29,7 @@ die() { echo "profile-callgrind: $*" >&2; exit 1; }
 # multi-threaded; with --threads=1 its lister runs inline, so the cost stays inclusive)
 STAGES=(
     "discovery|ss_discover_mt,ss_discover"
-    "remote state|ss_load_remote"
+    "remote state|ss_scan_load_remote"
     "workers (I/O + parsing)|worker_main"
     "  of which batch parsing|ss_walk_feed"
     "  of which index tail search|tf_feed"

@@ -19,6 +19,8 @@
 #   peer_sigterm_stream  SIGTERM while records stream in: exit 143 (the contract's bound is
 #                      1 s; the verdict allows 10 s for a loaded machine and reports the time)
 #   peer_sigterm_stall SIGTERM while a Fetch is never answered (--kafka-timeout=60000): the same
+#   peer_sigterm_cfgs  SIGTERM while DescribeConfigs (the topic configs, no metadata log) is never
+#                      answered (--kafka-timeout=60000): the same; that wait polled no cancel flag
 #
 # usage: SEGSCAN=build/segscan bash tests/cluster_peer.sh RESULTS
 set -u
@@ -30,7 +32,7 @@ SEGSCAN=${SEGSCAN:-$ROOT/build/segscan}
 case "$SEGSCAN" in /*) ;; *) SEGSCAN="$ROOT/$SEGSCAN" ;; esac
 FIX=tests/fixtures/kafka/tiered/logdir
 NOW=1795981222545   # the fixture's capture time + 2 h: a stuck COPY_SEGMENT_STARTED is dangling
-CASES="peer_clean peer_no_group peer_crc peer_crc_serve peer_giveup peer_deadline peer_sigterm_stream peer_sigterm_stall"
+CASES="peer_clean peer_no_group peer_crc peer_crc_serve peer_giveup peer_deadline peer_sigterm_stream peer_sigterm_stall peer_sigterm_cfgs"
 
 res() { echo "$*" >>"$RESULTS"; echo "cluster_peer: $*" >&2; }
 fail_all() { for c in $CASES; do grep -q "^[A-Z]* $c\b" "$RESULTS" || res "FAIL $c: $1"; done; exit 0; }
@@ -241,4 +243,6 @@ peer_start sigterm_stream --stream 3 --hwm 100000000 || fail_all "the fake peer 
 sigterm_case peer_sigterm_stream '^fetch 3 ' 20 --kafka-timeout=10000
 peer_start sigterm_stall --stall-fetch || fail_all "the fake peer did not start"
 sigterm_case peer_sigterm_stall '^1 ' 1 --kafka-timeout=60000
+peer_start sigterm_cfgs --stall-describe-configs || fail_all "the fake peer did not start"
+sigterm_case peer_sigterm_cfgs '^32 ' 1 --kafka-timeout=60000 --cluster-metadata=off
 exit 0

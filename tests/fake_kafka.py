@@ -16,6 +16,8 @@ them. What it can lie about:
                    keep serving its real batches again with their base offsets rewritten to
                    follow on (the CRC does not cover the base offset, so they stay valid)
   --stall-fetch    never answer a Fetch (connections stay open)
+  --stall-describe-configs
+                   advertise DescribeConfigs (v0-v1) and never answer one
 
 Every request is logged to --log as one line, "<api_key> <version>", and each Fetch of a
 partition as "fetch <partition> <offset>"; the chosen port is written to --port-file once the
@@ -32,7 +34,7 @@ import time
 
 TOPIC = b"__remote_log_metadata"
 API_PRODUCE, API_FETCH, API_LIST_OFFSETS, API_METADATA = 0, 1, 2, 3
-API_FIND_COORDINATOR, API_VERSIONS = 10, 18
+API_FIND_COORDINATOR, API_VERSIONS, API_DESCRIBE_CONFIGS = 10, 18, 32
 # advertised ranges: Produce 3 and Fetch 4 make librdkafka use message format v2
 VERSIONS = [(API_PRODUCE, 0, 3), (API_FETCH, 0, 4), (API_LIST_OFFSETS, 0, 1), (API_METADATA, 0, 1),
             (API_FIND_COORDINATOR, 0, 0), (API_VERSIONS, 0, 3)]
@@ -169,6 +171,8 @@ class Handler(socketserver.BaseRequestHandler):
                     if st.args.stall_fetch:
                         continue   # never answered
                     body = self.fetch(r)
+                elif key == API_DESCRIBE_CONFIGS and st.args.stall_describe_configs:
+                    continue   # never answered
                 elif key == API_FIND_COORDINATOR:
                     body = s16(15) + s32(-1) + kstr(b"") + s32(-1)   # COORDINATOR_NOT_AVAILABLE
                 else:
@@ -179,6 +183,8 @@ class Handler(socketserver.BaseRequestHandler):
             return
 
     def api_versions(self, ver):
+        VERSIONS = globals()["VERSIONS"] + ([(API_DESCRIBE_CONFIGS, 0, 1)]
+                                            if self.server.state.args.stall_describe_configs else [])
         if ver >= 3:
             items = b"".join(s16(k) + s16(lo) + s16(hi) + uvarint(0) for k, lo, hi in VERSIONS)
             return s16(0) + uvarint(len(VERSIONS) + 1) + items + s32(0) + uvarint(0)
@@ -260,6 +266,7 @@ def main():
     ap.add_argument("--stream", type=int, default=-1)
     ap.add_argument("--hwm", type=int, default=0)
     ap.add_argument("--stall-fetch", action="store_true")
+    ap.add_argument("--stall-describe-configs", action="store_true")
     args = ap.parse_args()
     srv = Server(("127.0.0.1", 0), Handler)
     srv.state = State(args)

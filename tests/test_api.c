@@ -694,6 +694,34 @@ static void test_wrong_state(void **state)
 	pthread_mutex_destroy(&h.mu);
 }
 
+/* --server-properties with no log dir given: the scan runs over its log.dirs. The run adds
+ * them itself, after the handle left IDLE, so it must not go through segscan_add_logdir's
+ * state check (which refuses with -EBUSY while the run runs: the scan then failed with
+ * "no error"). */
+static void test_logdirs_from_server_properties(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp("api-props");   /* freed below */
+	char props[4096], cwd[2048], text[4600];
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(props, sizeof(props), "%s/server.properties", dir);
+	int n = snprintf(text, sizeof(text), "node.id=1\nlog.dirs=%s/%s/plain/logdir\n", cwd, FIXTURES);
+	assert_int_equal(tu_write_file(props, text, (size_t)n), 0);
+	const char *const none[] = { NULL };
+	const char *const kv[] = { "server-properties", props, "broker-process", "off", "now", "1795973959860", NULL };
+	json_t *root;
+	segscan_scan *s = scan(none, kv, &root);   /* freed below */
+	assert_string_equal(segscan_last_error(s), "no error");
+	assert_int_equal(segscan_logdir_count(s), 1);
+	assert_true(segscan_partition_count(s) > 20);
+	assert_true(json_array_size(json_object_get(root, "partitions")) > 20);
+	json_decref(root);
+	segscan_scan_free(s);
+	unlink(props);
+	rmdir(dir);
+	free(dir);
+}
+
 /* Every function the public headers declare was called with bad arguments above: a new
  * entry point without its NULL check fails here. */
 static void test_every_entry_point_listed(void **state)
@@ -744,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_null_arguments),
 		cmocka_unit_test(test_wrong_state),
+		cmocka_unit_test(test_logdirs_from_server_properties),
 		/* after test_null_arguments: it checks what that test called */
 		cmocka_unit_test(test_every_entry_point_listed),
 	};

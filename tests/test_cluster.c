@@ -25,6 +25,8 @@
 #include "eval/config.h"
 #include "fmt/rlmm.h"
 #include "source/cluster.h"
+#include "source/cluster_conf.h"
+#include "source/cluster_describe.h"
 #include "source/cluster_load.h"
 
 static char tmpdir[512];
@@ -116,6 +118,32 @@ static void config_unknown_key(void **state)
 	assert_int_equal(n_warned, 0);   /* mode 600: no warning */
 }
 
+/* --kafka-config is read as Kafka's Java clients read it (java.util.Properties): '\r' ends a
+ * line, escapes are unescaped, a value keeps its trailing blanks, continuation lines join.
+ * The client's own reader split at '\n' only, passed escapes through raw and trimmed values. */
+static void config_java_syntax(void **state)
+{
+	char path[600], err[1024];
+	snprintf(path, sizeof(path), "%s/java.properties", tmpdir);
+	write_file(path, "client.rack=r\\u0031\rsocket.keepalive.enable = tr\\\n    ue\r\nclient.id=a b \n", 0600);
+	struct ss_client_conf cc = { 0 };
+	assert_int_equal(ss_client_conf_read(&cc, path, NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(cc.n, 3);
+	assert_string_equal(cc.kv[0].k, "client.rack");
+	assert_string_equal(cc.kv[0].v, "r1");
+	assert_string_equal(cc.kv[1].k, "socket.keepalive.enable");
+	assert_string_equal(cc.kv[1].v, "true");
+	assert_int_equal(cc.kv[1].line, 2);
+	assert_string_equal(cc.kv[2].v, "a b ");
+	assert_int_equal(cc.kv[2].line, 4);
+	ss_client_conf_free(&cc);
+	/* a malformed escape refuses the file, naming its line, as Java does */
+	write_file(path, "a=1\nb=\\u12\n", 0600);
+	assert_int_equal(ss_client_conf_read(&cc, path, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "line 2"));
+	ss_client_conf_free(&cc);
+}
+
 /* A config file others can read is warned about (it holds credentials); a JAAS line of the
  * Java clients becomes sasl.username/sasl.password; an unreachable cluster fails within
  * the timeout with a message naming the server. */
@@ -174,6 +202,57 @@ static void tail_down(void **state)
 	ss_cluster_tail_stop(t);
 }
 
+/* A peer that streams for ever (tests/fake_kafka.py --stream: a high watermark of 10^8 and
+ * its real batches served again and again): the tail keeps at most its bound, then drops
+ * the partition and every snapshot of it fails with the reason (remote state unknown),
+ * never a partial replay and never unbounded memory. Before the bound it kept every record
+ * (serve's RSS grew with the stream). */
+static void tail_bounded(void **state)
+{
+	char cmd[2048], port_file[600], pid_file[600], err[1024], boot[64];
+	snprintf(port_file, sizeof(port_file), "%s/peer.port", tmpdir);
+	snprintf(pid_file, sizeof(pid_file), "%s/peer.pid", tmpdir);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 tests/fake_kafka.py --logdir tests/fixtures/kafka/tiered/logdir --port-file '%s' "
+		 "--log '%s/peer.log' --stream 3 --hwm 100000000 </dev/null >/dev/null 2>&1 & echo $! > '%s'",
+		 port_file, tmpdir, pid_file);
+	assert_int_equal(system(cmd), 0);
+	int port = 0;
+	for (double t0 = ss_mono(); !port && ss_mono() - t0 < 30; ) {   /* generous: a loaded host */
+		FILE *f = fopen(port_file, "r");
+		if (!f || fscanf(f, "%d", &port) != 1)
+			port = 0;
+		if (f)
+			fclose(f);
+		if (!port)
+			usleep(50 * 1000);
+	}
+	assert_true(port > 0);
+	snprintf(boot, sizeof(boot), "127.0.0.1:%d", port);
+	struct ss_cluster_tail *t = NULL;
+	struct ss_cluster_opts o = { .bootstrap = boot, .timeout_ms = 60000, .tail_max_bytes = 256 << 10 };
+	assert_int_equal(ss_cluster_tail_start(&t, &o, err, sizeof(err)), 0);   /* stopped below */
+	int32_t mp = 3;
+	int r = ss_cluster_tail_snapshot(t, &mp, 1, &(struct ss_cluster_sink){ 0 }, NULL, err, sizeof(err));
+	assert_int_equal(r, -ENOBUFS);
+	assert_non_null(strstr(err, "__remote_log_metadata-3"));
+	assert_non_null(strstr(err, "bound of 262144 bytes"));
+	struct ss_cluster_status *st = NULL;
+	assert_int_equal(ss_cluster_tail_status(t, &st), 0);
+	assert_int_equal(st->n_parts, 1);
+	assert_true(st->parts[0].over_bound);
+	assert_int_equal(st->parts[0].records, 0);   /* dropped, not kept */
+	free(st);
+	/* and so it stays: the next snapshot says the same at once */
+	double t0 = ss_mono();
+	assert_int_equal(ss_cluster_tail_snapshot(t, &mp, 1, &(struct ss_cluster_sink){ 0 }, NULL, err, sizeof(err)),
+			 -ENOBUFS);
+	assert_true(ss_mono() - t0 < 5.0);
+	ss_cluster_tail_stop(t);
+	snprintf(cmd, sizeof(cmd), "kill $(cat '%s') 2>/dev/null", pid_file);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* Helper mode for tests/live_cluster.sh (a real cluster is only up there):
  *   test_cluster describe BOOTSTRAP BROKER_ID TOPIC...
  * prints every DescribeConfigs entry "topic|-<TAB>key<TAB>value<TAB>source" and, per topic,
@@ -213,7 +292,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(placement),
 		cmocka_unit_test(config_unknown_key),
 		cmocka_unit_test(config_mode_jaas_unreachable),
+		cmocka_unit_test(config_java_syntax),
 		cmocka_unit_test(tail_down),
+		cmocka_unit_test(tail_bounded),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

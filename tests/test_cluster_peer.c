@@ -13,6 +13,7 @@
  *   peer_deadline        --kafka-deadline=3000 against a long stream: exit 1, named
  *   peer_sigterm_stream  SIGTERM while records stream in: exit 143 at once
  *   peer_sigterm_stall   SIGTERM while a Fetch is never answered: exit 143 at once
+ *   peer_sigterm_cfgs    SIGTERM while DescribeConfigs is never answered: exit 143 at once
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,6 +73,7 @@ static void peer_giveup(void **s) { verdict("peer_giveup"); }
 static void peer_deadline(void **s) { verdict("peer_deadline"); }
 static void peer_sigterm_stream(void **s) { verdict("peer_sigterm_stream"); }
 static void peer_sigterm_stall(void **s) { verdict("peer_sigterm_stall"); }
+static void peer_sigterm_cfgs(void **s) { verdict("peer_sigterm_cfgs"); }
 
 int main(void)
 {
@@ -84,6 +86,7 @@ int main(void)
 		cmocka_unit_test(peer_deadline),
 		cmocka_unit_test(peer_sigterm_stream),
 		cmocka_unit_test(peer_sigterm_stall),
+		cmocka_unit_test(peer_sigterm_cfgs),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

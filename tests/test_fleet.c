@@ -11,7 +11,7 @@
  * - a copy without meta.properties among several brokers: node_id null, here null, no
  *   STRAY_PARTITION (which broker it belongs to cannot be told);
  * - log dirs of two clusters: exit 2 naming both dirs;
- * - meta.properties as Kafka's MetaProperties reads it (fmt/props.h): version 0 and 1,
+ * - meta.properties as Kafka's MetaProperties reads it (fmt/meta_properties.h): version 0 and 1,
  *   escapes, continuation lines, the errors Kafka refuses to start with.
  */
 #include <jansson.h>
@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fmt/props.h"
+#include "fmt/meta_properties.h"
 #include "segscan.h"
 #include "testutil.h"
 

@@ -88,7 +88,7 @@ static int setup(void **state)
 	g_logdir = su_gen("log", 3, 4, 5, 64 * 1024, 0, false, &g_root);
 	if (!g_logdir)
 		return -1;
-	/* a topic config line with a key segscan does not use: the warning of ss_load_configs */
+	/* a topic config line with a key segscan does not use: the warning of ss_scan_load_configs */
 	if (asprintf(&g_topic_config, "%s/topics.txt", g_root) < 0)
 		return -1;
 	const char *line = "orders.v2 retention.ms=1000 max.message.bytes=100\n";

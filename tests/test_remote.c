@@ -23,6 +23,9 @@
 #include "fmt/ndjson.h"
 #include "segscan.h"
 #include "source/local_files.h"
+#include "lib/options.h"
+
+#include "../bench/remote_synthetic.h"
 
 enum { CS = SS_RSEG_COPY_STARTED, CF = SS_RSEG_COPY_FINISHED, DS = SS_RSEG_DELETE_STARTED,
        DF = SS_RSEG_DELETE_FINISHED, DG = SS_RSEG_DANGLING };
@@ -603,7 +606,7 @@ static void test_synthetic_replay(void **state)
 	assert_int_equal(ss_remote_new(SS_REMOTE_KAFKA, "metadata-topic", &r), 0);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(ss_remote_replay_synthetic(r, 1000000, 256, 42), 0);
+	assert_int_equal(bench_replay_synthetic(r, 1000000, 256, 42), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ss_remote_get_counts(r, &c);
 	assert_int_equal(c.events, 1000000);

@@ -1,5 +1,5 @@
 /*
- * The segment record (src/model.h, model/seg.c): 72 bytes for every segment, and the rare
+ * The segment record (src/model/model.h, model/seg.c): 72 bytes for every segment, and the rare
  * facts behind ss_seg.x only where a segment has them; the identities per-segment reuse
  * compares only in a scan set up with segscan_reuse. Issue 15's 1M-segment RSS budget
  * rests on both; a build that allocates x for every segment, or keeps identities in every

@@ -1747,6 +1747,38 @@ static void test_load(void **state)
 	free(root);
 }
 
+/* --server-properties names a FIFO (a pipe the user made, e.g. from a secrets tool): serve
+ * reads it once at its start, and every rescan parses those bytes. It re-read the file on
+ * every rescan, so the second scan waited on the empty FIFO forever and nothing was
+ * published after the first. */
+static void test_server_properties_fifo(void **state)
+{
+	char *root = NULL, *ld = su_gen("serve-props-fifo", 1, 2, 3, 16384, 0, false, &root);
+	assert_non_null(ld);
+	char fifo[600], opt[700], text[800];
+	snprintf(fifo, sizeof(fifo), "%s/server.properties", root);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	int n = snprintf(text, sizeof(text), "log.dirs=%s\\nlog.retention.bytes=-1\\n", ld);
+	assert_true(n > 0 && (size_t)n < sizeof(text));
+	/* one writer, once: it blocks in open until serve opens the FIFO for reading */
+	assert_int_equal(tu_run(NULL, "(printf '%s' > '%s' &) </dev/null >/dev/null 2>&1", text, fifo), 0);
+	snprintf(opt, sizeof(opt), "--server-properties=%s", fifo);
+	const char *args[] = { "--interval=1", opt, NULL };
+	struct srv s;
+	assert_true(srv_start(&s, "serve-props-fifo", args));
+	int64_t g = wait_fresh_generation(s.port);   /* two scans after the first have published */
+	assert_true(g >= 3);
+	char *body = NULL;
+	assert_int_equal(curl(&body, NULL, "http://127.0.0.1:%d/healthz", s.port), 200);
+	free(body);
+	int st;
+	srv_stop(&s, &st);
+	assert_int_equal(WEXITSTATUS(st), 0);
+	tu_run(NULL, "rm -rf '%s'", root);
+	free(ld);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1758,6 +1790,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_malformed_requests, kill_servers),
 		cmocka_unit_test_teardown(test_partition_lifecycle, kill_servers),
 		cmocka_unit_test_teardown(test_sighup_reload, kill_servers),
+		cmocka_unit_test_teardown(test_server_properties_fifo, kill_servers),
 		cmocka_unit_test_teardown(test_healthz_stale, kill_servers),
 		cmocka_unit_test_teardown(test_textfile_tmp_fifo, kill_servers),
 		cmocka_unit_test_teardown(test_slowloris, kill_servers),

@@ -358,6 +358,13 @@ static void test_cost_limits(void **state)
 	if (!strstr(out, want))
 		fail_msg("serve with a cost-31 hash: %s", out);
 	free(out);
+	/* --once checks the file too: a bad hash is reported by the dry run that should catch
+	 * it, not first when serve listens (it exited 0 and printed the metrics) */
+	out = NULL;
+	assert_int_equal(tu_run(&out, "%s serve --once --web.config.file=%s %s 2>&1", tu_segscan(), cfg, root), 2);
+	if (!strstr(out, want))
+		fail_msg("serve --once with a cost-31 hash: %s", out);
+	free(out);
 	tu_run(NULL, "rm -rf '%s'", root);
 	free(root);
 	free(ok12);

@@ -1,8 +1,8 @@
 /*
- * A set of entries keyed by a string, by open addressing (FNV-1a, linear probing, at most
- * half full). The table holds pointers; each entry's key is found through `key`, so an
- * entry may be the string itself or a struct that carries its key. Not thread-safe: one
- * owner (the evaluator thread's per-scan caches use it).
+ * A set of entries keyed by a string: the entries' pointers in an array, found through the
+ * one hash index (common/hidx.h). Each entry's key is found through `key`, so an entry may
+ * be the string itself or a struct that carries its key. Not thread-safe: one owner (the
+ * evaluator thread's per-scan caches use it).
  */
 #ifndef SS_COMMON_STRTAB_H
 #define SS_COMMON_STRTAB_H
@@ -10,19 +10,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ss_strtab {
-	void       **slot;
-	uint32_t     cap, n;
-	const char *(*key)(const void *entry);
-};
+#include "common/hidx.h"
 
-static inline uint32_t ss_fnv1a(const char *s)
-{
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
-}
+struct ss_strtab {
+	void          **e;      /* the entries, in the order added */
+	uint32_t        n, cap;
+	struct ss_hidx  ix;     /* their keys */
+	const char   *(*key)(const void *entry);
+};
 
 /* The entry whose key is `key`, or NULL. */
 void *ss_strtab_get(const struct ss_strtab *t, const char *key);

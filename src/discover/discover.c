@@ -14,9 +14,10 @@
 #include "common/darray.h"
 #include "common/file.h"
 #include "common/log.h"
+#include "common/search.h"
 #include "discover/discover.h"
 #include "fmt/names.h"
-#include "fmt/props.h"
+#include "fmt/meta_properties.h"
 #include "segscan.h"
 
 #define SMALL_FILE_MAX (4u << 20) /* checkpoint files: 4 MiB holds ~100k partitions */
@@ -415,33 +416,37 @@ out:
 
 /* ---- partition-level reuse (ss_dreuse) -------------------------------------------- */
 
+struct part_key {
+	const char *topic;
+	size_t      tlen;
+	int32_t     partition;
+	uint32_t    logdir;
+};
+
+/* The catalog's order (topic bytewise, a prefix first; partition; log dir) against a key. */
+static int cmp_part_key(const void *elem, const void *key)
+{
+	const struct ss_part *p = elem;
+	const struct part_key *k = key;
+	size_t pl = strlen(p->topic);
+	int cmp = memcmp(p->topic, k->topic, pl < k->tlen ? pl : k->tlen);
+	if (!cmp)
+		cmp = pl < k->tlen ? -1 : pl > k->tlen;
+	if (!cmp)
+		cmp = p->partition < k->partition ? -1 : p->partition > k->partition;
+	if (!cmp)
+		cmp = p->logdir < k->logdir ? -1 : p->logdir > k->logdir;
+	return cmp;
+}
+
 /* The partition (topic, partition) of log dir li in a sorted catalog, or -1: the reuse
  * lookups below and the log dir checkpoints' entries (ckpt_entry) both find theirs here. */
 static int64_t find_part(const struct ss_catalog *c, const char *topic, size_t tlen, int32_t partition, uint32_t li)
 {
-	uint32_t lo = 0, hi = c->n_parts;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		const struct ss_part *p = &c->parts[mid];
-		size_t pl = strlen(p->topic);
-		int cmp = memcmp(p->topic, topic, pl < tlen ? pl : tlen);
-		if (!cmp)
-			cmp = pl < tlen ? -1 : pl > tlen;
-		if (!cmp)
-			cmp = p->partition < partition ? -1 : p->partition > partition;
-		if (!cmp)
-			cmp = p->logdir < li ? -1 : p->logdir > li;
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < c->n_parts) {
-		const struct ss_part *p = &c->parts[lo];
-		if (p->logdir == li && p->partition == partition && strlen(p->topic) == tlen &&
-		    memcmp(p->topic, topic, tlen) == 0)
-			return lo;
-	}
+	const struct part_key k = { topic, tlen, partition, li };
+	size_t lo = ss_lower_bound(c->parts, c->n_parts, sizeof(*c->parts), cmp_part_key, &k, NULL);
+	if (lo < c->n_parts && cmp_part_key(&c->parts[lo], &k) == 0)
+		return (int64_t)lo;
 	return -1;
 }
 

@@ -21,6 +21,7 @@
 #include "common/endian.h"
 #include "common/extent.h"
 #include "common/file.h"
+#include "common/search.h"
 #include "common/utf8.h"
 #include "dump/dump.h"
 #include "dump/dump_int.h"
@@ -355,17 +356,23 @@ size_t dd_timeindex_entries(const uint8_t *buf, size_t len)
 	return n;
 }
 
+struct index_key {
+	int64_t base, target;
+};
+
+/* An offset index entry sorts before the key while its offset is <= the target. */
+static int cmp_index_entry(const void *elem, const void *key)
+{
+	const struct index_key *k = key;
+	return k->base + ss_offset_entry_at(elem).rel <= k->target ? -1 : 1;
+}
+
 /* OffsetIndex.lookup: the position of the last entry whose offset <= target (0 if none). */
 int64_t dd_index_lookup(const uint8_t *buf, size_t n, int64_t base, int64_t target)
 {
-	size_t lo = 0, hi = n;   /* find the first entry > target */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (base + ss_offset_entry_at(buf + mid * SS_OFFSET_ENTRY).rel <= target)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	const struct index_key k = { base, target };
+	/* the first entry > target */
+	size_t lo = ss_lower_bound(buf, n, SS_OFFSET_ENTRY, cmp_index_entry, &k, NULL);
 	return lo == 0 ? 0 : ss_offset_entry_at(buf + (lo - 1) * SS_OFFSET_ENTRY).pos;
 }
 

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "common/darray.h"
+#include "common/hidx.h"
+#include "common/search.h"
 #include "eval/remote.h"
 #include "segscan.h"
 
@@ -39,16 +41,10 @@ struct ss_remote {
 	uint32_t            n_segs, n_chunks, cap_chunks;
 	struct ss_remote_part **parts;
 	uint32_t            n_parts, cap_parts;
-	/* segment map: slot = seg index + 1, 0 empty */
-	uint64_t           *seg_hash;
-	uint32_t           *seg_slot;
-	uint32_t            seg_mask;     /* capacity - 1 */
-	uint32_t            seg_used;
-	/* partition map */
-	uint64_t           *part_hash;
-	uint32_t           *part_slot;
-	uint32_t            part_mask;
-	uint32_t            part_used;
+	/* (partition, generation, segment id) -> segment index, and (topic, partition[, topic
+	 * id]) -> partition index (common/hidx.h, at most half full: the replay's hot path) */
+	struct ss_hidx      seg_ix;
+	struct ss_hidx      part_ix;
 	uint64_t            seq;
 	struct ss_remote_counts counts;
 	struct arena_blk   *arena;
@@ -137,67 +133,30 @@ static uint64_t part_key_hash(const char *topic, size_t len, int32_t partition, 
 	return mix64(h);
 }
 
-static int map_grow(uint64_t **hashes, uint32_t **slots, uint32_t *mask, uint32_t used)
+struct seg_key {
+	uint32_t    part, gen;
+	const char *id;
+	size_t      len;
+};
+
+static bool seg_is(const void *ctx, uint32_t pos, const void *key)
 {
-	uint32_t cap = *slots ? *mask + 1 : 0;
-	if (cap && (uint64_t)(used + 1) * 2 <= cap)
-		return 0;
-	uint32_t ncap = cap ? cap * 2 : 64;
-	if (ncap < cap)
-		return -ENOMEM;
-	uint64_t *nh = calloc(ncap, sizeof(*nh));
-	uint32_t *ns = calloc(ncap, sizeof(*ns));
-	if (!nh || !ns) {
-		free(nh);
-		free(ns);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < cap; i++) {
-		if (!(*slots)[i])
-			continue;
-		uint32_t j = (uint32_t)(*hashes)[i] & (ncap - 1);
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		nh[j] = (*hashes)[i];
-		ns[j] = (*slots)[i];
-	}
-	free(*hashes);
-	free(*slots);
-	*hashes = nh;
-	*slots = ns;
-	*mask = ncap - 1;
-	return 0;
+	const struct ss_rseg *s = SEG(ctx, pos);
+	const struct seg_key *k = key;
+	return s->part == k->part && s->gen == k->gen && s->id_len == k->len && memcmp(s->id, k->id, k->len) == 0;
 }
 
 static uint32_t seg_lookup(const struct ss_remote *r, const struct ss_remote_part *p, const char *id, size_t len)
 {
-	if (!r->seg_slot)
-		return UINT32_MAX;
-	uint64_t h = seg_key_hash(p->idx, p->gen, id, len);
-	for (uint32_t j = (uint32_t)h & r->seg_mask; r->seg_slot[j]; j = (j + 1) & r->seg_mask) {
-		if (r->seg_hash[j] != h)
-			continue;
-		const struct ss_rseg *s = SEG(r, r->seg_slot[j] - 1);
-		if (s->part == p->idx && s->gen == p->gen && s->id_len == len && memcmp(s->id, id, len) == 0)
-			return r->seg_slot[j] - 1;
-	}
-	return UINT32_MAX;
+	const struct seg_key k = { p->idx, p->gen, id, len };
+	int64_t j = ss_hidx_find(&r->seg_ix, (uint32_t)seg_key_hash(p->idx, p->gen, id, len), seg_is, r, &k, NULL);
+	return j < 0 ? UINT32_MAX : ss_hidx_pos(&r->seg_ix, j);
 }
 
 static int seg_insert_map(struct ss_remote *r, uint32_t si)
 {
-	int e = map_grow(&r->seg_hash, &r->seg_slot, &r->seg_mask, r->seg_used);
-	if (e)
-		return e;
 	const struct ss_rseg *s = SEG(r, si);
-	uint64_t h = seg_key_hash(s->part, s->gen, s->id, s->id_len);
-	uint32_t j = (uint32_t)h & r->seg_mask;
-	while (r->seg_slot[j])
-		j = (j + 1) & r->seg_mask;
-	r->seg_hash[j] = h;
-	r->seg_slot[j] = si + 1;
-	r->seg_used++;
-	return 0;
+	return ss_hidx_insert(&r->seg_ix, (uint32_t)seg_key_hash(s->part, s->gen, s->id, s->id_len), si, NULL);
 }
 
 static bool part_matches(const struct ss_remote_part *p, const char *topic, size_t len, int32_t partition,
@@ -210,18 +169,26 @@ static bool part_matches(const struct ss_remote_part *p, const char *topic, size
 	return tid && memcmp(p->topic_id, tid, 16) == 0;
 }
 
+struct part_key {
+	const char    *topic;
+	size_t         len;
+	int32_t        partition;
+	const uint8_t *tid;
+};
+
+static bool part_is(const void *ctx, uint32_t pos, const void *key)
+{
+	const struct part_key *k = key;
+	return part_matches(((const struct ss_remote *)ctx)->parts[pos], k->topic, k->len, k->partition, k->tid);
+}
+
 static struct ss_remote_part *part_lookup(const struct ss_remote *r, const char *topic, size_t len,
 					  int32_t partition, const uint8_t *tid)
 {
-	if (!r->part_slot)
-		return NULL;
-	uint64_t h = part_key_hash(topic, len, partition, tid);
-	for (uint32_t j = (uint32_t)h & r->part_mask; r->part_slot[j]; j = (j + 1) & r->part_mask) {
-		struct ss_remote_part *p = r->parts[r->part_slot[j] - 1];
-		if (r->part_hash[j] == h && part_matches(p, topic, len, partition, tid))
-			return p;
-	}
-	return NULL;
+	const struct part_key k = { topic, len, partition, tid };
+	int64_t j = ss_hidx_find(&r->part_ix, (uint32_t)part_key_hash(topic, len, partition, tid), part_is, r, &k,
+				 NULL);
+	return j < 0 ? NULL : r->parts[ss_hidx_pos(&r->part_ix, j)];
 }
 
 static int part_create(struct ss_remote *r, const char *topic, size_t len, int32_t partition,
@@ -230,8 +197,6 @@ static int part_create(struct ss_remote *r, const char *topic, size_t len, int32
 	int e;
 	if (r->n_parts == UINT32_MAX - 1)
 		return -ENOMEM;
-	if ((e = map_grow(&r->part_hash, &r->part_slot, &r->part_mask, r->part_used)))
-		return e;
 	if ((e = SS_DA_RESERVE(&r->parts, &r->cap_parts, (uint64_t)r->n_parts + 1)) < 0)
 		return e;
 	struct ss_remote_part *p = calloc(1, sizeof(*p));
@@ -250,15 +215,13 @@ static int part_create(struct ss_remote *r, const char *topic, size_t len, int32
 	p->idx = r->n_parts;
 	p->delete_state = SS_RPART_NONE;
 	p->store = r;
+	uint32_t h = (uint32_t)part_key_hash(topic, len, partition, p->keyed_by_id ? tid : NULL);
+	if ((e = ss_hidx_insert(&r->part_ix, h, p->idx, NULL))) {
+		free(p->topic);   /* not indexed: not kept */
+		free(p);
+		return e;
+	}
 	r->parts[r->n_parts++] = p;
-
-	uint64_t h = part_key_hash(topic, len, partition, p->keyed_by_id ? tid : NULL);
-	uint32_t j = (uint32_t)h & r->part_mask;
-	while (r->part_slot[j])
-		j = (j + 1) & r->part_mask;
-	r->part_hash[j] = h;
-	r->part_slot[j] = p->idx + 1;
-	r->part_used++;
 	*out = p;
 	return 0;
 }
@@ -270,6 +233,7 @@ int ss_remote_new(enum ss_remote_mode mode, const char *source, struct ss_remote
 	if (!r)
 		return -ENOMEM;
 	r->mode = mode;
+	r->seg_ix.max_pct = r->part_ix.max_pct = 50;   /* misses are most lookups of the replay */
 	if (source && !(r->source = strdup(source))) {
 		free(r);
 		return -ENOMEM;
@@ -302,10 +266,8 @@ void ss_remote_free(struct ss_remote *r)
 	for (uint32_t i = 0; i < r->n_chunks; i++)
 		free(r->chunks[i]);
 	free(r->chunks);
-	free(r->seg_hash);
-	free(r->seg_slot);
-	free(r->part_hash);
-	free(r->part_slot);
+	ss_hidx_free(&r->seg_ix);
+	ss_hidx_free(&r->part_ix);
 	while (r->arena) {
 		struct arena_blk *b = r->arena;
 		r->arena = b->next;
@@ -326,24 +288,23 @@ void ss_remote_get_counts(const struct ss_remote *r, struct ss_remote_counts *ou
 }
 
 /* ---- epoch index ---- */
-/* Index of the first of arr[0..n) (ascending .epoch) whose epoch is >= ep: one binary
- * search for the partition's epoch states and a segment's epochs alike. */
-#define EPOCH_LOWER_BOUND(arr, n, ep)                                  \
-	__extension__({                                                \
-		uint32_t lo_ = 0, hi_ = (n);                           \
-		while (lo_ < hi_) {                                    \
-			uint32_t mid_ = lo_ + (hi_ - lo_) / 2;         \
-			if ((arr)[mid_].epoch < (ep))                  \
-				lo_ = mid_ + 1;                        \
-			else                                           \
-				hi_ = mid_;                            \
-		}                                                      \
-		lo_;                                                   \
-	})
+/* The first of arr[0..n) (ascending .epoch) whose epoch is >= ep: one sorted search
+ * (common/search.h) for the partition's epoch states and a segment's epochs alike. */
+static int cmp_repoch(const void *elem, const void *key)
+{
+	int32_t a = ((const struct ss_repoch *)elem)->epoch, b = *(const int32_t *)key;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_rseg_epoch(const void *elem, const void *key)
+{
+	int32_t a = ((const struct ss_rseg_epoch *)elem)->epoch, b = *(const int32_t *)key;
+	return a < b ? -1 : a > b;
+}
 
 static struct ss_repoch *epoch_find(const struct ss_remote_part *p, int32_t epoch, uint32_t *pos)
 {
-	uint32_t lo = EPOCH_LOWER_BOUND(p->epochs, p->n_epochs, epoch);
+	uint32_t lo = (uint32_t)ss_lower_bound(p->epochs, p->n_epochs, sizeof(*p->epochs), cmp_repoch, &epoch, NULL);
 	if (pos)
 		*pos = lo;
 	return lo < p->n_epochs && p->epochs[lo].epoch == epoch ? &p->epochs[lo] : NULL;
@@ -370,7 +331,7 @@ static int epoch_get(struct ss_remote_part *p, int32_t epoch, struct ss_repoch *
 
 static struct ss_rseg_epoch *seg_epoch(const struct ss_rseg *s, int32_t epoch)
 {
-	uint32_t lo = EPOCH_LOWER_BOUND(s->epochs, s->n_epochs, epoch);
+	uint32_t lo = (uint32_t)ss_lower_bound(s->epochs, s->n_epochs, sizeof(*s->epochs), cmp_rseg_epoch, &epoch, NULL);
 	return lo < s->n_epochs && s->epochs[lo].epoch == epoch ? &s->epochs[lo] : NULL;
 }
 
@@ -406,17 +367,16 @@ static void unref_clear(struct ss_remote *r, struct ss_repoch *E, uint32_t si)
 	se->flags &= (uint8_t)~(SS_REPOCH_UNREF | SS_REPOCH_LOST);
 }
 
+static int cmp_o2i(const void *elem, const void *key)
+{
+	int64_t a = ((const struct ss_repoch_o2i *)elem)->off, b = *(const int64_t *)key;
+	return a < b ? -1 : a > b;
+}
+
+/* The first of E's offset-to-segment entries whose offset is >= off. */
 static uint32_t o2i_floor_pos(const struct ss_repoch *E, int64_t off)
 {
-	uint32_t lo = 0, hi = E->n_o2i;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (E->o2i[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)ss_lower_bound(E->o2i, E->n_o2i, sizeof(*E->o2i), cmp_o2i, &off, NULL);
 }
 
 /* RemoteLogLeaderEpochState.handleSegmentWithCopySegmentFinishedState, with the fix. */
@@ -1018,165 +978,4 @@ bool ss_remote_seg_lost(const struct ss_remote_part *p, const struct ss_rseg *s)
 		if (!(s->epochs[k].flags & SS_REPOCH_LOST))
 			return false;
 	return true;
-}
-
-/* ---- --seed ---- */
-int ss_seed_parse(const char *arg, char **topic, int32_t *partition, int64_t *offset)
-{
-	if (!arg)
-		return -EINVAL;
-	const char *eq = strchr(arg, '=');
-	if (!eq || eq == arg)
-		return -EINVAL;
-	const char *dash = NULL;
-	for (const char *c = arg; c < eq; c++)
-		if (*c == '-')
-			dash = c;
-	if (!dash || dash == arg || dash + 1 == eq)
-		return -EINVAL;
-	if (!ss_topic_name_ok(arg, (size_t)(dash - arg)))
-		return -EINVAL;
-	long long pv = 0;
-	for (const char *c = dash + 1; c < eq; c++) {
-		if (*c < '0' || *c > '9')
-			return -EINVAL;
-		pv = pv * 10 + (*c - '0');
-		if (pv > INT32_MAX)
-			return -EINVAL;
-	}
-	const char *v = eq + 1;
-	bool neg = false;
-	if (*v == '-') {
-		neg = true;
-		v++;
-	}
-	if (!*v)
-		return -EINVAL;
-	uint64_t ov = 0;
-	for (const char *c = v; *c; c++) {
-		if (*c < '0' || *c > '9')
-			return -EINVAL;
-		if (ov > (uint64_t)INT64_MAX / 10)
-			return -EINVAL;
-		ov = ov * 10 + (uint64_t)(*c - '0');
-		if (ov > (uint64_t)INT64_MAX)
-			return -EINVAL;
-	}
-	/* -1 is Kafka's "nothing copied yet"; anything lower means nothing */
-	if (neg && ov != 1)
-		return -EINVAL;
-	char *t = strndup(arg, (size_t)(dash - arg));
-	if (!t)
-		return -ENOMEM;
-	*topic = t;
-	*partition = (int32_t)pv;
-	*offset = neg ? -1 : (int64_t)ov;
-	return 0;
-}
-
-/* ---- synthetic replay for the benchmark ---- */
-struct synth_part {
-	int64_t  next_off;
-	int32_t  epoch;
-	uint32_t added, deleted;
-	int      phase;           /* 0 add next, 1 finish pending, 2 delete-finish oldest */
-	char     pending[23];
-	char     topic[16];
-};
-
-static uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
-int ss_remote_replay_synthetic(struct ss_remote *r, uint64_t n_events, uint32_t n_parts, uint64_t seed)
-{
-	if (!n_parts)
-		return -EINVAL;
-	struct synth_part *sp = calloc(n_parts, sizeof(*sp));
-	if (!sp)
-		return -ENOMEM;
-	uint64_t rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
-	uint8_t tid[16];
-	for (int i = 0; i < 16; i++)
-		tid[i] = (uint8_t)xorshift(&rng);
-	for (uint32_t i = 0; i < n_parts; i++)
-		snprintf(sp[i].topic, sizeof(sp[i].topic), "bench%u", i % 64);
-	int e = 0;
-	char msg[256];
-	for (uint64_t i = 0; i < n_events; i++) {
-		uint32_t pi = (uint32_t)(xorshift(&rng) % n_parts);
-		struct synth_part *q = &sp[pi];
-		struct ss_epoch_entry ep[2];
-		struct ss_remote_event ev = {
-			.topic = q->topic, .topic_len = strlen(q->topic), .partition = (int32_t)(pi / 64),
-			.has_topic_id = true, .broker_id = 1, .event_timestamp_ms = 1700000000000LL + (int64_t)i,
-		};
-		memcpy(ev.topic_id, tid, 16);
-		ev.topic_id[0] ^= (uint8_t)(pi % 64);
-		char del_id[23];
-		if (q->phase == 1) {
-			ev.type = SS_REV_UPDATE;
-			ev.segment_id = q->pending;
-			ev.segment_id_len = 22;
-			ev.state = SS_RSEG_COPY_FINISHED;
-			q->phase = (q->added % 16 == 0) ? 2 : 0;
-		} else if (q->phase == 2 || q->phase == 3) {
-			const struct ss_remote_part *p = ss_remote_find(r, ev.topic, ev.partition, ev.topic_id);
-			const struct ss_rseg *s = p ? ss_remote_seg(p, q->deleted) : NULL;
-			if (!s) {
-				q->phase = 0;
-				i--;
-				continue;
-			}
-			memcpy(del_id, s->id, s->id_len < 22 ? s->id_len : 22);
-			del_id[s->id_len < 22 ? s->id_len : 22] = '\0';
-			ev.type = SS_REV_UPDATE;
-			ev.segment_id = del_id;
-			ev.segment_id_len = strlen(del_id);
-			if (q->phase == 2) {
-				ev.state = SS_RSEG_DELETE_STARTED;
-				q->phase = 3;
-			} else {
-				ev.state = SS_RSEG_DELETE_FINISHED;
-				q->deleted++;
-				q->phase = 0;
-			}
-		} else {
-			uint8_t id[16];
-			for (int k = 0; k < 16; k++)
-				id[k] = (uint8_t)xorshift(&rng);
-			ss_uuid_format(id, q->pending);
-			if (xorshift(&rng) % 64 == 0)
-				q->epoch++;
-			int64_t len = 1000 + (int64_t)(xorshift(&rng) % 1000);
-			ev.type = SS_REV_SEGMENT;
-			ev.segment_id = q->pending;
-			ev.segment_id_len = 22;
-			ev.has_id_bytes = true;
-			memcpy(ev.id_bytes, id, 16);
-			ev.start_offset = q->next_off;
-			ev.end_offset = q->next_off + len - 1;
-			ev.size_bytes = len * 100;
-			ev.max_timestamp_ms = ev.event_timestamp_ms;
-			ep[0].epoch = q->epoch;
-			ep[0].start_offset = q->next_off;
-			ev.epochs = ep;
-			ev.n_epochs = 1;
-			ev.state = SS_RSEG_COPY_STARTED;
-			q->next_off += len;
-			q->added++;
-			q->phase = 1;
-		}
-		if ((e = ss_remote_apply(r, &ev, msg, sizeof(msg))) < 0)
-			break;
-		e = 0;
-	}
-	free(sp);
-	return e;
 }

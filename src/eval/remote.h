@@ -165,16 +165,4 @@ int ss_remote_list_epoch(const struct ss_remote_part *p, int32_t epoch, bool kaf
  * (KAFKA-20932): invisible to the broker's retention and to its size computation. */
 bool ss_remote_seg_lost(const struct ss_remote_part *p, const struct ss_rseg *s);
 
-/*
- * Benchmark helper: replay n_events synthetic events (adds, finishes, a delete of the
- * oldest segment every 16 uploads, occasional leader epoch changes) over n_parts
- * partitions, deterministic for a seed. Every event is legal, in either mode.
- */
-int ss_remote_replay_synthetic(struct ss_remote *r, uint64_t n_events, uint32_t n_parts, uint64_t seed);
-
-/* ---- --seed=TOPIC-PARTITION=OFFSET ---- */
-/* Splits at the first '=' and then at the last '-' before it. *topic is malloc'd.
- * OFFSET may be -1 (nothing in remote storage). -EINVAL when malformed. */
-int ss_seed_parse(const char *arg, char **topic, int32_t *partition, int64_t *offset);
-
 #endif

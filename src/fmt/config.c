@@ -15,11 +15,13 @@
 
 #include "common/ascii.h"
 #include "common/darray.h"
+#include "common/hidx.h"
+#include "common/search.h"
 #include "fmt/config.h"
 #include "fmt/kafka_configs.h"
 #include "fmt/lines.h"
+#include "fmt/properties.h"
 #include "fmt/names.h"
-#include "fmt/props.h"
 #include "segscan.h"
 
 int ss_config_new(struct ss_config **out)
@@ -61,8 +63,7 @@ struct cctx {
 	 * insertion per line kept the array sorted at the cost of a memmove each, quadratic
 	 * (300k lines: 68 s; issue 14 item 11). */
 	uint32_t          sorted;     /* the sorted prefix when the load began */
-	uint32_t         *ht;         /* open addressing: index + 1, 0 = empty */
-	uint32_t          ht_cap;     /* a power of two, or 0 */
+	struct ss_hidx    ht;         /* their names: positions in c->topics (common/hidx.h) */
 	/* Warnings past SS_CONFIG_WARN_MAX are counted into one summary line instead (2M
 	 * unknown keys printed 2M lines). */
 	uint32_t          warn_slot;  /* the summary's index in c->warnings, valid if suppressed */
@@ -337,72 +338,54 @@ bool ss_cfg_parse_value(const char *key, const char *val, size_t vlen, struct ss
 	return false;
 }
 
+struct topic_key {
+	const char *t;
+	size_t      len;
+};
+
+/* c->topics' order (bytewise, a prefix first) against a (name, length) key */
+static int cmp_topic_key(const void *elem, const void *key)
+{
+	const char *m = ((const struct ss_config_topic *)elem)->topic;
+	const struct topic_key *k = key;
+	size_t ml = strlen(m);
+	int r = memcmp(m, k->t, ml < k->len ? ml : k->len);
+	if (r == 0)
+		r = ml < k->len ? -1 : ml > k->len ? 1 : 0;
+	return r;
+}
+
 struct ss_config_topic *ss_config_find(const struct ss_config *c, const char *t, size_t len)
 {
-	uint32_t lo = 0, hi = c->n_topics;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		const char *m = c->topics[mid].topic;
-		size_t ml = strlen(m);
-		int r = memcmp(m, t, ml < len ? ml : len);
-		if (r == 0)
-			r = ml < len ? -1 : ml > len ? 1 : 0;
-		if (r == 0)
-			return &c->topics[mid];
-		if (r < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	const struct topic_key k = { t, len };
+	int64_t i = ss_sorted_find(c->topics, c->n_topics, sizeof(*c->topics), cmp_topic_key, &k, NULL);
+	return i < 0 ? NULL : &c->topics[i];
 }
 
-static uint32_t name_hash(const char *t, size_t len)
+struct name_key {
+	const char *t;
+	size_t      len;
+};
+
+static bool topic_is(const void *ctx, uint32_t pos, const void *key)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)t[i]) * 16777619u;
-	return h;
+	const struct ss_config_topic *e = &((const struct ss_config_topic *)ctx)[pos];
+	const struct name_key *k = key;
+	return strlen(e->topic) == k->len && memcmp(e->topic, k->t, k->len) == 0;
 }
 
+/* The topics new in this load, by name (common/hidx.h): index idx of c->topics. */
 static int ht_put(struct cctx *x, uint32_t idx)
 {
-	if ((uint64_t)(x->c->n_topics - x->sorted) * 2 >= x->ht_cap) {
-		uint32_t nc = x->ht_cap ? x->ht_cap * 2 : 1024;
-		uint32_t *n = calloc(nc, sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < x->ht_cap; i++) {
-			if (!x->ht[i])
-				continue;
-			const char *t = x->c->topics[x->ht[i] - 1].topic;
-			uint32_t k = name_hash(t, strlen(t)) & (nc - 1);
-			while (n[k])
-				k = (k + 1) & (nc - 1);
-			n[k] = x->ht[i];
-		}
-		free(x->ht);
-		x->ht = n;
-		x->ht_cap = nc;
-	}
 	const char *t = x->c->topics[idx].topic;
-	uint32_t k = name_hash(t, strlen(t)) & (x->ht_cap - 1);
-	while (x->ht[k])
-		k = (k + 1) & (x->ht_cap - 1);
-	x->ht[k] = idx + 1;
-	return 0;
+	return ss_hidx_insert(&x->ht, ss_hash_str(t), idx, NULL);
 }
 
 static struct ss_config_topic *ht_find(struct cctx *x, const char *t, size_t len)
 {
-	if (!x->ht_cap)
-		return NULL;
-	for (uint32_t k = name_hash(t, len) & (x->ht_cap - 1); x->ht[k]; k = (k + 1) & (x->ht_cap - 1)) {
-		struct ss_config_topic *e = &x->c->topics[x->ht[k] - 1];
-		if (strlen(e->topic) == len && memcmp(e->topic, t, len) == 0)
-			return e;
-	}
-	return NULL;
+	const struct name_key k = { t, len };
+	int64_t s = ss_hidx_find(&x->ht, ss_hash_bytes(t, len), topic_is, x->c->topics, &k, NULL);
+	return s < 0 ? NULL : &x->c->topics[ss_hidx_pos(&x->ht, s)];
 }
 
 static int topic_get(struct cctx *x, const char *t, size_t len, unsigned line, struct ss_cfg_vals **out)
@@ -445,9 +428,7 @@ static int load_done(struct cctx *x, int r)
 	struct ss_config *c = x->c;
 	if (c->n_topics > x->sorted)
 		qsort(c->topics, c->n_topics, sizeof(*c->topics), cmp_topic);
-	free(x->ht);
-	x->ht = NULL;
-	x->ht_cap = 0;
+	ss_hidx_free(&x->ht);
 	if (x->suppressed) {
 		char *w;
 		if (asprintf(&w, "%s: %llu more warnings like the ones above not shown", x->fname,
@@ -608,28 +589,36 @@ static const char *const prop_keys[] = {
 };
 #define N_PROP_KEYS (sizeof(prop_keys) / sizeof(prop_keys[0]))
 
-/* One entry of server.properties (fmt/props.h parsed it): kept when segscan reads its key. */
-struct server_ctx {
+struct prop_ctx {
 	struct cctx *x;
 	struct prop *props;
 };
 
-static int server_entry(void *arg, const char *key, const char *val, unsigned line)
+/* One entry of fmt/properties.h: a key segscan reads is kept (the last occurrence wins, as
+ * in Properties); a malformed escape anywhere refuses the file, as Java does. */
+static int prop_entry(void *arg, const struct ss_props_entry *e)
 {
-	struct server_ctx *sc = arg;
+	struct prop_ctx *pc = arg;
+	struct cctx *x = pc->x;
+	x->line = e->line;
+	if (e->bad == SS_PROPS_BAD_KEY)
+		return cfail(x, "malformed \\uxxxx escape in a key");
 	size_t k;
 	for (k = 0; k < N_PROP_KEYS; k++)
-		if (strcmp(key, prop_keys[k]) == 0)
+		if (strcmp(e->key, prop_keys[k]) == 0)
 			break;
+	if (e->bad == SS_PROPS_BAD_VALUE)
+		return k == N_PROP_KEYS ? cfail(x, "malformed \\uxxxx escape in a value")
+					: cfail(x, "malformed \\uxxxx escape in the value of %s", prop_keys[k]);
 	if (k == N_PROP_KEYS)
 		return 0;
-	char *v = strdup(val);
-	if (!v)
+	char *val = strdup(e->val);
+	if (!val)
 		return -ENOMEM;
-	free(sc->props[k].val);   /* the last occurrence wins, as in Properties */
-	sc->props[k].key = prop_keys[k];
-	sc->props[k].val = v;
-	sc->props[k].line = line;
+	free(pc->props[k].val);
+	pc->props[k].key = prop_keys[k];
+	pc->props[k].val = val;
+	pc->props[k].line = e->line;
 	return 0;
 }
 
@@ -747,13 +736,13 @@ int ss_config_load_server_buf(struct ss_config *c, const char *buf, size_t len, 
 {
 	struct cctx x = { .c = c, .fname = fname ? fname : "-", .err = err, .errlen = errlen };
 	struct prop props[N_PROP_KEYS];
-	struct server_ctx sc = { &x, props };
-	int e;
+	struct prop_ctx pc = { .x = &x, .props = props };
 
 	memset(props, 0, sizeof(props));
 	if (err && errlen)
 		err[0] = '\0';
-	if (!(e = ss_props_parse(buf, len, x.fname, server_entry, &sc, err, errlen)))
+	int e = ss_props_parse(buf, len, prop_entry, &pc);
+	if (!e)
 		e = server_apply(&x, props);
 	for (size_t i = 0; i < N_PROP_KEYS; i++)
 		free(props[i].val);

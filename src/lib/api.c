@@ -85,18 +85,7 @@ int segscan_add_logdir(segscan_scan *s, const char *path)
 	int r = ss_scan_setup_begin(s);
 	if (r)
 		return r;
-	char **n = realloc(s->logdir_paths, (s->n_logdir_paths + 1) * sizeof(*n));
-	if (!n) {
-		r = -ENOMEM;
-		goto out;
-	}
-	s->logdir_paths = n;
-	if (!(n[s->n_logdir_paths] = strdup(path))) {
-		r = -ENOMEM;
-		goto out;
-	}
-	s->n_logdir_paths++;
-out:
+	r = ss_scan_logdir_add(s, path);
 	ss_scan_setup_end(s);
 	return r;
 }

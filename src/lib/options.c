@@ -73,9 +73,10 @@ const struct ss_optdef ss_optdefs[] = {
 	  .help = "bound on every wait for the cluster (default 10000)" },
 	{ .name = "kafka-deadline", .type = SS_OPT_INT, .values = "MS", .lo = 1, .hi = 86400000, .def = "300000",
 	  .off = F(kafka_deadline_ms), .err = "expected milliseconds from 1 to 86400000",
-	  .help = "bound on the whole read of remote metadata from the cluster\n"
-		  "(default 300000); a read that at its rate so far could not finish\n"
-		  "in time gives up early; the partitions it serves are then unknown" },
+	  .help = "bound on the whole read of remote metadata from the cluster,\n"
+		  "and on DescribeConfigs (default 300000); a read that at its rate\n"
+		  "so far could not finish in time gives up early; the partitions it\n"
+		  "serves are then unknown" },
 	{ .name = "broker-process", .type = SS_OPT_SWITCH, .values = "auto|off", .def = "auto",
 	  .off = F(broker_process), .err = "expected auto or off",
 	  .help = "without --server-properties, read the server.properties of the\n"
@@ -240,6 +241,60 @@ static int set_str(char **dst, const char *v)
 		return -ENOMEM;
 	free(*dst);
 	*dst = n;
+	return 0;
+}
+
+/* --seed=TOPIC-PARTITION=OFFSET (lib/options.h) */
+int ss_seed_parse(const char *arg, char **topic, int32_t *partition, int64_t *offset)
+{
+	if (!arg)
+		return -EINVAL;
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return -EINVAL;
+	const char *dash = NULL;
+	for (const char *c = arg; c < eq; c++)
+		if (*c == '-')
+			dash = c;
+	if (!dash || dash == arg || dash + 1 == eq)
+		return -EINVAL;
+	if (!ss_topic_name_ok(arg, (size_t)(dash - arg)))
+		return -EINVAL;
+	long long pv = 0;
+	for (const char *c = dash + 1; c < eq; c++) {
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+		pv = pv * 10 + (*c - '0');
+		if (pv > INT32_MAX)
+			return -EINVAL;
+	}
+	const char *v = eq + 1;
+	bool neg = false;
+	if (*v == '-') {
+		neg = true;
+		v++;
+	}
+	if (!*v)
+		return -EINVAL;
+	uint64_t ov = 0;
+	for (const char *c = v; *c; c++) {
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+		if (ov > (uint64_t)INT64_MAX / 10)
+			return -EINVAL;
+		ov = ov * 10 + (uint64_t)(*c - '0');
+		if (ov > (uint64_t)INT64_MAX)
+			return -EINVAL;
+	}
+	/* -1 is Kafka's "nothing copied yet"; anything lower means nothing */
+	if (neg && ov != 1)
+		return -EINVAL;
+	char *t = strndup(arg, (size_t)(dash - arg));
+	if (!t)
+		return -ENOMEM;
+	*topic = t;
+	*partition = (int32_t)pv;
+	*offset = neg ? -1 : (int64_t)ov;
 	return 0;
 }
 

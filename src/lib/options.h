@@ -69,4 +69,8 @@ void ss_opts_write_help(FILE *f);
 /* The help lines of one row (a command that takes only some rows: serve). */
 void ss_optdef_write_help(FILE *f, const struct ss_optdef *d);
 
+/* --seed=TOPIC-PARTITION=OFFSET: splits at the first '=' and then at the last '-' before it.
+ * *topic is malloc'd. OFFSET may be -1 (nothing in remote storage). -EINVAL when malformed. */
+int ss_seed_parse(const char *arg, char **topic, int32_t *partition, int64_t *offset);
+
 #endif

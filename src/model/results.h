@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eval/eval.h"   /* struct ss_eval: a partition's evaluation (ss_part.eval) */
-#include "model.h"
+#include "model/evaluation.h"   /* struct ss_eval: a partition's evaluation (ss_part.eval) */
+#include "model/model.h"
 
 struct ss_res_logdir {
 	const char *path;       /* as given (or from log.dirs) */

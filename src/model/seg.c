@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "model/model.h"
 
 const struct ss_segx ss_segx_none = { .err_pos = -1, .first_batch_base = -1, .crc_first_base = -1,
 				      .crc_first_pos = -1 };

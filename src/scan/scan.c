@@ -16,6 +16,7 @@
 #include "common/esc.h"
 #include "common/clock.h"
 #include "common/probes.h"
+#include "scan/embed.h"
 #include "scan/scan_int.h"
 #include "source/cluster_ctx.h"
 #include "source/cluster_image.h"
@@ -105,7 +106,7 @@ static void *remote_job_main(void *arg)
 	struct remote_job *j = arg;
 	double t0 = ss_mono();
 	pthread_setname_np(pthread_self(), "segscan-remote");
-	j->r = ss_load_remote_file(j->s, j->err, sizeof(j->err));
+	j->r = ss_scan_load_remote_file(j->s, j->err, sizeof(j->err));
 	j->seconds = ss_mono() - t0;
 	return NULL;
 }
@@ -201,7 +202,7 @@ static int run_pipeline(segscan_scan *s)
 
 	/* Configs first: they may name the log dirs, and a malformed one is a usage error
 	 * that must stop us before we touch any disk. */
-	if ((r = ss_load_configs(s)))
+	if ((r = ss_scan_load_configs(s)))
 		return r;
 	if (s->n_logdir_paths == 0) {
 		s->usage_error = true;
@@ -215,7 +216,7 @@ static int run_pipeline(segscan_scan *s)
 		regfree(&re);
 	}
 	/* the broker's static configs: given, or the running broker's own */
-	if ((r = ss_cluster_find_static(s)))
+	if ((r = ss_scan_find_static(s)))
 		return fail(s, r, "broker config: %s", segscan_strerror(r));
 
 	/* A --remote-state file needs nothing from discovery: replay it on a thread while
@@ -274,13 +275,13 @@ static int run_pipeline(segscan_scan *s)
 	/* The cluster context (the KRaft metadata log) and the remote state are complete
 	 * before the workers start and read-only after. */
 	t0 = ss_mono();
-	if ((r = ss_cluster_ctx_load(s)))
+	if ((r = ss_scan_cluster_ctx(s)))
 		return fail(s, r, "cluster metadata: %s", segscan_strerror(r));
 	if ((r = check_metadata_cluster(s)))
 		return r;
 	s->times.cluster = ss_mono() - t0;
 	t0 = ss_mono();
-	if ((r = ss_load_remote(s)))
+	if ((r = ss_scan_load_remote(s)))
 		return r;
 	s->times.remote += ss_mono() - t0;
 
@@ -300,6 +301,65 @@ static int run_pipeline(segscan_scan *s)
 		return r;
 	}
 	return 0;
+}
+
+/* The scan object's own state lock (scan_int.h): the setters of lib/ and segscan_run take
+ * it the same way, so it lives with the object, below them. */
+int ss_scan_setup_begin(segscan_scan *s)
+{
+	if (!s)
+		return -EINVAL;
+	pthread_mutex_lock(&s->api_mu); /* released by ss_scan_setup_end, or below */
+	int st = atomic_load_explicit(&s->state, memory_order_relaxed);
+	if (st == SS_SCAN_IDLE)
+		return 0;
+	pthread_mutex_unlock(&s->api_mu);
+	return st == SS_SCAN_RUNNING ? -EBUSY : -EALREADY;
+}
+
+void ss_scan_setup_end(segscan_scan *s)
+{
+	pthread_mutex_unlock(&s->api_mu); /* taken by ss_scan_setup_begin */
+}
+
+int ss_scan_logdir_add(segscan_scan *s, const char *path)
+{
+	char **n = realloc(s->logdir_paths, (s->n_logdir_paths + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	s->logdir_paths = n;
+	if (!(n[s->n_logdir_paths] = strdup(path)))
+		return -ENOMEM;
+	s->n_logdir_paths++;
+	return 0;
+}
+
+int ss_scan_use_cluster_tail(segscan_scan *s, struct ss_cluster_tail *t)
+{
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
+	s->cluster_tail = t;
+	ss_scan_setup_end(s);
+	return 0;
+}
+
+int ss_scan_use_server_properties(segscan_scan *s, const char *name, const char *text, size_t len)
+{
+	if (!name || !text)
+		return -EINVAL;
+	int r = ss_scan_setup_begin(s);
+	if (r)
+		return r;
+	char *n = strdup(name);
+	if (n) {
+		free(s->opts.server_properties);
+		s->opts.server_properties = n;
+		s->props_text = text;
+		s->props_len = len;
+	}
+	ss_scan_setup_end(s);
+	return n ? 0 : -ENOMEM;
 }
 
 int segscan_reuse_unchanged(segscan_scan *s, segscan_unchanged_fn fn, void *arg)
@@ -524,23 +584,4 @@ int ss_scan_publish_results(segscan_scan *s)
 		.n_workers = s->n_winfo,
 	};
 	return 0;
-}
-
-/* The scan object's own state lock (scan_int.h): the setters of lib/ and segscan_run take
- * it the same way, so it lives with the object, below them. */
-int ss_scan_setup_begin(struct segscan_scan *s)
-{
-	if (!s)
-		return -EINVAL;
-	pthread_mutex_lock(&s->api_mu); /* released by ss_scan_setup_end, or below */
-	int st = atomic_load_explicit(&s->state, memory_order_relaxed);
-	if (st == SS_SCAN_IDLE)
-		return 0;
-	pthread_mutex_unlock(&s->api_mu);
-	return st == SS_SCAN_RUNNING ? -EBUSY : -EALREADY;
-}
-
-void ss_scan_setup_end(struct segscan_scan *s)
-{
-	pthread_mutex_unlock(&s->api_mu); /* taken by ss_scan_setup_begin */
 }

@@ -27,6 +27,7 @@ struct ss_remote;      /* eval/remote.h */
 struct ss_remote_taint;/* source/remote_topic.h */
 struct ss_config;      /* eval/config.h */
 struct ss_cluster_ctx; /* source/cluster_ctx.h */
+struct ss_cluster_tail;/* source/cluster.h */
 
 struct ss_seed {
 	char   *topic;
@@ -137,6 +138,10 @@ struct segscan_scan {
 	struct ss_res_worker *winfo;         /* per worker, for --stats */
 	unsigned             n_winfo;
 	const struct segscan_scan *prev;     /* segscan_reuse */
+	struct ss_cluster_tail *cluster_tail;/* serve's live tail (scan/embed.h), not owned; NULL */
+	const char          *props_text;     /* --server-properties' bytes read by serve (scan/embed.h),
+						not owned; NULL: the scan reads the file */
+	size_t               props_len;
 	struct ss_strtab     cfgs;           /* the evaluator's: one resolved config per topic */
 	struct ss_strtab     msgs;           /* and finding messages held once (evaluator.c) */
 	bool                 reusable;       /* segscan_reuse was called: keep segment identities
@@ -173,6 +178,24 @@ enum ss_scan_state { SS_SCAN_IDLE, SS_SCAN_RUNNING, SS_SCAN_DONE };
  * -EALREADY after it. */
 int  ss_scan_setup_begin(struct segscan_scan *s);
 void ss_scan_setup_end(struct segscan_scan *s);
+/* Appends a log dir (segscan_add_logdir's work, without the state check: the caller holds
+ * api_mu, or is the run itself). 0 or -ENOMEM. */
+int  ss_scan_logdir_add(struct segscan_scan *s, const char *path);
+
+/* context.c: the context loaders, stages 1, 3 and 4 (docs/architecture.md).
+ * --topic-config and --server-properties into s->config (a bad file is a usage error);
+ * log.dirs' entries become the log dirs when none is given. */
+int  ss_scan_load_configs(struct segscan_scan *s);
+/* The broker's static configs: --server-properties, or the running broker's. */
+int  ss_scan_find_static(struct segscan_scan *s);
+/* The --remote-state file alone: needs nothing from discovery, so it can be read on a
+ * thread while discovery walks the log dirs. Errors go to err (usage_error is set). */
+int  ss_scan_load_remote_file(struct segscan_scan *s, char *err, size_t errlen);
+/* The cluster context (source/cluster_ctx.h) into s->cluster, after discovery. */
+int  ss_scan_cluster_ctx(struct segscan_scan *s);
+/* Remote state after discovery: the file (unless already loaded) and its topic-id check,
+ * the live cluster, or the metadata topic found by discovery. */
+int  ss_scan_load_remote(struct segscan_scan *s);
 /* A results accessor's check: -EINVAL for NULL, -EBUSY while segscan_run runs (the results
  * are being replaced), else 0. Best effort against a caller that reads while another
  * thread starts the run (that stays the caller's race), exact for one that reads during it. */

@@ -1,5 +1,6 @@
 /* serve's live-cluster tail: see cluster_tail.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +10,20 @@
 #include "service/log.h"
 #include "source/cluster.h"
 
-/* Started once by the service's main thread before any scan and stopped after the last;
- * scans and HTTP read it through ss_cluster_tail_registered (its own lock). */
+/* Started once by the service's main thread before any scan and stopped after the last.
+ * The scan thread hands it to each scan (ss_serve_cluster_tail, scan/embed.h); the HTTP
+ * thread reads its status. g_mu guards the pointer: the HTTP thread may still answer while
+ * main clears it at shutdown. */
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct ss_cluster_tail *g_tail;
+
+struct ss_cluster_tail *ss_serve_cluster_tail(void)
+{
+	pthread_mutex_lock(&g_mu);
+	struct ss_cluster_tail *t = g_tail;
+	pthread_mutex_unlock(&g_mu);
+	return t;
+}
 
 static const char *opt(const struct ss_serve_opts *o, const char *name)
 {
@@ -41,10 +53,13 @@ int ss_serve_cluster_start(const struct ss_serve_opts *o, char *err, size_t errl
 		.timeout_ms = to ? strtoll(to, NULL, 10) : 0,
 		.warn = warn_cb,
 	};
-	int r = ss_cluster_tail_start(&g_tail, &co, err, errlen);   /* stopped in ss_serve_cluster_stop */
+	struct ss_cluster_tail *t = NULL;
+	int r = ss_cluster_tail_start(&t, &co, err, errlen);   /* stopped in ss_serve_cluster_stop */
 	if (r)
 		return r;
-	ss_cluster_tail_register(g_tail);
+	pthread_mutex_lock(&g_mu);
+	g_tail = t;
+	pthread_mutex_unlock(&g_mu);
 	struct ss_logline l;
 	ss_log_begin(&l, "info", "consuming __remote_log_metadata");
 	ss_log_str(&l, "bootstrap", bs);
@@ -54,16 +69,17 @@ int ss_serve_cluster_start(const struct ss_serve_opts *o, char *err, size_t errl
 
 void ss_serve_cluster_stop(void)
 {
-	if (!g_tail)
-		return;
-	ss_cluster_tail_register(NULL);
-	ss_cluster_tail_stop(g_tail);   /* partner of ss_cluster_tail_start */
+	pthread_mutex_lock(&g_mu);
+	struct ss_cluster_tail *t = g_tail;
 	g_tail = NULL;
+	pthread_mutex_unlock(&g_mu);
+	if (t)
+		ss_cluster_tail_stop(t);   /* partner of ss_cluster_tail_start */
 }
 
 int ss_serve_cluster_metrics(const char *head, size_t head_len, char **out, size_t *len)
 {
-	struct ss_cluster_tail *t = ss_cluster_tail_registered(NULL);
+	struct ss_cluster_tail *t = ss_serve_cluster_tail();
 	struct ss_cluster_status *st = NULL;
 	*out = NULL;
 	*len = 0;
@@ -130,7 +146,7 @@ static size_t json_str(char *o, size_t cap, const char *s)
 
 int ss_serve_cluster_healthz(char *buf, size_t cap, int *connected)
 {
-	struct ss_cluster_tail *t = ss_cluster_tail_registered(NULL);
+	struct ss_cluster_tail *t = ss_serve_cluster_tail();
 	struct ss_cluster_status *st = NULL;
 	*connected = 1;
 	if (!t)

@@ -36,13 +36,14 @@
 
 #include "common/clock.h"
 #include "fmt/config.h"
+#include "scan/embed.h"
 #include "service/cluster_tail.h"
 #include "service/log.h"
 #include "service/notify.h"
 #include "service/serve.h"
 #include "service/webconfig.h"
 #include "source/local_files.h"
-#include "source/watch.h"
+#include "service/watch.h"
 
 static struct timespec ts_of(double t)
 {
@@ -159,21 +160,22 @@ static int check_one(const char *cand, const char *cand_tmp, const char *logdir,
 
 /* The log dirs of a server.properties, as the scan reads them (log.dirs, else log.dir:
  * the same parser, fmt/config.h, through the same source). */
-static int check_properties(const char *props, const char *cand, const char *cand_tmp, char *err, size_t errlen)
+static int check_properties(const struct ss_serve_props *props, const char *cand, const char *cand_tmp, char *err,
+			    size_t errlen)
 {
 	struct ss_config *c;
 	int r = ss_config_new(&c);   /* freed below */
 	if (r)
 		return r;
-	r = ss_source_server_properties(c, props, err, errlen);
+	r = ss_config_load_server_buf(c, props->text, props->len, props->name, err, errlen);
 	for (uint32_t i = 0; !r && i < c->n_log_dirs; i++)
 		r = check_one(cand, cand_tmp, c->log_dirs[i], err, errlen);
 	ss_config_free(c);
 	return r;
 }
 
-int ss_textfile_check(const char *textfile, char *const *logdirs, size_t n_logdirs, const char *server_properties,
-		      char *err, size_t errlen)
+int ss_textfile_check(const char *textfile, char *const *logdirs, size_t n_logdirs,
+		      const struct ss_serve_props *server_properties, char *err, size_t errlen)
 {
 	char *d = strdup(textfile), *b = strdup(textfile), *rd = NULL, *cand = NULL, *cand_tmp = NULL;
 	int r = 0;
@@ -293,6 +295,7 @@ out:
 
 struct svc {
 	const struct ss_serve_opts *o;
+	const struct ss_serve_props *props; /* --server-properties as read at the start; NULL */
 	struct ss_pub  *pub;
 	pthread_t       main_tid;
 	pthread_mutex_t mu;
@@ -301,13 +304,13 @@ struct svc {
 	bool            reload;      /* mu: main asks for a rescan now (SIGHUP) */
 	int             fatal_rc;    /* mu: nonzero = the scan thread asks main to exit with it */
 	bool            first_done;  /* scan thread only */
-	/* change detection (source/watch.h), scan thread only */
+	/* change detection (service/watch.h), scan thread only */
 	struct ss_watch *watch;      /* NULL: every scan takes the full path */
 	bool            watch_tried;
 	double          last_full;   /* CLOCK_MONOTONIC of the last full check */
 };
 
-static int build_scan(const struct ss_serve_opts *o, segscan_scan **out)
+static int build_scan(const struct ss_serve_opts *o, const struct ss_serve_props *props, segscan_scan **out)
 {
 	segscan_scan *s = NULL;
 	int r = segscan_scan_new(&s);
@@ -319,6 +322,8 @@ static int build_scan(const struct ss_serve_opts *o, segscan_scan **out)
 	    (r = segscan_set_log(s, ss_log_scan_event, NULL, SEGSCAN_LOG_WARNING)))
 		goto fail;
 	for (size_t i = 0; i < o->n_scan_opts; i++) {
+		if (props && !strcmp(o->scan_opts[i].name, "server-properties"))
+			continue;   /* the bytes read at the start, below */
 		if ((r = segscan_set(s, o->scan_opts[i].name, o->scan_opts[i].value))) {
 			struct ss_logline l;
 			ss_log_begin(&l, "error", "scan option rejected");
@@ -332,6 +337,11 @@ static int build_scan(const struct ss_serve_opts *o, segscan_scan **out)
 	for (size_t i = 0; i < o->n_logdirs; i++)
 		if ((r = segscan_add_logdir(s, o->logdirs[i])))
 			goto fail;
+	if (props && (r = ss_scan_use_server_properties(s, props->name, props->text, props->len)))
+		goto fail;
+	/* the live tail, when one runs, serves this scan's remote state */
+	if ((r = ss_scan_use_cluster_tail(s, ss_serve_cluster_tail())))
+		goto fail;
 	*out = s;
 	return 0;
 fail:
@@ -474,7 +484,7 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 	ss_log_end(&l);
 
 	*exit_code = 2;
-	if ((r = build_scan(v->o, &s)))
+	if ((r = build_scan(v->o, v->props, &s)))
 		goto failed;
 	/* unchanged closed segments of the published scan cost one statx instead of a read;
 	 * our reference keeps that scan alive until segscan_run has returned */
@@ -688,24 +698,36 @@ int ss_serve_main(const struct ss_serve_opts *o)
 	char err[512];
 	int r, rc = 0;
 
-	if (o->textfile) {
-		const char *props = NULL;
-		for (size_t i = 0; i < o->n_scan_opts; i++)
-			if (!strcmp(o->scan_opts[i].name, "server-properties"))
-				props = o->scan_opts[i].value;
-		if (ss_textfile_check(o->textfile, o->logdirs, o->n_logdirs, props, err, sizeof(err))) {
+	/* --server-properties is read once, here: every rescan and the textfile check parse
+	 * these bytes, so a FIFO or pipe the user named (empty after its first read) serves
+	 * them all; a change to the file takes a restart (docs/serve.md) */
+	static struct ss_serve_props props_buf;
+	const struct ss_serve_props *props = NULL;
+	for (size_t i = 0; i < o->n_scan_opts; i++)
+		if (!strcmp(o->scan_opts[i].name, "server-properties"))
+			props_buf.name = o->scan_opts[i].value;   /* the last one wins, as segscan_set */
+	if (props_buf.name) {
+		if (ss_source_read_input("--server-properties", props_buf.name, SS_SOURCE_CONFIG_MAX, &props_buf.text,
+					 &props_buf.len, err, sizeof(err)) < 0) {
 			fprintf(stderr, "segscan: %s\n", err);
 			return 2;
 		}
+		props = &props_buf;   /* the process's lifetime, like the options */
+	}
+	if (o->textfile && ss_textfile_check(o->textfile, o->logdirs, o->n_logdirs, props, err, sizeof(err))) {
+		fprintf(stderr, "segscan: %s\n", err);
+		return 2;
 	}
 	if (!o->once && ss_parse_listen(o->listen, &sa, &salen)) {
 		fprintf(stderr, "segscan: --listen=%s: expected HOST:PORT or [IPV6]:PORT with a port from 1 to 65535\n",
 			o->listen);
 		return 2;
 	}
-	/* the process's lifetime: MHD reads the certificate and key for every handshake */
+	/* the process's lifetime: MHD reads the certificate and key for every handshake.
+	 * --once loads it too, so the dry run reports a bad file (a hash, a key) as the
+	 * listening serve would, exit 2, before it scans */
 	static struct ss_web_config web;
-	if (!o->once && o->web_config && ss_web_config_load(o->web_config, &web, err, sizeof(err))) {
+	if (o->web_config && ss_web_config_load(o->web_config, &web, err, sizeof(err))) {
 		fprintf(stderr, "segscan: %s\n", err);
 		return 2;
 	}
@@ -713,6 +735,7 @@ int ss_serve_main(const struct ss_serve_opts *o)
 		fprintf(stderr, "segscan: %s\n", segscan_strerror(r));
 		return 1;
 	}
+	v.props = props;
 	if (o->once) {
 		rc = serve_once(&v);
 		svc_destroy(&v);

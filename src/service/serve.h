@@ -193,11 +193,19 @@ struct ss_serve_opts {
 	size_t      n_logdirs;
 };
 
+/* --server-properties as serve read it, once, at its start (ss_serve_main). */
+struct ss_serve_props {
+	const char *name;   /* the path given */
+	char       *text;   /* its bytes (the process's lifetime) */
+	size_t      len;
+};
+
 /* Refuses a textfile path inside a scanned log dir (or equal to one), or one whose
- * directory does not exist. Log dirs named through --server-properties are read from
- * the file's log.dirs / log.dir. Returns 0 or a negative errno with err filled. */
+ * directory does not exist. Log dirs named through --server-properties are taken from
+ * its log.dirs / log.dir (props NULL: none given). Returns 0 or a negative errno with err
+ * filled. */
 int ss_textfile_check(const char *textfile, char *const *logdirs, size_t n_logdirs,
-		      const char *server_properties, char *err, size_t errlen);
+		      const struct ss_serve_props *props, char *err, size_t errlen);
 /* Writes buf to PATH.tmp in PATH's directory, fsyncs it, renames it over PATH and
  * fsyncs the directory, so a reader sees the old file or the new one, never a part. */
 int ss_textfile_write(const char *path, const char *buf, size_t len);

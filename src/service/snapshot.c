@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/search.h"
 #include "out/jw.h"
 #include "service/gzip.h"
 #include "service/serve.h"
@@ -169,21 +170,35 @@ static int cmp_ref(const void *a, const void *b)
 	return strcmp(x->log_dir, y->log_dir);
 }
 
+struct ref_key {
+	const char *topic;
+	int32_t     partition;
+};
+
+/* cmp_ref's order on (topic, partition) alone, for the lower bound below */
+static int cmp_ref_key(const void *elem, const void *key)
+{
+	const struct ss_part_ref *m = elem;
+	const struct ref_key *k = key;
+	int c = strcmp(m->topic, k->topic);
+	if (c)
+		return c;
+	return m->partition < k->partition ? -1 : m->partition > k->partition;
+}
+
+/* cmp_ref's order on the topic alone */
+static int cmp_ref_topic(const void *elem, const void *key)
+{
+	return strcmp(((const struct ss_part_ref *)elem)->topic, key);
+}
+
 const struct ss_part_ref *ss_snapshot_find(struct ss_snapshot *snap, const char *topic, int32_t partition)
 {
 	if (ss_snapshot_json(snap))
 		return NULL;
-	size_t lo = 0, hi = snap->n_parts;
 	/* lower bound of (topic, partition): the first log dir in byte order wins */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct ss_part_ref *m = &snap->parts[mid];
-		int c = strcmp(m->topic, topic);
-		if (c < 0 || (c == 0 && m->partition < partition))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	const struct ref_key k = { topic, partition };
+	size_t lo = ss_lower_bound(snap->parts, snap->n_parts, sizeof(*snap->parts), cmp_ref_key, &k, NULL);
 	if (lo < snap->n_parts && !strcmp(snap->parts[lo].topic, topic) && snap->parts[lo].partition == partition)
 		return &snap->parts[lo];
 	return NULL;
@@ -193,14 +208,8 @@ size_t ss_snapshot_topic(struct ss_snapshot *snap, const char *topic, size_t *fi
 {
 	if (ss_snapshot_json(snap))
 		return 0;
-	size_t lo = 0, hi = snap->n_parts;
-	while (lo < hi) { /* the topic's first object: parts are sorted by topic first */
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(snap->parts[mid].topic, topic) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the topic's first object: parts are sorted by topic first */
+	size_t lo = ss_lower_bound(snap->parts, snap->n_parts, sizeof(*snap->parts), cmp_ref_topic, topic, NULL);
 	size_t n = 0;
 	while (lo + n < snap->n_parts && !strcmp(snap->parts[lo + n].topic, topic))
 		n++;

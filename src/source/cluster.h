@@ -37,6 +37,14 @@
 #define SS_CLUSTER_RLMM_TOPIC "__remote_log_metadata"
 #define SS_CLUSTER_DEFAULT_TIMEOUT_MS 10000
 #define SS_CLUSTER_DEFAULT_DEADLINE_MS 300000
+/* A tail keeps every record of the metadata partitions it reads, for the next snapshot:
+ * this bounds the bytes kept (record values plus SS_CLUSTER_TAIL_REC_BYTES each), so that a
+ * peer that streams for ever cannot grow serve without limit. A partition that would pass it
+ * is read no further and its records are dropped: every later snapshot of it fails
+ * (-ENOBUFS, remote state unknown) until serve restarts. Kafka's own metadata topic holds a
+ * few hundred bytes per remote segment event, so 1 GiB is millions of events. */
+#define SS_CLUSTER_TAIL_MAX_BYTES ((uint64_t)1 << 30)
+#define SS_CLUSTER_TAIL_REC_BYTES 32
 
 struct ss_cluster;
 
@@ -55,6 +63,8 @@ struct ss_cluster_opts {
 	 * ss_logsink_warn and its sink, common/log.h) */
 	void      (*warn)(void *arg, const char *msg);
 	void       *warn_arg;
+	/* a tail: the bound on the bytes it keeps (0: SS_CLUSTER_TAIL_MAX_BYTES; tests set less) */
+	uint64_t    tail_max_bytes;
 };
 
 /*
@@ -137,6 +147,7 @@ struct ss_cluster_part_status {
 	double   age_s;            /* seconds since it was last known to be up to date (or its last
 				      record), growing while the cluster does not answer */
 	uint64_t records;          /* kept for replay */
+	bool     over_bound;       /* passed the tail's bound: dropped, read no further */
 	int64_t  last_record_ms;   /* timestamp of its newest record, -1 none */
 };
 
@@ -163,7 +174,8 @@ const char *ss_cluster_tail_bootstrap(const struct ss_cluster_tail *t);
  * seen when it was added, then reports each partition's first refused batch (if any) to
  * the sink's corrupt callback and replays every record kept for them, in offset order per
  * partition, up to the counts taken at one instant. -ETIMEDOUT with err when a partition
- * has not caught up (the records kept so far are not replayed: no partial state);
+ * has not caught up (the records kept so far are not replayed: no partial state); -ENOBUFS
+ * with err when one passed the tail's bound (SS_CLUSTER_TAIL_MAX_BYTES: nothing replayed);
  * -ECANCELED when *cancel (may be NULL) is set while it waits (polled every 100 ms).
  */
 int  ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, uint32_t n,
@@ -171,12 +183,5 @@ int  ss_cluster_tail_snapshot(struct ss_cluster_tail *t, const int32_t *mparts, 
 int  ss_cluster_tail_rlmm_partitions(struct ss_cluster_tail *t, int32_t *n, char *err, size_t errlen);
 /* Current status; *out malloc'd (free it). */
 int  ss_cluster_tail_status(struct ss_cluster_tail *t, struct ss_cluster_status **out);
-
-/* ---- the scan's entry (context loader) ---------------------------------------------- */
-
-/* The process-wide tail that serve registers so every scan with the same bootstrap servers
- * reads from it instead of opening its own connection. NULL to clear. */
-void ss_cluster_tail_register(struct ss_cluster_tail *t);
-struct ss_cluster_tail *ss_cluster_tail_registered(const char *bootstrap);
 
 #endif

@@ -7,12 +7,13 @@
 
 #include "common/esc.h"
 #include "fmt/config.h"
-#include "scan/scan_int.h"
+#include "common/log.h"
+#include "discover/discover.h"
 #include "source/cluster_ctx.h"
 #include "source/broker_process.h"
 #include "source/cluster.h"
 #include "source/cluster_image.h"
-#include "source/cluster_load.h"
+#include "source/cluster_describe.h"
 
 /* Replace *dst with a formatted message. 0 or -ENOMEM (then *dst is NULL). */
 static int set_msg(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -30,23 +31,24 @@ static int set_msg(char **dst, const char *fmt, ...)
 	return 0;
 }
 #define why_not(c, ...) set_msg(&(c)->mlog_why_not, __VA_ARGS__)
-#define set_how(s, ...) set_msg(&(s)->static_config_how, __VA_ARGS__)
+#define set_how(...) set_msg(how, __VA_ARGS__)
 
 /* Where the metadata log is: the first of --metadata-dir, metadata.log.dir, a
  * __cluster_metadata-0 partition among the scanned log dirs. NULL: nowhere to look. */
-static char *locate(const struct segscan_scan *s, const char **how)
+static char *locate(const struct ss_cluster_ctx_opts *o, const struct ss_config *config,
+		    const struct ss_catalog *cat, const char **how)
 {
 	char *p = NULL;
-	if (s->opts.metadata_dir) {
+	if (o->metadata_dir) {
 		*how = "--metadata-dir";
-		return strdup(s->opts.metadata_dir);
+		return strdup(o->metadata_dir);
 	}
-	if (s->config && s->config->metadata_log_dir) {
+	if (config && config->metadata_log_dir) {
 		*how = "metadata.log.dir";
-		return strdup(s->config->metadata_log_dir);
+		return strdup(config->metadata_log_dir);
 	}
-	for (uint32_t i = 0; i < s->cat.n_parts; i++) {
-		const struct ss_part *pt = &s->cat.parts[i];
+	for (uint32_t i = 0; i < cat->n_parts; i++) {
+		const struct ss_part *pt = &cat->parts[i];
 		if (pt->kind == SS_DIR_LIVE && pt->partition == 0 && strcmp(pt->topic, "__cluster_metadata") == 0) {
 			*how = "log dir";
 			if (asprintf(&p, "%s/%s", pt->logdir_path, pt->dir) < 0)
@@ -108,37 +110,35 @@ static void release_from_image(struct ss_cluster_ctx *c)
 	}
 }
 
-int ss_cluster_find_static(struct segscan_scan *s)
+int ss_cluster_find_static(const struct ss_static_opts *o, struct ss_config *config, char **path, char **how)
 {
 	struct ss_broker_config b;
 	char err[512], *shown = NULL;
 	int r;
-	if (s->opts.server_properties) {
-		if (!(s->static_config = strdup(s->opts.server_properties)))
+	if (o->server_properties) {
+		if (!(*path = strdup(o->server_properties)))
 			return -ENOMEM;
-		return set_how(s, "--server-properties");
+		return set_how("--server-properties");
 	}
-	if (!s->opts.broker_process)
-		return set_how(s, "not read (--broker-process=off; give --server-properties)");
-	if ((r = ss_broker_config_find(s->opts.proc_root, s->logdir_paths, s->n_logdir_paths, &b)))
+	if (!o->broker_process)
+		return set_how("not read (--broker-process=off; give --server-properties)");
+	if ((r = ss_broker_config_find(o->proc_root, o->logdirs, o->n_logdirs, &b)))
 		return r;
 	if (!b.path) {
 		/* nobody is named the broker who has not been shown to serve these dirs
 		 * (broker_process.h); a process of their owner that could not be checked is
 		 * counted, so that a scan without the rights to read its file says why */
 		if (b.gave_up)
-			r = set_how(s,
-				    "not read (no running broker verified to serve these log dirs: the processes were "
+			r = set_how("not read (no running broker verified to serve these log dirs: the processes were "
 				    "not all looked at within %.0f s; give --server-properties)",
 				    SS_BROKER_FIND_SECONDS);
 		else if (b.n_unverified)
-			r = set_how(s,
-				    "not read (no running broker verified to serve these log dirs: %u kafka.Kafka "
+			r = set_how("not read (no running broker verified to serve these log dirs: %u kafka.Kafka "
 				    "process%s run by root or their owner could not be checked, the first because %s; "
 				    "give --server-properties)",
 				    b.n_unverified, b.n_unverified == 1 ? "" : "es", b.unverified);
 		else
-			r = set_how(s, "not read (no running broker serves these log dirs; give --server-properties)");
+			r = set_how("not read (no running broker serves these log dirs; give --server-properties)");
 		ss_broker_config_release(&b);
 		return r;
 	}
@@ -149,16 +149,16 @@ int ss_cluster_find_static(struct segscan_scan *s)
 		ss_broker_config_release(&b);
 		return -ENOMEM;
 	}
-	r = ss_config_load_server_buf(s->config, b.text, b.len, shown, err, sizeof(err));
+	r = ss_config_load_server_buf(config, b.text, b.len, shown, err, sizeof(err));
 	if (r == -ENOMEM)
 		goto out;
 	if (r) {
-		r = set_how(s, "not read (the running broker's %s: %s)", shown, err);
+		r = set_how("not read (the running broker's %s: %s)", shown, err);
 		goto out;
 	}
-	s->static_config = b.path;   /* ownership moves */
+	*path = b.path;   /* ownership moves */
 	b.path = NULL;
-	r = set_how(s, "the running broker's (pid %d)", b.pid);
+	r = set_how("the running broker's (pid %d)", b.pid);
 out:
 	free(shown);
 	ss_broker_config_release(&b);
@@ -168,43 +168,42 @@ out:
 /* A ZooKeeper-mode cluster or an unreadable metadata.log.dir: the topics' configs from
  * DescribeConfigs over --bootstrap-server, as the dynamic levels. A failure is a note
  * (the configs are then unknown, which the report says), never the end of the scan. */
-static int cfgs_from_cluster(struct segscan_scan *s, struct ss_cluster_ctx *c)
+static int cfgs_from_cluster(const struct ss_cluster_opts *o, const struct ss_catalog *cat, struct ss_cluster_ctx *c)
 {
-	if (!s->opts.bootstrap_server)
+	if (!o)
 		return 0;
-	const char **topics = calloc(s->cat.n_parts ? s->cat.n_parts : 1, sizeof(*topics));
+	const char **topics = calloc(cat->n_parts ? cat->n_parts : 1, sizeof(*topics));
 	uint32_t n = 0;
 	char err[512] = "";
 	if (!topics)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < s->cat.n_parts; i++)   /* the catalog is sorted by topic */
-		if (!n || strcmp(topics[n - 1], s->cat.parts[i].topic) != 0)
-			topics[n++] = s->cat.parts[i].topic;
-	struct ss_cluster_opts o = { .bootstrap = s->opts.bootstrap_server, .config_file = s->opts.kafka_config,
-				     .timeout_ms = s->opts.kafka_timeout_ms, .warn = ss_logsink_warn, .warn_arg = &s->log };
-	int r = ss_cluster_cfgs_fetch(&o, topics, n, c->node_id, &c->cfgs, err, sizeof(err));
+	for (uint32_t i = 0; i < cat->n_parts; i++)   /* the catalog is sorted by topic */
+		if (!n || strcmp(topics[n - 1], cat->parts[i].topic) != 0)
+			topics[n++] = cat->parts[i].topic;
+	int r = ss_cluster_cfgs_fetch(o, topics, n, c->node_id, &c->cfgs, err, sizeof(err));
 	free(topics);
 	if (r == -ENOMEM)
 		return r;
 	if (r) {
 		c->cfgs = NULL;
-		return set_msg(&c->cfgs_error, "topic configs from %s: %s", s->opts.bootstrap_server,
+		return set_msg(&c->cfgs_error, "topic configs from %s: %s", o->bootstrap,
 			       err[0] ? err : segscan_strerror(r));
 	}
 	return 0;
 }
 
-static int ctx_load(struct segscan_scan *s);
+static int ctx_load(const struct ss_cluster_ctx_opts *o, const struct ss_config *config,
+		    const struct ss_catalog *cat, struct ss_logsink *log, struct ss_cluster_ctx **out);
 
 /* The node a replica in a log dir without a known meta.properties node.id is evaluated
  * for: the scan's one broker when only one is in view (no log dir names another node than
  * the context's), else unknown: with several brokers' log dirs in one scan, which one a
  * dir without meta.properties belongs to cannot be told. */
-static int32_t dirs_node(const struct segscan_scan *s, int32_t ctx_node)
+static int32_t dirs_node(const struct ss_catalog *cat, int32_t ctx_node)
 {
 	int32_t one = ctx_node;
-	for (uint32_t i = 0; i < s->cat.n_logdirs; i++) {
-		int32_t n = s->cat.logdirs[i].node_id;
+	for (uint32_t i = 0; i < cat->n_logdirs; i++) {
+		int32_t n = cat->logdirs[i].node_id;
 		if (n < 0)
 			continue;
 		if (one >= 0 && n != one)
@@ -214,11 +213,12 @@ static int32_t dirs_node(const struct segscan_scan *s, int32_t ctx_node)
 	return one;
 }
 
-int ss_cluster_ctx_load(struct segscan_scan *s)
+int ss_cluster_ctx_load(const struct ss_cluster_ctx_opts *o, const struct ss_config *config,
+			const struct ss_catalog *cat, struct ss_logsink *log, struct ss_cluster_ctx **out)
 {
-	int r = ctx_load(s);
-	if (!r && s->cluster)
-		s->cluster->dirs_node = dirs_node(s, s->cluster->node_id);
+	int r = ctx_load(o, config, cat, log, out);
+	if (!r && *out)
+		(*out)->dirs_node = dirs_node(cat, (*out)->node_id);
 	return r;
 }
 
@@ -229,35 +229,36 @@ int32_t ss_cluster_ctx_replica_node(const struct ss_cluster_ctx *c, const struct
 	return n >= 0 ? n : c ? c->dirs_node : -1;
 }
 
-static int ctx_load(struct segscan_scan *s)
+static int ctx_load(const struct ss_cluster_ctx_opts *o, const struct ss_config *config,
+		    const struct ss_catalog *cat, struct ss_logsink *log, struct ss_cluster_ctx **out)
 {
 	struct ss_cluster_ctx *c = calloc(1, sizeof(*c));
 	int r = 0;
+	*out = c;
 	if (!c)
 		return -ENOMEM;
-	s->cluster = c;
 	c->node_id = -1;
 	c->dirs_node = -1;
 	c->rlmm_partitions = -1;
 
-	if (s->opts.kafka_version && ss_kver_parse(s->opts.kafka_version, &c->version) == 0) {
+	if (o->kafka_version && ss_kver_parse(o->kafka_version, &c->version) == 0) {
 		c->has_version = true;
 		c->version_source = "--kafka-version";
-		snprintf(c->version_text, sizeof(c->version_text), "%s", s->opts.kafka_version);
+		snprintf(c->version_text, sizeof(c->version_text), "%s", o->kafka_version);
 	}
-	if (s->config && s->config->node_id >= 0) {
-		c->node_id = s->config->node_id;
+	if (config && config->node_id >= 0) {
+		c->node_id = config->node_id;
 		c->node_id_source = "server.properties";
 	}
 	const char *how = NULL;
-	char *where = s->opts.cluster_metadata ? locate(s, &how) : NULL;
+	char *where = o->cluster_metadata ? locate(o, config, cat, &how) : NULL;
 	/* r: 1 when no metadata log is used (why_not says why), 0 replayed, or -ENOMEM */
-	if (!s->opts.cluster_metadata)
+	if (!o->cluster_metadata)
 		r = why_not(c, "--cluster-metadata=off") ? -ENOMEM : 1;
 	else if (!where)
 		r = why_not(c, "no __cluster_metadata-0 in the scanned log dirs (give --metadata-dir or "
 			       "--server-properties with metadata.log.dir)") ? -ENOMEM : 1;
-	else if ((r = ss_mlog_replay_log(where, &c->img, &c->info, &s->log)) && r != -ENOMEM) {
+	else if ((r = ss_mlog_replay_log(where, &c->img, &c->info, log)) && r != -ENOMEM) {
 		/* metadata.log.dir comes from a file: its name is one line in the report */
 		char *shown = ss_esc_line(where);
 		r = !shown || why_not(c, "%s (%s): %s", shown, how, segscan_strerror(r)) ? -ENOMEM : 1;
@@ -267,7 +268,7 @@ static int ctx_load(struct segscan_scan *s)
 	if (r < 0)
 		return r;
 	if (r)   /* no metadata log: the live cluster's configs, when there is one */
-		return cfgs_from_cluster(s, c);
+		return cfgs_from_cluster(o->cluster, cat, c);
 	c->mlog_used = true;
 	if (c->info.node_id >= 0) {
 		c->node_id = c->info.node_id;

@@ -47,7 +47,7 @@ struct ss_cluster_ctx {
 	int                  mv_supported_max;   /* this node's RegisterBrokerRecord metadata.version max; 0 */
 	int                  mv_finalized;       /* FeatureLevelRecord metadata.version; 0 unknown */
 	char                 mv_text[32];        /* the finalized level as Kafka names it: "4.4-IV3" */
-	/* without a metadata log: the live cluster's DescribeConfigs (source/cluster_load.h) */
+	/* without a metadata log: the live cluster's DescribeConfigs (source/cluster_describe.h) */
 	struct ss_cluster_cfgs *cfgs;
 	char                *cfgs_error;     /* why they could not be fetched, owned */
 	const char         **warnings;       /* the image's warnings ("FILE: byte POS: problem"), into img */
@@ -56,21 +56,45 @@ struct ss_cluster_ctx {
 	int32_t              rlmm_partitions;    /* its partition count from the metadata log; -1 */
 };
 
-struct segscan_scan;
+struct ss_catalog;       /* discover/discover.h */
+struct ss_cluster_opts;  /* source/cluster.h */
+struct ss_config;        /* fmt/config.h */
+struct ss_logsink;       /* common/log.h */
+
+/* Where the broker's static configs come from (the scan's options). */
+struct ss_static_opts {
+	const char   *server_properties; /* --server-properties: already loaded into the config */
+	bool          broker_process;    /* --broker-process=auto */
+	const char   *proc_root;         /* --proc-root, NULL: /proc */
+	char *const  *logdirs;           /* the scanned log dirs, which the broker must serve */
+	uint32_t      n_logdirs;
+};
 
 /* The broker's static configs when --server-properties is not given: the running broker's
- * server.properties (source/broker_process.h), loaded into s->config as if given. Sets
- * s->static_config / static_config_how either way; a file that cannot be read or parsed
- * is a note, not an error. 0 or -ENOMEM. */
-int ss_cluster_find_static(struct segscan_scan *s);
+ * server.properties (source/broker_process.h), loaded into config as if given. Sets *path
+ * (the file read, or NULL) and *how (how it was found, or why none was read), both owned by
+ * the caller, either way; a file that cannot be read or parsed is a note, not an error.
+ * 0 or -ENOMEM. */
+int ss_cluster_find_static(const struct ss_static_opts *o, struct ss_config *config, char **path, char **how);
 
-/* Fill s->cluster from the scan's options, configs and discovered catalog. A metadata
- * log that cannot be read is not an error (the context then says why); only -ENOMEM is. */
-int  ss_cluster_ctx_load(struct segscan_scan *s);
+/* What the cluster context is built from (the scan's options). */
+struct ss_cluster_ctx_opts {
+	const char   *metadata_dir;      /* --metadata-dir, NULL */
+	bool          cluster_metadata;  /* --cluster-metadata=auto */
+	const char   *kafka_version;     /* --kafka-version, NULL */
+	/* the live cluster for DescribeConfigs when no metadata log is readable; NULL: none */
+	const struct ss_cluster_opts *cluster;
+};
+
+/* The cluster context from the options, the configs (NULL: none) and the discovered
+ * catalog. *out is set at once and owned by the caller even when this fails (free it with
+ * ss_cluster_ctx_free). A metadata log that cannot be read is not an error (the context
+ * then says why); only -ENOMEM is. */
+int  ss_cluster_ctx_load(const struct ss_cluster_ctx_opts *o, const struct ss_config *config,
+			 const struct ss_catalog *cat, struct ss_logsink *log, struct ss_cluster_ctx **out);
 /* The broker a partition replica belongs to: its log dir's meta.properties node.id, else,
  * when the scan sees one broker only, that broker (node_id above), else -1 unknown. */
 struct ss_part;
-struct ss_catalog;
 int32_t ss_cluster_ctx_replica_node(const struct ss_cluster_ctx *c, const struct ss_part *p,
 				    const struct ss_catalog *cat);
 void ss_cluster_ctx_free(struct ss_cluster_ctx *c);

@@ -33,16 +33,18 @@
 #include "common/darray.h"
 #include "eval/config.h"
 #include "source/cluster_image.h"
+#include "common/hidx.h"
+#include "common/search.h"
 #include "segscan.h"
 
-/* ---- a small open-addressing table of pointers ---------------------------------------- */
+/* ---- a table of pointers, on the one hash index (common/hidx.h) ------------------------ */
 
-#define TOMB ((void *)1)
-
+/* The items in an array (removal moves the last one into the hole), indexed by their hash. */
 struct htab {
-	void    **slots;
-	uint64_t *hashes;
-	uint32_t  cap, used, tombs;  /* cap: power of two or 0 */
+	void          **items;
+	uint32_t       *hashes;   /* items' */
+	uint32_t        n, cap;
+	struct ss_hidx  ix;
 };
 
 typedef bool (*h_eq)(const void *item, const void *key);
@@ -62,240 +64,77 @@ static uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 	return h;
 }
 
-static int64_t h_find(const struct htab *t, uint64_t h, h_eq eq, const void *key)
+struct h_probe {
+	const struct htab *t;
+	h_eq               eq;
+};
+
+static bool h_is(const void *ctx, uint32_t pos, const void *key)
 {
-	if (!t->cap)
-		return -1;
-	uint32_t mask = t->cap - 1;
-	for (uint32_t i = (uint32_t)h & mask, n = 0; n < t->cap; i = (i + 1) & mask, n++) {
-		void *s = t->slots[i];
-		if (!s)
-			return -1;
-		if (s != TOMB && t->hashes[i] == h && eq(s, key))
-			return i;
-	}
-	return -1;
+	const struct h_probe *q = ctx;
+	return q->eq(q->t->items[pos], key);
 }
 
-static int h_grow(struct htab *t)
+/* The index slot of the item with key (its item: h_at), or -1. */
+static int64_t h_find(const struct htab *t, uint64_t h, h_eq eq, const void *key)
 {
-	uint32_t ncap = t->cap ? t->cap : 16;
-	while ((uint64_t)(t->used + 1) * 10 > (uint64_t)ncap * 7)
-		ncap *= 2;
-	void **ns = calloc(ncap, sizeof *ns);
-	uint64_t *nh = calloc(ncap, sizeof *nh);
-	if (!ns || !nh) {
-		free(ns);
-		free(nh);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < t->cap; i++) {
-		void *s = t->slots[i];
-		if (!s || s == TOMB)
-			continue;
-		uint32_t j = (uint32_t)t->hashes[i] & (ncap - 1);
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		ns[j] = s;
-		nh[j] = t->hashes[i];
-	}
-	free(t->slots);
-	free(t->hashes);
-	t->slots = ns;
-	t->hashes = nh;
-	t->cap = ncap;
-	t->tombs = 0;
-	return 0;
+	const struct h_probe q = { t, eq };
+	return ss_hidx_find(&t->ix, (uint32_t)h, h_is, &q, key, NULL);
+}
+
+static void *h_at(const struct htab *t, int64_t slot)
+{
+	return t->items[ss_hidx_pos(&t->ix, slot)];
 }
 
 /* The key must not be present. */
 static int h_insert(struct htab *t, uint64_t h, void *item)
 {
-	if ((uint64_t)(t->used + t->tombs + 1) * 10 > (uint64_t)t->cap * 7) {
-		int rc = h_grow(t);
-		if (rc)
-			return rc;
+	if (t->n == t->cap) {
+		uint32_t nc = t->cap ? t->cap * 2 : 16;
+		void **ni = realloc(t->items, (size_t)nc * sizeof(*ni));
+		if (!ni)
+			return -ENOMEM;
+		t->items = ni;
+		uint32_t *nh = realloc(t->hashes, (size_t)nc * sizeof(*nh));
+		if (!nh)
+			return -ENOMEM;
+		t->hashes = nh;
+		t->cap = nc;
 	}
-	uint32_t mask = t->cap - 1;
-	uint32_t i = (uint32_t)h & mask;
-	while (t->slots[i] && t->slots[i] != TOMB)
-		i = (i + 1) & mask;
-	if (t->slots[i] == TOMB)
-		t->tombs--;
-	t->slots[i] = item;
-	t->hashes[i] = h;
-	t->used++;
+	int rc = ss_hidx_insert(&t->ix, (uint32_t)h, t->n, NULL);
+	if (rc)
+		return rc;
+	t->items[t->n] = item;
+	t->hashes[t->n++] = (uint32_t)h;
 	return 0;
 }
 
-static void h_remove_at(struct htab *t, int64_t i)
+static void h_remove_at(struct htab *t, int64_t slot)
 {
-	t->slots[i] = TOMB;
-	t->used--;
-	t->tombs++;
+	uint32_t pos = ss_hidx_pos(&t->ix, slot), last = t->n - 1;
+	ss_hidx_del(&t->ix, slot);
+	if (pos != last) {   /* the last item fills the hole */
+		t->items[pos] = t->items[last];
+		t->hashes[pos] = t->hashes[last];
+		ss_hidx_move(&t->ix, t->hashes[pos], last, pos, NULL);
+	}
+	t->n--;
 }
 
 static void h_free(struct htab *t)
 {
-	free(t->slots);
+	free(t->items);
 	free(t->hashes);
+	ss_hidx_free(&t->ix);
 	memset(t, 0, sizeof *t);
 }
 
-/* ---- an index of positions in an array ---------------------------------------------------
- *
- * Open addressing over positions of elements that live in an array the caller owns
- * (partitions of a topic, brokers, features, a resource's config keys): each slot holds
- * position + 1 (0 empty, IX_TOMB a removed one) and the key's hash; eq says whether the
- * element at a position has the key. An element that moves in its array is re-pointed
- * (ix_move). Every probe counts as work (the replay's cost model, cluster_image.h).
- */
-#define IX_EMPTY 0u
-#define IX_TOMB  UINT32_MAX
+/* ---- hashes for the position indexes (common/hidx.h) ------------------------------------ */
 
-struct ix {
-	uint32_t *pos;
-	uint32_t *hash;
-	uint32_t  cap, used, tombs;  /* cap: power of two or 0 */
-};
-
-typedef bool (*ix_eq)(const void *ctx, uint32_t pos, const void *key);
-
-static uint32_t mix32(uint64_t x)
-{
-	/* splitmix64's finalizer: ids that differ in one bit land far apart */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return (uint32_t)x;
-}
-
-static uint32_t hash_kstr(const char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (uint8_t)p[i];
-		h *= 0x100000001b3ull;
-	}
-	return mix32(h);
-}
-
-static uint32_t hash_str(const char *s) { return hash_kstr(s, strlen(s)); }
-static uint32_t hash_i32(int32_t v) { return mix32((uint32_t)v); }
-
-/* The slot holding an element with `key`, or -1. */
-static int64_t ix_find(const struct ix *x, uint32_t h, ix_eq eq, const void *ctx, const void *key,
-		       uint64_t *work)
-{
-	if (!x->cap)
-		return -1;
-	uint32_t mask = x->cap - 1;
-	for (uint32_t i = h & mask, n = 0; n < x->cap; i = (i + 1) & mask, n++) {
-		if (work)
-			(*work)++;
-		uint32_t p = x->pos[i];
-		if (p == IX_EMPTY)
-			return -1;
-		if (p != IX_TOMB && x->hash[i] == h && eq(ctx, p - 1, key))
-			return i;
-	}
-	return -1;
-}
-
-static int ix_rehash(struct ix *x, uint32_t need, uint64_t *work)
-{
-	uint32_t ncap = 16;
-	while ((uint64_t)need * 10 > (uint64_t)ncap * 7) {
-		if (ncap > UINT32_MAX / 4)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	uint32_t *np = calloc(ncap, sizeof *np), *nh = malloc((size_t)ncap * sizeof *nh);
-	if (!np || !nh) {
-		free(np);
-		free(nh);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < x->cap; i++) {
-		if (x->pos[i] == IX_EMPTY || x->pos[i] == IX_TOMB)
-			continue;
-		uint32_t j = x->hash[i] & (ncap - 1);
-		while (np[j]) {
-			j = (j + 1) & (ncap - 1);
-			if (work)
-				(*work)++;
-		}
-		np[j] = x->pos[i];
-		nh[j] = x->hash[i];
-		if (work)
-			(*work)++;
-	}
-	free(x->pos);
-	free(x->hash);
-	x->pos = np;
-	x->hash = nh;
-	x->cap = ncap;
-	x->tombs = 0;
-	return 0;
-}
-
-/* Index the element at `pos` (its key must not be indexed yet). 0 or -ENOMEM (unchanged). */
-static int ix_insert(struct ix *x, uint32_t h, uint32_t pos, uint64_t *work)
-{
-	if (pos >= IX_TOMB - 1)
-		return -ENOMEM;
-	if ((uint64_t)(x->used + x->tombs + 1) * 10 > (uint64_t)x->cap * 7) {
-		int rc = ix_rehash(x, x->used + 1, work);
-		if (rc)
-			return rc;
-	}
-	uint32_t mask = x->cap - 1, i = h & mask;
-	while (x->pos[i] != IX_EMPTY && x->pos[i] != IX_TOMB) {
-		i = (i + 1) & mask;
-		if (work)
-			(*work)++;
-	}
-	if (x->pos[i] == IX_TOMB)
-		x->tombs--;
-	x->pos[i] = pos + 1;
-	x->hash[i] = h;
-	x->used++;
-	if (work)
-		(*work)++;
-	return 0;
-}
-
-static void ix_del(struct ix *x, int64_t slot)
-{
-	x->pos[slot] = IX_TOMB;
-	x->used--;
-	x->tombs++;
-}
-
-/* The element with hash h moved from position `from` to `to` in its array. */
-static void ix_move(struct ix *x, uint32_t h, uint32_t from, uint32_t to, uint64_t *work)
-{
-	if (!x->cap)
-		return;
-	uint32_t mask = x->cap - 1;
-	for (uint32_t i = h & mask, n = 0; n < x->cap && x->pos[i] != IX_EMPTY; i = (i + 1) & mask, n++) {
-		if (work)
-			(*work)++;
-		if (x->pos[i] == from + 1) {
-			x->pos[i] = to + 1;
-			return;
-		}
-	}
-}
-
-static void ix_free(struct ix *x)
-{
-	free(x->pos);
-	free(x->hash);
-	memset(x, 0, sizeof *x);
-}
+static uint32_t hash_kstr(const char *p, size_t n) { return ss_hash_bytes(p, n); }
+static uint32_t hash_str(const char *s) { return ss_hash_str(s); }
+static uint32_t hash_i32(int32_t v) { return ss_hash_u32((uint32_t)v); }
 
 /* ---- the image ------------------------------------------------------------------------ */
 
@@ -330,7 +169,7 @@ struct ffeature {
  */
 struct topic {
 	struct ss_ci_topic pub;
-	struct ix          pidx;
+	struct ss_hidx          pidx;
 	bool               unsorted;
 	uint64_t           seq;       /* when its TopicRecord was applied */
 };
@@ -340,7 +179,7 @@ struct topic {
 #define KV_LINEAR 8
 struct res {
 	struct ss_ci_resource pub;
-	struct ix             kidx;
+	struct ss_hidx             kidx;
 	uint64_t              reset_seq;  /* when a RemoveTopicRecord emptied it; 0 never */
 };
 
@@ -372,12 +211,12 @@ struct ss_cimage {
 	/* sorted by id unless brokers_unsorted, as a topic's partitions are (see above) */
 	struct ss_ci_broker   **brokers;
 	uint32_t                n_brokers, cap_brokers;
-	struct ix               bidx;
+	struct ss_hidx               bidx;
 	bool                    brokers_unsorted;
 
 	struct ffeature        *features;  /* unordered */
 	uint32_t                n_features, cap_features;
-	struct ix               fidx;
+	struct ss_hidx               fidx;
 
 	/* the open metadata transaction (see struct pending) */
 	bool                    in_txn;
@@ -429,7 +268,7 @@ static bool eq_res(const void *item, const void *key)
 	return r->type == k->type && strcmp(r->name, k->name) == 0;
 }
 
-/* ix_eq over the arrays: the key is an int32_t * (partitions, brokers), a struct ss_kstr *
+/* ss_hidx_eq over the arrays: the key is an int32_t * (partitions, brokers), a struct ss_kstr *
  * (features by a record's name) or a const char * (config keys, feature lookups). */
 static bool eq_part(const void *ctx, uint32_t pos, const void *key)
 {
@@ -478,15 +317,13 @@ static const struct tomb *tomb_find(const struct ss_cimage *img, int8_t type, co
 {
 	struct tomb_key k = { type, res, key };
 	int64_t i = h_find(&img->tombs, hash_tomb(type, res, key), eq_tomb, &k);
-	return i < 0 ? NULL : img->tombs.slots[i];
+	return i < 0 ? NULL : h_at(&img->tombs, i);
 }
 
 static void tombs_free(struct ss_cimage *img)
 {
-	for (uint32_t i = 0; i < img->tombs.cap; i++) {
-		struct tomb *t = img->tombs.slots[i];
-		if (!t || t == TOMB)
-			continue;
+	for (uint32_t i = 0; i < img->tombs.n; i++) {
+		struct tomb *t = img->tombs.items[i];
 		free(t->res);
 		free(t->key);
 		free(t);
@@ -516,7 +353,7 @@ static void tomb_note(struct ss_cimage *img, unsigned kind, int8_t type, const c
 	uint64_t h = hash_tomb(type, res, key);
 	int64_t i = h_find(&img->tombs, h, eq_tomb, &k);
 	if (i >= 0) {
-		((struct tomb *)img->tombs.slots[i])->seq = img->seq;
+		((struct tomb *)h_at(&img->tombs, i))->seq = img->seq;
 		return;
 	}
 	struct tomb *t = calloc(1, sizeof *t);
@@ -561,7 +398,7 @@ static void topic_free(struct ss_ci_topic *pub)
 		part_free(&pub->parts[i]);
 	free(pub->parts);
 	free(pub->name);
-	ix_free(&t->pidx);
+	ss_hidx_free(&t->pidx);
 	free(t);
 }
 
@@ -572,7 +409,7 @@ static void kv_clear(struct res *rs)
 		free(rs->pub.kv[i].value);
 	}
 	rs->pub.n = 0;
-	ix_free(&rs->kidx);
+	ss_hidx_free(&rs->kidx);
 }
 
 static void res_free(struct ss_ci_resource *r)
@@ -639,12 +476,12 @@ void ss_cimage_reset(struct ss_cimage *img)
 	for (uint32_t i = 0; i < img->n_brokers; i++)
 		broker_free(img->brokers[i]);
 	img->n_brokers = 0;
-	ix_free(&img->bidx);
+	ss_hidx_free(&img->bidx);
 	img->brokers_unsorted = false;
 	for (uint32_t i = 0; i < img->n_features; i++)
 		free(img->features[i].name);
 	img->n_features = 0;
-	ix_free(&img->fidx);
+	ss_hidx_free(&img->fidx);
 	pend_clear(img);
 	img->in_txn = img->txn_over = false;
 	img->txn_records = 0;
@@ -780,53 +617,44 @@ static void fmt_uuid(const uint8_t id[16], char out[37])
 static struct ss_ci_topic *find_topic_id(const struct ss_cimage *img, const uint8_t id[16])
 {
 	int64_t i = h_find(&img->by_id, hash_id(id), eq_id, id);
-	return i < 0 ? NULL : img->by_id.slots[i];
+	return i < 0 ? NULL : h_at(&img->by_id, i);
 }
 
 static struct ss_ci_topic *find_topic_name(const struct ss_cimage *img, const char *name)
 {
 	int64_t i = h_find(&img->by_name, hash_name(name), eq_name, name);
-	return i < 0 ? NULL : img->by_name.slots[i];
+	return i < 0 ? NULL : h_at(&img->by_name, i);
 }
 
 static struct ss_ci_resource *find_res(const struct ss_cimage *img, int8_t type, const char *name)
 {
 	struct res_key k = { type, name };
 	int64_t i = h_find(&img->res_tab, hash_res(type, name), eq_res, &k);
-	return i < 0 ? NULL : img->res_tab.slots[i];
+	return i < 0 ? NULL : h_at(&img->res_tab, i);
 }
 
-/* Binary search in a sorted array of n elements whose i-th id is ID(i): index of id, or
- * -(insertion point) - 1. */
-#define ID_SEARCH(n, ID, id, work)                                  \
-	({                                                          \
-		uint32_t lo_ = 0, hi_ = (n);                        \
-		int64_t at_ = -1;                                   \
-		while (lo_ < hi_) {                                 \
-			uint32_t mid = lo_ + (hi_ - lo_) / 2;       \
-			if (work)                                   \
-				(*(work))++;                        \
-			if ((ID) < (id))                            \
-				lo_ = mid + 1;                      \
-			else if ((ID) > (id))                       \
-				hi_ = mid;                          \
-			else {                                      \
-				at_ = mid;                          \
-				break;                              \
-			}                                           \
-		}                                                   \
-		at_ >= 0 ? at_ : -(int64_t)lo_ - 1;                 \
-	})
+/* The sorted arrays' orders for the one sorted search (common/search.h). */
+static int cmp_part_id(const void *elem, const void *key)
+{
+	int32_t a = ((const struct ss_ci_partition *)elem)->id, b = *(const int32_t *)key;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_broker_id(const void *elem, const void *key)
+{
+	int32_t a = (*(struct ss_ci_broker *const *)elem)->id, b = *(const int32_t *)key;
+	return a < b ? -1 : a > b;
+}
 
 /* A partition's index in t->parts, or -1. */
 static int64_t part_find(const struct ss_ci_topic *pub, int32_t id, uint64_t *work)
 {
 	const struct topic *t = (const struct topic *)pub;
 	if (t->unsorted) {
-		int64_t s = ix_find(&t->pidx, hash_i32(id), eq_part, pub->parts, &id, work);
+		int64_t s = ss_hidx_find(&t->pidx, hash_i32(id), eq_part, pub->parts, &id, work);
 		return s < 0 ? -1 : (int64_t)t->pidx.pos[s] - 1;
 	}
-	int64_t at = ID_SEARCH(pub->n_parts, pub->parts[mid].id, id, work);
+	int64_t at = ss_sorted_find(pub->parts, pub->n_parts, sizeof(*pub->parts), cmp_part_id, &id, work);
 	return at >= 0 ? at : -1;
 }
 
@@ -834,10 +662,10 @@ static int64_t part_find(const struct ss_ci_topic *pub, int32_t id, uint64_t *wo
 static int64_t broker_find(const struct ss_cimage *img, int32_t id, uint64_t *work)
 {
 	if (img->brokers_unsorted) {
-		int64_t s = ix_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, work);
+		int64_t s = ss_hidx_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, work);
 		return s < 0 ? -1 : (int64_t)img->bidx.pos[s] - 1;
 	}
-	int64_t at = ID_SEARCH(img->n_brokers, img->brokers[mid]->id, id, work);
+	int64_t at = ss_sorted_find(img->brokers, img->n_brokers, sizeof(*img->brokers), cmp_broker_id, &id, work);
 	return at >= 0 ? at : -1;
 }
 
@@ -845,9 +673,9 @@ static int64_t broker_find(const struct ss_cimage *img, int32_t id, uint64_t *wo
 static int index_all_parts(struct topic *t, uint64_t *work)
 {
 	for (uint32_t i = 0; i < t->pub.n_parts; i++) {
-		int rc = ix_insert(&t->pidx, hash_i32(t->pub.parts[i].id), i, work);
+		int rc = ss_hidx_insert(&t->pidx, hash_i32(t->pub.parts[i].id), i, work);
 		if (rc) {
-			ix_free(&t->pidx);
+			ss_hidx_free(&t->pidx);
 			return rc;
 		}
 	}
@@ -857,9 +685,9 @@ static int index_all_parts(struct topic *t, uint64_t *work)
 static int index_all_brokers(struct ss_cimage *img)
 {
 	for (uint32_t i = 0; i < img->n_brokers; i++) {
-		int rc = ix_insert(&img->bidx, hash_i32(img->brokers[i]->id), i, &img->st.work);
+		int rc = ss_hidx_insert(&img->bidx, hash_i32(img->brokers[i]->id), i, &img->st.work);
 		if (rc) {
-			ix_free(&img->bidx);
+			ss_hidx_free(&img->bidx);
 			return rc;
 		}
 	}
@@ -1004,7 +832,7 @@ static int apply_partition(struct ss_cimage *img, const struct ss_kraft_rec *r, 
 		}
 		T->unsorted = true;
 	}
-	if (T->unsorted && (rc = ix_insert(&T->pidx, hash_i32(np.id), n, &img->st.work))) {
+	if (T->unsorted && (rc = ss_hidx_insert(&T->pidx, hash_i32(np.id), n, &img->st.work))) {
 		part_free(&np);
 		return rc;
 	}
@@ -1073,10 +901,10 @@ static int apply_change(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 static void topic_remove(struct ss_cimage *img, struct ss_ci_topic *t)
 {
 	int64_t i = h_find(&img->by_id, hash_id(t->id), eq_id, t->id);
-	if (i >= 0 && img->by_id.slots[i] == t)
+	if (i >= 0 && h_at(&img->by_id, i) == t)
 		h_remove_at(&img->by_id, i);
 	i = h_find(&img->by_name, hash_name(t->name), eq_name, t->name);
-	if (i >= 0 && img->by_name.slots[i] == t)
+	if (i >= 0 && h_at(&img->by_name, i) == t)
 		h_remove_at(&img->by_name, i);
 	uint32_t s = t->slot_;
 	img->topics[s] = img->topics[img->n_topics - 1];
@@ -1093,7 +921,7 @@ static void config_delete_resource(struct ss_cimage *img, int8_t type, const cha
 	if (i < 0)
 		return;
 	/* the resource stays, empty, as ConfigurationDelta.deleteAll leaves it */
-	struct res *rs = img->res_tab.slots[i];
+	struct res *rs = h_at(&img->res_tab, i);
 	kv_clear(rs);
 	rs->reset_seq = img->seq;
 }
@@ -1177,7 +1005,7 @@ static int64_t kv_find(struct ss_cimage *img, struct res *rs, const char *key, u
 		}
 		return -1;
 	}
-	*slot = ix_find(&rs->kidx, h, eq_kv, rs->pub.kv, key, &img->st.work);
+	*slot = ss_hidx_find(&rs->kidx, h, eq_kv, rs->pub.kv, key, &img->st.work);
 	return *slot < 0 ? -1 : (int64_t)rs->kidx.pos[*slot] - 1;
 }
 
@@ -1237,11 +1065,11 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 			uint32_t last = res->n - 1;
 			free(res->kv[i].key);
 			if (ks >= 0)
-				ix_del(&rs->kidx, ks);
+				ss_hidx_del(&rs->kidx, ks);
 			if ((uint32_t)i != last) {
 				res->kv[i] = res->kv[last];
 				if (rs->kidx.cap)
-					ix_move(&rs->kidx, hash_str(res->kv[i].key), last, (uint32_t)i, &img->st.work);
+					ss_hidx_move(&rs->kidx, hash_str(res->kv[i].key), last, (uint32_t)i, &img->st.work);
 			}
 			res->n--;
 		}
@@ -1262,12 +1090,12 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 		 * tries to build it again. */
 		if (!rs->kidx.cap && res->n > KV_LINEAR) {
 			for (uint32_t j = 0; j < res->n; j++)
-				if (ix_insert(&rs->kidx, hash_str(res->kv[j].key), j, &img->st.work)) {
-					ix_free(&rs->kidx);
+				if (ss_hidx_insert(&rs->kidx, hash_str(res->kv[j].key), j, &img->st.work)) {
+					ss_hidx_free(&rs->kidx);
 					break;
 				}
-		} else if (rs->kidx.cap && ix_insert(&rs->kidx, h, res->n - 1, &img->st.work)) {
-			ix_free(&rs->kidx);
+		} else if (rs->kidx.cap && ss_hidx_insert(&rs->kidx, h, res->n - 1, &img->st.work)) {
+			ss_hidx_free(&rs->kidx);
 		}
 	}
 	rc = 0;
@@ -1340,7 +1168,7 @@ static int apply_register(struct ss_cimage *img, const struct ss_kraft_rec *r, c
 			goto fail;
 		img->brokers_unsorted = true;
 	}
-	if (img->brokers_unsorted && (rc = ix_insert(&img->bidx, hash_i32(b->id), n, &img->st.work)))
+	if (img->brokers_unsorted && (rc = ss_hidx_insert(&img->bidx, hash_i32(b->id), n, &img->st.work)))
 		goto fail;
 	img->brokers[n] = b;
 	img->n_brokers++;
@@ -1420,13 +1248,13 @@ static int unregister_broker(struct ss_cimage *img, int32_t id)
 		img->brokers_unsorted = true;
 	}
 	if (img->brokers_unsorted) {
-		int64_t s = ix_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, &img->st.work);
-		ix_del(&img->bidx, s);
+		int64_t s = ss_hidx_find(&img->bidx, hash_i32(id), eq_broker, img->brokers, &id, &img->st.work);
+		ss_hidx_del(&img->bidx, s);
 	}
 	broker_free(img->brokers[at]);
 	if ((uint32_t)at != last) {
 		img->brokers[at] = img->brokers[last];
-		ix_move(&img->bidx, hash_i32(img->brokers[at]->id), last, (uint32_t)at, &img->st.work);
+		ss_hidx_move(&img->bidx, hash_i32(img->brokers[at]->id), last, (uint32_t)at, &img->st.work);
 	}
 	img->n_brokers--;
 	img->st.work++;
@@ -1444,7 +1272,7 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		return 0;
 	}
 	uint32_t h = hash_kstr(f->name.p, (size_t)f->name.len);
-	int64_t s = ix_find(&img->fidx, h, eq_feature, img->features, &f->name, &img->st.work);
+	int64_t s = ss_hidx_find(&img->fidx, h, eq_feature, img->features, &f->name, &img->st.work);
 	if (s >= 0) {
 		uint32_t i = img->fidx.pos[s] - 1;
 		if (f->level != 0) {
@@ -1456,10 +1284,10 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		uint32_t last = img->n_features - 1;
 		tomb_note(img, SS_CI_LOST_FEATURES, TOMB_FEATURE, "", img->features[i].name);
 		free(img->features[i].name);
-		ix_del(&img->fidx, s);
+		ss_hidx_del(&img->fidx, s);
 		if (i != last) {
 			img->features[i] = img->features[last];
-			ix_move(&img->fidx, hash_str(img->features[i].name), last, i, &img->st.work);
+			ss_hidx_move(&img->fidx, hash_str(img->features[i].name), last, i, &img->st.work);
 		}
 		img->n_features--;
 		return 0;
@@ -1479,7 +1307,7 @@ static int apply_feature(struct ss_cimage *img, const struct ss_kraft_rec *r, co
 		free(name);
 		return -ENOMEM;
 	}
-	if (ix_insert(&img->fidx, h, img->n_features - 1, &img->st.work)) {
+	if (ss_hidx_insert(&img->fidx, h, img->n_features - 1, &img->st.work)) {
 		img->n_features--;
 		free(name);
 		return -ENOMEM;
@@ -1764,13 +1592,13 @@ static void sort_arrays(struct ss_cimage *img)
 			continue;
 		qsort(t->pub.parts, t->pub.n_parts, sizeof *t->pub.parts, cmp_part);
 		img->st.work += sort_work(t->pub.n_parts);
-		ix_free(&t->pidx);
+		ss_hidx_free(&t->pidx);
 		t->unsorted = false;
 	}
 	if (img->brokers_unsorted) {
 		qsort(img->brokers, img->n_brokers, sizeof *img->brokers, cmp_broker);
 		img->st.work += sort_work(img->n_brokers);
-		ix_free(&img->bidx);
+		ss_hidx_free(&img->bidx);
 		img->brokers_unsorted = false;
 	}
 }
@@ -1898,7 +1726,7 @@ const char *ss_cimage_config(const struct ss_cimage *img, int8_t type, const cha
 		return NULL;
 	const struct res *rs = (const struct res *)r;
 	if (rs->kidx.cap) {
-		int64_t s = ix_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
+		int64_t s = ss_hidx_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
 		return s < 0 ? NULL : r->kv[rs->kidx.pos[s] - 1].value;
 	}
 	for (uint32_t i = 0; i < r->n; i++)
@@ -1942,7 +1770,7 @@ int ss_cimage_feature_level(const struct ss_cimage *img, const char *name, int16
 	if (!name)
 		return -ENOENT;
 	struct ss_kstr k = { name, (int32_t)strlen(name) };
-	int64_t s = ix_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
+	int64_t s = ss_hidx_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
 	if (s < 0)
 		return -ENOENT;
 	if (level)
@@ -1992,7 +1820,7 @@ bool ss_cimage_config_known(const struct ss_cimage *img, int8_t type, const char
 			if (!strcmp(r->kv[i].key, key))
 				return after_loss(img, SS_CI_LOST_CONFIGS, r->kv[i].seq_);
 		if (rs->kidx.cap) {
-			int64_t s = ix_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
+			int64_t s = ss_hidx_find(&rs->kidx, hash_str(key), eq_kv, r->kv, key, NULL);
 			if (s >= 0)
 				return after_loss(img, SS_CI_LOST_CONFIGS, r->kv[rs->kidx.pos[s] - 1].seq_);
 		}
@@ -2045,7 +1873,7 @@ bool ss_cimage_feature_known(const struct ss_cimage *img, const char *name)
 	if (!name)
 		return false;
 	struct ss_kstr k = { name, (int32_t)strlen(name) };
-	int64_t s = ix_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
+	int64_t s = ss_hidx_find(&img->fidx, hash_str(name), eq_feature, img->features, &k, NULL);
 	if (s >= 0)
 		return after_loss(img, SS_CI_LOST_FEATURES, img->features[img->fidx.pos[s] - 1].seq);
 	const struct tomb *tb = tomb_find(img, TOMB_FEATURE, "", name);

@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/darray.h"
-#include "eval/config.h"
+#include "common/log.h"
+#include "discover/discover.h"
 #include "eval/remote.h"
-#include "scan/scan_int.h"
 #include "source/cluster.h"
 #include "source/cluster_load.h"
 #include "source/remote_topic.h"
@@ -69,48 +68,33 @@ static int on_corrupt(void *arg, int32_t mpart, int64_t offset, const char *what
 	return warn_fn(x, x->where, mpart, offset, -1, SEGSCAN_ECRC, msg);
 }
 
-bool ss_cluster_wanted(const struct segscan_scan *s)
-{
-	if (s->opts.remote_state)
-		return false;
-	const char *m = s->opts.remote_metadata;
-	if (m && !strcmp(m, "cluster"))
-		return true;
-	return (!m || !strcmp(m, "auto")) && s->opts.bootstrap_server && *s->opts.bootstrap_server;
-}
-
-int ss_cluster_load_remote(struct segscan_scan *s)
+int ss_cluster_load_remote(const struct ss_cluster_load_in *in, struct ss_cluster_loaded *out, char *errbuf,
+			   size_t errlen)
 {
 	struct ss_cluster_tp *tps = NULL;
 	int32_t *mparts = NULL;
 	uint32_t n_tp = 0, n_mp = 0;
 	struct ss_cluster *c = NULL;
 	struct ss_remote *store = NULL;
+	struct ss_catalog *cat = in->cat;
+	const char *bootstrap = in->cluster->bootstrap;
 	struct replay x;
 	char err[768] = "";
 	int r;
 
 	memset(&x, 0, sizeof(x));
-	if (!s->opts.bootstrap_server || !*s->opts.bootstrap_server) {
-		snprintf(s->err, sizeof(s->err), "--remote-metadata=cluster needs --bootstrap-server");
-		s->usage_error = true;
+	memset(out, 0, sizeof(*out));
+	if (!bootstrap || !*bootstrap) {
+		snprintf(errbuf, errlen, "--remote-metadata=cluster needs --bootstrap-server");
+		out->usage_error = true;
 		return -EINVAL;
 	}
-	const struct ss_cluster_opts co = {
-		.bootstrap = s->opts.bootstrap_server,
-		.config_file = s->opts.kafka_config,
-		.timeout_ms = s->opts.kafka_timeout_ms,
-		.deadline_ms = s->opts.kafka_deadline_ms,
-		.cancel = &s->cancel,
-		.warn = ss_logsink_warn,
-		.warn_arg = &s->log,
-	};
-	if (s->cat.n_parts && !(tps = calloc(s->cat.n_parts, sizeof(*tps)))) {
+	if (cat->n_parts && !(tps = calloc(cat->n_parts, sizeof(*tps)))) {
 		r = -ENOMEM;
 		goto out;
 	}
-	for (uint32_t i = 0; i < s->cat.n_parts; i++) {
-		const struct ss_part *p = &s->cat.parts[i];
+	for (uint32_t i = 0; i < cat->n_parts; i++) {
+		const struct ss_part *p = &cat->parts[i];
 		if (!p->has_topic_id)
 			continue;   /* without partition.metadata there is no placement to compute */
 		if (!strncmp(p->topic, "__", 2))
@@ -119,15 +103,15 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 		tps[n_tp].partition = p->partition;
 		n_tp++;
 	}
-	struct ss_cluster_tail *tail = ss_cluster_tail_registered(s->opts.bootstrap_server);
+	struct ss_cluster_tail *tail = in->tail;
 	if (tail) {
 		r = ss_cluster_tail_rlmm_partitions(tail, &x.nparts, err, sizeof(err));
 	} else {
-		r = ss_cluster_open(&c, &co, err, sizeof(err));   /* closed at out */
+		r = ss_cluster_open(&c, in->cluster, err, sizeof(err));   /* closed at out */
 		if (r == -EINVAL) {
 			/* the config file or a client property: the operator's to fix */
-			snprintf(s->err, sizeof(s->err), "%s", err);
-			s->usage_error = true;
+			snprintf(errbuf, errlen, "%s", err);
+			out->usage_error = true;
 			goto out;
 		}
 		if (!r)
@@ -140,12 +124,12 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 	if ((r = ss_remote_new(SS_REMOTE_KAFKA, SS_SOURCE_CLUSTER, &store)))   /* freed at out unless kept */
 		goto out;
 	x.r = store;
-	x.cat = &s->cat;
-	x.log = &s->log;
-	snprintf(x.where, sizeof(x.where), "%s@%s", SS_CLUSTER_RLMM_TOPIC, s->opts.bootstrap_server);
+	x.cat = cat;
+	x.log = in->log;
+	snprintf(x.where, sizeof(x.where), "%s@%s", SS_CLUSTER_RLMM_TOPIC, bootstrap);
 	const struct ss_cluster_sink sink = { .record = on_rec, .corrupt = on_corrupt, .arg = &x };
 	if (tail)
-		r = ss_cluster_tail_snapshot(tail, mparts, n_mp, &sink, &s->cancel, err, sizeof(err));
+		r = ss_cluster_tail_snapshot(tail, mparts, n_mp, &sink, in->cluster->cancel, err, sizeof(err));
 	else
 		r = ss_cluster_read_rlmm(c, mparts, n_mp, &sink, NULL, err, sizeof(err));
 	if (r == -ENOMEM)
@@ -154,38 +138,36 @@ int ss_cluster_load_remote(struct segscan_scan *s)
 		goto unavailable;
 	ss_remote_taint_finish(&x.taint, x.nparts);
 	if (x.taint.n_mparts) {
-		/* the evaluator reads it (scan_int.h), segscan_run frees it */
-		if (!(s->remote_taint = malloc(sizeof(*s->remote_taint)))) {
+		/* the evaluator reads it, the scan frees it */
+		if (!(out->taint = malloc(sizeof(*out->taint)))) {
 			r = -ENOMEM;
 			goto out;
 		}
-		*s->remote_taint = x.taint;
+		*out->taint = x.taint;
 		memset(&x.taint, 0, sizeof(x.taint));
 	}
 	if (x.warnings > SS_REMOTE_TOPIC_MAX_PROBLEMS &&
-	    (r = ss_catalog_problem(&s->cat, x.where, SEGSCAN_ESCHEMA, -1, false,
+	    (r = ss_catalog_problem(cat, x.where, SEGSCAN_ESCHEMA, -1, false,
 				    "%llu more __remote_log_metadata warnings not listed",
 				    (unsigned long long)(x.warnings - SS_REMOTE_TOPIC_MAX_PROBLEMS))))
 		goto out;
-	ss_progress_end(&s->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_ITEMS, "records", x.records, x.records);
-	s->remote = store;
+	ss_progress_end(in->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_ITEMS, "records", x.records, x.records);
+	out->remote = store;
 	store = NULL;
-	s->remote_source = SS_SOURCE_CLUSTER;
-	s->remote_warnings += x.warnings;
+	out->warnings = x.warnings;
 	r = 0;
 	goto out;
 
 unavailable:
 	if (r == -ECANCELED) {
 		/* segscan_cancel: the scan stops here, with no report (scan.c) */
-		snprintf(s->err, sizeof(s->err), "%s", err);
+		snprintf(errbuf, errlen, "%s", err);
 		goto out;
 	}
 	/* No remote state at all rather than part of it: the tiered partitions become
 	 * REMOTE_STATE_UNKNOWN, and the scan exits 1 with the reason in errors[]. */
-	ss_logmsg(&s->log, SEGSCAN_LOG_ERROR, "%s", err);
-	r = ss_catalog_problem(&s->cat, x.where[0] ? x.where : s->opts.bootstrap_server, r, -1, true,
-			       "remote state unknown: %s", err);
+	ss_logmsg(in->log, SEGSCAN_LOG_ERROR, "%s", err);
+	r = ss_catalog_problem(cat, x.where[0] ? x.where : bootstrap, r, -1, true, "remote state unknown: %s", err);
 out:
 	ss_remote_taint_release(&x.taint);
 	if (store)
@@ -194,101 +176,4 @@ out:
 	free(tps);
 	free(mparts);
 	return r;
-}
-
-/* ---- topic configs from the cluster ------------------------------------------------------ */
-
-struct cfg_ent {
-	char *topic;    /* NULL: the broker resource */
-	char *key, *value, *source;
-};
-
-struct ss_cluster_cfgs {
-	struct cfg_ent *e;
-	uint32_t        n, cap;
-};
-
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-static int cfg_cb(void *arg, const char *topic, const char *key, const char *value, const char *source)
-{
-	struct ss_cluster_cfgs *c = arg;
-	struct cfg_ent *x;
-	int e = SS_DA_PUSH(&c->e, &c->n, &c->cap, &x);
-	if (e < 0)
-		return e;
-	memset(x, 0, sizeof(*x));
-	x->topic = dup_or_null(topic);
-	x->key = strdup(key);
-	x->value = dup_or_null(value);
-	x->source = strdup(source);
-	if ((topic && !x->topic) || !x->key || (value && !x->value) || !x->source)
-		return -ENOMEM;
-	return 0;
-}
-
-int ss_cluster_cfgs_fetch(const struct ss_cluster_opts *o, const char *const *topics, uint32_t n, int32_t broker_id,
-			  struct ss_cluster_cfgs **out, char *err, size_t errlen)
-{
-	struct ss_cluster *c = NULL;
-	struct ss_cluster_cfgs *cf = calloc(1, sizeof(*cf));
-	int r;
-	if (!cf)
-		return -ENOMEM;
-	if ((r = ss_cluster_open(&c, o, err, errlen)) == 0)   /* closed below */
-		r = ss_cluster_describe_configs(c, topics, n, broker_id, cfg_cb, cf, err, errlen);
-	ss_cluster_close(c);
-	if (r) {
-		ss_cluster_cfgs_free(cf);
-		return r;
-	}
-	*out = cf;
-	return 0;
-}
-
-static const char *dyn_get(const void *arg, enum ss_cfg_level level, const char *topic, const char *key)
-{
-	const struct ss_cluster_cfgs *c = arg;
-	const char *want = level == SS_CFGL_DYN_TOPIC    ? "DYNAMIC_TOPIC_CONFIG"
-			   : level == SS_CFGL_DYN_BROKER ? "DYNAMIC_BROKER_CONFIG"
-							 : "DYNAMIC_DEFAULT_BROKER_CONFIG";
-	for (uint32_t i = 0; i < c->n; i++) {
-		const struct cfg_ent *x = &c->e[i];
-		if (strcmp(x->key, key) || strcmp(x->source, want))
-			continue;
-		if (level == SS_CFGL_DYN_TOPIC ? (x->topic && topic && !strcmp(x->topic, topic)) : !x->topic)
-			return x->value;
-	}
-	return NULL;
-}
-
-void ss_cluster_cfgs_dynamic(const struct ss_cluster_cfgs *c, struct ss_cfg_dynamic *out)
-{
-	out->get = dyn_get;
-	out->arg = c;
-}
-
-void ss_cluster_cfgs_each(const struct ss_cluster_cfgs *c,
-			  void (*fn)(void *arg, const char *topic, const char *key, const char *value, const char *source),
-			  void *arg)
-{
-	for (uint32_t i = 0; i < c->n; i++)
-		fn(arg, c->e[i].topic, c->e[i].key, c->e[i].value, c->e[i].source);
-}
-
-void ss_cluster_cfgs_free(struct ss_cluster_cfgs *c)
-{
-	if (!c)
-		return;
-	for (uint32_t i = 0; i < c->n; i++) {
-		free(c->e[i].topic);
-		free(c->e[i].key);
-		free(c->e[i].value);
-		free(c->e[i].source);
-	}
-	free(c->e);
-	free(c);
 }

@@ -25,7 +25,7 @@
 #include "fmt/batch.h"
 #include "fmt/kraft.h"
 #include "segscan.h"
-#include "fmt/props.h"
+#include "fmt/meta_properties.h"
 #include "source/metadata_log.h"
 
 /* Bytes per read; a batch larger than this is read whole. */
@@ -542,7 +542,7 @@ int ss_mlog_find(const char *path, char **out)
 }
 
 /* node.id and cluster.id from meta.properties beside the metadata log, if it is there and
- * parses (fmt/props.h, as Kafka's MetaProperties reads it); otherwise both stay unknown. */
+ * parses (fmt/meta_properties.h, as Kafka's MetaProperties reads it); otherwise both stay unknown. */
 static void read_meta_properties(const char *dir, struct ss_mlog_info *info)
 {
 	char *path = NULL, *text = NULL;

@@ -17,6 +17,7 @@
 #include "common/darray.h"
 #include "common/file.h"
 #include "common/log.h"
+#include "common/search.h"
 #include "fmt/batch.h"
 #include "fmt/names.h"
 #include "fmt/rlmm.h"
@@ -175,8 +176,11 @@ bool ss_remote_taint_concerns(const struct ss_remote_taint *t, const uint8_t *to
 	struct ss_remote_taint_named key = { .partition = partition };
 	if (topic_id)
 		memcpy(key.topic_id, topic_id, 16);
-	const struct ss_remote_taint_named *x =
-		topic_id && t->n_named ? bsearch(&key, t->named, t->n_named, sizeof(*t->named), cmp_named) : NULL;
+	const struct ss_remote_taint_named *x = NULL;
+	if (topic_id) {
+		int64_t i = ss_sorted_find(t->named, t->n_named, sizeof(*t->named), cmp_named, &key, NULL);
+		x = i < 0 ? NULL : &t->named[i];
+	}
 	if (x) {
 		m = taint_find(t, x->mpart);
 		taint_place(m, place, sizeof(place));

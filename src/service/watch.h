@@ -25,8 +25,8 @@
  *
  * Read-only: inotify watches are kernel state; nothing is written in a log dir.
  */
-#ifndef SS_SOURCE_WATCH_H
-#define SS_SOURCE_WATCH_H
+#ifndef SS_SERVICE_WATCH_H
+#define SS_SERVICE_WATCH_H
 
 #include <limits.h>
 #include <stdbool.h>

@@ -15,8 +15,9 @@
 
 #include "common/darray.h"
 #include "common/file.h"
+#include "common/hidx.h"
 #include "fmt/names.h"
-#include "source/watch.h"
+#include "service/watch.h"
 
 /* A partition directory: everything that changes a segment's facts or the set of files. */
 #define DIR_MASK (IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
@@ -52,8 +53,7 @@ struct ss_watch {
 	uint32_t        n_logs, cap_logs;
 	struct wdir    *dirs;
 	uint32_t        n_dirs, cap_dirs;
-	uint32_t       *ht;          /* (ld, name) -> dirs index + 1; 0 empty; never deleted */
-	uint32_t        ht_cap;      /* power of two */
+	struct ss_hidx  ht;          /* (ld, name) -> position in dirs (common/hidx.h); never deleted */
 	int64_t        *wd_to;       /* wd -> dirs index + 1, or -(logs index + 1); 0 none */
 	uint32_t        wd_cap;
 	uint64_t        cur;         /* the epoch of the scan begun last */
@@ -66,46 +66,32 @@ struct ss_watch {
 	char            log_dir[PATH_MAX];
 };
 
+struct dir_key {
+	uint32_t    ld;
+	const char *name;
+};
+
 static uint32_t hash_key(uint32_t ld, const char *name)
 {
-	uint32_t h = 2166136261u ^ ld;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 16777619u;
-	return h;
+	return ss_hash_mix(ss_hash_add(ss_hash_add(SS_HASH_INIT, &ld, sizeof(ld)), name, strlen(name)));
 }
 
-static int ht_grow(struct ss_watch *w)
+static bool dir_is(const void *ctx, uint32_t pos, const void *key)
 {
-	uint32_t cap = w->ht_cap ? w->ht_cap * 2 : 1024;
-	uint32_t *n = calloc(cap, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < w->n_dirs; i++) {
-		uint32_t h = hash_key(w->dirs[i].ld, w->dirs[i].name) & (cap - 1);
-		while (n[h])
-			h = (h + 1) & (cap - 1);
-		n[h] = i + 1;
-	}
-	free(w->ht);
-	w->ht = n;
-	w->ht_cap = cap;
-	return 0;
+	const struct wdir *d = &((const struct wdir *)ctx)[pos];
+	const struct dir_key *k = key;
+	return d->ld == k->ld && strcmp(d->name, k->name) == 0;
 }
 
 /* The entry of (ld, name), created when `create`; NULL when absent or out of memory. */
 static struct wdir *dir_get(struct ss_watch *w, uint32_t ld, const char *name, bool create)
 {
-	if (w->ht_cap) {
-		uint32_t h = hash_key(ld, name) & (w->ht_cap - 1);
-		for (; w->ht[h]; h = (h + 1) & (w->ht_cap - 1)) {
-			struct wdir *d = &w->dirs[w->ht[h] - 1];
-			if (d->ld == ld && strcmp(d->name, name) == 0)
-				return d;
-		}
-	}
+	const struct dir_key k = { ld, name };
+	uint32_t h = hash_key(ld, name);
+	int64_t s = ss_hidx_find(&w->ht, h, dir_is, w->dirs, &k, NULL);
+	if (s >= 0)
+		return &w->dirs[ss_hidx_pos(&w->ht, s)];
 	if (!create)
-		return NULL;
-	if ((uint64_t)(w->n_dirs + 1) * 2 > w->ht_cap && ht_grow(w))
 		return NULL;
 	struct wdir *d;
 	char *nm = strdup(name);
@@ -114,10 +100,11 @@ static struct wdir *dir_get(struct ss_watch *w, uint32_t ld, const char *name, b
 		return NULL;
 	}
 	*d = (struct wdir){ .ld = ld, .name = nm, .wd = -1 };
-	uint32_t h = hash_key(ld, name) & (w->ht_cap - 1);
-	while (w->ht[h])
-		h = (h + 1) & (w->ht_cap - 1);
-	w->ht[h] = w->n_dirs;
+	if (ss_hidx_insert(&w->ht, h, w->n_dirs - 1, NULL)) {
+		free(nm);   /* unknown to the index: not kept */
+		w->n_dirs--;
+		return NULL;
+	}
 	return d;
 }
 
@@ -400,7 +387,7 @@ void ss_watch_free(struct ss_watch *w)
 		free(w->dirs[i].name);
 	free(w->logs);
 	free(w->dirs);
-	free(w->ht);
+	ss_hidx_free(&w->ht);
 	free(w->wd_to);
 	pthread_mutex_destroy(&w->mu);
 	free(w);
