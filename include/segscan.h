@@ -90,7 +90,8 @@ void segscan_scan_free(segscan_scan *s);
  *   "server-properties", "metadata-dir", "cluster-metadata", "kafka-version",
  *   "bootstrap-server", "kafka-config", "kafka-timeout", "kafka-deadline", "broker-process", "proc-root",
  *   "topic", "partition" (repeatable), "findings-only",
- *   "now", "dangling-after", "threads", "io", "queue-depth",
+ *   "now", "dangling-after", "stuck-after" (a duration: "5m", "90s", "300000"), "horizon" (a duration: "1d"),
+ *   "threads", "io", "queue-depth",
  *   "numa", "stats", "progress", "quiet", "numa-topology", and the options a polite
  *   background scanner wants: "max-read-rate" (bytes/s over all workers, 0 =
  *   unlimited), "io-priority" ("idle" or "normal": ioprio class of every submission),

@@ -72,13 +72,18 @@ static void test_filters(void **state)
 	assert_int_equal(tu_run(&out, "%s scan -q -f ndjson --topic='mt-b' %s | wc -l", tu_segscan(), ld), 0);
 	assert_int_equal(atoi(out), 2);   /* anchored: no other topic */
 	free(out);
-	/* only the three REMOTE_STATE_UNKNOWN partitions have findings */
+	/* only node 1's six tiered partitions have findings: REMOTE_METADATA_AT_RISK on each
+	 * (__remote_log_metadata has RF 1 on 3 brokers), REMOTE_STATE_UNKNOWN on three */
 	assert_int_equal(tu_run(&out, "%s scan -q -f ndjson --findings-only %s | wc -l", tu_segscan(), ld), 0);
+	assert_int_equal(atoi(out), 6);
+	free(out);
+	assert_int_equal(tu_run(&out, "%s scan -q -f ndjson --findings-only %s | grep -c REMOTE_STATE_UNKNOWN", tu_segscan(),
+				ld), 0);
 	assert_int_equal(atoi(out), 3);
 	free(out);
 	assert_int_equal(tu_run(&out, "%s scan -q -f prom --findings-only %s | grep -c '^segscan_log_size_bytes{'", tu_segscan(),
 				ld), 0);
-	assert_int_equal(atoi(out), 3);
+	assert_int_equal(atoi(out), 6);
 	free(out);
 	assert_int_equal(tu_run(&out, "%s scan -q --topic='(' %s 2>&1", tu_segscan(), ld), 2);
 	assert_non_null(strstr(out, "--topic=("));

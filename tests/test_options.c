@@ -47,6 +47,8 @@ static const struct sample samples[] = {
 	{ "server-properties", "server.properties", 0, "server.properties" },
 	{ "now", "1700000000000", 1700000000000LL, NULL },
 	{ "dangling-after", "60000", 60000, NULL },
+	{ "stuck-after", "5m", 300000, NULL },
+	{ "horizon", "1d", 86400000, NULL },
 	{ "threads", "7", 7, NULL },
 	{ "io", "mmap", 0, "mmap" },
 	{ "queue-depth", "1", 1, NULL },
@@ -99,6 +101,13 @@ static const struct bad {
 	{ "now", "-1", "expected milliseconds since the epoch" },
 	{ "now", "4611686018427387904", "expected milliseconds since the epoch" },
 	{ "dangling-after", "x", "expected milliseconds (>= 0)" },
+	{ "horizon", "0", "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)" },
+	{ "horizon", "1w", "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)" },
+	{ "stuck-after", "0", "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)" },
+	{ "stuck-after", "5x", "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)" },
+	{ "stuck-after", "-5m", "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)" },
+	{ "stuck-after", "m", "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)" },
+	{ "stuck-after", "9999999999999999d", "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)" },
 	{ "max-read-rate", "1X", "expected bytes per second (suffixes k, M, G; 0 = unlimited)" },
 	{ "max-read-rate", "-5", "expected bytes per second (suffixes k, M, G; 0 = unlimited)" },
 	{ "max-read-rate", "M", "expected bytes per second (suffixes k, M, G; 0 = unlimited)" },
@@ -211,6 +220,7 @@ static void test_set_reaches_every_row(void **state)
 				assert_int_equal(*(const int64_t *)field, sm->want_int);
 			break;
 		case SS_OPT_RATE:
+		case SS_OPT_DURATION:
 			assert_int_equal(*(const int64_t *)field, sm->want_int);
 			break;
 		case SS_OPT_CHOICE:

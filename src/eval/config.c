@@ -1,6 +1,8 @@
 /* A topic's effective config from its sources: see config.h. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "eval/config.h"
@@ -254,6 +256,48 @@ bool ss_config_dynamic_valid(bool broker, const char *key, const char *raw)
 			return ss_cfg_parse_value(K->topic_key, raw, strlen(raw), &one);
 	}
 	return true;
+}
+
+bool ss_config_resolve_long(const struct ss_config *c, const struct ss_cfg_dynamic *dyn, const char *topic,
+			    const char *topic_key, const char *broker_key, int64_t static_value, int64_t deflt,
+			    int64_t *value, const char **src)
+{
+	static const enum ss_cfg_level lv[3] = { SS_CFGL_DYN_TOPIC, SS_CFGL_DYN_BROKER, SS_CFGL_DYN_DEFAULT };
+	static const char *const lsrc[3] = { SRC_TOPIC, SRC_BROKER, SRC_DEFAULT_BROKER };
+	bool unsure = false;
+	*value = deflt;
+	*src = NULL;
+	for (int l = 0; l < 3 && dyn && dyn->get; l++) {
+		const char *key = l == 0 ? topic_key : broker_key;
+		const char *t = l == 0 ? topic : NULL;
+		if (!key)
+			continue;
+		if (dyn->known && !dyn->known(dyn->arg, lv[l], t, key))
+			unsure = true;
+		const char *raw = dyn->get(dyn->arg, lv[l], t, key);
+		if (!raw)
+			continue;
+		char *end;
+		errno = 0;
+		long long x = strtoll(raw, &end, 10);
+		/* a value Kafka would not have applied: the level's value is not known */
+		if (errno || end == raw || *end)
+			return false;
+		*value = x;
+		*src = unsure ? NULL : lsrc[l];
+		return *src != NULL;
+	}
+	if (broker_key && static_value >= 0 && c && c->has_server) {
+		*value = static_value;
+		*src = unsure || !dyn ? NULL : SRC_STATIC;
+		return *src != NULL;
+	}
+	/* Kafka's default is a fact only when every level above it was read */
+	if (dyn && !unsure && (!broker_key || (c && c->has_server))) {
+		*src = SRC_DEFAULT;
+		return true;
+	}
+	return false;
 }
 
 void ss_config_resolve(const struct ss_config *c, const char *topic, struct ss_topic_cfg *out)

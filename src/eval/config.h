@@ -51,6 +51,16 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
  * replay (issue 21 item 12). */
 bool ss_config_dynamic_valid(bool broker, const char *key, const char *raw);
 
+/* One integer config that segscan does not report per topic (min.insync.replicas), with
+ * the same precedence minus --topic-config: the topic's dynamic value, this broker's,
+ * the cluster default, the static one (static_value, -1 absent: server.properties), Kafka's
+ * default. *value is what applies, *src its source; false (and *src NULL) when it is not
+ * known: the metadata log was not read (whole), a level below the value was not read, or
+ * a dynamic value does not parse. */
+bool ss_config_resolve_long(const struct ss_config *c, const struct ss_cfg_dynamic *dyn, const char *topic,
+			    const char *topic_key, const char *broker_key, int64_t static_value, int64_t deflt,
+			    int64_t *value, const char **src);
+
 /* Without dynamic configs (tests, the old callers): ss_config_resolve_ctx(c, NULL, ...). */
 void ss_config_resolve(const struct ss_config *c, const char *topic, struct ss_topic_cfg *out);
 

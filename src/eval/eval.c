@@ -193,7 +193,7 @@ void ss_eval_release_caveat(const struct ss_eval_input *in, const char *ticket, 
 }
 
 /* "3d 4h", "5m 2s", "750ms": an age an operator reads at a glance */
-static void human_ms(int64_t ms, char *buf, size_t len)
+void ss_eval_human_ms(int64_t ms, char *buf, size_t len)
 {
 	if (ms < 0) {
 		snprintf(buf, len, "in the future");
@@ -215,7 +215,7 @@ static void human_ms(int64_t ms, char *buf, size_t len)
 /* A time for humans: ISO 8601 in UTC with milliseconds ("2023-11-14T22:13:20.000Z"),
  * not milliseconds since the epoch (issue 20 item 11); what gmtime cannot render (beyond
  * year 9999) stays a number. */
-static void iso_ms(int64_t ms, char *buf, size_t len)
+void ss_eval_iso_ms(int64_t ms, char *buf, size_t len)
 {
 	int64_t sec = ms / 1000, frac = ms % 1000;
 	if (frac < 0) {
@@ -296,8 +296,8 @@ static int eval_remote(struct ss_evctx *x)
 		__int128 age128 = (__int128)in->now_ms - s->event_ms;
 		int64_t age = age128 > INT64_MAX ? INT64_MAX : age128 < INT64_MIN ? INT64_MIN : (int64_t)age128;
 		char dur[48], when[40];
-		human_ms(age, dur, sizeof(dur));
-		iso_ms(s->event_ms, when, sizeof(when));
+		ss_eval_human_ms(age, dur, sizeof(dur));
+		ss_eval_iso_ms(s->event_ms, when, sizeof(when));
 		const char *id = s->id;
 		const struct ss_finding_spec spec = {
 			.code = "DANGLING_REMOTE_SEGMENT", .ref = "KAFKA-17428", .has_amount = true,
@@ -824,6 +824,8 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		goto fail;
 	}
 	if ((e = eval_local_findings(&x)))
+		goto fail;
+	if ((e = ss_eval_health(&x)))
 		goto fail;
 	if ((e = eval_cluster(&x)))
 		goto fail;

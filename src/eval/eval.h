@@ -17,6 +17,7 @@
 #include "model/model.h"
 
 struct ss_remote_part;   /* eval/remote.h: one user partition's replayed remote state */
+struct ss_health_rlmm;   /* eval/health.h: what the metadata log says of __remote_log_metadata */
 
 /* What the KRaft metadata log says about one partition (source/cluster_ctx.h builds it). */
 struct ss_eval_cluster {
@@ -59,6 +60,14 @@ struct ss_eval_input {
 	const struct ss_eval_cluster *cluster;  /* NULL: no metadata log */
 	const struct ss_eval_release *release;  /* NULL: release unknown */
 	bool                         metadata_log; /* this is __cluster_metadata-0 itself */
+	/* tiering health (eval/health.h): stuck_after_ms 0 turns STUCK_REMOTE_COPY/DELETE
+	 * off (tests and callers that predate them); stuck_after_why says where the value
+	 * came from, for the messages; rlmm NULL: __remote_log_metadata's configs unknown */
+	int64_t                      stuck_after_ms;
+	const char                  *stuck_after_why;
+	const struct ss_health_rlmm *rlmm;
+	/* --horizon: 0 off; else ss_eval.forecast says what acts within it */
+	int64_t                      horizon_ms;
 };
 
 

@@ -42,6 +42,15 @@ enum ss_affect ss_eval_affects(const struct ss_eval_input *in, const char *ticke
  * release is unknown ...)" for the end of a finding's message. */
 void ss_eval_release_caveat(const struct ss_eval_input *in, const char *ticket, char *buf, size_t n);
 
+/* "3d 4h", "5m 2s", "750ms" (negative: "in the future"); and a time as ISO 8601 UTC with
+ * milliseconds ("2023-11-14T22:13:20.000Z"), for messages */
+void ss_eval_human_ms(int64_t ms, char *buf, size_t len);
+void ss_eval_iso_ms(int64_t ms, char *buf, size_t len);
+
+/* health.c: STUCK_REMOTE_COPY, STUCK_REMOTE_DELETE, REMOTE_METADATA_AT_RISK,
+ * EPOCH_LINEAGE_GAP (eval/health.h). Runs after the remote facts and retention. */
+int ss_eval_health(struct ss_evctx *x);
+
 /* x + 1 and x - 1, saturating: offsets come from files and user input */
 static inline int64_t ss_inc_sat(int64_t x)
 {

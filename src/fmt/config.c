@@ -30,6 +30,8 @@ int ss_config_new(struct ss_config **out)
 	if (!c)
 		return -ENOMEM;
 	c->node_id = -1;
+	c->rlm_task_interval_ms = -1;
+	c->min_isr = -1;
 	*out = c;
 	return 0;
 }
@@ -585,7 +587,7 @@ static const char *const prop_keys[] = {
 	"log.dirs", "log.dir", "log.retention.ms", "log.retention.minutes", "log.retention.hours",
 	"log.retention.bytes", "log.local.retention.ms", "log.local.retention.bytes", "log.segment.bytes",
 	"remote.log.storage.system.enable", "log.cleanup.policy", "log.preallocate", "metadata.log.dir",
-	"node.id", "broker.id",
+	"node.id", "broker.id", "remote.log.manager.task.interval.ms", "min.insync.replicas",
 };
 #define N_PROP_KEYS (sizeof(prop_keys) / sizeof(prop_keys[0]))
 
@@ -719,6 +721,24 @@ static int server_apply(struct cctx *x, struct prop *props)
 			return cfail(x, "%s=%.80s: not an integer", prop_keys[k], PROP(k)->val);
 		c->node_id = (int32_t)n;
 		break;
+	}
+	/* what the tiering health rules read (eval/health.h): -1 when absent */
+	c->rlm_task_interval_ms = -1;
+	c->min_isr = -1;
+	if (PROP(15)->val) {
+		x->line = PROP(15)->line;
+		/* RemoteLogManagerConfig: a long, at least 1 */
+		if (!parse_long(PROP(15)->val, strlen(PROP(15)->val), 1, INT64_MAX, &n))
+			return cfail(x, "remote.log.manager.task.interval.ms=%.80s: the value must be an integer >= 1",
+				     PROP(15)->val);
+		c->rlm_task_interval_ms = n;
+	}
+	if (PROP(16)->val) {
+		x->line = PROP(16)->line;
+		/* ServerLogConfigs: an int, at least 1 */
+		if (!parse_long(PROP(16)->val, strlen(PROP(16)->val), 1, INT32_MAX, &n))
+			return cfail(x, "min.insync.replicas=%.80s: the value must be an integer >= 1", PROP(16)->val);
+		c->min_isr = (int32_t)n;
 	}
 	/* log.dirs wins over log.dir (KafkaConfig.logDirs) */
 	struct prop *dirs = PROP(0)->val ? PROP(0) : PROP(1)->val ? PROP(1) : NULL;

@@ -60,6 +60,8 @@ struct ss_config {
 	int64_t                 server_retention[3];
 	char                   *metadata_log_dir;  /* metadata.log.dir, NULL when absent */
 	int32_t                 node_id;           /* node.id (broker.id), -1 when absent */
+	int64_t                 rlm_task_interval_ms; /* remote.log.manager.task.interval.ms, -1 absent */
+	int32_t                 min_isr;           /* min.insync.replicas, -1 when absent */
 	bool                    kafka_configs_format; /* --topic-config was kafka-configs output */
 	char                  **warnings;    /* "FILE:LINE: ..." for ignored keys */
 	uint32_t                n_warnings, cap_warnings;

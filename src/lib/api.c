@@ -64,6 +64,7 @@ void segscan_scan_free(segscan_scan *s)
 	free(s->reuse_from);
 	free(s->winfo);
 	free(s->res_logdirs);
+	free(s->res_space);
 	free(s->res_parts);
 	pthread_mutex_destroy(&s->rate.mu);
 	pthread_mutex_destroy(&s->api_mu);      /* initialized in segscan_scan_new */

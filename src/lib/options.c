@@ -114,6 +114,19 @@ const struct ss_optdef ss_optdefs[] = {
 	  .def = "3600000", .off = F(dangling_after_ms), .err = "expected milliseconds (>= 0)",
 	  .help = "a remote segment stuck in a STARTED state this long is dangling\n"
 		  "(default 3600000)" },
+	{ .name = "stuck-after", .type = SS_OPT_DURATION, .values = "DURATION", .lo = 1, .hi = INT64_MAX / 2,
+	  .off = F(stuck_after_ms), .has_off = SS_OPT_HAS(has_stuck_after),
+	  .err = "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)",
+	  .help = "a remote copy or delete left in its STARTED state this long, or\n"
+		  "a closed local segment the leader's copy task has not taken for\n"
+		  "this long, is stuck (STUCK_REMOTE_COPY, STUCK_REMOTE_DELETE);\n"
+		  "default: 10 x the broker's remote.log.manager.task.interval.ms\n"
+		  "(30000 when not known), at least 5m" },
+	{ .name = "horizon", .type = SS_OPT_DURATION, .values = "DURATION", .lo = 1, .hi = INT64_MAX / 4,
+	  .off = F(horizon_ms), .err = "expected a duration of at least 1 ms (a number with ms, s, m, h or d; no unit: ms)",
+	  .help = "forecast what time, size and local retention and the copy task\n"
+		  "do within DURATION if nothing else is written (forecast per\n"
+		  "partition, free_bytes and free_bytes_after per log dir)" },
 	{ .name = "threads", .type = SS_OPT_INT, .values = "N", .lo = 1, .hi = 1024, .narrow = true,
 	  .off = F(threads), .err = "expected a thread count from 1 to 1024",
 	  .help = "worker threads (default: CPUs in the affinity mask)" },
@@ -203,6 +216,30 @@ static int parse_rate(const char *v, int64_t *out)
 		return -EINVAL;
 	*out = x * mul;
 	return 0;
+}
+
+/* "300000", "300000ms", "90s", "5m", "2h", "7d" -> milliseconds; -EINVAL when malformed
+ * or out of int64_t */
+static int parse_duration(const char *v, int64_t *out)
+{
+	static const struct { const char *unit; int64_t ms; } units[] = {
+		{ "", 1 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 }, { "d", 86400000 },
+	};
+	char *end;
+	if (!v || *v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	if (errno || x < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			if (x > INT64_MAX / units[i].ms)
+				return -EINVAL;
+			*out = x * units[i].ms;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 static int parse_bool(const char *v, bool *out)
@@ -350,6 +387,11 @@ int ss_opt_apply(struct ss_opts *o, const struct ss_optdef *d, const char *v)
 		break;
 	case SS_OPT_RATE:
 		if (parse_rate(v, &x))
+			return -EINVAL;
+		*(int64_t *)field = x;
+		break;
+	case SS_OPT_DURATION:
+		if (parse_duration(v, &x) || x < d->lo || x > d->hi)
 			return -EINVAL;
 		*(int64_t *)field = x;
 		break;

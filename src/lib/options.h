@@ -25,6 +25,8 @@ enum ss_opt_type {
 	SS_OPT_CPULIST, /* "0-3,8" into a cpu_set_t */
 	SS_OPT_SEED,    /* TOPIC-PARTITION=OFFSET, appended to the seeds (repeatable) */
 	SS_OPT_PARTITION, /* TOPIC-N, appended to the partition filter (repeatable) */
+	SS_OPT_DURATION,/* decimal with an optional unit ms, s, m, h or d (none: ms), within
+			   [lo, hi] milliseconds, into an int64_t */
 };
 
 struct ss_optdef {

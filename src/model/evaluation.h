@@ -127,6 +127,18 @@ struct ss_eval {
 		int64_t               remote_bytes, local_bytes;
 	} total;
 
+	/* --horizon (eval/health.h): what time, size and local retention and the copy task act
+	 * on between now and now + horizon_ms, with no write in between */
+	struct ss_forecast {
+		bool        evaluated;  /* --horizon given */
+		bool        unknown;    /* an input is unknown: the counts are null */
+		const char *reason;     /* why unknown (static) */
+		int64_t     horizon_ms;
+		int64_t     local_delete_segments, local_delete_bytes;
+		int64_t     remote_delete_segments, remote_delete_bytes;
+		int64_t     copy_segments;
+	} forecast;
+
 	struct ss_finding *findings;
 	uint32_t           n_findings, cap_findings;   /* common/darray.h */
 

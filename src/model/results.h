@@ -32,6 +32,12 @@ struct ss_res_logdir {
 	const char *cluster_id; /* its meta.properties cluster.id, NULL unknown */
 };
 
+/* --horizon, per log dir: its filesystem's free bytes (statvfs), and after the forecast's
+ * local deletes of its partitions; -1 unknown */
+struct ss_res_space {
+	int64_t free_bytes, free_bytes_after;
+};
+
 /* Wall time of each stage in seconds. Stages overlap: remote state with discovery,
  * evaluation with the scan; total is the wall time of segscan_run. */
 struct ss_res_times {
@@ -61,6 +67,7 @@ struct ss_res_run {
 	int         exit_code;       /* the contract's: 0, 1, 2 or 3 */
 	bool        metrics_topic;   /* --metrics-level=topic: prom writes per-topic sums */
 	bool        metrics_extra;   /* --metrics-extra: prom writes the extra partition series */
+	int64_t     horizon_ms;      /* --horizon, 0 when not given (ss_eval.forecast) */
 	struct ss_res_times times;
 };
 
@@ -115,6 +122,7 @@ struct ss_res_cluster {
 struct ss_results {
 	const struct ss_res_logdir *logdirs;
 	uint32_t                    n_logdirs;
+	const struct ss_res_space  *space;     /* --horizon: n_logdirs of them; NULL otherwise */
 	const struct ss_part       *parts;
 	uint32_t                    n_parts;
 	const struct ss_part       *all_parts; /* every partition, for ss_seg.part (set when

@@ -182,6 +182,25 @@ static void write_part_errors(const struct ss_results *r, const struct ss_part *
 	ss_jw_arr_end(w);
 }
 
+/* --horizon: forecast {horizon_ms, ...}, null where an input is unknown or the partition
+ * is not forecast (the metadata log) */
+static void write_forecast(struct ss_jw *w, const struct ss_forecast *fc)
+{
+	ss_jw_key(w, "forecast");
+	if (!fc->evaluated || fc->unknown) {
+		ss_jw_null(w);
+		return;
+	}
+	ss_jw_obj(w);
+	ss_jw_ki64(w, "horizon_ms", fc->horizon_ms);
+	ss_jw_ki64(w, "local_delete_segments", fc->local_delete_segments);
+	ss_jw_ki64(w, "local_delete_bytes", fc->local_delete_bytes);
+	ss_jw_ki64(w, "remote_delete_segments", fc->remote_delete_segments);
+	ss_jw_ki64(w, "remote_delete_bytes", fc->remote_delete_bytes);
+	ss_jw_ki64(w, "copy_segments", fc->copy_segments);
+	ss_jw_obj_end(w);
+}
+
 void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, FILE *f)
 {
 	const struct ss_eval *ev = p->eval;
@@ -289,6 +308,8 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 		write_retention(&w, "local", &ev->local, false, true);
 		write_total(&w, &ev->total);
 		ss_jw_obj_end(&w);
+		if (r->run.horizon_ms > 0)
+			write_forecast(&w, &ev->forecast);
 		/* extras: why the partition was (not) evaluated as tiered, and notes */
 		ss_jw_kstr(&w, "tiered_reason", ev->tiered_reason);
 		ss_jw_key(&w, "notes");
@@ -458,6 +479,25 @@ int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 	ss_jw_ki64(&w, "threads", r->run.threads);
 	ss_jw_kstr(&w, "remote_source", r->run.remote_source);
 	ss_jw_ki64(&w, "exit_code", r->run.exit_code);
+	if (r->run.horizon_ms > 0) {
+		/* --horizon: each log dir's free space now and after the forecast's local deletes */
+		ss_jw_key(&w, "forecast");
+		ss_jw_obj(&w);
+		ss_jw_ki64(&w, "horizon_ms", r->run.horizon_ms);
+		ss_jw_key(&w, "log_dirs");
+		ss_jw_arr(&w);
+		for (uint32_t i = 0; i < r->n_logdirs; i++) {
+			const struct ss_res_logdir *l = &r->logdirs[i];
+			const struct ss_res_space *sp = r->space ? &r->space[i] : NULL;
+			ss_jw_obj(&w);
+			ss_jw_kstr(&w, "log_dir", l->path);
+			ss_jw_ki64n(&w, "free_bytes", sp && sp->free_bytes >= 0, sp ? sp->free_bytes : 0);
+			ss_jw_ki64n(&w, "free_bytes_after", sp && sp->free_bytes_after >= 0, sp ? sp->free_bytes_after : 0);
+			ss_jw_obj_end(&w);
+		}
+		ss_jw_arr_end(&w);
+		ss_jw_obj_end(&w);
+	}
 	write_broker(&w, &r->cluster);
 	ss_jw_key(&w, "notes");
 	ss_jw_arr(&w);

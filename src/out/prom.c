@@ -235,6 +235,55 @@ static void put_value(FILE *f, int64_t v)
 	fwrite_unlocked(b + n, 1, sizeof(b) - (size_t)n, f); /* the caller holds the lock */
 }
 
+/* --horizon (ss_eval.forecast): what retention and the copy task do within the horizon, per
+ * partition (absent where the forecast is unknown), and each log dir's free space now and
+ * after (absent where unknown). Only written when --horizon was given. */
+static void write_forecast(const struct ss_results *r, FILE *f)
+{
+	static const struct { const char *name, *help; } fam[] = {
+		{ "segscan_forecast_local_delete_segments", "Local segments retention deletes within --horizon." },
+		{ "segscan_forecast_local_delete_bytes", "Bytes of the local segments retention deletes within --horizon." },
+		{ "segscan_forecast_remote_delete_segments",
+		  "Remote segments (in remote storage now) retention deletes within --horizon." },
+		{ "segscan_forecast_remote_delete_bytes", "Bytes of the remote segments retention deletes within --horizon." },
+		{ "segscan_forecast_copy_segments", "Closed local segments the copy task copies within --horizon." },
+	};
+	for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
+		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", fam[k].name, fam[k].help, fam[k].name);
+		for (uint32_t i = 0; i < r->n_parts; i++) {
+			const struct ss_part *p = &r->parts[i];
+			const struct ss_forecast *fc = p->eval && !p->unreadable ? &p->eval->forecast : NULL;
+			if (!fc || !fc->evaluated || fc->unknown)
+				continue;
+			int64_t v = k == 0 ? fc->local_delete_segments : k == 1 ? fc->local_delete_bytes
+				  : k == 2 ? fc->remote_delete_segments : k == 3 ? fc->remote_delete_bytes
+							       : fc->copy_segments;
+			fputs(fam[k].name, f);
+			labels(f, r, p);
+			put_value(f, v);
+		}
+	}
+	for (int after = 0; after < 2; after++) {
+		const char *name = after ? "segscan_log_dir_free_bytes_after" : "segscan_log_dir_free_bytes";
+		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name,
+			after ? "Free bytes of the log dir's filesystem after the local deletes forecast within --horizon."
+			      : "Free bytes of the log dir's filesystem (statvfs, for an unprivileged writer).",
+			name);
+		for (uint32_t i = 0; i < r->n_logdirs; i++) {
+			int64_t v = !r->space ? -1 : after ? r->space[i].free_bytes_after : r->space[i].free_bytes;
+			bool dup = false;
+			for (uint32_t k = 0; k < i && !dup; k++)
+				dup = !strcmp(r->logdirs[k].path, r->logdirs[i].path);
+			if (dup || v < 0)
+				continue;
+			fprintf(f, "%s{log_dir=\"", name);
+			label_value(f, r->logdirs[i].path);
+			fputs("\"}", f);
+			put_value(f, v);
+		}
+	}
+}
+
 static void write_retention_kinds(const struct ss_results *r, FILE *f);
 
 static int write_partition_level(const struct ss_results *r, FILE *f)
@@ -294,6 +343,11 @@ static int write_partition_level(const struct ss_results *r, FILE *f)
 	write_findings(r, f, true);
 	if (r->run.metrics_extra)
 		write_retention_kinds(r, f);
+	if (r->run.horizon_ms > 0) {
+		flockfile(f);   /* put_value writes unlocked; partner: funlockfile below */
+		write_forecast(r, f);
+		funlockfile(f);
+	}
 	return 0;
 }
 
@@ -367,7 +421,8 @@ struct tagg {
 static bool partition_wide(const char *code)
 {
 	static const char *const codes[] = { "PHANTOM_COPY_LAG", "UNSEEDED_SIZE_RETENTION", "DANGLING_REMOTE_SEGMENT",
-					     "LOST_EPOCH_SEGMENT" };
+					     "LOST_EPOCH_SEGMENT", "STUCK_REMOTE_COPY", "STUCK_REMOTE_DELETE",
+					     "REMOTE_METADATA_AT_RISK" };
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
 		if (strcmp(code, codes[i]) == 0)
 			return true;
@@ -475,7 +530,8 @@ static int write_topic_level(const struct ss_results *r, FILE *f)
 	 * code; the partition-wide codes on the leader's replica only */
 	fputs("# HELP segscan_topic_findings Partitions of the topic with a finding of this code: this node's replicas, "
 	      "for the codes of a partition's remote state and leader (PHANTOM_COPY_LAG, UNSEEDED_SIZE_RETENTION, "
-	      "DANGLING_REMOTE_SEGMENT, LOST_EPOCH_SEGMENT) the partitions it leads.\n"
+	      "DANGLING_REMOTE_SEGMENT, LOST_EPOCH_SEGMENT, STUCK_REMOTE_COPY, STUCK_REMOTE_DELETE, "
+	      "REMOTE_METADATA_AT_RISK) the partitions it leads.\n"
 	      "# TYPE segscan_topic_findings gauge\n", f);
 	for (size_t a = 0; a < n; a++) {
 		const char *codes[32];

@@ -223,6 +223,42 @@ struct layout {
 	const char *ell;            /* what marks a cut */
 };
 
+/* --horizon: each log dir's free space now and after, then each partition the forecast
+ * sees act ("?" where it is unknown) */
+static void write_forecast(const struct ss_results *r, FILE *f)
+{
+	char b1[32], b2[32], b3[32];
+	int64_t h = r->run.horizon_ms;
+	fprintf(f, "\nForecast (within %" PRId64 " ms, if nothing else is written):\n", h);
+	for (uint32_t i = 0; i < r->n_logdirs; i++) {
+		const struct ss_res_logdir *l = &r->logdirs[i];
+		struct ss_res_space sp = r->space ? r->space[i] : (struct ss_res_space){ -1, -1 };
+		fputs("  log dir ", f);
+		put_text(f, l->path);
+		fprintf(f, ": free %s, after %s\n", sp.free_bytes >= 0 ? ss_human_bytes(sp.free_bytes, b1, sizeof(b1)) : "?",
+			sp.free_bytes_after >= 0 ? ss_human_bytes(sp.free_bytes_after, b2, sizeof(b2)) : "?");
+	}
+	for (uint32_t i = 0; i < r->n_parts; i++) {
+		const struct ss_part *p = &r->parts[i];
+		const struct ss_forecast *fc = p->eval && !p->unreadable ? &p->eval->forecast : NULL;
+		if (!fc || !fc->evaluated)
+			continue;
+		if (!fc->unknown && !fc->local_delete_segments && !fc->remote_delete_segments && !fc->copy_segments)
+			continue;
+		fputs("  ", f);
+		put_text(f, p->topic);
+		if (fc->unknown) {
+			fprintf(f, "-%d  ? (%s)\n", p->partition, fc->reason ? fc->reason : "unknown");
+			continue;
+		}
+		fprintf(f, "-%d  local: %" PRId64 " seg/%s deleted; remote: %" PRId64 " seg/%s deleted; copy: %" PRId64
+			" seg\n",
+			p->partition, fc->local_delete_segments, ss_human_bytes(fc->local_delete_bytes, b1, sizeof(b1)),
+			fc->remote_delete_segments, ss_human_bytes(fc->remote_delete_bytes, b3, sizeof(b3)),
+			fc->copy_segments);
+	}
+}
+
 static int table_body(const struct ss_results *r, FILE *f, bool every_row, const struct layout *L);
 
 /* One row: its cells (NULL past `last`), and a message after the last one. */
@@ -747,6 +783,8 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 			}
 		}
 	}
+	if (r->run.horizon_ms > 0)
+		write_forecast(r, f);
 	if (sum.errors) {
 		fprintf(f, "\nCould not read (%" PRId64 "):\n", sum.errors);
 		for (uint32_t i = 0; i < r->n_problems; i++) {

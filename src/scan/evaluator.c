@@ -24,6 +24,7 @@
 #include "common/probes.h"
 #include "common/strtab.h"
 #include "eval/config.h"
+#include "eval/health.h"
 #include "eval/remote.h"
 #include "fmt/names.h"
 #include "fmt/rlmm.h"
@@ -305,6 +306,72 @@ static void share_messages(struct segscan_scan *s, struct ss_eval *ev)
 	}
 }
 
+/*
+ * What the metadata log says of __remote_log_metadata and the tiered topics (eval/health.h),
+ * once per scan, on the evaluator thread (the only one that calls it). Nothing is known
+ * without a metadata log, or for a topic the replay does not know for sure.
+ */
+static const struct ss_health_rlmm *rlmm_facts(struct segscan_scan *s)
+{
+	static const char RLMM[] = "__remote_log_metadata";
+	struct ss_health_rlmm *m = &s->rlmm;
+	const struct ss_cluster_ctx *c = s->cluster;
+	if (s->rlmm_ready)
+		return m->exists ? m : NULL;
+	s->rlmm_ready = true;
+	memset(m, 0, sizeof(*m));
+	if (!c || !c->mlog_used || !ss_cimage_topic_known(c->img, RLMM))
+		return NULL;
+	const struct ss_ci_topic *t = ss_cimage_topic(c->img, RLMM);
+	const struct ss_topic_cfg *cfg = topic_cfg(s, RLMM);
+	if (!t || !cfg)
+		return NULL;
+	m->exists = true;
+	m->retention_ms = cfg->retention_ms;
+	m->retention_bytes = cfg->retention_bytes;
+	const struct ss_cfg_entry *en = ss_cfg_entry_find(cfg, "retention.ms");
+	m->retention_ms_src = en ? en->source : NULL;
+	en = ss_cfg_entry_find(cfg, "retention.bytes");
+	m->retention_bytes_src = en ? en->source : NULL;
+	struct ss_cfg_dynamic dyn;
+	bool have_dyn = ss_cluster_ctx_dynamic(c, &dyn);
+	int64_t v;
+	const char *src;
+	if (ss_config_resolve_long(s->config, have_dyn ? &dyn : NULL, RLMM, "min.insync.replicas", "min.insync.replicas",
+				   s->config ? s->config->min_isr : -1, 1, &v, &src)) {
+		m->min_isr = v;
+		m->min_isr_src = src;
+	}
+	m->rf = -1;
+	m->partitions = (int32_t)t->n_parts;
+	for (uint32_t i = 0; i < t->n_parts; i++)
+		if (m->rf < 0 || (int32_t)t->parts[i].n_replicas < m->rf)
+			m->rf = (int32_t)t->parts[i].n_replicas;
+	m->brokers = (ss_cimage_lost(c->img) & SS_CI_LOST_BROKERS) ? -1 : (int32_t)ss_cimage_broker_count(c->img);
+	/* the tiered topics and the longest retention among them */
+	m->max_tiered_known = true;
+	for (size_t i = 0, n = ss_cimage_topic_count(c->img); i < n; i++) {
+		const struct ss_ci_topic *u = ss_cimage_topic_at(c->img, i);
+		const struct ss_topic_cfg *uc = u ? topic_cfg(s, u->name) : NULL;
+		if (!uc || uc->remote_storage != 1 || uc->compact)
+			continue;
+		m->tiered_topics++;
+		const struct ss_cfg_entry *ue = ss_cfg_entry_find(uc, "retention.ms");
+		if (!ue || !ue->source) {
+			m->max_tiered_known = false;
+			continue;
+		}
+		bool longer = !m->max_tiered_topic ||
+			      (m->max_tiered_retention_ms >= 0 &&
+			       (uc->retention_ms < 0 || uc->retention_ms > m->max_tiered_retention_ms));
+		if (longer) {
+			m->max_tiered_retention_ms = uc->retention_ms;
+			m->max_tiered_topic = u->name;
+		}
+	}
+	return m;
+}
+
 int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 {
 	struct ss_part *p = &s->cat.parts[pi];
@@ -333,6 +400,8 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 		in.release = &rel;
 	}
 	in.metadata_log = strcmp(p->topic, "__cluster_metadata") == 0 && p->partition == 0;
+	in.rlmm = rlmm_facts(s);
+	in.horizon_ms = s->opts.horizon_ms;
 	in.part = p;
 	in.segs = &s->cat.segs[p->seg_first];
 	in.cfg = cfg;
@@ -347,6 +416,18 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 		}
 	in.now_ms = s->opts.now_ms;
 	in.dangling_after_ms = s->opts.dangling_after_ms;
+	char swhy[160];
+	if (s->opts.has_stuck_after) {
+		in.stuck_after_ms = s->opts.stuck_after_ms;
+		in.stuck_after_why = "--stuck-after";
+	} else {
+		int64_t iv = s->config ? s->config->rlm_task_interval_ms : -1;
+		in.stuck_after_ms = ss_health_default_stuck_after(iv);
+		snprintf(swhy, sizeof(swhy), "--stuck-after's default: 10 x remote.log.manager.task.interval.ms %lld%s, "
+			 "at least 5 minutes", (long long)(iv > 0 ? iv : SS_RLM_TASK_INTERVAL_DEFAULT_MS),
+			 iv > 0 ? " (server.properties)" : " (Kafka's default; the broker's own is not known)");
+		in.stuck_after_why = swhy;
+	}
 	char twhy[1024];
 	const uint8_t *tid = p->has_topic_id ? p->topic_id : ec.topic_known ? ec.topic_id : NULL;
 	if (!in.has_seed && s->remote_taint && ss_remote_taint_concerns(s->remote_taint, tid, p->partition, twhy,

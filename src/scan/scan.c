@@ -22,6 +22,7 @@
 #include "source/cluster_image.h"
 #include "sched/arena.h"
 #include "source/context.h"
+#include "source/fsstat.h"
 #include "source/remote_topic.h"
 
 static int fail(segscan_scan *s, int err, const char *fmt, ...)
@@ -490,6 +491,37 @@ static int filter_parts(segscan_scan *s, struct ss_results *r)
 	return 0;
 }
 
+/* --horizon: each log dir's free bytes now, and after the forecast's local deletes of
+ * its partitions (unknown when one of them is: a total over unknowns is unknown) */
+static void forecast_space(const segscan_scan *s, const struct ss_res_logdir *l, struct ss_res_space *sp, uint32_t n)
+{
+	const struct ss_catalog *c = &s->cat;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t fb;
+		sp[i] = (struct ss_res_space){ -1, -1 };
+		if (l[i].err || ss_source_free_bytes(l[i].path, &fb) < 0)
+			continue;
+		sp[i].free_bytes = fb;
+		bool known = true;
+		__int128 after = fb;
+		for (uint32_t k = 0; k < c->n_parts && known; k++) {
+			const struct ss_part *p = &c->parts[k];
+			if (p->logdir != i)
+				continue;
+			const struct ss_eval *ev = p->eval;
+			if (!ev || p->unreadable || !ev->forecast.evaluated || ev->forecast.unknown) {
+				/* the metadata log is not forecast: Kafka applies no retention to it */
+				known = ev && !p->unreadable && !ev->forecast.evaluated &&
+					strcmp(p->topic, "__cluster_metadata") == 0;
+				continue;
+			}
+			after += ev->forecast.local_delete_bytes;
+		}
+		if (known)
+			sp[i].free_bytes_after = after > INT64_MAX ? INT64_MAX : (int64_t)after;
+	}
+}
+
 int ss_scan_publish_results(segscan_scan *s)
 {
 	struct ss_results *r = &s->res;
@@ -503,9 +535,17 @@ int ss_scan_publish_results(segscan_scan *s)
 						       .node = c->logdirs[i].node, .node_id = c->logdirs[i].node_id,
 						       .cluster_id = c->logdirs[i].cluster_id };
 		s->res_logdirs = l;
+		if (s->opts.horizon_ms > 0) {
+			struct ss_res_space *sp = realloc(s->res_space, c->n_logdirs * sizeof(*sp));
+			if (!sp)
+				return -ENOMEM;
+			s->res_space = sp;
+			forecast_space(s, l, sp, c->n_logdirs);
+		}
 	}
 	*r = (struct ss_results){
 		.logdirs = s->res_logdirs, .n_logdirs = c->n_logdirs,
+		.space = s->opts.horizon_ms > 0 && c->n_logdirs ? s->res_space : NULL,
 		.parts = c->parts, .n_parts = c->n_parts,
 		.segs = c->segs, .n_segs = c->n_segs,
 		.notes = c->notes, .n_notes = c->n_notes,
@@ -523,6 +563,7 @@ int ss_scan_publish_results(segscan_scan *s)
 		.times = s->times,
 		.metrics_topic = s->opts.metrics_level && strcmp(s->opts.metrics_level, "topic") == 0,
 		.metrics_extra = s->opts.metrics_extra,
+		.horizon_ms = s->opts.horizon_ms,
 	};
 	r->run.exit_code = s->usage_error ? 2 : ss_results_exit_code(r);
 	int fe;

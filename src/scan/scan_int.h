@@ -18,6 +18,7 @@
 #include "common/strtab.h"
 #include "discover/discover.h"
 #include "eval/eval.h"
+#include "eval/health.h"
 #include "io/engine.h"
 #include "model/results.h"
 #include "ring/ring.h"
@@ -66,6 +67,9 @@ struct ss_opts {
 	bool         has_now;
 	int64_t      now_ms;
 	int64_t      dangling_after_ms;
+	bool         has_stuck_after;/* --stuck-after given; else derived from the task interval */
+	int64_t      stuck_after_ms;
+	int64_t      horizon_ms;     /* --horizon: 0 off */
 	struct ss_seed *seeds;
 	uint32_t     n_seeds;
 	bool         quiet;          /* no progress on stderr */
@@ -143,6 +147,9 @@ struct segscan_scan {
 						not owned; NULL: the scan reads the file */
 	size_t               props_len;
 	struct ss_strtab     cfgs;           /* the evaluator's: one resolved config per topic */
+	struct ss_health_rlmm rlmm;          /* the evaluator's: __remote_log_metadata's facts, built on
+						first use (rlmm_ready) from the cluster image */
+	bool                 rlmm_ready;
 	struct ss_strtab     msgs;           /* and finding messages held once (evaluator.c) */
 	bool                 reusable;       /* segscan_reuse was called: keep segment identities
 						for the next scan's (ss_catalog.ids) */
@@ -168,6 +175,7 @@ struct segscan_scan {
 	/* what the writers and accessors read: filled by ss_scan_publish_results */
 	struct ss_results    res;
 	struct ss_res_logdir *res_logdirs;
+	struct ss_res_space  *res_space;     /* --horizon: each log dir's free space (ss_results.space) */
 	struct ss_part       *res_parts;     /* the reported partitions when a filter is set (copies) */
 };
 
