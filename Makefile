@@ -170,6 +170,9 @@ test-tsan: | $(DEPS_STAMP)
 	    bash tests/run.sh $(TSAN_B)/tests $(filter $(TSAN_TESTS),$(TEST_SRCS:tests/%.c=%))
 
 # ---- fuzz: each parser's libFuzzer target for a bounded time ---------------------------------
+# From the committed corpus tests/fuzz/corpus/<target>/, which each run grows (minimised)
+# and whose executions it adds to tests/fuzz/executions.tsv (docs/fuzzing.md); FUZZ_MERGE=0
+# leaves both alone, FUZZ_ONLY="fuzz_a fuzz_b" runs those. Long soaks: tests/fuzz/soak.sh.
 FUZZ_SECONDS ?= 20
 fuzz: | $(DEPS_STAMP)
 	@bash tests/fuzz/run.sh $(FUZZ_SECONDS)

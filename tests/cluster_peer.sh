@@ -17,10 +17,16 @@
 #                      give-up named, well before any deadline
 #   peer_deadline      a high watermark of 10^8 with --kafka-deadline=3000: exit 1, named
 #   peer_sigterm_stream  SIGTERM while records stream in: exit 143 (the contract's bound is
-#                      1 s; the verdict allows 10 s for a loaded machine and reports the time)
-#   peer_sigterm_stall SIGTERM while a Fetch is never answered (--kafka-timeout=60000): the same
+#                      1 s; the verdict allows 10 s, more under sanitizers and load, and
+#                      reports the time)
+#   peer_sigterm_stall SIGTERM while a Fetch is never answered (--kafka-timeout=300000, so a
+#                      scan that waits for the Fetch to time out takes minutes): the same
 #   peer_sigterm_cfgs  SIGTERM while DescribeConfigs (the topic configs, no metadata log) is never
-#                      answered (--kafka-timeout=60000): the same; that wait polled no cancel flag
+#                      answered (--kafka-timeout=300000): the same; that wait polled no cancel flag
+#
+# Waits are for events (a port file, a request in the peer's log, a publication), bounded
+# by hang guards of minutes (GUARD, more under sanitizers); a loaded machine makes the
+# cases slower, never wrong (issue 21 item 14).
 #
 # usage: SEGSCAN=build/segscan bash tests/cluster_peer.sh RESULTS
 set -u
@@ -35,6 +41,11 @@ NOW=1795981222545   # the fixture's capture time + 2 h: a stuck COPY_SEGMENT_STA
 CASES="peer_clean peer_no_group peer_crc peer_crc_serve peer_giveup peer_deadline peer_sigterm_stream peer_sigterm_stall peer_sigterm_cfgs"
 
 res() { echo "$*" >>"$RESULTS"; echo "cluster_peer: $*" >&2; }
+SLOW=1
+case "$SEGSCAN" in *asan*|*tsan*) SLOW=4 ;; esac
+GUARD=$((120 * SLOW))
+# the sanitizer factor times the load per CPU when above 1 (a latency bound scales by it)
+slowdown() { awk -v s=$SLOW -v n="$(nproc)" '{ l = ($1 > $2 ? $1 : $2) / n; print s * (l > 1 ? l : 1) }' /proc/loadavg; }
 fail_all() { for c in $CASES; do grep -q "^[A-Z]* $c\b" "$RESULTS" || res "FAIL $c: $1"; done; exit 0; }
 command -v python3 >/dev/null 2>&1 || fail_all "python3 not found"
 
@@ -58,7 +69,8 @@ peer_start() {
     python3 tests/fake_kafka.py --logdir "$FIX" --port-file "$WORK/port" --log "$PLOG" "$@" \
         2>"$WORK/$name.peer.err" &
     PEER_PID=$!
-    for _ in $(seq 1 200); do [ -s "$WORK/port" ] && break; sleep 0.05; done
+    local end=$((SECONDS + GUARD))
+    until [ -s "$WORK/port" ] || ! kill -0 "$PEER_PID" 2>/dev/null || [ $SECONDS -ge $end ]; do sleep 0.05; done
     PORT=$(cat "$WORK/port" 2>/dev/null)
     [ -n "$PORT" ]
 }
@@ -123,7 +135,7 @@ scan_peer() { # NAME EXTRA...: scan the fixture against the peer, into $WORK/NAM
     local name=$1; shift
     local t; t=$(date +%s%N)
     # -k: a scan that ignores the TERM (the defect these cases look for) is killed
-    timeout -k 5 60 "$SEGSCAN" scan -f json --now=$NOW --remote-metadata=cluster --bootstrap-server=127.0.0.1:$PORT \
+    timeout -k 5 $GUARD "$SEGSCAN" scan -f json --now=$NOW --remote-metadata=cluster --bootstrap-server=127.0.0.1:$PORT \
         "$@" "$FIX" >"$WORK/$name.json" 2>"$WORK/$name.err"
     RC=$?
     MS=$(ms_since "$t")
@@ -160,7 +172,7 @@ SPORT=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); p
     --bootstrap-server=127.0.0.1:$PORT --kafka-timeout=10000 "$FIX" >"$WORK/serve.log" 2>&1 &
 SERVE_PID=$!
 got=""
-end=$(( $(date +%s) + 30 ))
+end=$(( $(date +%s) + GUARD ))
 while [ "$(date +%s)" -lt $end ]; do
     if python3 - "http://127.0.0.1:$SPORT/v1/partitions" >"$WORK/serve.json" 2>/dev/null <<'EOF'
 import json, sys, urllib.request
@@ -214,27 +226,30 @@ sigterm_case() { # NAME PATTERN COUNT SCANARGS...
     "$SEGSCAN" scan -f json --remote-metadata=cluster --bootstrap-server=127.0.0.1:$PORT "$@" "$FIX" \
         >"$WORK/$name.json" 2>"$WORK/$name.err" &
     local pid=$!
-    if ! wait_log "$pat" "$count" 60; then
+    if ! wait_log "$pat" "$count" $GUARD; then
         kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
         res "FAIL $name: the peer never saw $count requests matching '$pat' (stderr: $(head -c 200 "$WORK/$name.err"))"
         return
     fi
+    # the bound: 10 s (the contract's 1 s with room), scaled for sanitizers and load but
+    # kept at 2 minutes at most, below what the defects take (the stall's Fetch times out
+    # after 5 minutes, the stream runs until --kafka-deadline's 5 minutes)
+    local bound_ms; bound_ms=$(awk -v f="$(slowdown)" 'BEGIN { b = 10000 * f; print int(b > 120000 ? 120000 : b) }')
     local t; t=$(date +%s%N)
     kill -TERM "$pid"
-    # bounded: a scan that ignores the TERM is killed after 15 s and fails the case
-    local i=0
-    while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+    # a scan that ignores the TERM is killed once past the bound and fails the case
+    while kill -0 "$pid" 2>/dev/null && [ "$(ms_since "$t")" -le $((bound_ms + 5000)) ]; do sleep 0.05; done
     if kill -0 "$pid" 2>/dev/null; then
         kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
-        res "FAIL $name: still running 15 s after SIGTERM (killed)"
+        res "FAIL $name: still running $(ms_since "$t") ms after SIGTERM (killed; bound $bound_ms ms)"
         return
     fi
     wait "$pid"
     local rc=$? ms; ms=$(ms_since "$t")
     if [ $rc -ne 143 ]; then
         res "FAIL $name: exit $rc after SIGTERM (want 143), $ms ms: $(head -c 300 "$WORK/$name.err")"
-    elif [ "$ms" -gt 10000 ]; then
-        res "FAIL $name: exit 143 only $ms ms after SIGTERM"
+    elif [ "$ms" -gt "$bound_ms" ]; then
+        res "FAIL $name: exit 143 only $ms ms after SIGTERM (bound $bound_ms ms)"
     else
         res "PASS $name (exit 143 $ms ms after SIGTERM)"
     fi
@@ -242,7 +257,7 @@ sigterm_case() { # NAME PATTERN COUNT SCANARGS...
 peer_start sigterm_stream --stream 3 --hwm 100000000 || fail_all "the fake peer did not start"
 sigterm_case peer_sigterm_stream '^fetch 3 ' 20 --kafka-timeout=10000
 peer_start sigterm_stall --stall-fetch || fail_all "the fake peer did not start"
-sigterm_case peer_sigterm_stall '^1 ' 1 --kafka-timeout=60000
+sigterm_case peer_sigterm_stall '^1 ' 1 --kafka-timeout=300000
 peer_start sigterm_cfgs --stall-describe-configs || fail_all "the fake peer did not start"
-sigterm_case peer_sigterm_cfgs '^32 ' 1 --kafka-timeout=60000 --cluster-metadata=off
+sigterm_case peer_sigterm_cfgs '^32 ' 1 --kafka-timeout=300000 --cluster-metadata=off
 exit 0

@@ -56,7 +56,7 @@ grep -q '^ExecStart=/usr/bin/segscan serve' "$dest/usr/lib/systemd/system/segsca
 [ "$("$dest/usr/bin/segscan" --version)" = "segscan $ver" ] || fail "installed binary's --version"
 
 # The soname and the exports: segscan_* only (plus the version node itself).
-readelf -d "$dest/usr/lib/libsegscan.so" | grep -q "SONAME.*\[libsegscan.so.$major\]" || fail "soname"
+readelf -d "$dest/usr/lib/libsegscan.so" | grep "SONAME.*\[libsegscan.so.$major\]" >/dev/null || fail "soname"
 nm -D --defined-only "$dest/usr/lib/libsegscan.so" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' \
 	>"$root/exports"
 [ -s "$root/exports" ] || fail "nm -D found no exports"
@@ -69,10 +69,10 @@ done
 
 # The library does not bring jemalloc (issue 11): no NEEDED entry in the .so, no Requires in
 # the .pc; the binary still links it (its per-worker arenas use it, src/sched/arena.c).
-readelf -d "$dest/usr/lib/libsegscan.so" | grep -q 'NEEDED.*jemalloc' && fail "libsegscan.so has a NEEDED jemalloc"
+readelf -d "$dest/usr/lib/libsegscan.so" | grep 'NEEDED.*jemalloc' >/dev/null && fail "libsegscan.so has a NEEDED jemalloc"
 grep -q jemalloc "$dest/usr/lib/pkgconfig/segscan.pc" && fail "segscan.pc names jemalloc"
 if [ "$MODE" = release ] && pkg-config --exists jemalloc; then
-	readelf -d "$dest/usr/bin/segscan" | grep -q 'NEEDED.*libjemalloc' || fail "the release binary does not link jemalloc"
+	readelf -d "$dest/usr/bin/segscan" | grep 'NEEDED.*libjemalloc' >/dev/null || fail "the release binary does not link jemalloc"
 fi
 
 # What the library links (issue 23 item 6): the scanner, formats, evaluator and outputs need
@@ -98,13 +98,13 @@ done
 # pkg-config sees the installed .pc through the DESTDIR.
 export PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_PATH=$dest/usr/lib/pkgconfig
 [ "$(pkg-config --modversion segscan)" = "$ver" ] || fail "pkg-config --modversion segscan"
-pkg-config --libs segscan | grep -q -- "-L$dest/usr/lib" || fail "pkg-config --libs: $(pkg-config --libs segscan)"
+pkg-config --libs segscan | grep -- "-L$dest/usr/lib" >/dev/null || fail "pkg-config --libs: $(pkg-config --libs segscan)"
 
 # Build the installed example with nothing but the installed header and .pc.
 cp -r "$dest/usr/share/doc/segscan/examples" "$root/ex"
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -C "$root/ex" >"$root/ex.log" 2>&1 ||
 	{ cat "$root/ex.log" >&2; fail "examples/ does not build against the installed segscan.pc"; }
-readelf -d "$root/ex/embed" | grep -q "NEEDED.*\[libsegscan.so.$major\]" ||
+readelf -d "$root/ex/embed" | grep "NEEDED.*\[libsegscan.so.$major\]" >/dev/null ||
 	fail "the example is not linked against libsegscan.so.$major"
 
 # A static embedder: the installed libsegscan.a with the libraries of the .pc's Requires.private
@@ -116,7 +116,7 @@ cc -std=c11 -o "$root/ex/embed-static" "$root/ex/embed.c" $(pkg-config --cflags 
 	$(pkg-config --libs $(pkg-config --print-requires-private segscan)) \
 	$(sed -n 's/^Libs.private: //p' "$dest/usr/lib/pkgconfig/segscan.pc") >"$root/static.log" 2>&1 ||
 	{ cat "$root/static.log" >&2; fail "examples/embed.c does not link statically against libsegscan.a and its Requires.private"; }
-readelf -d "$root/ex/embed-static" | grep -q 'NEEDED.*libsegscan' && fail "the static example needs libsegscan.so"
+readelf -d "$root/ex/embed-static" | grep 'NEEDED.*libsegscan' >/dev/null && fail "the static example needs libsegscan.so"
 
 "$dest/usr/bin/segscan" gen "$root/logdir" --topics=2 --partitions=3 --segments=3 --segment-bytes=64KiB \
 	--seed=7 >/dev/null 2>&1 || fail "segscan gen"
@@ -127,7 +127,7 @@ LD_LIBRARY_PATH=$dest/usr/lib LD_DEBUG=libs "$root/ex/embed" -f prom "$root/logd
 	fail "the example (LD_DEBUG run)"
 grep -q "calling init: $dest/usr/lib/libsegscan.so.$major" "$root/ld.log" || fail "the example did not load the installed .so"
 # ... and that scan ran in a process without jemalloc: plain malloc under the arenas
-readelf -d "$root/ex/embed" | grep -q 'NEEDED.*jemalloc' && fail "the example links jemalloc"
+readelf -d "$root/ex/embed" | grep 'NEEDED.*jemalloc' >/dev/null && fail "the example links jemalloc"
 grep -q 'libjemalloc' "$root/ld.log" && fail "jemalloc was loaded into the example: $(grep -m1 libjemalloc "$root/ld.log")"
 # An embedder that has jemalloc (preloaded here) gets the arenas, and the same report.
 je=$(pkg-config --variable=libdir jemalloc 2>/dev/null)/libjemalloc.so.2

@@ -24,6 +24,22 @@ trap 'rm -rf "$tmp"' EXIT
 commands=$("$bin" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p')
 [ -n "$commands" ] || fail "no commands in segscan --help"
 opts_of() { "$bin" "$1" --help | grep -oE '^ +(-[a-zA-Z], +)?--[a-z0-9.-]+(=[^ ]+)?' | sed -E 's/^ +(-[a-zA-Z], +)?//'; }
+# Waits are for events, bounded by a hang guard of minutes (more under sanitizers): a
+# loaded CI machine makes them slower, never wrong (issue 21 item 14).
+guard=120
+[[ "$bin" == *asan* || "$bin" == *tsan* ]] && guard=480
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# serve_up PID PORT [GENERATION]: until serve answers /healthz with a publication of at
+# least GENERATION (default 1); 1 if it exited or the guard passed
+serve_up() {
+	local end=$((SECONDS + guard)) g
+	while [ $SECONDS -lt $end ] && kill -0 "$1" 2>/dev/null; do
+		g=$(curl -s -m 30 "http://127.0.0.1:$2/healthz" | sed -n 's/.*"generation":\([0-9]*\).*/\1/p' || true)
+		[ -n "$g" ] && [ "$g" -ge "${3:-1}" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 
 # A log dir with tiered topics, remote state and findings, and its exposition (serve
 # --once adds serve's own families to those of scan -f prom).
@@ -52,7 +68,7 @@ man)
 		mandoc -Tascii "man/segscan-$c.1" | col -b >"$tmp/$c.txt"
 		for o in $(opts_of "$c"); do
 			# serve takes every scan option: segscan-scan.1 documents those
-			if [ "$c" = serve ] && opts_of scan | grep -qxF -- "$o"; then continue; fi
+			if [ "$c" = serve ] && opts_of scan | grep -xF -- "$o" >/dev/null; then continue; fi
 			grep -qF -- "$o" "$tmp/$c.txt" || fail "segscan-$c.1 does not document $o (segscan $c --help has it)"
 		done
 	done
@@ -172,15 +188,13 @@ unit)
 	done
 	if command -v strace >/dev/null; then
 		fixture
-		port=$((20000 + RANDOM % 20000))
+		port=$(free_port)
 		strace -f -qq -o "$tmp/strace" "$bin" serve --listen=127.0.0.1:$port --interval=0.3 \
 			--remote-state="$tmp/remote.ndjson" "$tmp/ld" 2>/dev/null &
 		spid=$!
-		for _ in $(seq 100); do
-			curl -sf --compressed -o /dev/null "http://127.0.0.1:$port/metrics" && break
-			sleep 0.1
-		done
-		sleep 0.5
+		# a scrape (plain and gzip) and three scans traced: the calls of steady service
+		serve_up "$spid" "$port" 1 && curl -sf --compressed -o /dev/null "http://127.0.0.1:$port/metrics" || true
+		serve_up "$spid" "$port" 3 || true
 		# end serve itself (strace ends with its tracee; a signal to strace would leave
 		# serve running, traced or not)
 		for c in $(ps -o pid= --ppid "$spid"); do kill "$c" 2>/dev/null || true; done
@@ -223,23 +237,26 @@ metrics)
 		promtool check metrics <"$tmp/fx.prom" || fail "promtool check metrics on scan -f prom $fx"
 		nfx=$((nfx + 1))
 	done
-	# a live serve, scraped plain and with Accept-Encoding: gzip
-	port=$((20000 + RANDOM % 20000))
-	"$bin" serve --listen=127.0.0.1:$port --interval=60 --remote-state="$tmp/remote.ndjson" \
-		--topic-config="$tmp/topic-config.txt" "$tmp/ld" 2>"$tmp/serve.log" &
-	pid=$!
-	ok=0
-	for _ in $(seq 100); do
-		if curl -sf -o /dev/null "http://127.0.0.1:$port/metrics"; then ok=1; break; fi
-		sleep 0.1
+	# a live serve, scraped plain and with Accept-Encoding: gzip (on a free port, again on
+	# another if someone took it first)
+	for _ in 1 2 3 4 5; do
+		port=$(free_port)
+		"$bin" serve --listen=127.0.0.1:$port --interval=60 --remote-state="$tmp/remote.ndjson" \
+			--topic-config="$tmp/topic-config.txt" "$tmp/ld" 2>"$tmp/serve.log" &
+		pid=$!
+		ok=0
+		serve_up "$pid" "$port" && ok=1
+		[ $ok = 1 ] && break
+		grep -q 'Address already in use' "$tmp/serve.log" || break
+		wait "$pid" || true
 	done
 	if [ $ok = 1 ]; then
 		curl -sf -D "$tmp/h.plain" -o "$tmp/live.prom" "http://127.0.0.1:$port/metrics" || ok=0
 		curl -sf -D "$tmp/h.gz" -H 'Accept-Encoding: gzip' -o "$tmp/live.prom.gz" "http://127.0.0.1:$port/metrics" || ok=0
 	fi
-	kill "$pid"
+	kill "$pid" 2>/dev/null || true
 	wait "$pid" || true
-	[ $ok = 1 ] || { cat "$tmp/serve.log" >&2; fail "serve did not answer on port $port"; }
+	[ $ok = 1 ] || { cat "$tmp/serve.log" >&2; fail "serve did not publish on port $port within $guard s"; }
 	promtool check metrics <"$tmp/live.prom" || fail "promtool check metrics on /metrics"
 	grep -qi '^Content-Encoding: gzip' "$tmp/h.gz" || fail "/metrics with Accept-Encoding: gzip is not gzip"
 	grep -qi '^Content-Encoding' "$tmp/h.plain" && fail "/metrics without Accept-Encoding is encoded"

@@ -7,6 +7,9 @@
  * Used two ways: tests/test_serve.c includes it (SS_LOAD_NO_MAIN) for the bounded load
  * test, and tests/serve_load.sh builds it as a stand-alone tool for measurements:
  *   serve_load HOST PORT PATH CONNS RATE SECONDS [MARKER]
+ * A run ends at its duration (ss_load_run, the measurements) or once it has made a
+ * number of requests (ss_load_run_n, the test: the same work however loaded the machine,
+ * within a guard of time that only a stuck server reaches).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,6 +40,8 @@ struct ss_load_conn {
 	const struct sockaddr_in *sa;
 	const char *path, *marker;
 	double      t0, period, offset, end;
+	uint64_t    quota;       /* requests to make (0: until end) */
+	int         rcv_timeout; /* seconds a response may take (0: 5) */
 	int         fd;
 	double     *lat;
 	size_t      n_lat, cap_lat;
@@ -63,7 +68,7 @@ static void ss_load_err(struct ss_load_conn *c, const char *what)
 static int ss_load_connect(struct ss_load_conn *c)
 {
 	int one = 1;
-	struct timeval tv = { .tv_sec = 5 };
+	struct timeval tv = { .tv_sec = c->rcv_timeout > 0 ? c->rcv_timeout : 5 };
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->fd < 0)
 		return -errno;
@@ -154,8 +159,13 @@ static void *ss_load_thread(void *p)
 	}
 	for (uint64_t k = 0;; k++) {
 		double due = c->t0 + c->offset + (double)k * c->period;
-		if (due >= c->end)
+		if (c->quota && c->requests + c->errors >= c->quota)
 			break;
+		if (due >= c->end || (c->quota && ss_load_now() >= c->end)) {
+			if (c->quota)
+				ss_load_err(c, "the requests were not all answered within the guard");
+			break;
+		}
 		double now = ss_load_now();
 		if (c->period > 0 && due > now) {
 			double d = due - now;
@@ -210,9 +220,10 @@ static int ss_load_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* rate 0: as fast as each connection can go. */
-static int ss_load_run(const char *host, int port, const char *path, unsigned conns, double rate, double seconds,
-		       const char *marker, struct ss_load_result *out)
+/* rate 0: as fast as each connection can go. total > 0: that many requests (split over
+ * the connections), seconds then only a guard; rcv_timeout: seconds a response may take. */
+static int ss_load_run_ex(const char *host, int port, const char *path, unsigned conns, double rate, double seconds,
+			  uint64_t total, int rcv_timeout, const char *marker, struct ss_load_result *out)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	struct ss_load_conn *c = calloc(conns, sizeof(*c));
@@ -228,7 +239,9 @@ static int ss_load_run(const char *host, int port, const char *path, unsigned co
 	double period = rate > 0 ? (double)conns / rate : 0;
 	for (unsigned i = 0; i < conns; i++) {
 		c[i] = (struct ss_load_conn){ .sa = &sa, .path = path, .marker = marker, .t0 = t0, .period = period,
-					      .offset = period * i / conns, .end = t0 + seconds, .fd = -1 };
+					      .offset = period * i / conns, .end = t0 + seconds, .fd = -1,
+					      .quota = total ? total / conns + (i < total % conns) : 0,
+					      .rcv_timeout = rcv_timeout };
 		if (pthread_create(&th[i], NULL, ss_load_thread, &c[i])) {
 			conns = i;
 			rc = -EAGAIN;
@@ -266,6 +279,21 @@ static int ss_load_run(const char *host, int port, const char *path, unsigned co
 	free(c);
 	free(th);
 	return rc;
+}
+
+static __attribute__((unused)) int ss_load_run(const char *host, int port, const char *path, unsigned conns,
+						double rate, double seconds, const char *marker,
+						struct ss_load_result *out)
+{
+	return ss_load_run_ex(host, port, path, conns, rate, seconds, 0, 0, marker, out);
+}
+
+/* total requests at rate over conns connections, however long they take up to guard_s. */
+static __attribute__((unused)) int ss_load_run_n(const char *host, int port, const char *path, unsigned conns,
+						  double rate, uint64_t total, double guard_s, int rcv_timeout,
+						  const char *marker, struct ss_load_result *out)
+{
+	return ss_load_run_ex(host, port, path, conns, rate, guard_s, total ? total : 1, rcv_timeout, marker, out);
 }
 
 #ifndef SS_LOAD_NO_MAIN

@@ -43,13 +43,14 @@ static void test_live_process(void **state)
 		if (setpgid(0, 0) != 0 || chdir(root) != 0)
 			_exit(127);
 		/* "; :" keeps bash from exec'ing sleep, so its own command line stays */
-		execlp("bash", "bash", "-c", "sleep 30; :", "kafka.Kafka", "server.properties", "--override", "x=y",
+		/* it must outlive the test, killed at its end: a loaded machine makes the test slow */
+		execlp("bash", "bash", "-c", "sleep 600; :", "kafka.Kafka", "server.properties", "--override", "x=y",
 		       (char *)NULL);
 		_exit(127);
 	}
 	/* wait for the exec (an event, generously bounded), not a fixed sleep */
 	bool execd = false;
-	for (int t = 0; t < 3000 && !execd; t++) {
+	for (int t = 0; t < 12000 && !execd; t++) { /* 2 minutes at least */
 		char cp[64];
 		size_t n = 0;
 		snprintf(cp, sizeof(cp), "/proc/%d/cmdline", (int)pid);

@@ -40,11 +40,12 @@ static char *gen_tree(const char *tag, char **root)
 }
 
 /* `segscan scan` of logdir, json to root/out.json, stderr to root/err.txt; the exit code
- * (124 when `timeout` had to kill it). */
+ * (124 when `timeout` had to kill it: a scan of these small trees takes well under a
+ * second, so the bound only tells a hang from a loaded machine). */
 static int scan_cli(const char *root, const char *logdir, const char *extra)
 {
-	return tu_run(NULL, "timeout 20 %s scan -f json %s '%s' >'%s/out.json' 2>'%s/err.txt'", tu_segscan(),
-		      extra ? extra : "", logdir, root, root);
+	return tu_run(NULL, "timeout %.0f %s scan -f json %s '%s' >'%s/out.json' 2>'%s/err.txt'", tu_guard_s(60),
+		      tu_segscan(), extra ? extra : "", logdir, root, root);
 }
 
 static char *slurp(const char *root, const char *name)
@@ -133,7 +134,7 @@ static void test_engine_fifo_open(void **state)
 		bool fb = false;
 		char why[256];
 		assert_int_equal(ss_io_create(names[i], 4, &ops, &e, &fb, why, sizeof(why)), 0);
-		alarm(10); /* a blocking open would hang here: SIGALRM kills the test instead */
+		alarm((unsigned)tu_guard_s(60)); /* a blocking open would hang here: SIGALRM kills the test instead */
 		struct ss_io_req o = { .op = SS_IO_OPEN, .dirfd = dfd, .path = "00000000000000000000.log" }, *done;
 		assert_int_equal(ops->submit(e, &o), 0);
 		assert_int_equal(ops->flush(e), 0);
@@ -293,8 +294,8 @@ static void test_open_file_limit(void **state)
 	static const char *const engines[] = { "--io=pread", "--io=uring" };
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
 		for (size_t k = 0; k < 2; k++) {
-			int rc = tu_run(NULL, "%s && timeout 60 %s scan -f json --threads=16 %s '%s' >'%s/out.json' 2>'%s/err.txt'",
-					limits[i], tu_segscan(), engines[k], ld, root, root);
+			int rc = tu_run(NULL, "%s && timeout %.0f %s scan -f json --threads=16 %s '%s' >'%s/out.json' 2>'%s/err.txt'",
+					limits[i], tu_guard_s(120), tu_segscan(), engines[k], ld, root, root);
 			if (rc != 0) {
 				char *err = slurp(root, "err.txt");
 				fprintf(stderr, "%s %s: exit %d: %.500s\n", limits[i], engines[k], rc, err);
@@ -327,7 +328,7 @@ static void test_address_space_sweep(void **state)
 	assert_non_null(ld);
 	unsigned signals = 0, runs = 0, ok = 0;
 	for (unsigned kb = 20000; kb <= 400000; kb += kb < 120000 ? 2000 : 40000) {
-		int rc = tu_run(NULL, "ulimit -v %u; timeout 60 %s scan -f json --remote-state='%s/remote.ndjson' '%s' "
+		int rc = tu_run(NULL, "ulimit -v %u; timeout 120 %s scan -f json --remote-state='%s/remote.ndjson' '%s' "
 				      ">'%s/out.json' 2>'%s/err.txt'; echo $? >'%s/rc.txt'",
 				kb, bin, root, ld, root, root, root);
 		assert_int_equal(rc, 0);
@@ -386,10 +387,21 @@ static void test_small_items(void **state)
 	assert_int_equal(rc, 1);
 	assert_non_null(strstr(out, strerror(ENOSPC)));
 	free(out);
-	/* serve's io_uring fallback warning: one logfmt line, not one plain line per scan */
-	int port = 40000 + (int)((unsigned)getpid() % 20000u);
-	rc = tu_run(&out, "SEGSCAN_FORCE_URING_FAIL=1 timeout -s TERM 3 %s serve --listen=127.0.0.1:%d --interval=0.2 "
-			  "'%s' 2>&1 >/dev/null", tu_segscan(), port, ld);
+	/* serve's io_uring fallback warning: one logfmt line, not one plain line per scan. The
+	 * service runs until it has logged three scans (an event, not a fixed time: on a
+	 * loaded machine three scans can take longer than any guess), then gets SIGTERM; a
+	 * port another process took first is retried on another. */
+	for (int attempt = 0; attempt < 5; attempt++) {
+		rc = tu_run(&out, "l='%s/serve.log'; SEGSCAN_FORCE_URING_FAIL=1 %s serve --listen=127.0.0.1:%d "
+				  "--interval=0.2 '%s' 2>\"$l\" >/dev/null & s=$!; end=$(($(date +%%s) + %.0f)); "
+				  "while [ \"$(grep -c 'msg=\"scan complete\"' \"$l\")\" -lt 3 ] && kill -0 $s 2>/dev/null && "
+				  "[ $(date +%%s) -lt $end ]; do sleep 0.05; done; kill -TERM $s 2>/dev/null; wait $s; cat \"$l\"",
+			    root, tu_segscan(), tu_free_port(), ld, tu_guard_s(120));
+		if (!strstr(out, "Address already in use"))
+			break;
+		free(out);
+		out = NULL;
+	}
 	unsigned n = 0, scans = 0;
 	for (const char *p = out; (p = strstr(p, "io_uring unavailable")); p++) {
 		const char *e = strchr(p, '\n'); /* count lines, not mentions: the line names it twice */
@@ -412,29 +424,58 @@ static void test_small_items(void **state)
 	free(root);
 }
 
-/* 300k --topic-config lines (68 s before: an insertion memmove per topic) load in
- * seconds, each topic findable with its last line's value, the array sorted; 200k unknown
- * keys give 100 warnings and one summary, not 200k lines. */
-static void test_topic_config_at_scale(void **state)
+/* Thread CPU seconds to load n lines for n distinct topics in a scattered order (every
+ * insertion in the middle of the sorted names), the lines written to buf first. */
+static double topic_lines_cpu(unsigned n, char *buf, size_t cap, struct ss_config **out)
 {
-	enum { N = 300000 };
-	size_t cap = (size_t)N * 48, len = 0;
-	char *buf = malloc(cap);
-	assert_non_null(buf);
-	for (unsigned i = 0; i < N; i++) /* a scattered order: every insertion in the middle */
-		len += (size_t)snprintf(buf + len, cap - len, "t%07u retention.ms=%u\n", (i * 7919u) % N, 1000 + i);
+	size_t len = 0;
+	for (unsigned i = 0; i < n; i++) /* 7919 is prime to n: a permutation */
+		len += (size_t)snprintf(buf + len, cap - len, "t%07u retention.ms=%u\n", (i * 7919u) % n, 1000 + i);
 	/* a second line for topic t0000000: overrides the first */
 	len += (size_t)snprintf(buf + len, cap - len, "t0000000 retention.ms=42\n");
 	struct ss_config *c;
 	assert_int_equal(ss_config_new(&c), 0);
 	char err[256];
 	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
 	assert_int_equal(ss_config_load_topics_buf(c, buf, len, "big.txt", err, sizeof(err)), 0);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	if (dt > 10)
-		fail_msg("300k topic lines took %.1f s", dt);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	if (out)
+		*out = c;
+	else
+		ss_config_free(c);
+	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+/* 300k --topic-config lines (68 s before: an insertion memmove per topic) load in
+ * time linear in the lines (up to a log), each topic findable with its last line's value,
+ * the array sorted; 200k unknown keys give 100 warnings and one summary, not 200k lines.
+ *
+ * The cost is asserted as a complexity, not a time (a 10 s bound failed at 21.9 s under
+ * ASan on a loaded machine): the CPU time this thread spends on 64 times the lines, best
+ * of three against best of three, interleaved. Thread CPU time does not count the time
+ * other processes hold the CPU. n log n made that 100-240 on a machine at load 20-35
+ * (release and ASan; cache misses on the larger array add to the 64), the quadratic
+ * insertion (68 s for 300k lines) makes it about 3700; the verdict is at 1000. */
+static void test_topic_config_at_scale(void **state)
+{
+	enum { N = 300000, SMALL = N / 64 };
+	size_t cap = (size_t)N * 48;
+	char *buf = malloc(cap);
+	assert_non_null(buf);
+	struct ss_config *c = NULL;
+	double big = 1e9, small = 1e9;
+	for (int k = 0; k < 3; k++) {
+		double t = topic_lines_cpu(SMALL, buf, cap, NULL);
+		small = t < small ? t : small;
+		t = topic_lines_cpu(N, buf, cap, k == 0 ? &c : NULL);
+		big = t < big ? t : big;
+	}
+	print_message("topic config: %u lines %.3f s CPU, %u lines %.4f s CPU: ratio %.1f\n", N, big, SMALL, small,
+		      big / small);
+	if (big > 1000 * small)
+		fail_msg("64 times the topic lines took %.0f times the CPU (%.3f s against %.4f s): not n log n", big / small,
+			 big, small);
 	assert_int_equal(c->n_topics, N);
 	for (uint32_t i = 1; i < c->n_topics; i++)
 		assert_true(strcmp(c->topics[i - 1].topic, c->topics[i].topic) < 0);
@@ -445,7 +486,8 @@ static void test_topic_config_at_scale(void **state)
 	assert_non_null(t);
 	ss_config_free(c);
 
-	len = 0;
+	char err[256];
+	size_t len = 0;
 	for (unsigned i = 0; i < 200000; i++)
 		len += (size_t)snprintf(buf + len, cap - len, "t%u unknown.key.%u=1\n", i % 10, i);
 	assert_int_equal(ss_config_new(&c), 0);
@@ -459,7 +501,11 @@ static void test_topic_config_at_scale(void **state)
 
 /* Item 3: basic auth cannot be turned into a CPU stall of the HTTP thread: past
  * SS_WEB_BCRYPT_PER_SEC guesses a second, a wrong password is refused without a bcrypt;
- * the right one, once verified, is remembered (no bcrypt on later scrapes). */
+ * the right one, once verified, is remembered (no bcrypt on later scrapes).
+ *
+ * Counted, not timed (it used sleep(1) and elapsed-time bounds): the budget's second is
+ * the caller's (ss_web_auth_begin takes it), and every bcrypt the budget allows is an
+ * SS_WEB_VERIFY answer, so the test counts bcrypts in a second it chooses. */
 static void test_basic_auth_flood(void **state)
 {
 	char salt[64], text[256];
@@ -473,25 +519,35 @@ static void test_basic_auth_flood(void **state)
 	memset(&c, 0, sizeof(c));
 	char err[256];
 	assert_int_equal(ss_web_config_parse(text, (size_t)n, "w.yml", &c, err, sizeof(err)), 0);
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	for (int i = 0; i < 1000; i++)
-		assert_false(ss_web_auth_ok(&c, "prom", "wrong"));
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	/* 1000 bcrypts at cost 8 take 15 s or more; at most 8 a second are paid, the rest
+	/* seconds 1 and 2 of CLOCK_MONOTONIC: long past on any machine that runs this, so the
+	 * anonymous client's budget below is not the one ss_web_auth_ok spends at the end */
+	const long sec = 1;
+	struct ss_web_verify v;
+	unsigned bcrypts = 0;
+	for (int i = 0; i < 1000; i++) {
+		enum ss_web_auth a = ss_web_auth_begin(&c, "prom", "wrong", "", 0, sec, &v);
+		if (a == SS_WEB_VERIFY) {
+			bcrypts++;
+			assert_false(ss_web_auth_end(&c, &v, "wrong", ss_web_bcrypt(v.hash, "wrong")));
+		} else {
+			assert_int_equal(a, SS_WEB_DENY);
+		}
+	}
+	/* 1000 bcrypts at cost 8 take 15 s or more; at most 8 in a second are paid, the rest
 	 * refused at once */
-	if (dt > 5.0)
-		fail_msg("1000 wrong passwords took %.2f s: not throttled", dt);
-	sleep(1); /* a fresh second: the right password gets its one verification */
-	assert_true(ss_web_auth_ok(&c, "prom", "right"));
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (bcrypts != SS_WEB_BCRYPT_PER_SEC)
+		fail_msg("1000 wrong passwords in one second paid %u bcrypts, want %d", bcrypts, SS_WEB_BCRYPT_PER_SEC);
+	/* the same second: the right password is refused too, without a bcrypt */
+	assert_int_equal(ss_web_auth_begin(&c, "prom", "right", "", 0, sec, &v), SS_WEB_DENY);
+	/* a fresh second: the right password gets its one verification */
+	assert_int_equal(ss_web_auth_begin(&c, "prom", "right", "", 0, sec + 1, &v), SS_WEB_VERIFY);
+	assert_true(ss_web_auth_end(&c, &v, "right", ss_web_bcrypt(v.hash, "right")));
+	/* ... and is remembered: 100 more scrapes in that second, none a bcrypt, none refused
+	 * although the second's budget has room for only 7 */
 	for (int i = 0; i < 100; i++)
-		assert_true(ss_web_auth_ok(&c, "prom", "right"));
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	if (dt > 0.5)
-		fail_msg("100 cached verifications took %.2f s", dt);
+		assert_int_equal(ss_web_auth_begin(&c, "prom", "right", "", 0, sec + 1, &v), SS_WEB_OK);
+	assert_true(ss_web_auth_ok(&c, "prom", "right"));
+	/* an unknown user is not let in by another user's password */
 	assert_false(ss_web_auth_ok(&c, "nobody", "right"));
 	ss_web_config_free(&c);
 }
@@ -548,7 +604,7 @@ static void test_named_inputs_through_safe_opener(void **state)
 		static const char t[] = "log.retention.ms=77\n";
 		_exit(fd >= 0 && write(fd, t, sizeof(t) - 1) == (ssize_t)(sizeof(t) - 1) ? 0 : 1);
 	}
-	alarm(20);   /* a read that never ends would hang: SIGALRM fails the test instead */
+	alarm((unsigned)tu_guard_s(60));   /* a read that never ends would hang: SIGALRM fails the test instead */
 	struct ss_config *c;
 	assert_int_equal(ss_config_new(&c), 0);
 	assert_int_equal(ss_source_server_properties(c, path, err, sizeof(err)), 0);

@@ -158,7 +158,7 @@ static void opens_count(struct opens *o)
 static json_t *scan_json(const struct fx *x, const char *proc, int *rc)
 {
 	char *out = NULL;
-	int r = tu_run(&out, "timeout 60 %s scan -q -f json %s%s%s '%s' 2>'%s/err.txt'", tu_segscan(),
+	int r = tu_run(&out, "timeout %.0f %s scan -q -f json %s%s%s '%s' 2>'%s/err.txt'", tu_guard_s(60), tu_segscan(),
 		       proc ? "--proc-root='" : "", proc ? proc : "", proc ? "'" : "", x->ld, x->root);
 	if (rc)
 		*rc = r;
@@ -349,7 +349,7 @@ static void test_unverified_not_named(void **state)
 
 	/* the table says the same, naming no process */
 	char *out = NULL;
-	tu_run(&out, "timeout 60 %s scan --proc-root='%s' '%s' 2>&1", tu_segscan(), x.proc, x.ld);
+	tu_run(&out, "timeout %.0f %s scan --proc-root='%s' '%s' 2>&1", tu_guard_s(60), tu_segscan(), x.proc, x.ld);
 	assert_non_null(out);
 	assert_null(strstr(out, "pid 20"));
 	assert_null(strstr(out, "pid 21"));
@@ -437,7 +437,7 @@ static void test_real_foreign_processes(void **state)
 			    setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
 				_exit(127);
 			/* "; :" keeps bash from exec'ing sleep, so its own command line stays */
-			execlp("bash", "bash", "-c", "sleep 120; :", "kafka.Kafka", props, (char *)NULL);
+			execlp("bash", "bash", "-c", "sleep 600; :", "kafka.Kafka", props, (char *)NULL);
 			_exit(127);
 		}
 	}
@@ -447,7 +447,7 @@ static void test_real_foreign_processes(void **state)
 		char p[64];
 		bool execd = false;
 		snprintf(p, sizeof(p), "/proc/%d/cmdline", (int)kids[i]);
-		for (int t = 0; t < 3000 && !execd; t++) {
+		for (int t = 0; t < 12000 && !execd; t++) { /* 2 minutes at least */
 			size_t n = 0;
 			char *cmd = tu_read_file(p, &n);
 			execd = cmd && memmem(cmd, n, "kafka.Kafka", 11);
@@ -501,7 +501,7 @@ static void test_control_chars_escaped(void **state)
 
 	/* the table: one line, the controls as escapes, no forged line, no raw ESC */
 	char *out = NULL;
-	tu_run(&out, "timeout 60 %s scan --proc-root='%s' '%s' 2>&1", tu_segscan(), x.proc, x.ld);
+	tu_run(&out, "timeout %.0f %s scan --proc-root='%s' '%s' 2>&1", tu_guard_s(60), tu_segscan(), x.proc, x.ld);
 	assert_non_null(out);
 	if (strstr(out, "\nFORGED") || strchr(out, '\r') || strchr(out, '\x1b'))
 		fprintf(stderr, "raw control characters:\n%s\n", out);

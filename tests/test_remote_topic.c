@@ -489,8 +489,8 @@ static void test_crc_scan(void **state)
 	char *root = tiered_copy(true);
 	for (int verify = 0; verify < 2; verify++) {
 		char *out = NULL;
-		int rc = tu_run(&out, "timeout 60 %s scan -f json --now=" TIERED_NOW_PLUS_2H " %s '%s/logdir' 2>/dev/null",
-				tu_segscan(), verify ? "--verify" : "", root);
+		int rc = tu_run(&out, "timeout %.0f %s scan -f json --now=" TIERED_NOW_PLUS_2H " %s '%s/logdir' 2>/dev/null",
+				tu_guard_s(60), tu_segscan(), verify ? "--verify" : "", root);
 		assert_int_equal(rc, 1);
 		json_error_t je;
 		json_t *o = json_loads(out, 0, &je);

@@ -8,7 +8,10 @@
  *
  * Servers listen on a random loopback port in 20000-40000 (the CLI cannot bind port 0
  * and report it); a start that fails with "Address already in use" is retried elsewhere.
- * Waiting for the service polls /healthz with a deadline; nothing depends on a sleep.
+ * Waiting for the service polls /healthz (or its log) for an event; nothing depends on a
+ * sleep. Every wait's bound is a hang guard of minutes (GUARD_S, more under sanitizers)
+ * and its failure says what it waited for; a latency the contract states (SIGTERM within
+ * a second) is checked against that second scaled by tu_slowdown() (sanitizers, load).
  *
  * SEGSCAN_LOAD_SECONDS (default 30) bounds the load test; 0 skips it.
  */
@@ -56,12 +59,8 @@ static void nap_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Sanitizer builds are several times slower: deadlines scale. */
-static double slack(void)
-{
-	const char *s = getenv("SEGSCAN");
-	return s && (strstr(s, "asan") || strstr(s, "tsan")) ? 4.0 : 1.0;
-}
+/* The hang guard of a wait for something that takes a second on an idle machine. */
+#define GUARD_S tu_guard_s(120)
 
 struct srv {
 	pid_t pid;
@@ -223,7 +222,7 @@ static bool srv_start_ex(struct srv *s, const char *tag, const char *const *args
 			_exit(127);
 		}
 		track(s->pid, true);
-		double deadline = now_s() + 30 * slack();
+		double deadline = now_s() + GUARD_S;
 		while (now_s() < deadline) {
 			int st;
 			if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
@@ -243,7 +242,8 @@ static bool srv_start_ex(struct srv *s, const char *tag, const char *const *args
 				return true;
 			nap_ms(20);
 		}
-		fprintf(stderr, "serve did not become ready in time\n");
+		fprintf(stderr, "serve did not answer /healthz%s within %.0f s\n", ready ? " with a publication" : "",
+			GUARD_S);
 		kill(s->pid, SIGKILL);
 		waitpid(s->pid, NULL, 0);
 		track(s->pid, false);
@@ -269,7 +269,8 @@ static double srv_stop(struct srv *s, int *status)
 		pid_t r = waitpid(s->pid, &st, WNOHANG);
 		if (r == s->pid)
 			break;
-		if (now_s() - t0 > 20) {
+		if (now_s() - t0 > GUARD_S) {
+			fprintf(stderr, "serve still running %.0f s after SIGTERM: killed\n", GUARD_S);
 			kill(s->pid, SIGKILL);
 			waitpid(s->pid, &st, 0);
 			break;
@@ -290,10 +291,11 @@ static int64_t wait_fresh_generation(int port)
 {
 	int64_t g = healthz_gen(port), cur = g;
 	assert_true(g > 0);
-	double deadline = now_s() + 30 * slack();
+	double deadline = now_s() + GUARD_S;
 	while ((cur = healthz_gen(port)) < g + 2 && now_s() < deadline)
 		nap_ms(20);
-	assert_true(cur >= g + 2);
+	if (cur < g + 2)
+		fail_msg("generation %" PRId64 " not published within %.0f s (at %" PRId64 ")", g + 2, GUARD_S, cur);
 	return cur;
 }
 
@@ -307,7 +309,7 @@ static int curl(char **body, char **ctype, const char *fmt, ...)
 	char *dir = tu_mkdtemp("curl");
 	char bodyf[600];
 	snprintf(bodyf, sizeof(bodyf), "%s/body", dir);
-	int rc = tu_run(&out, "curl -s -o '%s' -w '%%{http_code} %%{content_type}' %s", bodyf, url);
+	int rc = tu_run(&out, "curl -s -m %.0f -o '%s' -w '%%{http_code} %%{content_type}' %s", GUARD_S, bodyf, url);
 	assert_int_equal(rc, 0);
 	int code = atoi(out);
 	if (ctype) {
@@ -725,7 +727,7 @@ static void test_malformed_requests(void **state)
 		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].req);
 		/* an incomplete request is held until MHD's idle timeout (15 s): we only need to
 		 * see the server survive it, so a short wait when no answer is expected */
-		int st = raw_http(s.port, cases[i].req, len, NULL, cases[i].want ? 10 : 1);
+		int st = raw_http(s.port, cases[i].req, len, NULL, cases[i].want ? (int)GUARD_S : 1);
 		if (cases[i].want && st != cases[i].want)
 			fail_msg("case %zu: status %d, want %d", i, st, cases[i].want);
 		if (!alive(s.pid))
@@ -735,35 +737,57 @@ static void test_malformed_requests(void **state)
 	free(hugehdr);
 
 	/* a burst of bad requests: MHD's complaints are capped at 10 lines a second, and the
-	 * next second says how many were dropped */
+	 * next second's first line says how many were dropped. Bad requests go out until the
+	 * log says some were dropped (on a loaded machine a fixed burst may not fit in one
+	 * second); the cap is then checked on the lines' own timestamps: a wall-clock second
+	 * overlaps at most two of the cap's CLOCK_MONOTONIC seconds, so at most 20 lines. */
 	char *log = tu_read_file(s.log, NULL);
-	size_t before = 0;
-	for (const char *p = log; (p = strstr(p, "msg=http err=")); p++)
-		before++;
+	size_t before = strlen(log);
 	free(log);
 	static const char v99[] = "GET /metrics HTTP/9.9\r\nHost: x\r\n\r\n";
-	for (int i = 0; i < 60; i++) {
-		int st = raw_http(s.port, v99, sizeof(v99) - 1, NULL, 10);
-		if (st != 505)
-			fail_msg("bad request %d of the burst: status %d (%s), server %s", i, st, strerror(errno),
-				 alive(s.pid) ? "alive" : "dead");
+	int sent = 0;
+	bool dropped = false;
+	double deadline = now_s() + GUARD_S;
+	while (!dropped && now_s() < deadline) {
+		for (int i = 0; i < 20; i++, sent++) {
+			int st = raw_http(s.port, v99, sizeof(v99) - 1, NULL, (int)GUARD_S);
+			if (st != 505)
+				fail_msg("bad request %d of the burst: status %d (%s), server %s", sent, st, strerror(errno),
+					 alive(s.pid) ? "alive" : "dead");
+		}
+		log = tu_read_file(s.log, NULL);
+		dropped = strstr(log + before, "msg=\"http log lines dropped\" dropped=") != NULL;
+		free(log);
 	}
-	nap_ms(1100);
-	assert_int_equal(raw_http(s.port, v99, sizeof(v99) - 1, NULL, 10), 505);
-	nap_ms(100);
+	if (!dropped)
+		fail_msg("%d bad requests in %.0f s, and no \"http log lines dropped\" line: MHD's log is not capped", sent,
+			 GUARD_S);
 	log = tu_read_file(s.log, NULL);
-	size_t after = 0;
-	for (const char *p = log; (p = strstr(p, "msg=http err=")); p++)
-		after++;
-	assert_non_null(strstr(log, "msg=\"http log lines dropped\" dropped="));
+	char sec[32] = "";
+	unsigned in_sec = 0, worst = 0;
+	for (const char *l = log + before; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		if (strncmp(l, "ts=", 3) || !strstr(l, "msg=http err=") || strstr(l, "msg=http err=") > strchr(l, '\n'))
+			continue;
+		if (strncmp(sec, l + 3, 19)) { /* 2026-01-01T00:00:00 */
+			snprintf(sec, sizeof(sec), "%.19s", l + 3);
+			in_sec = 0;
+		}
+		if (++in_sec > worst)
+			worst = in_sec;
+	}
 	free(log);
-	if (after - before > 3 * 10)
-		fail_msg("%zu MHD log lines for 61 bad requests", after - before);
+	if (worst > 2 * 10)
+		fail_msg("%u MHD log lines in one second (%d bad requests): the cap is 10 a second", worst, sent);
 
 	/* the connection limit: 80 keep-alive clients each send a request and hold their
 	 * connection; at most 64 are served (the rest are turned away or wait in the
-	 * backlog), and service resumes once they close */
-	int fds[80], answered = 0;
+	 * backlog), and service resumes once they close. The count is taken once the server
+	 * has answered all it will (64, its per-client cap) or turned the rest away: not
+	 * after a fixed nap that a loaded machine may not finish in */
+	int fds[80], answered = 0, settled = 0;
+	char got[80][16];
+	size_t have[80] = { 0 };
+	bool closed[80] = { false };
 	for (int i = 0; i < 80; i++) {
 		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)s.port) };
 		inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
@@ -773,18 +797,32 @@ static void test_malformed_requests(void **state)
 		static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
 		send(fds[i], req, sizeof(req) - 1, MSG_NOSIGNAL);
 	}
-	nap_ms(500 * (int)slack());
-	for (int i = 0; i < 80; i++) {
-		char buf[16];
-		ssize_t r = recv(fds[i], buf, sizeof(buf), MSG_DONTWAIT);
-		if (r >= 12 && !strncmp(buf, "HTTP/1.1 200", 12))
-			answered++;
+	deadline = now_s() + GUARD_S;
+	for (;;) {
+		answered = settled = 0;
+		for (int i = 0; i < 80; i++) {
+			if (!closed[i] && have[i] < 12) {
+				ssize_t r = recv(fds[i], got[i] + have[i], 12 - have[i], MSG_DONTWAIT);
+				if (r > 0)
+					have[i] += (size_t)r;
+				else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+					closed[i] = true;
+			}
+			bool ok = have[i] >= 12 && !strncmp(got[i], "HTTP/1.1 200", 12);
+			answered += ok;
+			settled += ok || closed[i] || have[i] >= 12;
+		}
+		if (answered > 64 || settled == 80 || now_s() > deadline)
+			break;
+		if (answered == 64)
+			deadline = now_s(); /* at the cap: one more look (after the nap) for an extra */
+		nap_ms(answered == 64 ? 500 : 20);
 	}
 	if (answered < 1 || answered > 64)
 		fail_msg("%d of 80 held connections were served (limit 64)", answered);
 	for (int i = 0; i < 80; i++)
 		close(fds[i]);
-	double deadline = now_s() + 10 * slack();
+	deadline = now_s() + GUARD_S;
 	while (get(s.port, "/healthz", NULL) != 200 && now_s() < deadline)
 		nap_ms(20);
 	assert_int_equal(get(s.port, "/healthz", NULL), 200);
@@ -919,10 +957,11 @@ static void test_sighup_reload(void **state)
 	static const char c2[] = "* retention.bytes=1000 remote.storage.enable=false\n";
 	assert_int_equal(tu_write_file(tc, c2, strlen(c2)), 0);
 	kill(s.pid, SIGHUP);
-	double deadline = now_s() + 20 * slack();
+	double deadline = now_s() + GUARD_S;
 	while (healthz_gen(s.port) < 2 && now_s() < deadline)
 		nap_ms(20);
-	assert_int_equal(healthz_gen(s.port), 2);
+	if (healthz_gen(s.port) != 2)
+		fail_msg("SIGHUP: generation 2 not published within %.0f s", GUARD_S);
 	assert_int_equal(curl(&m, NULL, "http://127.0.0.1:%d/metrics", s.port), 200);
 	for (size_t i = 0; i < n; i++) {
 		double v;
@@ -936,7 +975,7 @@ static void test_sighup_reload(void **state)
 	assert_int_equal(tu_write_file(tc, "* retention.bytes\n", 18), 0);
 	kill(s.pid, SIGHUP);
 	char *log = NULL;
-	deadline = now_s() + 20 * slack();
+	deadline = now_s() + GUARD_S;
 	for (;;) {
 		free(log);
 		log = tu_read_file(s.log, NULL);
@@ -944,12 +983,21 @@ static void test_sighup_reload(void **state)
 			break;
 		nap_ms(20);
 	}
-	assert_non_null(strstr(log, "level=error msg=\"scan failed\""));
+	if (!strstr(log, "level=error msg=\"scan failed\""))
+		fail_msg("no \"scan failed\" line within %.0f s of the SIGHUP with a malformed config:\n%s", GUARD_S, log);
 	assert_non_null(strstr(log, "msg=\"reload requested"));
 	free(log);
-	/* ... and /healthz says so (issue 14 item 1: it kept answering 200 "ok") */
+	/* ... and /healthz says so (issue 14 item 1: it kept answering 200 "ok"). The scan
+	 * thread logs the failure before it records it: wait for the record, bounded */
 	char *body = NULL;
-	assert_int_equal(curl(&body, NULL, "http://127.0.0.1:%d/healthz", s.port), 503);
+	int code;
+	deadline = now_s() + GUARD_S;
+	while ((code = curl(&body, NULL, "http://127.0.0.1:%d/healthz", s.port)) != 503 && now_s() < deadline) {
+		free(body);
+		nap_ms(20);
+	}
+	if (code != 503)
+		fail_msg("/healthz still %d %s %.0f s after the failed scan was logged", code, body, GUARD_S);
 	json_t *h = json_loads(body, 0, NULL);
 	assert_string_equal(json_string_value(json_object_get(h, "status")), "failing");
 	assert_int_equal(json_integer_value(json_object_get(h, "generation")), 2);
@@ -970,14 +1018,20 @@ static void test_sighup_reload(void **state)
 /* Issue 14 item 1: a scan loop that stops publishing (a scan that blocks, here one
  * throttled to a crawl by a large segment that appeared after the first publication)
  * turns /healthz into 503 "stale" once the snapshot is older than a few intervals plus
- * twice its scan's duration, while /metrics still serves the last publication. */
+ * twice its scan's duration, while /metrics still serves the last publication.
+ *
+ * No deadline decides it (one of stale_after + 8 s failed on a loaded machine): the crawl
+ * cannot end in less than 64 s (4 MiB at 64 KiB/s), the bound of the snapshot it
+ * outlives is 3 intervals of 3 s plus twice a small scan's time, so "stale" must show
+ * before any scan that read the large segment publishes. The interval is 3 s so that a
+ * small scan slowed by load does not make the first snapshot stale by itself. */
 static void test_healthz_stale(void **state)
 {
 	char *root = NULL, *ld = su_gen("serve-stale", 1, 1, 2, 8192, 0, false, &root);
 	char *root2 = NULL, *big = su_gen("serve-stale-big", 1, 1, 2, 4 << 20, 0, false, &root2);
 	assert_non_null(ld);
 	assert_non_null(big);
-	const char *args[] = { "--interval=1", "--max-read-rate=256k", "--threads=1", ld, NULL };
+	const char *args[] = { "--interval=3", "--max-read-rate=64k", "--threads=1", ld, NULL };
 	struct srv s;
 	assert_true(srv_start(&s, "serve-stale", args));
 	char *body = NULL;
@@ -985,21 +1039,33 @@ static void test_healthz_stale(void **state)
 	json_t *h = json_loads(body, 0, NULL);
 	assert_string_equal(json_string_value(json_object_get(h, "status")), "ok");
 	double stale_after = json_real_value(json_object_get(h, "stale_after_seconds"));
-	assert_true(stale_after >= SS_HEALTH_STALE_INTERVALS * 1.0);
+	assert_true(stale_after >= SS_HEALTH_STALE_INTERVALS * 3.0);
 	json_decref(h);
 	free(body);
-	/* a 4 MiB segment, read at 256 KiB/s: the next scans take about 16 s */
+	/* a 4 MiB segment, read at 64 KiB/s: the scans that read it take 64 s or more. The
+	 * scan in flight now may have listed the partition before the copy; the one after it
+	 * has not, so by generation g0 + 2 a slow scan has published */
+	int64_t g0 = healthz_gen(s.port);
+	assert_true(g0 > 0);
 	assert_int_equal(tu_run(NULL, "set -e; p=$(ls -d '%s'/*-0); b=$(ls -d '%s'/*-0); "
 				 "cp \"$(ls -S \"$b\"/*.log | head -1)\" \"$p/00000000000099000000.log\"", ld, big), 0);
-	double t0 = now_s(), deadline = t0 + (stale_after + 8) * slack();
+	double deadline = now_s() + GUARD_S;
 	int code = 0;
-	while (now_s() < deadline && (code = curl(&body, NULL, "http://127.0.0.1:%d/healthz", s.port)) == 200) {
+	int64_t gen = g0;
+	for (;;) {
+		code = curl(&body, NULL, "http://127.0.0.1:%d/healthz", s.port);
+		h = json_loads(body, 0, NULL);
+		gen = h ? json_integer_value(json_object_get(h, "generation")) : gen;
+		if (code != 200 || gen >= g0 + 2 || now_s() > deadline)
+			break;
+		json_decref(h);
 		free(body);
-		body = NULL;
 		nap_ms(100);
 	}
-	assert_int_equal(code, 503);
-	h = json_loads(body, 0, NULL);
+	if (code != 503)
+		fail_msg("/healthz %d, generation %" PRId64 " (from %" PRId64 "): a scan that read the 4 MiB segment at "
+			 "64 KiB/s published, or %.0f s passed, and /healthz never said \"stale\": %s",
+			 code, gen, g0, GUARD_S, body);
 	assert_string_equal(json_string_value(json_object_get(h, "status")), "stale");
 	/* against its own bound: each publication's bound includes its own scan's duration */
 	assert_true(json_real_value(json_object_get(h, "age_seconds")) >
@@ -1026,10 +1092,10 @@ static void test_textfile_tmp_fifo(void **state)
 	snprintf(opt, sizeof(opt), "--textfile=%s", path);
 	assert_int_equal(mkfifo(tmp, 0644), 0);
 	char *out = NULL;
-	double t0 = now_s();
-	int rc = tu_run(&out, "timeout 20 %s serve --once --metrics-extra %s %s 2>&1 >/dev/null", tu_segscan(), opt, ld);
-	assert_true(now_s() - t0 < 15);
-	assert_int_not_equal(rc, 124); /* not killed by timeout: it did not block */
+	/* an open that blocks never returns: the bound only tells that from a loaded machine */
+	int rc = tu_run(&out, "timeout %.0f %s serve --once --metrics-extra %s %s 2>&1 >/dev/null", GUARD_S, tu_segscan(), opt, ld);
+	if (rc == 124)
+		fail_msg("serve --once still running after %.0f s: blocked on the FIFO", GUARD_S);
 	assert_non_null(strstr(out, "msg=\"textfile not written\""));
 	assert_non_null(strstr(out, tmp));
 	struct stat st;
@@ -1092,15 +1158,23 @@ static void test_slowloris(void **state)
 		held += fds[i] >= 0;
 	}
 	assert_true(held >= N / 2); /* the spread half at least: under the per-client cap */
-	assert_true(now_s() - t0 < 20 * slack());
+	if (now_s() - t0 > GUARD_S)
+		fail_msg("2000 connects took %.0f s", now_s() - t0);
 
+	/* Each scrape is answered while the idle sockets hold their slots. Before the fix a
+	 * scrape waited until the header deadline (10 s) freed a slot, or for ever: the bound
+	 * is the contract's second scaled for sanitizers and load, kept below that deadline
+	 * so that it still tells the two apart. */
+	double bound = 1.0 * tu_slowdown();
+	if (bound > 10.0 / 2)
+		bound = 10.0 / 2;
 	for (int k = 0; k < 10; k++) {
 		double a = now_s();
 		char *body = NULL;
 		assert_int_equal(get(s.port, "/metrics", &body), 200);
 		double dt = now_s() - a;
-		if (dt > 1.0 * slack())
-			fail_msg("scrape %d under 2000 idle sockets took %.3f s", k, dt);
+		if (dt > bound)
+			fail_msg("scrape %d under 2000 idle sockets took %.3f s (bound %.1f s)", k, dt, bound);
 		assert_non_null(strstr(body, "segscan_build_info"));
 		free(body);
 	}
@@ -1108,14 +1182,16 @@ static void test_slowloris(void **state)
 		if (fds[i] >= 0)
 			close(fds[i]);
 
-	/* the header deadline: a byte a second does not keep the connection */
+	/* the header deadline (10 s): a byte a second does not keep the connection. Closed
+	 * at all is the verdict (the old code kept it for ever); how late is bounded by the
+	 * deadline plus 4 s scaled for sanitizers and load */
 	int fd = idle_socket("127.0.0.3", s.port);
 	assert_true(fd >= 0);
 	struct timeval tv = { .tv_sec = 1 };
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	double a = now_s();
+	double a = now_s(), late = 10 + 4 * tu_slowdown();
 	bool closed = false;
-	while (!closed && now_s() - a < 30) {
+	while (!closed && now_s() - a < late + GUARD_S) {
 		char ch;
 		if (send(fd, "x", 1, MSG_NOSIGNAL) < 0)
 			closed = true;
@@ -1123,10 +1199,11 @@ static void test_slowloris(void **state)
 			closed = true;
 	}
 	close(fd);
-	assert_true(closed);
 	double took = now_s() - a;
-	if (took > 14)
-		fail_msg("a trickling connection lived %.1f s, past the header deadline", took);
+	if (!closed)
+		fail_msg("a trickling connection still open after %.0f s: the header deadline is not kept", took);
+	if (took > late)
+		fail_msg("a trickling connection lived %.1f s, past the header deadline (bound %.1f s)", took, late);
 	assert_true(alive(s.pid));
 	srv_stop(&s, NULL);
 	free(ld);
@@ -1184,7 +1261,7 @@ static void test_web_config(void **state)
 			_exit(127);
 		}
 		track(s.pid, true);
-		double deadline = now_s() + 20 * slack();
+		double deadline = now_s() + GUARD_S;
 		bool exited = false;
 		while (now_s() < deadline) {
 			int st;
@@ -1247,34 +1324,41 @@ static void test_web_config(void **state)
 	free(root);
 }
 
-/* SIGTERM: out within a second, both idle and with a scan that cannot finish in time. */
+/* SIGTERM: out within a second, both idle and with a scan that cannot finish in time.
+ *
+ * The cases are built so that the defects take many minutes, not a second more: idle
+ * with a one-hour interval (a service that sleeps the interval out), and a first scan of
+ * 1 MiB at 1 KiB/s (one that waits for its scan). The contract's second is then checked
+ * scaled for sanitizers and load, which tells those defects from a loaded machine. */
 static void test_sigterm_exits_quickly(void **state)
 {
 	char *root = NULL, *ld = su_gen("serve-term", 2, 2, 4, 65536, 0, false, &root);
 	assert_non_null(ld);
-	const char *idle_args[] = { "--interval=1", ld, NULL };
+	double bound = 1.0 * tu_slowdown();
+	const char *idle_args[] = { "--interval=3600", ld, NULL };
 	struct srv s;
 	assert_true(srv_start(&s, "serve-term", idle_args));
 	int st;
 	double dt = srv_stop(&s, &st);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
-	if (dt >= 1.0)
-		fail_msg("idle serve took %.3f s to exit on SIGTERM", dt);
+	if (dt >= bound)
+		fail_msg("idle serve took %.3f s to exit on SIGTERM (bound %.1f s)", dt, bound);
 	char *log = tu_read_file(s.log, NULL);
 	assert_non_null(strstr(log, "msg=\"shutting down\" signal=SIGTERM"));
 	free(log);
 
-	/* the first scan throttled to a crawl: still running when SIGTERM comes */
-	const char *slow_args[] = { "--interval=1", "--verify", "--max-read-rate=2k", "--threads=1", ld, NULL };
+	/* the first scan throttled to a crawl (1 MiB at 1 KiB/s: 17 minutes): still running
+	 * when SIGTERM comes */
+	const char *slow_args[] = { "--interval=1", "--verify", "--max-read-rate=1k", "--threads=1", ld, NULL };
 	assert_true(srv_start_ex(&s, "serve-term2", slow_args, false, NULL));
 	assert_int_equal(healthz_gen(s.port), 0); /* 503: the first scan is in flight */
 	assert_int_equal(get(s.port, "/metrics", NULL), 503);
 	dt = srv_stop(&s, &st);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
-	if (dt >= (slack() > 1 ? 2.5 : 1.0)) /* sanitizers slow the exit itself down */
-		fail_msg("serve with a scan in flight took %.3f s to exit on SIGTERM", dt);
+	if (dt >= bound)
+		fail_msg("serve with a scan in flight took %.3f s to exit on SIGTERM (bound %.1f s)", dt, bound);
 	log = tu_read_file(s.log, NULL);
 	assert_non_null(strstr(log, "abandoning the scan in flight"));
 	free(log);
@@ -1285,7 +1369,10 @@ static void test_sigterm_exits_quickly(void **state)
 struct tf_reader {
 	const char *path;
 	atomic_bool *stop;
-	int reads, bad, inodes;
+	/* relaxed: counters the test thread polls to know when it has seen enough, no data
+	 * handed over through them (bad and why are read after the join) */
+	atomic_int reads, inodes;
+	int bad;
 	char why[160];
 };
 
@@ -1301,13 +1388,13 @@ static void *textfile_reader(void *p)
 		struct stat st;
 		fstat(fd, &st);
 		if (st.st_ino != last) {
-			r->inodes++;
+			atomic_fetch_add_explicit(&r->inodes, 1, memory_order_relaxed);
 			last = st.st_ino;
 		}
 		char *buf = malloc((size_t)st.st_size + 1);
 		ssize_t got = read(fd, buf, (size_t)st.st_size);
 		close(fd);
-		r->reads++;
+		atomic_fetch_add_explicit(&r->reads, 1, memory_order_relaxed);
 		if (got != st.st_size || got == 0) {
 			r->bad++;
 			snprintf(r->why, sizeof(r->why), "short read %zd of %lld", got, (long long)st.st_size);
@@ -1361,19 +1448,29 @@ static void test_textfile(void **state)
 	atomic_bool stop;
 	atomic_init(&stop, false);
 	struct tf_reader r = { .path = path, .stop = &stop };
+	atomic_init(&r.reads, 0);
+	atomic_init(&r.inodes, 0);
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, textfile_reader, &r), 0);
-	double deadline = now_s() + 30 * slack();
-	int64_t g0 = healthz_gen(s.port);
-	while (healthz_gen(s.port) < g0 + 10 && now_s() < deadline)
+	/* until ten rewrites were published and the reader has seen three of them and read
+	 * more than ten times (events: a loaded machine only makes it take longer) */
+	double deadline = now_s() + GUARD_S;
+	int64_t g0 = healthz_gen(s.port), g = g0;
+	while ((g < g0 + 10 || atomic_load_explicit(&r.inodes, memory_order_relaxed) < 3 ||
+		atomic_load_explicit(&r.reads, memory_order_relaxed) <= 10) &&
+	       now_s() < deadline) {
 		nap_ms(50);
+		g = healthz_gen(s.port);
+	}
 	/* release: pairs with the acquire loads in textfile_reader() */
 	atomic_store_explicit(&stop, true, memory_order_release);
 	pthread_join(th, NULL);
+	int reads = atomic_load(&r.reads), inodes = atomic_load(&r.inodes);
 	if (r.bad)
-		fail_msg("%d of %d reads saw a partial textfile: %s", r.bad, r.reads, r.why);
-	assert_true(r.reads > 10);
-	assert_true(r.inodes >= 3);
+		fail_msg("%d of %d reads saw a partial textfile: %s", r.bad, reads, r.why);
+	if (g < g0 + 10 || reads <= 10 || inodes < 3)
+		fail_msg("in %.0f s: %" PRId64 " rewrites published, %d reads, %d inodes seen (want 10, 11, 3)", GUARD_S,
+			 g - g0, reads, inodes);
 	int wst;
 	srv_stop(&s, &wst);
 	assert_int_equal(WEXITSTATUS(wst), 0);
@@ -1448,10 +1545,11 @@ static void test_textfile_efbig(void **state)
 	int64_t g = healthz_gen(s.port);
 	assert_true(g > 0);
 	kill(s.pid, SIGHUP);
-	double deadline = now_s() + 30 * slack();
+	double deadline = now_s() + GUARD_S;
 	while (healthz_gen(s.port) < g + 1 && now_s() < deadline)
 		nap_ms(20);
-	assert_true(healthz_gen(s.port) >= g + 1);
+	if (healthz_gen(s.port) < g + 1)
+		fail_msg("SIGHUP: generation %" PRId64 " not published within %.0f s", g + 1, GUARD_S);
 	assert_true(alive(s.pid));
 	char *body = NULL;
 	assert_int_equal(get(s.port, "/metrics", &body), 200);
@@ -1460,7 +1558,7 @@ static void test_textfile_efbig(void **state)
 	/* the textfile is written after the publication /healthz already shows: wait for the
 	 * second scan's line (bounded), then check its fields */
 	char *log = NULL;
-	deadline = now_s() + 30 * slack();
+	deadline = now_s() + GUARD_S;
 	for (;;) {
 		free(log);
 		log = tu_read_file(s.log, NULL);
@@ -1500,7 +1598,7 @@ static void test_logdir_down(void **state)
 	assert_true(srv_start_ex(&s, "serve-down", args, false, NULL));
 	char *body = NULL;
 	json_t *h = NULL;
-	double deadline = now_s() + 30 * slack();
+	double deadline = now_s() + GUARD_S;
 	while (now_s() < deadline) {
 		assert_int_equal(get(s.port, "/healthz", &body), 503);
 		h = json_loads(body, 0, NULL);
@@ -1511,7 +1609,8 @@ static void test_logdir_down(void **state)
 		h = NULL;
 		nap_ms(20);
 	}
-	assert_non_null(h);
+	if (!h)
+		fail_msg("no publication within %.0f s", GUARD_S);
 	assert_string_equal(json_string_value(json_object_get(h, "status")), "failing");
 	assert_int_equal(json_integer_value(json_object_get(h, "scan_exit_code")), 3);
 	json_t *down = json_object_get(h, "log_dirs_down");
@@ -1556,7 +1655,7 @@ static void test_logdir_down(void **state)
 	assert_int_equal(tu_run(NULL, "cp '%s/meta.properties' '%s/'", ld, missing), 0);
 	int64_t g = 1;
 	kill(s.pid, SIGHUP);
-	deadline = now_s() + 30 * slack();
+	deadline = now_s() + GUARD_S;
 	int st = 0;
 	while (now_s() < deadline) {
 		st = get(s.port, "/healthz", &body);
@@ -1666,7 +1765,7 @@ static void test_ipv6_listen(void **state)
 		}
 		track(pid, true);
 		int code = 0;
-		double deadline = now_s() + 20 * slack();
+		double deadline = now_s() + GUARD_S;
 		while (alive(pid) && now_s() < deadline) {
 			char *out = NULL;
 			tu_run(&out, "curl -s -g -o /dev/null -w '%%{http_code}' 'http://[::1]:%d/healthz'", port);
@@ -1701,9 +1800,14 @@ static void test_ipv6_listen(void **state)
 	fail_msg("no free port for IPv6");
 }
 
-/* 500 scrapes/s over keep-alive connections for SEGSCAN_LOAD_SECONDS (default 30), the
- * service rescanning every second meanwhile: no errors, the rate held, and the server's
- * RSS flat (sampled after a warm-up and at the end). */
+/* 500 scrapes/s over keep-alive connections, SEGSCAN_LOAD_SECONDS (default 30) worth of
+ * them, the service rescanning every second meanwhile: every one answered, no errors, no
+ * reconnect, and the server's RSS flat (sampled after a warm-up and at the end).
+ *
+ * The work is counted, not timed: the run makes 500 * SEGSCAN_LOAD_SECONDS requests
+ * however long a loaded machine needs for them (paced at 500/s, the guard only against a
+ * stuck server). Whether 500/s is sustained is a throughput, measured by
+ * tests/serve_load.sh for docs/serve.md; it is printed here, not asserted. */
 static void test_load(void **state)
 {
 	const char *env = getenv("SEGSCAN_LOAD_SECONDS");
@@ -1718,23 +1822,26 @@ static void test_load(void **state)
 	assert_true(srv_start_ex(&s, "serve-load", args, true,
 				 "ASAN_OPTIONS=quarantine_size_mb=1:thread_local_quarantine_size_kb=64:detect_leaks=1"));
 
+	uint64_t total = (uint64_t)(500 * secs), warm_n = 500 * (secs > 4 ? 3 : 1);
+	double guard = GUARD_S + 20 * secs;
 	struct ss_load_result warm, r;
-	assert_int_equal(ss_load_run("127.0.0.1", s.port, "/metrics", 8, 500, secs > 4 ? 3 : 1, "segscan_build_info",
-				     &warm), 0);
-	assert_int_equal(warm.errors, 0);
+	assert_int_equal(ss_load_run_n("127.0.0.1", s.port, "/metrics", 8, 500, warm_n, guard, (int)GUARD_S,
+				       "segscan_build_info", &warm), 0);
+	if (warm.errors)
+		fail_msg("warm-up: %" PRIu64 " errors, first: %s", warm.errors, warm.first_error);
 	long before = rss_kb(s.pid);
-	assert_int_equal(ss_load_run("127.0.0.1", s.port, "/metrics", 8, 500, secs, "segscan_build_info", &r), 0);
+	assert_int_equal(ss_load_run_n("127.0.0.1", s.port, "/metrics", 8, 500, total, guard, (int)GUARD_S,
+				       "segscan_build_info", &r), 0);
 	long after = rss_kb(s.pid);
 	fprintf(stderr,
-		"load: %" PRIu64 " requests in %.1f s (%.0f/s), errors %" PRIu64 ", reconnects %" PRIu64
+		"load: %" PRIu64 " requests in %.1f s (%.0f/s, paced at 500/s), errors %" PRIu64 ", reconnects %" PRIu64
 		", p50 %.2f ms, p99 %.2f ms, max %.2f ms; RSS %ld -> %ld KiB\n",
 		r.requests, r.seconds, r.requests / r.seconds, r.errors, r.reconnects, r.p50_ms, r.p99_ms, r.max_ms,
 		before, after);
 	if (r.errors)
 		fail_msg("%" PRIu64 " errors, first: %s", r.errors, r.first_error);
 	assert_int_equal(r.reconnects, 0);
-	/* the rate held: at least 95% of the scheduled requests were answered */
-	assert_true((double)r.requests >= 0.95 * 500 * secs);
+	assert_int_equal(r.requests, total);
 	assert_true(before > 0 && after > 0);
 	if (after > before + 8192 && after > before * 11 / 10)
 		fail_msg("RSS grew from %ld to %ld KiB under load", before, after);

@@ -54,8 +54,8 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum);
 /* Counting each partition once whatever the replication factor (a scan of several brokers'
  * log dirs has a row per replica, adjacent: partitions are sorted by topic, partition, log
  * dir). A partition-wide figure every replica sees the same (remote size, dangling, copy
- * lag) is summed as the largest over its replicas: ss_once_add(&o, i, p, v) returns what to
- * add to a total for the value v of figure i of partition row p. */
+ * lag) is summed as the largest over its replicas: ss_once_add(&o, i, v) returns what to
+ * add to a total for the value v of figure i of the row ss_once_row last named. */
 #define SS_ONCE_MAX 8
 struct ss_once {
 	const struct ss_part *last;

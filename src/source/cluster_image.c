@@ -885,13 +885,16 @@ static int apply_change(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 	int rc = part_build(&np, a, dbe, dold, nd);
 	if (rc)
 		return rc;
+	/* Both epochs step as Kafka's PartitionRegistration.merge steps them, in Java int
+	 * arithmetic: INT32_MAX + 1 wraps to INT32_MIN (a record can claim any epoch; in C
+	 * the overflow was undefined, found by fuzz_kraft) */
 	if (c->leader != -2) {
 		np.leader = c->leader;
-		np.leader_epoch = p->leader_epoch + 1;
+		np.leader_epoch = (int32_t)((uint32_t)p->leader_epoch + 1u);
 	}
 	if (c->leader_recovery_state != -1)
 		np.leader_recovery_state = c->leader_recovery_state;
-	np.partition_epoch = p->partition_epoch + 1;
+	np.partition_epoch = (int32_t)((uint32_t)p->partition_epoch + 1u);
 	*p = np; /* part_build freed the old block */
 	return 0;
 }

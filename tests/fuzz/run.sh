@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Build every tests/fuzz/fuzz_*.c as a libFuzzer binary in build/fuzz/ and run each for
-# SECONDS on a copy of its seed corpus (tests/fuzz/corpus/<target>/ is never written).
+# SECONDS, starting from its committed corpus tests/fuzz/corpus/<target>/. What a run
+# finds is merged back into that corpus, minimised (-merge=1, see tests/fuzz/corpus.sh),
+# and its executions are added to tests/fuzz/executions.tsv (docs/fuzzing.md shows the
+# totals): commit both after a run. FUZZ_MERGE=0 leaves the checkout as it was.
 # Exits non-zero if a target fails to build or finds a crash; crash inputs are left in
 # build/fuzz/artifacts/.
 #
@@ -12,6 +15,7 @@
 set -u
 secs=${1:-20}
 cd "$(dirname "$0")/../.." || exit 2
+. tests/fuzz/corpus.sh
 out=${FUZZ_OUT:-build/fuzz}
 mkdir -p "$out/obj" "$out/artifacts" "$out/corpus"
 
@@ -27,6 +31,8 @@ LIBS=(-lz -lsnappy -llz4 -lzstd -ljansson -lcrypt)  # -lcrypt: src/service/webco
 # module that does not compile yet (others' work in progress) cannot break the rest.
 rm -f "$out/libfuzzsrc.a" "$out"/obj/*.o
 objs=()
+# src/model/*.c: the results model (the segment records, their constants) the evaluator
+# and the NDJSON remote state use;
 # src/service/parse.c: the HTTP path and --listen parsers, apart from libmicrohttpd;
 # src/service/webconfig.c: the --web.config.file parser; src/out/term.c: the terminal
 # escaping the dump's text format writes through.
@@ -60,16 +66,25 @@ for t in tests/fuzz/fuzz_*.c; do
   mkdir -p "$work"
   [ -d "tests/fuzz/corpus/$name" ] && cp -R "tests/fuzz/corpus/$name/." "$work/"
   echo "fuzz: $name for ${secs}s" >&2
+  t0=$(date +%s)
   if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
        -artifact_prefix="$out/artifacts/$name-" "$work" >"$out/$name.out" 2>&1; then
-    echo "fuzz: $name: ok ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/$name.out" | grep -o '[0-9]*$') runs)" >&2
+    execs=$(fuzz_execs "$out/$name.out")
+    if [ "${FUZZ_MERGE:-1}" != 0 ]; then
+      files=$(fuzz_merge "$bin" "$name" "$work") || { failed+=("$name(merge)"); continue; }
+      fuzz_record "$name" "$execs" $(($(date +%s) - t0)) 0 "$files"
+    fi
+    echo "fuzz: $name: ok ($execs runs)" >&2
   else
+    [ "${FUZZ_MERGE:-1}" != 0 ] && fuzz_record "$name" "$(fuzz_execs "$out/$name.out")" $(($(date +%s) - t0)) 1 \
+      "$(find "tests/fuzz/corpus/$name" -maxdepth 1 -type f 2>/dev/null | wc -l)"
     echo "fuzz: $name: FAILED (log $out/$name.out)" >&2
     grep -m5 -E 'ERROR|SUMMARY|Test unit written' "$out/$name.out" >&2
     failed+=("$name")
   fi
 done
 
+[ "${FUZZ_MERGE:-1}" != 0 ] && [ -z "${FUZZ_BUILD_ONLY:-}" ] && fuzz_table
 if [ ${#failed[@]} -ne 0 ]; then
   echo "fuzz: failed: ${failed[*]}"
   exit 1

@@ -294,7 +294,7 @@ public final class Broker implements AutoCloseable {
                 }
                 try {
                     Set<String> names = a.listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions()
-                            .listInternal(true)).names().get(5, TimeUnit.SECONDS);
+                            .listInternal(true)).names().get(30, TimeUnit.SECONDS);
                     if (names.contains("__remote_log_metadata")) {
                         if (allLed(a, names)) return;
                     }
@@ -309,7 +309,7 @@ public final class Broker implements AutoCloseable {
     }
 
     static boolean allLed(Admin a, Set<String> topics) throws Exception {
-        Map<String, TopicDescription> d = a.describeTopics(topics).allTopicNames().get(5, TimeUnit.SECONDS);
+        Map<String, TopicDescription> d = a.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS);
         for (TopicDescription td : d.values()) {
             for (TopicPartitionInfo pi : td.partitions()) {
                 // One node: led by it. Several: led by some live broker (placement is the controller's).

@@ -129,10 +129,10 @@ public final class Cluster implements AutoCloseable {
             while (System.currentTimeMillis() < deadline) {
                 for (Broker b : nodes) b.checkAlive();
                 try {
-                    Collection<org.apache.kafka.common.Node> ns = a.describeCluster().nodes().get(5, TimeUnit.SECONDS);
+                    Collection<org.apache.kafka.common.Node> ns = a.describeCluster().nodes().get(30, TimeUnit.SECONDS);
                     if (ns.size() == nodes.size()) {
                         Set<String> names = a.listTopics(new ListTopicsOptions().listInternal(true)).names()
-                                .get(5, TimeUnit.SECONDS);
+                                .get(30, TimeUnit.SECONDS);
                         if (names.contains("__remote_log_metadata") && Broker.allLed(a, names)) return;
                     }
                 } catch (Exception e) {
