@@ -10,10 +10,11 @@ CC       ?= cc
 VERSION  := $(shell sed -n 's/^\#define SEGSCAN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' include/segscan_version.h | paste -sd.)
 # LIB_PKGS: what libsegscan itself links (the scanner, formats, evaluator, outputs; its
 # DT_NEEDED list is checked by tests/install.sh, docs/install.md says why each is there).
-# TOOL_PKGS: what only serve, dump and gen add, in the binary. No libnuma: the topology is
+# TOOL_PKGS: what only serve, dump, gen and merge add, in the binary (libcurl: merge's
+# reading of serve endpoints, src/merge/fetch.c). No libnuma: the topology is
 # read from sysfs (src/sched/topology.c).
 LIB_PKGS := liburing jansson zlib liblz4 libzstd rdkafka
-TOOL_PKGS := libmicrohttpd libxcrypt
+TOOL_PKGS := libmicrohttpd libxcrypt libcurl
 PKGS     := $(LIB_PKGS) jemalloc $(TOOL_PKGS)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -DSEGSCAN_VERSION=\"$(VERSION)\" -Iinclude -Isrc $(WARN) \
@@ -63,7 +64,7 @@ CFLAGS_ALL = $(BASEFLAGS) $(MODEFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 # dump and gen (TOOL_DIRS) are the binary's: each folder is an internal archive,
 # $(B)/libss_<folder>.a, that the binary and the tests link before libsegscan.a and that is
 # never installed (docs/architecture.md, the layer table).
-TOOL_DIRS := service dump gen
+TOOL_DIRS := service dump gen merge
 SRCS      := $(filter-out $(EXCLUDE_SRCS),$(sort $(shell find src -name '*.c' -not -path 'src/cli/*')))
 TOOL_SRCS := $(filter $(TOOL_DIRS:%=src/%/%),$(SRCS))
 LIB_SRCS  := $(filter-out $(TOOL_SRCS),$(SRCS))

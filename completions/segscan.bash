@@ -98,7 +98,7 @@ _segscan()
 		return 0
 	fi
 	case $cmd in
-	dump) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	dump | merge) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	*) COMPREPLY=($(compgen -d -- "$cur")) ;;
 	esac
 	return 0

@@ -43,7 +43,8 @@ fi
 for f in usr/bin/segscan "usr/lib/libsegscan.so.$ver" "usr/lib/libsegscan.so.$major" usr/lib/libsegscan.so \
 	 usr/lib/libsegscan.a usr/include/segscan.h usr/include/segscan_version.h usr/lib/pkgconfig/segscan.pc \
 	 usr/share/man/man1/segscan.1 usr/share/man/man1/segscan-scan.1 usr/share/man/man1/segscan-serve.1 \
-	 usr/share/man/man1/segscan-gen.1 usr/share/man/man1/segscan-dump.1 usr/share/man/man7/segscan-metrics.7 \
+	 usr/share/man/man1/segscan-gen.1 usr/share/man/man1/segscan-dump.1 usr/share/man/man1/segscan-merge.1 \
+	 usr/share/man/man7/segscan-metrics.7 \
 	 usr/share/bash-completion/completions/segscan usr/share/zsh/site-functions/_segscan \
 	 usr/lib/systemd/system/segscan.service usr/share/doc/segscan/install.md \
 	 usr/share/doc/segscan/examples/embed.c usr/share/segscan/prometheus/segscan.rules.yml \
@@ -90,9 +91,9 @@ missing=$(LC_ALL=C comm -23 "$root/needed.want" "$root/needed" | paste -sd' ')
 [ -z "$extra$missing" ] || fail "libsegscan.so's DT_NEEDED is not the scanner's: needs ${extra:-nothing more}; lacks ${missing:-nothing}"
 # The installed archive holds the library only: none of serve's, dump's or gen's entry points.
 nm --defined-only "$dest/usr/lib/libsegscan.a" 2>/dev/null | awk '$2 ~ /^[TDBR]$/ { print $3 }' >"$root/a.syms"
-for s in ss_serve_main ss_dump_file ss_gen_run ss_http_start segscan_add_logdir; do
+for s in ss_serve_main ss_dump_file ss_gen_run ss_http_start ss_merge_fetch segscan_add_logdir; do
 	case $s in segscan_*) grep -qx "$s" "$root/a.syms" || fail "libsegscan.a lacks $s" ;;
-	           *) grep -qx "$s" "$root/a.syms" && fail "libsegscan.a holds $s (serve, dump and gen are the binary's)" ;; esac
+	           *) grep -qx "$s" "$root/a.syms" && fail "libsegscan.a holds $s (serve, dump, gen and merge are the binary's)" ;; esac
 done
 
 # pkg-config sees the installed .pc through the DESTDIR.

@@ -11,6 +11,7 @@ int ss_cmd_scan(int argc, char **argv);
 int ss_cmd_gen(int argc, char **argv);
 int ss_cmd_serve(int argc, char **argv);
 int ss_cmd_dump(int argc, char **argv);
+int ss_cmd_merge(int argc, char **argv);
 
 /* Shared by scan and serve (cli/options.c): the scan options from the library's table. */
 struct ss_optdef;

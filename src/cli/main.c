@@ -25,6 +25,7 @@ static const char usage_main[] =
 "  serve [OPTIONS] LOGDIR...   the same scan repeated as a service with HTTP metrics\n"
 "  gen   [OPTIONS] OUTDIR      write a realistic synthetic Kafka log dir\n"
 "  dump  [OPTIONS] FILE...     show a segment, index, snapshot or checkpoint file\n"
+"  merge [OPTIONS] REPORT...   one cluster report from several brokers' scan reports\n"
 "\n"
 "  segscan --version           print the version\n"
 "  segscan <command> --help    options of a command\n"
@@ -73,6 +74,8 @@ int main(int argc, char **argv)
 		return ss_cmd_serve(argc - 1, argv + 1);
 	if (strcmp(cmd, "dump") == 0)
 		return ss_cmd_dump(argc - 1, argv + 1);
+	if (strcmp(cmd, "merge") == 0)
+		return ss_cmd_merge(argc - 1, argv + 1);
 	fprintf(stderr, "segscan: unknown command '%s'\n\n", cmd);
 	fputs(usage_main, stderr);
 	return 2;

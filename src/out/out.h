@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/cluster.h"
 #include "model/results.h"
 
 /* Totals over the partitions, shared by the table, json and prom writers. */
@@ -48,6 +49,11 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 int ss_out_stats(const struct ss_results *r, FILE *f);
 /* One partition object, as in the json and ndjson reports (no newline). */
 void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, FILE *f);
+
+/* The cluster report of `segscan merge` (model/cluster.h): json (ndjson: one partition a
+ * line) and the table. 0 or -EIO / -ENOMEM. */
+int ss_out_cluster_json(const struct ss_cluster *c, FILE *f, bool ndjson);
+int ss_out_cluster_table(const struct ss_cluster *c, FILE *f);
 
 void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum);
 

@@ -15,6 +15,7 @@
 #include "common/darray.h"
 #include "common/file.h"
 #include "fmt/lines.h"
+#include "fmt/yamlkv.h"
 #include "segscan.h"
 
 static int bad(char *err, size_t errlen, const char *fname, unsigned line, const char *fmt, ...)
@@ -27,41 +28,6 @@ static int bad(char *err, size_t errlen, const char *fname, unsigned line, const
 	if (err && errlen)
 		snprintf(err, errlen, "%s:%u: %s", fname, line, msg);
 	return SEGSCAN_ECONFIG;
-}
-
-static bool ws(char ch) { return ch == ' ' || ch == '\t'; }
-
-/* A scalar: trimmed, '#' comment dropped (outside quotes), one level of quotes removed.
- * false for an unterminated quote. */
-static bool scalar(const char *s, size_t n, const char **v, size_t *vn)
-{
-	while (n && ws(*s))
-		s++, n--;
-	if (n && (*s == '\'' || *s == '"')) {
-		const char *e = memchr(s + 1, *s, n - 1);
-		if (!e)
-			return false;
-		/* only a comment may follow the closing quote */
-		for (const char *p = e + 1; p < s + n; p++) {
-			if (*p == '#')
-				break;
-			if (!ws(*p))
-				return false;
-		}
-		*v = s + 1;
-		*vn = (size_t)(e - s - 1);
-		return true;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '#' && (i == 0 || ws(s[i - 1]))) {
-			n = i;
-			break;
-		}
-	while (n && ws(s[n - 1]))
-		n--;
-	*v = s;
-	*vn = n;
-	return true;
 }
 
 static int set_str(char **dst, const char *v, size_t vn)
@@ -122,22 +88,22 @@ int ss_web_config_parse(const char *buf, size_t len, const char *fname, struct s
 		if (n && s[n - 1] == '\r')
 			n--;
 		size_t ind = 0;
-		while (ind < n && ws(s[ind]))
+		while (ind < n && ss_yaml_ws(s[ind]))
 			ind++;
 		if (ind == n || s[ind] == '#')
 			continue; /* blank or comment */
 		if (ind < n && s[ind] == '-')
 			return bad(err, errlen, fname, line, "YAML lists are not supported here");
 		const char *colon = memchr(s + ind, ':', n - ind);
-		if (!colon || (colon + 1 < s + n && !ws(colon[1])))
+		if (!colon || (colon + 1 < s + n && !ss_yaml_ws(colon[1])))
 			return bad(err, errlen, fname, line, "expected \"key: value\"");
 		const char *k;
 		size_t kn;
-		if (!scalar(s + ind, (size_t)(colon - s - ind), &k, &kn) || kn == 0)
+		if (!ss_yaml_scalar(s + ind, (size_t)(colon - s - ind), &k, &kn) || kn == 0)
 			return bad(err, errlen, fname, line, "empty or malformed key");
 		const char *v;
 		size_t vn;
-		if (!scalar(colon + 1, (size_t)(s + n - colon - 1), &v, &vn))
+		if (!ss_yaml_scalar(colon + 1, (size_t)(s + n - colon - 1), &v, &vn))
 			return bad(err, errlen, fname, line, "unterminated quote");
 		if (ind == 0) {
 			if (vn == 2 && !memcmp(v, "{}", 2))
