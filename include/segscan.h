@@ -92,6 +92,7 @@ void segscan_scan_free(segscan_scan *s);
  *   "topic", "partition" (repeatable), "findings-only",
  *   "metrics-level" ("partition" or "topic": what the prom format writes), "metrics-extra",
  *   "now", "dangling-after", "stuck-after" (a duration: "5m", "90s", "300000"), "horizon" (a duration: "1d"),
+ *   "disable-tiering" (a topic: the what-if of the forecast),
  *   "threads", "io", "queue-depth",
  *   "numa", "stats", "progress", "quiet", "numa-topology", and the options a polite
  *   background scanner wants: "max-read-rate" (bytes/s over all workers, 0 =

@@ -648,6 +648,38 @@ static void test_forecast(void **state)
 	assert_int_equal(ev->forecast.local_delete_segments, 1);
 	fx_free(&f);
 
+	/* --disable-tiering (KIP-950): no copy, local retention falls back to retention.ms (2 h)
+	 * over every closed segment, copied or not */
+	tiered(&f, &ec, 1, 1);
+	f.in.stuck_after_ms = 0;
+	f.cfg.retention_ms = 7200000;
+	f.cfg.local_retention_ms = 3600000;
+	fx_rseg(&f, "A", 0, 99, 0, 500, NOW - 3600000, SS_RSEG_COPY_FINISHED, NOW - 3500000);
+	f.in.horizon_ms = 3600001;
+	f.in.disable_tiering = true;
+	ev = fx_eval(&f);
+	assert_true(ev->forecast.disable_tiering);
+	assert_int_equal(ev->forecast.copy_segments, 0);
+	/* now + 1 h + 1 ms - (NOW - 3600000 + i * 60000) > 7200000 only for segment 0 */
+	assert_int_equal(ev->forecast.local_delete_segments, 1);
+	assert_int_equal(ev->forecast.remote_delete_segments, 1);
+	f.in.horizon_ms = 3600000 + 3 * 60000 + 1;   /* segments 0..3 (the active one never) */
+	ev = fx_eval(&f);
+	assert_int_equal(ev->forecast.local_delete_segments, 4);
+	assert_int_equal(ev->forecast.local_delete_bytes, 2000);
+	/* without it, local retention (1 h) over what the copy task uploads deletes the same
+	 * four but copies three first */
+	f.in.disable_tiering = false;
+	ev = fx_eval(&f);
+	assert_false(ev->forecast.disable_tiering);
+	assert_int_equal(ev->forecast.copy_segments, 3);
+	/* and a tighter horizon shows the difference: 1 h local retention vs 2 h total */
+	f.in.horizon_ms = 60001;
+	assert_int_equal(fx_eval(&f)->forecast.local_delete_segments, 2);
+	f.in.disable_tiering = true;
+	assert_int_equal(fx_eval(&f)->forecast.local_delete_segments, 0);
+	fx_free(&f);
+
 	/* unseeded: unknown */
 	tiered(&f, &ec, 1, 1);
 	f.in.horizon_ms = 3600000;

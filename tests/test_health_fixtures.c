@@ -306,6 +306,26 @@ static void test_horizon(void **state)
 	assert_non_null(strstr(out, "Forecast (within 3600000 ms, if nothing else is written):"));
 	assert_non_null(strstr(out, "  tiered-0  local: "));
 	free(out);
+
+	/* --disable-tiering: the what-if needs --horizon (exit 2, saying so); with it, only the
+	 * named topic's forecast is the what-if */
+	assert_int_equal(tu_run(&out, "%s scan -q --disable-tiering=tiered %s/%s/logdir 2>&1", tu_segscan(), FIXTURES, dir), 2);
+	assert_non_null(strstr(out, "--disable-tiering=tiered: a what-if of the forecast, it needs --horizon"));
+	free(out);
+	assert_int_equal(tu_run(&out, "%s scan -q -f json --now=%lld --topic-config=%s/%s/topic-config.txt --horizon=1h "
+				"--disable-tiering=tiered %s/%s/logdir", tu_segscan(), now, FIXTURES, dir, FIXTURES, dir), 0);
+	json_t *wi = json_loads(out, 0, &e);
+	assert_non_null(wi);
+	free(out);
+	json_array_foreach(json_object_get(wi, "partitions"), i, p) {
+		json_t *f = json_object_get(p, "forecast");
+		bool named = !strcmp(json_string_value(json_object_get(p, "topic")), "tiered");
+		assert_true(json_is_object(f));
+		assert_int_equal(json_is_true(json_object_get(f, "disable_tiering")), named);
+		if (named)
+			assert_int_equal(json_integer_value(json_object_get(f, "copy_segments")), 0);
+	}
+	json_decref(wi);
 }
 
 int main(void)

@@ -68,6 +68,9 @@ struct ss_eval_input {
 	const struct ss_health_rlmm *rlmm;
 	/* --horizon: 0 off; else ss_eval.forecast says what acts within it */
 	int64_t                      horizon_ms;
+	/* --disable-tiering names this partition's topic: its forecast is the what-if of
+	 * KIP-950 (copies stop, local retention falls back to retention.*) */
+	bool                         disable_tiering;
 };
 
 

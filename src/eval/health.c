@@ -185,7 +185,7 @@ static int wedged_copy(struct ss_evctx *x)
 	return ss_eval_add_finding(
 		ev, &spec,
 		"closed local segment %s (offsets %lld..%lld, %lld bytes) has waited at least %lld ms (%s) for its copy "
-		"to remote storage (the next segment, %s, holds records from %s), longer than the %lld ms (%s) allowed "
+		"to remote storage (the newest record of the next segment, %s, is from %s), longer than the %lld ms (%s) allowed "
 		"(%s), and %s: this broker leads the partition, and its copy task does not copy (a copy that fails "
 		"before it starts, a task cancelled for good, metadata that is not ready); %s, and the broker's "
 		"RemoteCopyLagSegments/RemoteCopyLagBytes may not show them%s",
@@ -591,12 +591,21 @@ static int forecast(struct ss_evctx *x)
 
 	fc->evaluated = true;
 	fc->horizon_ms = in->horizon_ms;
-	if (ev->tiered && !ev->seeded) {
+	/* KIP-950: disabling tiering stops the copies (remote.log.copy.disable=true first) and
+	 * local retention falls back to retention.ms/bytes over every local segment */
+	struct ss_topic_cfg what_if;
+	bool disable = in->disable_tiering && ev->tiered;
+	fc->disable_tiering = disable;
+	if (disable) {
+		what_if = *in->cfg;
+		what_if.remote_copy_disable = 1;
+	}
+	if (ev->tiered && !ev->seeded && !disable) {
 		fc->unknown = true;
 		fc->reason = "unseeded";
 		return 0;
 	}
-	bool copying = ev->tiered && !in->cfg->remote_copy_disable;
+	bool copying = ev->tiered && !in->cfg->remote_copy_disable && !disable;
 	for (uint32_t i = 0; copying && i < ev->n_findings; i++)
 		if (!strcmp(ev->findings[i].code, "STUCK_REMOTE_COPY"))
 			copying = false;
@@ -605,7 +614,10 @@ static int forecast(struct ss_evctx *x)
 	in2.horizon_ms = 0;
 	in2.stuck_after_ms = 0;
 	in2.rlmm = NULL;
-	if (ev->tiered) {
+	in2.disable_tiering = false;
+	if (disable)
+		in2.cfg = &what_if;
+	if (ev->tiered && ev->seeded) {
 		int64_t h = ev->highest_offset;
 		if (copying && !ev->copy_lag_null && ev->copy_lag_segments > 0 && x->n_live >= 2) {
 			h = x->live[x->n_live - 2]->end_offset;

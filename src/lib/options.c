@@ -127,6 +127,12 @@ const struct ss_optdef ss_optdefs[] = {
 	  .help = "forecast what time, size and local retention and the copy task\n"
 		  "do within DURATION if nothing else is written (forecast per\n"
 		  "partition, free_bytes and free_bytes_after per log dir)" },
+	{ .name = "disable-tiering", .type = SS_OPT_STRING, .values = "TOPIC", .off = F(disable_tiering),
+	  .err = "expected a topic name",
+	  .help = "with --horizon: what if tiering were disabled on TOPIC (KIP-950):\n"
+		  "its copies stop and local retention falls back to retention.ms\n"
+		  "and retention.bytes; the forecast and free_bytes_after say what\n"
+		  "its local log would then keep" },
 	{ .name = "threads", .type = SS_OPT_INT, .values = "N", .lo = 1, .hi = 1024, .narrow = true,
 	  .off = F(threads), .err = "expected a thread count from 1 to 1024",
 	  .help = "worker threads (default: CPUs in the affinity mask)" },

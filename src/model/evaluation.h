@@ -137,6 +137,7 @@ struct ss_eval {
 		int64_t     local_delete_segments, local_delete_bytes;
 		int64_t     remote_delete_segments, remote_delete_bytes;
 		int64_t     copy_segments;
+		bool        disable_tiering; /* the what-if of --disable-tiering for this topic */
 	} forecast;
 
 	struct ss_finding *findings;

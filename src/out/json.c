@@ -198,6 +198,8 @@ static void write_forecast(struct ss_jw *w, const struct ss_forecast *fc)
 	ss_jw_ki64(w, "remote_delete_segments", fc->remote_delete_segments);
 	ss_jw_ki64(w, "remote_delete_bytes", fc->remote_delete_bytes);
 	ss_jw_ki64(w, "copy_segments", fc->copy_segments);
+	if (fc->disable_tiering)
+		ss_jw_kbool(w, "disable_tiering", true);   /* extra: the --disable-tiering what-if */
 	ss_jw_obj_end(w);
 }
 

@@ -252,10 +252,10 @@ static void write_forecast(const struct ss_results *r, FILE *f)
 			continue;
 		}
 		fprintf(f, "-%d  local: %" PRId64 " seg/%s deleted; remote: %" PRId64 " seg/%s deleted; copy: %" PRId64
-			" seg\n",
+			" seg%s\n",
 			p->partition, fc->local_delete_segments, ss_human_bytes(fc->local_delete_bytes, b1, sizeof(b1)),
 			fc->remote_delete_segments, ss_human_bytes(fc->remote_delete_bytes, b3, sizeof(b3)),
-			fc->copy_segments);
+			fc->copy_segments, fc->disable_tiering ? " (what-if: tiering disabled)" : "");
 	}
 }
 

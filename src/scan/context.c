@@ -35,6 +35,9 @@ static int usage(struct segscan_scan *s, int err, const char *fmt, ...)
 int ss_scan_load_configs(struct segscan_scan *s)
 {
 	int r;
+	if (s->opts.disable_tiering && s->opts.horizon_ms <= 0)
+		return usage(s, -EINVAL, "--disable-tiering=%.200s: a what-if of the forecast, it needs --horizon",
+			     s->opts.disable_tiering);
 	if ((r = ss_config_new(&s->config)))
 		return r;
 	if (s->opts.topic_config &&

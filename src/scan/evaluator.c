@@ -402,6 +402,7 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 	in.metadata_log = strcmp(p->topic, "__cluster_metadata") == 0 && p->partition == 0;
 	in.rlmm = rlmm_facts(s);
 	in.horizon_ms = s->opts.horizon_ms;
+	in.disable_tiering = s->opts.disable_tiering && strcmp(s->opts.disable_tiering, p->topic) == 0;
 	in.part = p;
 	in.segs = &s->cat.segs[p->seg_first];
 	in.cfg = cfg;

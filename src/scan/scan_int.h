@@ -70,6 +70,7 @@ struct ss_opts {
 	bool         has_stuck_after;/* --stuck-after given; else derived from the task interval */
 	int64_t      stuck_after_ms;
 	int64_t      horizon_ms;     /* --horizon: 0 off */
+	char        *disable_tiering;/* --disable-tiering=TOPIC: the what-if of its forecast */
 	struct ss_seed *seeds;
 	uint32_t     n_seeds;
 	bool         quiet;          /* no progress on stderr */
