@@ -355,7 +355,10 @@ struct segscan_remote {
 	int64_t     size_bytes;      /* their bytes */
 	int64_t     dangling_segments;
 	int64_t     dangling_bytes;
-	uint64_t    reserved[8];
+	bool        counts_unknown;  /* segments, size_bytes, dangling_*: unknown, each -1 (json
+					null): tiered without remote state, tiering unknown, or a
+					corrupt remote metadata batch concerns the partition */
+	uint64_t    reserved[7];
 };
 /* Returns 0, -ENODATA when json prints remote as null (the partition was not evaluated
  * or its directory could not be read), -EINVAL. */
@@ -390,6 +393,24 @@ struct segscan_retention {
 int segscan_partition_retention(const segscan_partition *p, enum segscan_retention_kind kind,
 				struct segscan_retention *out);
 
+/* What size, time and local retention delete together, each segment once (json:
+ * retention.total). Unknown when a kind is unknown for want of an input: evaluated false,
+ * reason that kind's, the counts 0 and the byte counts -1 (json null). */
+struct segscan_retention_total {
+	size_t      size;               /* caller sets sizeof(struct segscan_retention_total) */
+	bool        evaluated;
+	const char *reason;             /* why unknown; NULL when evaluated */
+	uint64_t    delete_segments;    /* distinct segments (json: the length of delete_segments) */
+	uint64_t    remote_segments;    /* of them remote (json: delete_segment_ids) */
+	uint64_t    local_segments;     /* of them local (json: delete_base_offsets) */
+	int64_t     delete_bytes;       /* local_bytes_freed + remote_bytes_freed; -1 unknown */
+	int64_t     local_bytes_freed;  /* -1 unknown */
+	int64_t     remote_bytes_freed; /* -1 unknown */
+	uint64_t    reserved[8];
+};
+/* Returns 0, -ENODATA when json prints retention as null, -EINVAL. */
+int segscan_partition_retention_total(const segscan_partition *p, struct segscan_retention_total *out);
+
 /* Findings (json: partitions[].findings[]), in report order. */
 struct segscan_finding {
 	size_t      size;            /* caller sets sizeof(struct segscan_finding) */
@@ -418,6 +439,9 @@ int segscan_partition_error(const segscan_scan *s, const segscan_partition *p, s
  * in json's partitions[].config) and where it came from, as Kafka's DescribeConfigs
  * names it ("DYNAMIC_TOPIC_CONFIG", "DEFAULT_CONFIG", ...). *source is NULL when only
  * Kafka's default was found while the levels that could override it were not read.
+ * *value is NULL where json's value is null (a remote.storage.enable nothing says, a
+ * config Kafka sets from the creating broker's config on an internal topic, such as
+ * __remote_log_metadata's retention.ms, when the topic's own was not read).
  * Either out pointer may be NULL. Returns 0, -ENOENT when the key is not reported. */
 int segscan_partition_config(const segscan_partition *p, const char *key, const char **value,
 			     const char **source);

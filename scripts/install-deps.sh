@@ -17,6 +17,9 @@ pkgs=(build-essential pkg-config clang
 # (scripts/kafka-oracle): a JDK 17+ and Maven, unless some java/mvn is already on the PATH.
 command -v java >/dev/null 2>&1 || pkgs+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || pkgs+=(maven)
+# The scenario clusters' S3 server (scripts/kafka-oracle/versitygw.sh) is built with `go install`
+# by the Go toolchain of the machine image (Go 1.25+); Debian 12's golang-go (1.19) is too old for
+# it, so none is installed here: without Go the cases that need S3 SKIP, saying so.
 # mandoc: -Tlint on man/*; prometheus: promtool (check metrics, check/test rules); systemd:
 # systemd-analyze verify/security on the unit; libsystemd-dev: sd_notify for Type=notify
 # (optional at build time: the Makefile links it only when pkg-config finds it); zsh: the
@@ -37,10 +40,23 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-echo "install-deps: installing ${missing[*]}" >&2
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+# --harness: fetch now what the real-broker tests otherwise fetch on their first run, so that
+# later runs are offline: the harness built against the LocalTieredStorage releases (Kafka's jars,
+# its test jars and the JMX exporter from Maven Central, into ~/.m2) and versitygw (Go modules,
+# into Go's module cache). See docs/conformance.md, "Scenario clusters".
+if [ "${1:-}" = "--harness" ]; then
+  here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+  for v in ${KAFKA_LTS_VERSIONS:-4.2.1 4.3.1}; do
+    bash "$here/kafka-oracle/build.sh" "$v" >/dev/null
+  done
+  bash "$here/kafka-oracle/versitygw.sh" install >/dev/null || [ $? -eq 2 ]   # 2: no Go 1.25+ (SKIPs)
+fi
+exit 0

@@ -54,7 +54,10 @@ start() { # start [ENV=V ...] -- [serve options]
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.05
 		done
-		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+		# a serve that already exited (its port taken): kill fails, and under set -e that
+		# ended the script instead of trying the next port
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
 		pid=
 	done
 	fail "serve did not log msg=listening (within $guard s, on 5 ports)"

@@ -30,6 +30,7 @@ struct seen {
 	size_t parts, segs, with_last, preallocated, remote, seeded, lags, retention_evaluated;
 	size_t findings, findings_amount, errors, seg_errors, configs, config_null_source;
 	size_t report_errors, logdirs_down;
+	size_t remote_unknown, total_evaluated, total_deletes, total_unknown;
 };
 
 static segscan_scan *scan(const char *const *logdirs, const char *const *kv, json_t **root)
@@ -174,10 +175,16 @@ static void check_remote(const segscan_partition *p, json_t *jp, struct seen *n,
 	eq_bool(rm.seeded, json_object_get(jr, "seeded"), W("seeded"));
 	eq_i64n(rm.seeded, rm.highest_offset, json_object_get(jr, "highest_offset"), W("highest_offset"));
 	eq_str(rm.source, json_object_get(jr, "source"), W("source"));
-	eq_i64(rm.segments, json_object_get(jr, "segments"), W("segments"));
-	eq_i64(rm.size_bytes, json_object_get(jr, "size_bytes"), W("size_bytes"));
-	eq_i64(rm.dangling_segments, json_object_get(jr, "dangling_segments"), W("dangling_segments"));
-	eq_i64(rm.dangling_bytes, json_object_get(jr, "dangling_bytes"), W("dangling_bytes"));
+	/* counts json prints as null (the remote state unknown) are -1 with counts_unknown */
+	bool rk = !rm.counts_unknown;
+	eq_i64n(rk, rm.segments, json_object_get(jr, "segments"), W("segments"));
+	eq_i64n(rk, rm.size_bytes, json_object_get(jr, "size_bytes"), W("size_bytes"));
+	eq_i64n(rk, rm.dangling_segments, json_object_get(jr, "dangling_segments"), W("dangling_segments"));
+	eq_i64n(rk, rm.dangling_bytes, json_object_get(jr, "dangling_bytes"), W("dangling_bytes"));
+	if (!rk)
+		assert_true(rm.segments == -1 && rm.size_bytes == -1 && rm.dangling_segments == -1 &&
+			    rm.dangling_bytes == -1);
+	n->remote_unknown += !rk;
 	/* json has no remote_state_unknown field: it is the finding of that name */
 	assert_int_equal(rm.remote_state_unknown, has_finding(jp, "REMOTE_STATE_UNKNOWN"));
 #undef W
@@ -235,6 +242,29 @@ static void check_retention(const segscan_partition *p, json_t *jp, struct seen 
 		eq_i64(rt.delete_bytes, json_object_get(jk, "delete_bytes"), what);
 		n->retention_evaluated += rt.evaluated;
 	}
+	/* retention.total: its own accessor, the same nulls */
+	struct segscan_retention_total tt = { .size = sizeof(tt) };
+	int r = segscan_partition_retention_total(p, &tt);
+	if (!jret || json_is_null(jret)) {
+		assert_int_equal(r, -ENODATA);
+		return;
+	}
+	assert_int_equal(r, 0);
+	json_t *jt = json_object_get(jret, "total");
+	snprintf(what, sizeof(what), "%s retention.total", name);
+	eq_bool(tt.evaluated, json_object_get(jt, "evaluated"), what);
+	eq_str(tt.reason, json_object_get(jt, "reason"), what);
+	assert_int_equal(tt.delete_segments, json_array_size(json_object_get(jt, "delete_segments")));
+	assert_int_equal(tt.remote_segments, json_array_size(json_object_get(jt, "delete_segment_ids")));
+	assert_int_equal(tt.local_segments, json_array_size(json_object_get(jt, "delete_base_offsets")));
+	eq_i64n(tt.evaluated, tt.delete_bytes, json_object_get(jt, "delete_bytes"), what);
+	eq_i64n(tt.evaluated, tt.local_bytes_freed, json_object_get(jt, "local_bytes_freed"), what);
+	eq_i64n(tt.evaluated, tt.remote_bytes_freed, json_object_get(jt, "remote_bytes_freed"), what);
+	if (!tt.evaluated)
+		assert_true(tt.delete_bytes == -1 && tt.local_bytes_freed == -1 && tt.remote_bytes_freed == -1);
+	n->total_evaluated += tt.evaluated;
+	n->total_unknown += !tt.evaluated;
+	n->total_deletes += tt.delete_segments;
 }
 
 static void check_findings(const segscan_partition *p, json_t *jp, struct seen *n, const char *name)
@@ -396,6 +426,7 @@ static void test_cluster_meta(void **state)
 	assert_true(n.parts > 0 && n.segs > 0 && n.with_last > 0);
 	assert_true(n.remote > 0 && n.lags > 0);
 	assert_true(n.configs > 0);
+	assert_true(n.total_evaluated > 0);   /* retention.total's accessor read something known */
 	struct segscan_broker b = { .size = sizeof(b) };
 	segscan_get_broker(s, &b);
 	assert_true(b.node_id >= 0);
@@ -417,9 +448,10 @@ static void test_multi_broker(void **state)
 	segscan_scan *s = scan(dirs, NULL, &root);  /* freed below */
 	check_all(s, root, &n);
 	assert_true(n.parts > 0 && n.segs > 0);
-	fprintf(stderr, "multi-broker/logdir-1: %zu partitions, %zu segments, %zu remote, %zu seeded, %zu lags, "
-			"%zu findings, %zu errors, %zu configs\n",
-		n.parts, n.segs, n.remote, n.seeded, n.lags, n.findings, n.errors, n.configs);
+	fprintf(stderr, "multi-broker/logdir-1: %zu partitions, %zu segments, %zu remote (%zu unknown), %zu seeded, "
+			"%zu lags, %zu findings, %zu errors, %zu configs, %zu totals known (%zu deletes)\n",
+		n.parts, n.segs, n.remote, n.remote_unknown, n.seeded, n.lags, n.findings, n.errors, n.configs,
+		n.total_evaluated, n.total_deletes);
 	json_decref(root);
 	segscan_scan_free(s);
 }
@@ -468,6 +500,18 @@ static void test_damaged(void **state)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root_dir);
 	assert_int_equal(system(cmd), 0);
 	free(root_dir);
+
+	/* a log dir without its metadata log: the user partitions' tiering is unknown, so is
+	 * what retention deletes; the accessor's unknown totals (-1 amounts, not a partial
+	 * sum) are compared with json's nulls */
+	const char *plain[] = { FIXTURES "/plain/logdir", NULL };
+	struct seen m = { 0 };
+	s = scan(plain, NULL, &root);  /* freed below */
+	check_all(s, root, &m);
+	assert_true(m.total_unknown >= 1);
+	assert_true(m.remote_unknown >= 1);
+	json_decref(root);
+	segscan_scan_free(s);
 }
 
 
@@ -546,6 +590,8 @@ static void test_null_arguments(void **state)
 	assert_int_equal(CALL(segscan_partition_remote, NULL, &rm), -EINVAL);
 	assert_int_equal(CALL(segscan_partition_lag, NULL, SEGSCAN_LAG_COPY, &a, &b), -EINVAL);
 	assert_int_equal(CALL(segscan_partition_retention, NULL, SEGSCAN_RETENTION_SIZE, &rt), -EINVAL);
+	struct segscan_retention_total rtt = { .size = sizeof(rtt) };
+	assert_int_equal(CALL(segscan_partition_retention_total, NULL, &rtt), -EINVAL);
 	assert_int_equal(CALL(segscan_partition_finding_count, NULL), 0);
 	assert_int_equal(CALL(segscan_partition_finding, NULL, 0, &fd), -EINVAL);
 	assert_int_equal(CALL(segscan_partition_error_count, NULL, NULL), 0);
@@ -581,6 +627,9 @@ static void test_null_arguments(void **state)
 	assert_int_equal(segscan_partition_segment(s, p, 0, NULL), -EINVAL);
 	assert_int_equal(segscan_partition_remote(p, NULL), -EINVAL);
 	assert_int_equal(segscan_partition_retention(p, SEGSCAN_RETENTION_SIZE, NULL), -EINVAL);
+	assert_int_equal(segscan_partition_retention_total(p, NULL), -EINVAL);
+	struct segscan_retention_total small = { .size = sizeof(small) - 1 };
+	assert_int_equal(segscan_partition_retention_total(p, &small), -EINVAL);   /* a smaller struct */
 	assert_int_equal(segscan_partition_finding(p, 0, NULL), -EINVAL);
 	assert_int_equal(segscan_partition_error_count(s, NULL), 0);
 	assert_int_equal(segscan_partition_error(s, NULL, 0, buf, sizeof(buf), buf, sizeof(buf)), -EINVAL);

@@ -412,6 +412,184 @@ static void test_dynamic_levels(void **state)
 	ss_config_free(c);
 }
 
+/*
+ * An empty cleanup.policy (issue 20 follow-up): ConfigDef parses "" as the empty LIST and
+ * every release accepts it (Kafka 4.2 documents it as infinite retention). A --topic-config
+ * line, server.properties and the metadata log's dynamic value all give it; it has no
+ * delete (so no retention by time or size of the local log) and no compact. An empty item
+ * is still refused, as Kafka's ValidString refuses "".
+ */
+static void test_empty_cleanup_policy(void **state)
+{
+	(void)state;
+	struct ss_topic_cfg t;
+	struct ss_config *c = topics("t cleanup.policy= retention.ms=5\nu cleanup.policy=delete\n", 0);
+	ss_config_resolve(c, "t", &t);
+	expect_entry(&t, "cleanup.policy", "", "TOPIC_CONFIG_FILE");
+	assert_int_equal(t.no_delete, 1);
+	assert_int_equal(t.compact, 0);
+	assert_true(t.policy_known);
+	assert_int_equal(t.retention_ms, 5);
+	ss_config_resolve(c, "u", &t);
+	assert_int_equal(t.no_delete, 0);
+	ss_config_free(c);
+	static const char *const bad[] = { "t cleanup.policy=delete,\n", "t cleanup.policy=,\n", "t retention.ms=\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ss_config_free(topics(bad[i], SEGSCAN_ECONFIG));
+
+	char err[256] = "";
+	c = server("log.cleanup.policy=\n", 0, err, sizeof(err));
+	ss_config_resolve(c, "t", &t);
+	expect_entry(&t, "cleanup.policy", "", "STATIC_BROKER_CONFIG");
+	assert_int_equal(t.no_delete, 1);
+	ss_config_free(c);
+
+	/* the metadata log's value: parsed, not a warning's "does not parse" */
+	assert_true(ss_config_dynamic_valid(false, "cleanup.policy", ""));
+	assert_true(ss_config_dynamic_valid(true, "log.cleanup.policy", " "));
+	assert_false(ss_config_dynamic_valid(false, "cleanup.policy", "delete,"));
+	static const struct dynkv kv[] = { { SS_CFGL_DYN_TOPIC, "t", "cleanup.policy", "" } };
+	struct dynset ds = { kv, 1 };
+	struct ss_cfg_dynamic dyn = { dyn_get, &ds, NULL };
+	ss_config_resolve_ctx(NULL, &dyn, "t", &t);
+	expect_entry(&t, "cleanup.policy", "", "DYNAMIC_TOPIC_CONFIG");
+	assert_int_equal(t.no_delete, 1);
+	assert_true(t.policy_known);
+}
+
+/* A level the metadata log lost (a gap, a bad batch): the value shown may be stale, so its
+ * source is null and value_unsure marks it, bit for bit with the entries; a key set again
+ * after the loss, or given by a --topic-config line, is known. */
+static bool known_but_retention(const void *arg, enum ss_cfg_level lvl, const char *topic, const char *key)
+{
+	(void)arg;
+	(void)lvl;
+	(void)topic;
+	return strcmp(key, "retention.ms") && strcmp(key, "log.retention.ms") && strcmp(key, "log.retention.minutes") &&
+	       strcmp(key, "log.retention.hours") && strcmp(key, "cleanup.policy");
+}
+
+static void test_value_unsure(void **state)
+{
+	(void)state;
+	static const struct dynkv kv[] = {
+		{ SS_CFGL_DYN_TOPIC, "t", "retention.ms", "1000" },    /* set before the loss */
+		{ SS_CFGL_DYN_TOPIC, "t", "retention.bytes", "5000" }, /* set again after it */
+	};
+	struct dynset ds = { kv, 2 };
+	struct ss_cfg_dynamic dyn = { dyn_get, &ds, known_but_retention };
+	struct ss_topic_cfg t;
+	ss_config_resolve_ctx(NULL, &dyn, "t", &t);
+	expect_entry(&t, "retention.ms", "1000", NULL);
+	expect_entry(&t, "retention.bytes", "5000", "DYNAMIC_TOPIC_CONFIG");
+	uint32_t want = 0;
+	for (uint32_t i = 0; i < t.n_entries; i++)
+		if (!strcmp(t.entries[i].key, "retention.ms") || !strcmp(t.entries[i].key, "cleanup.policy"))
+			want |= 1u << i;
+	assert_int_equal(t.value_unsure, want);
+	assert_false(t.policy_known);
+	/* a --topic-config line is what the user asks about: known */
+	struct ss_config *c = topics("t retention.ms=7 cleanup.policy=delete\n", 0);
+	ss_config_resolve_ctx(c, &dyn, "t", &t);
+	assert_int_equal(t.value_unsure, 0);
+	ss_config_free(c);
+	/* every level read whole: nothing unsure */
+	dyn.known = NULL;
+	ss_config_resolve_ctx(NULL, &dyn, "t", &t);
+	assert_int_equal(t.value_unsure, 0);
+}
+
+/* The bit of `key` in a mask over t's entries. */
+static uint32_t bit_of(const struct ss_topic_cfg *t, const char *key)
+{
+	for (uint32_t i = 0; i < t->n_entries; i++)
+		if (!strcmp(t->entries[i].key, key))
+			return 1u << i;
+	fail_msg("no entry %s", key);
+	return 0;
+}
+
+/*
+ * What Kafka sets on an internal topic when it creates it is a topic-level value, never the
+ * broker's: __remote_log_metadata gets retention.ms from the creating broker's
+ * remote.log.metadata.topic.retention.ms (default -1) and cleanup.policy=delete
+ * (TopicBasedRemoteLogMetadataManager), __consumer_offsets and __transaction_state
+ * cleanup.policy=compact and their own segment.bytes. Without the topic's level (no
+ * metadata log) those keys are not taken from the broker levels: a value Kafka always sets
+ * is shown with a null source, one from the creator's config is unknown. With the topic's
+ * level read, its value, or without one (deleted) the broker's, as in Kafka.
+ */
+static void test_internal_topic_creation_configs(void **state)
+{
+	(void)state;
+	char err[256] = "";
+	struct ss_config *c =
+		server("log.retention.ms=1000\nlog.cleanup.policy=compact\nlog.segment.bytes=2000\n", 0, err, sizeof(err));
+	struct ss_topic_cfg t;
+
+	/* no metadata log: the broker's 1000 ms and compact are not this topic's */
+	ss_config_resolve(c, "__remote_log_metadata", &t);
+	expect_entry(&t, "retention.ms", "", NULL);
+	assert_int_equal(t.value_unknown, bit_of(&t, "retention.ms"));
+	assert_int_equal(t.retention_ms, -1);   /* no limit printed beside an unknown value */
+	expect_entry(&t, "cleanup.policy", "delete", NULL);
+	assert_int_equal(t.no_delete, 0);
+	assert_false(t.policy_known);
+	expect_entry(&t, "retention.bytes", "-1", NULL);   /* not set at creation: as any topic */
+	expect_entry(&t, "segment.bytes", "2000", "STATIC_BROKER_CONFIG");
+
+	ss_config_resolve(c, "__consumer_offsets", &t);
+	expect_entry(&t, "cleanup.policy", "compact", NULL);
+	assert_true(t.compact);
+	assert_false(t.policy_known);
+	expect_entry(&t, "segment.bytes", "", NULL);   /* offsets.topic.segment.bytes */
+	assert_int_equal(t.value_unknown, bit_of(&t, "segment.bytes"));
+	expect_entry(&t, "retention.ms", "1000", "STATIC_BROKER_CONFIG");
+
+	/* an ordinary topic takes the broker's */
+	ss_config_resolve(c, "t", &t);
+	expect_entry(&t, "retention.ms", "1000", "STATIC_BROKER_CONFIG");
+	assert_int_equal(t.value_unknown, 0);
+
+	/* the metadata log read whole: the topic's own (a real broker's: -1, delete) */
+	static const struct dynkv kv[] = {
+		{ SS_CFGL_DYN_TOPIC, "__remote_log_metadata", "retention.ms", "-1" },
+		{ SS_CFGL_DYN_TOPIC, "__remote_log_metadata", "cleanup.policy", "delete" },
+	};
+	struct dynset ds = { kv, 2 };
+	struct ss_cfg_dynamic dyn = { dyn_get, &ds, NULL };
+	ss_config_resolve_ctx(c, &dyn, "__remote_log_metadata", &t);
+	expect_entry(&t, "retention.ms", "-1", "DYNAMIC_TOPIC_CONFIG");
+	expect_entry(&t, "cleanup.policy", "delete", "DYNAMIC_TOPIC_CONFIG");
+	assert_int_equal(t.value_unknown, 0);
+	assert_true(t.policy_known);
+	/* ... and where the topic has none (kafka-configs --delete-config), the broker's */
+	ds.n = 0;
+	ss_config_resolve_ctx(c, &dyn, "__remote_log_metadata", &t);
+	expect_entry(&t, "retention.ms", "1000", "STATIC_BROKER_CONFIG");
+	assert_int_equal(t.value_unknown, 0);
+	/* the metadata log lost what could have changed the topic's level: the value it has
+	 * may be stale (unsure); with none there, not the broker's either (unknown) */
+	ds.n = 2;
+	dyn.known = known_but_retention;
+	ss_config_resolve_ctx(c, &dyn, "__remote_log_metadata", &t);
+	expect_entry(&t, "retention.ms", "-1", NULL);
+	assert_true(t.value_unsure & bit_of(&t, "retention.ms"));
+	ds.n = 0;
+	ss_config_resolve_ctx(c, &dyn, "__remote_log_metadata", &t);
+	expect_entry(&t, "retention.ms", "", NULL);
+	assert_true(t.value_unknown & bit_of(&t, "retention.ms"));
+	assert_true(t.value_unsure & bit_of(&t, "retention.ms"));
+	ss_config_free(c);
+
+	/* a --topic-config line is what the user asks about */
+	c = topics("__remote_log_metadata retention.ms=5000\n", 0);
+	ss_config_resolve(c, "__remote_log_metadata", &t);
+	expect_entry(&t, "retention.ms", "5000", "TOPIC_CONFIG_FILE");
+	assert_int_equal(t.value_unknown, 0);
+	ss_config_free(c);
+}
+
 /* kafka-configs.sh --describe --all output is a --topic-config file. */
 static void test_kafka_configs_file(void **state)
 {
@@ -451,6 +629,9 @@ int main(void)
 		cmocka_unit_test(test_server_errors),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_dynamic_levels),
+		cmocka_unit_test(test_empty_cleanup_policy),
+		cmocka_unit_test(test_value_unsure),
+		cmocka_unit_test(test_internal_topic_creation_configs),
 		cmocka_unit_test(test_kafka_configs_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

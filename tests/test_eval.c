@@ -554,7 +554,10 @@ static void test_local_retention_union(void **state)
 	ev = fx_eval(&f);
 	expect_local_deletes(&ev->local, bases, 3, 300);
 
-	/* -2: the total retention limits (none here -> time only from retention.ms) */
+	/* -2: the total retention limits (none here -> time only from retention.ms), on a
+	 * release that resolves -2 (KAFKA-17360 fixed: 3.9.0) */
+	struct ss_eval_release rel = { .known = true, .v = { 3, 9, 0 } };
+	f.in.release = &rel;
 	f.in.seed = 199;
 	f.cfg.local_retention_ms = -2;
 	f.cfg.local_retention_bytes = -2;
@@ -566,6 +569,8 @@ static void test_local_retention_union(void **state)
 	ev = fx_eval(&f);
 	assert_false(ev->local.evaluated);
 	assert_string_equal(ev->local.reason, "no limit");
+	f.cfg.retention_ms = 8500;
+	f.in.release = NULL;
 
 	/* unseeded: nothing is known to be uploaded */
 	f.cfg.local_retention_ms = 0;
@@ -573,6 +578,18 @@ static void test_local_retention_union(void **state)
 	ev = fx_eval(&f);
 	assert_false(ev->local.evaluated);
 	assert_string_equal(ev->local.reason, "unseeded");
+	/* and its remote tier is unknown (REMOTE_STATE_UNKNOWN): remote time retention is too,
+	 * never the "nothing due" of an empty replay, unless its cutoff is before the epoch */
+	assert_true(ev->remote_state_unknown);
+	assert_true(ev->time.unknown);
+	assert_string_equal(ev->time.reason, "unseeded");
+	assert_true(ev->total.unknown);
+	int64_t keep_ms = f.cfg.retention_ms;
+	f.cfg.retention_ms = f.in.now_ms + 1;
+	ev = fx_eval(&f);
+	assert_true(ev->time.evaluated);
+	assert_int_equal(ev->time.n_delete, 0);
+	f.cfg.retention_ms = keep_ms;
 
 	/* remote.log.copy.disable: retention.* applies, without the upload guard */
 	f.cfg.remote_copy_disable = 1;
@@ -660,6 +677,96 @@ static void test_base_offset_policy(void **state)
  * retention.ms and retention.bytes only when the policy has delete. Four local segments,
  * 350 bytes, max timestamps 1000..4000, now 10000, limits that would take three.
  */
+/* Local segments of a tiered partition for the local-retention cases: 0..99 (ts 1000),
+ * 100..199 (ts 5000), 200..299 (ts 1000), 300..349 active; 100 B each but the active 50 B;
+ * seeded at 199, now 10000. */
+static void local_setup(struct fx *f)
+{
+	fx_init(f, "t");
+	f->cfg.remote_storage = 1;
+	fx_seg(f, 0, 99, 100, 1000);
+	fx_seg(f, 100, 199, 100, 5000);
+	fx_seg(f, 200, 299, 100, 1000);
+	fx_seg(f, 300, 349, 50, 1000);
+	f->in.now_ms = 10000;
+	f->in.has_seed = true;
+	f->in.seed = 199;
+}
+
+/*
+ * KAFKA-17360: on 3.6.0 .. 3.8.0 (fixed in 3.7.2, 3.8.1, 3.9.0) a tiered topic left at
+ * local.retention.ms/bytes = -2 gets no local time or size retention: the raw -2 reaches the
+ * `< 0: return 0` of deleteRetentionMs/SizeBreachedSegments. The prediction follows the
+ * release, and says which releases differ when it is unknown. retention.ms 8500: segment 0
+ * (age 9000) is due where -2 means retention.ms.
+ */
+static void test_kafka_17360_local_retention(void **state)
+{
+	(void)state;
+	struct fx f;
+	static const int64_t bases[] = { 0, 100 };
+	struct ss_eval_release rel = { .known = true };
+	local_setup(&f);
+	f.cfg.retention_ms = 8500;
+	f.in.release = &rel;
+	static const struct { const char *v; bool bug; } rels[] = {
+		{ "3.6.2", true }, { "3.7.0", true }, { "3.7.1", true }, { "3.7.2", false }, { "3.8.0", true },
+		{ "3.8.1", false }, { "3.9.0", false }, { "4.3.1", false },
+	};
+	for (size_t i = 0; i < sizeof(rels) / sizeof(rels[0]); i++) {
+		assert_int_equal(ss_kver_parse(rels[i].v, &rel.v), 0);
+		struct ss_eval *ev = fx_eval(&f);
+		if (!rels[i].bug) {
+			expect_local_deletes(&ev->local, bases, 1, 100);
+			assert_int_equal(ev->n_notes, 0);
+			continue;
+		}
+		/* nothing by time or size: not evaluated, known (the total is known: nothing local) */
+		assert_false(ev->local.evaluated);
+		assert_false(ev->local.unknown);
+		assert_non_null(strstr(ev->local.reason, "KAFKA-17360"));
+		assert_int_equal(ev->local.n_delete, 0);
+		assert_false(ev->total.unknown);
+		assert_int_equal(ev->total.n_local, 0);
+		assert_int_equal(ev->n_notes, 1);
+		assert_non_null(strstr(ev->notes[0], "KAFKA-17360"));
+	}
+
+	/* the release unknown, or a line with both (3.8 from the metadata log), or a
+	 * metadata.version that means 3.8 or 3.7: unknown, and the reason names the releases
+	 * as the table describes them */
+	char which[160];
+	ss_ticket_describe(ss_ticket_find("KAFKA-17360"), which, sizeof(which));
+	struct ss_eval_release line = { .known = true, .v = { 3, 8, SS_KVER_LINE } };
+	struct ss_eval_release mv20 = { .mv_level = 20 };
+	const struct ss_eval_release *open[] = { NULL, &line, &mv20 };
+	for (int i = 0; i < 3; i++) {
+		f.in.release = open[i];
+		struct ss_eval *ev = fx_eval(&f);
+		assert_false(ev->local.evaluated);
+		assert_true(ev->local.unknown);
+		assert_non_null(strstr(ev->local.reason, which));
+		assert_true(ev->total.unknown);
+	}
+	/* ... unless both readings agree: nothing is old enough either way */
+	f.in.release = NULL;
+	f.cfg.retention_ms = 9500;
+	struct ss_eval *ev = fx_eval(&f);
+	expect_local_deletes(&ev->local, bases, 0, 0);
+	/* an explicit local.retention.bytes (150: segments 0 and 100 go by size) runs on every
+	 * release; only the time half is -2, and the size walk holds it: the same either way */
+	f.cfg.retention_ms = 8500;
+	f.cfg.local_retention_bytes = 150;
+	ev = fx_eval(&f);
+	expect_local_deletes(&ev->local, bases, 2, 200);
+	/* remote.log.copy.disable: retention.* apply, -2 is not read at all */
+	f.cfg.local_retention_bytes = -2;
+	f.cfg.remote_copy_disable = 1;
+	ev = fx_eval(&f);
+	expect_local_deletes(&ev->local, bases, 1, 100);
+	fx_free(&f);
+}
+
 static void policy_setup(struct fx *f, const char *topic)
 {
 	fx_init(f, topic);
@@ -734,30 +841,332 @@ static void test_cleanup_policy_retention(void **state)
 		assert_false(ev->total.unknown);
 		fx_free(&f);
 	}
-	/* another internal topic with Kafka's delete (__remote_log_metadata): as any */
+	/* another internal topic with Kafka's delete (__remote_log_metadata), its retention.ms
+	 * known (the metadata log's): as any (unknown, test_internal_created_configs) */
 	policy_setup(&f, "__remote_log_metadata");
 	ev = fx_eval(&f);
 	expect_local_deletes(&ev->time, bases, 3, 300);
 	fx_free(&f);
 
-	/* a tiered topic whose policy has no delete (Kafka 4.2's empty list): no size or time
-	 * retention, local retention still runs while copying (remoteLogEnabledAndRemoteCopyEnabled) */
+	/* a tiered topic whose policy is the empty list: remote size and time retention run
+	 * (RemoteLogManager never looks at cleanup.policy), and on 4.2 and later local
+	 * retention too while copying (UnifiedLog.deleteOldSegments' empty-policy branch:
+	 * remoteLogEnabledAndRemoteCopyEnabled) */
+	struct ss_eval_release r421 = { .known = true, .v = { 4, 2, 1 } };
 	policy_setup(&f, "t");
 	f.cfg.policy_known = true;
 	f.cfg.no_delete = 1;
 	f.cfg.remote_storage = 1;
 	f.in.has_seed = true;
 	f.in.seed = 199;
+	f.in.release = &r421;
 	ev = fx_eval(&f);
 	assert_true(ev->tiered);
-	assert_false(ev->size.evaluated);
-	assert_false(ev->time.evaluated);
+	assert_true(ev->size.evaluated);
+	assert_true(ev->time.evaluated);
 	expect_local_deletes(&ev->local, bases, 2, 200);
 	f.cfg.remote_copy_disable = 1;
 	ev = fx_eval(&f);
 	assert_false(ev->local.evaluated);
 	assert_string_equal(ev->local.reason, "cleanup.policy has no delete");
 	fx_free(&f);
+}
+
+/*
+ * An empty cleanup.policy, per release. Not tiered: like compact alone, nothing by time or
+ * size (deleteOldSegments runs only the log-start-offset breach). Tiered: remote size and
+ * time retention run whatever the policy (RemoteLogManager never reads it); local retention
+ * runs from 4.2 on while copying, and not before (the else branch 4.2 added to
+ * deleteOldSegments); with the release unknown it is unknown where the two differ.
+ */
+static void test_empty_policy_per_release(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	four_local(&f);
+	f.in.now_ms = 10000;
+	f.cfg.retention_ms = 0;
+	f.cfg.retention_bytes = 0;
+	f.cfg.policy_known = true;
+	f.cfg.no_delete = 1;   /* the empty list: no delete, no compact */
+	struct ss_eval *ev = fx_eval(&f);
+	assert_false(ev->size.evaluated || ev->time.evaluated || ev->size.unknown || ev->time.unknown);
+	assert_string_equal(ev->time.reason, "cleanup.policy has no delete");
+	assert_string_equal(ev->local.reason, "remote storage disabled");
+	assert_false(ev->total.unknown);
+	fx_free(&f);
+
+	static const int64_t bases[] = { 0, 100 };
+	struct ss_eval_release rel = { .known = true };
+	local_setup(&f);
+	f.cfg.policy_known = true;
+	f.cfg.no_delete = 1;
+	f.cfg.local_retention_ms = 6000;   /* segment 0 (age 9000) is due, 100 (age 5000) is not */
+	f.cfg.retention_ms = 8500;
+	fx_rseg(&f, "r1", 0, 99, 0, 100, 1000, SS_RSEG_COPY_FINISHED, 1);
+	fx_epoch(&f, 0, 0);
+	f.in.has_seed = false;
+	f.in.release = &rel;
+	static const struct { const char *v; int local; } rels[] = { { "4.1.2", 0 }, { "4.2.0", 1 }, { "4.3.1", 1 } };
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(ss_kver_parse(rels[i].v, &rel.v), 0);
+		ev = fx_eval(&f);
+		assert_true(ev->tiered);
+		/* remote time retention: r1 (max ts 1000 < 10000 - 8500) whatever the policy */
+		expect_remote_deletes(&ev->time, (const char *[]){ "r1" }, 1, 100, 100);
+		if (rels[i].local) {
+			expect_local_deletes(&ev->local, bases, 1, 100);
+		} else {
+			assert_false(ev->local.evaluated);
+			assert_false(ev->local.unknown);
+			assert_non_null(strstr(ev->local.reason, "before Kafka 4.2"));
+		}
+	}
+	/* the release unknown, or a metadata.version that is 4.2 or 4.1 with unstable versions */
+	struct ss_eval_release mv29 = { .mv_level = 29 };
+	const struct ss_eval_release *open[] = { NULL, &mv29 };
+	for (int i = 0; i < 2; i++) {
+		f.in.release = open[i];
+		ev = fx_eval(&f);
+		assert_true(ev->local.unknown);
+		assert_non_null(strstr(ev->local.reason, "Kafka 4.2 and later"));
+		assert_true(ev->total.unknown);
+	}
+	/* nothing due either way: known */
+	f.cfg.local_retention_ms = 9500;
+	ev = fx_eval(&f);
+	expect_local_deletes(&ev->local, bases, 0, 0);
+	fx_free(&f);
+}
+
+/*
+ * Tiering unknown (remote_storage null: no config says, nothing settles it): what
+ * retention deletes depends on it (a tiered partition's size and time retention walk its
+ * remote tier, its local retention only what is uploaded), so each kind is unknown unless
+ * both readings give the same answer: a check that does not run either way (no limit, the
+ * policy), a time cutoff before the epoch, a local walk that deletes nothing even without
+ * the upload guard.
+ */
+static void test_unknown_tiering_retention(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "t");
+	four_local(&f);   /* ts 1000 .. 4000, 350 bytes */
+	f.in.now_ms = 10000;
+	f.cfg.remote_storage = -1;
+	f.cfg.retention_ms = 7999;    /* not tiered: segments 0 and 100 go */
+	f.cfg.retention_bytes = -1;
+	struct ss_eval *ev = fx_eval(&f);
+	assert_int_equal(ev->remote_storage, -1);
+	assert_true(ev->remote_unknown);
+	assert_false(ev->time.evaluated);
+	assert_true(ev->time.unknown);
+	assert_non_null(strstr(ev->time.reason, "remote.storage.enable"));
+	assert_int_equal(ev->time.n_delete, 0);
+	assert_false(ev->size.unknown);                       /* no limit: nothing either way */
+	assert_string_equal(ev->size.reason, "no limit");
+	assert_true(ev->local.unknown);                       /* -2: retention.ms over what is uploaded */
+	assert_non_null(strstr(ev->local.reason, "remote.storage.enable"));
+	assert_true(ev->total.unknown);
+	/* a local.retention.ms of its own (one reading, whatever the release): tiered, it
+	 * would delete what is uploaded of the old segments, so unknown, not the local walk */
+	f.cfg.local_retention_ms = 5000;
+	ev = fx_eval(&f);
+	assert_true(ev->local.unknown);
+	assert_int_equal(ev->local.n_delete, 0);
+	assert_non_null(strstr(ev->local.reason, "remote.storage.enable"));
+	f.cfg.local_retention_ms = -2;
+	f.cfg.retention_bytes = 250;
+	ev = fx_eval(&f);
+	assert_true(ev->size.unknown);
+	/* known not to be tiered: the local walks as before */
+	f.cfg.remote_storage = 0;
+	ev = fx_eval(&f);
+	assert_false(ev->remote_unknown);
+	static const int64_t bases[] = { 0, 100 };
+	expect_local_deletes(&ev->time, bases, 2, 200);
+	expect_local_deletes(&ev->size, bases, 1, 100);
+	assert_string_equal(ev->local.reason, "remote storage disabled");
+	/* the same either way: a cutoff before the epoch deletes nothing here or remotely, and
+	 * no local segment is that old */
+	f.cfg.remote_storage = -1;
+	f.cfg.retention_bytes = -1;
+	f.cfg.retention_ms = 20000;
+	ev = fx_eval(&f);
+	expect_local_deletes(&ev->time, bases, 0, 0);
+	expect_local_deletes(&ev->local, bases, 0, 0);
+	assert_false(ev->total.unknown);
+	f.cfg.retention_ms = -1;
+	ev = fx_eval(&f);
+	assert_string_equal(ev->time.reason, "no limit");
+	assert_string_equal(ev->local.reason, "no limit");
+	assert_false(ev->total.unknown);
+	/* a policy without delete (the empty list: a compacted topic's tiering is settled)
+	 * settles nothing: tiered, remote retention runs whatever the policy */
+	f.cfg.retention_ms = 0;
+	f.cfg.policy_known = true;
+	f.cfg.no_delete = 1;
+	ev = fx_eval(&f);
+	assert_true(ev->time.unknown);
+	assert_non_null(strstr(ev->time.reason, "remote.storage.enable"));
+	f.cfg.remote_storage = 0;   /* known not tiered: nothing by time or size */
+	ev = fx_eval(&f);
+	assert_string_equal(ev->time.reason, "cleanup.policy has no delete");
+	assert_false(ev->time.unknown);
+	fx_free(&f);
+}
+
+/* A config entry of the fixture's cfg, optionally marked as of unknown value. */
+static void fx_cfg_entry(struct fx *f, const char *key, bool unsure)
+{
+	uint32_t i = f->cfg.n_entries++;
+	f->cfg.entries[i] = (struct ss_cfg_entry){ .key = key, .value = "?", .source = unsure ? NULL : "DEFAULT_CONFIG" };
+	if (unsure)
+		f->cfg.value_unsure |= 1u << i;
+}
+
+/*
+ * What Kafka sets when it creates an internal topic, as eval/config.c resolves it without
+ * the topic's own level: __remote_log_metadata's retention.ms comes from the creating
+ * broker's remote.log.metadata.topic.retention.ms (default -1), so its value is unknown
+ * (value_unknown) and so is time retention, never the broker's 7 days; size retention
+ * (retention.bytes is not set at creation) as any topic's. __consumer_offsets shows the
+ * compact Kafka creates it with, source null: its retention stays unknown, not "no delete".
+ */
+static void test_internal_created_configs(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f, "__remote_log_metadata");
+	four_local(&f);
+	f.in.now_ms = 10000;
+	f.cfg.retention_ms = -1;   /* what config.c leaves beside an unknown value */
+	f.cfg.retention_bytes = 0;
+	fx_cfg_entry(&f, "retention.bytes", false);
+	fx_cfg_entry(&f, "retention.ms", false);
+	fx_cfg_entry(&f, "cleanup.policy", false);
+	f.cfg.entries[1].source = NULL;
+	f.cfg.value_unknown = 1u << 1;
+	struct ss_eval *ev = fx_eval(&f);
+	assert_false(ev->time.evaluated);
+	assert_true(ev->time.unknown);
+	assert_non_null(strstr(ev->time.reason, "remote.log.metadata.topic.retention.ms"));
+	assert_int_equal(ev->time.limit, -1);
+	assert_int_equal(ev->time.n_delete, 0);
+	assert_true(ev->total.unknown);
+	static const int64_t bases[] = { 0, 100, 200 };
+	expect_local_deletes(&ev->size, bases, 3, 300);
+	/* the value printed as null: config_value_unknown has its bit */
+	assert_int_equal(ev->config_value_unknown & (1u << 1), 1u << 1);
+	/* the same with the value known (-1 from the metadata log): no limit, known */
+	f.cfg.value_unknown = 0;
+	ev = fx_eval(&f);
+	assert_false(ev->time.unknown);
+	assert_string_equal(ev->time.reason, "no limit");
+	assert_false(ev->total.unknown);
+	fx_free(&f);
+	/* one active segment (the usual __remote_log_metadata-N): no limit deletes it, so
+	 * nothing is known to be due, the limit still unknown */
+	fx_init(&f, "__remote_log_metadata");
+	fx_seg(&f, 0, 99, 100, 1000);
+	f.in.now_ms = 10000;
+	f.cfg.retention_ms = -1;
+	fx_cfg_entry(&f, "retention.ms", false);
+	f.cfg.entries[0].source = NULL;
+	f.cfg.value_unknown = 1;
+	ev = fx_eval(&f);
+	assert_true(ev->time.evaluated);
+	assert_false(ev->time.unknown);
+	assert_int_equal(ev->time.n_delete, 0);
+	assert_int_equal(ev->time.limit, -1);
+	assert_false(ev->total.unknown);
+	fx_free(&f);
+
+	fx_init(&f, "__consumer_offsets");
+	four_local(&f);
+	f.in.now_ms = 10000;
+	f.cfg.retention_ms = 0;
+	f.cfg.compact = 1;
+	f.cfg.no_delete = 1;   /* Kafka's compact, no source: policy_known false */
+	ev = fx_eval(&f);
+	assert_true(ev->time.unknown);
+	assert_true(ev->size.unknown);
+	assert_non_null(strstr(ev->time.reason, "Kafka creates this topic with cleanup.policy=compact"));
+	fx_free(&f);
+}
+
+/*
+ * A config whose value may be stale after a loss in the metadata log (value_unsure, source
+ * null): a prediction that depends on it is unknown and its reason names the key; one
+ * that does not depend on it is not touched.
+ */
+static void test_unsure_config_retention(void **state)
+{
+	(void)state;
+	struct fx f;
+	static const char *const keys[] = { "retention.ms", "retention.bytes", "local.retention.ms",
+					    "local.retention.bytes", "cleanup.policy", "remote.log.copy.disable" };
+	/* not tiered: time from retention.ms, size from retention.bytes (-1: no limit) */
+	for (int k = 0; k < 2; k++) {
+		fx_init(&f, "t");
+		four_local(&f);
+		f.in.now_ms = 10000;
+		f.cfg.retention_ms = 7999;
+		f.cfg.policy_known = true;
+		for (int i = 0; i < 6; i++)
+			fx_cfg_entry(&f, keys[i], i == k);
+		struct ss_eval *ev = fx_eval(&f);
+		const struct ss_retention *hit = k == 0 ? &ev->time : &ev->size, *other = k == 0 ? &ev->size : &ev->time;
+		assert_true(hit->unknown);
+		assert_non_null(strstr(hit->reason, keys[k]));
+		assert_non_null(strstr(hit->reason, "metadata log"));
+		assert_false(other->unknown);   /* no limit, or the time walk */
+		assert_true(ev->total.unknown);
+		fx_free(&f);
+	}
+	/* the policy's value unknown: size and time unknown where a limit is set, "no limit"
+	 * (known, either way) where not */
+	fx_init(&f, "t");
+	four_local(&f);
+	f.in.now_ms = 10000;
+	f.cfg.retention_ms = 7999;
+	f.cfg.no_delete = 1;   /* the stale value says it has no delete: not trusted */
+	for (int i = 0; i < 6; i++)
+		fx_cfg_entry(&f, keys[i], i == 4);
+	struct ss_eval *ev = fx_eval(&f);
+	assert_true(ev->time.unknown);
+	assert_non_null(strstr(ev->time.reason, "cleanup.policy"));
+	assert_false(ev->size.unknown);
+	assert_string_equal(ev->size.reason, "no limit");
+	fx_free(&f);
+
+	/* tiered: retention.ms is remote time retention and, through local.retention.ms=-2,
+	 * local retention; retention.bytes size and (-2) local; local.* and the copy switch
+	 * only local; the policy nothing here: a tiered topic's is delete or empty, and on
+	 * 4.3.1 local retention runs for both while copying */
+	for (int k = 0; k < 6; k++) {
+		local_setup(&f);
+		f.cfg.retention_ms = 8500;
+		f.cfg.retention_bytes = 100000;
+		f.cfg.policy_known = true;
+		struct ss_eval_release rel = { .known = true, .v = { 4, 3, 1 } };
+		f.in.release = &rel;
+		for (int i = 0; i < 6; i++)
+			fx_cfg_entry(&f, keys[i], i == k);
+		ev = fx_eval(&f);
+		bool time_hit = k == 0, size_hit = k == 1;
+		bool local_hit = k != 4;
+		if (time_hit != ev->time.unknown || size_hit != ev->size.unknown || local_hit != ev->local.unknown)
+			fail_msg("%s unknown: time %d size %d local %d", keys[k], ev->time.unknown, ev->size.unknown,
+				 ev->local.unknown);
+		if (local_hit)
+			assert_non_null(strstr(ev->local.reason, keys[k]));
+		else
+			assert_true(ev->local.evaluated);
+		fx_free(&f);
+	}
 }
 
 /*
@@ -897,6 +1306,11 @@ int main(void)
 		cmocka_unit_test(test_remote_walk_order),
 		cmocka_unit_test(test_local_only_retention),
 		cmocka_unit_test(test_local_retention_union),
+		cmocka_unit_test(test_kafka_17360_local_retention),
+		cmocka_unit_test(test_empty_policy_per_release),
+		cmocka_unit_test(test_unknown_tiering_retention),
+		cmocka_unit_test(test_unsure_config_retention),
+		cmocka_unit_test(test_internal_created_configs),
 		cmocka_unit_test(test_local_findings),
 		cmocka_unit_test(test_base_offset_policy),
 		cmocka_unit_test(test_log_start_beyond_end),

@@ -327,6 +327,14 @@ static void test_crc_flipped_bit_in_real_log(void **state)
 	assert_true(json_is_true(json_object_get(t, "remote_storage")));
 	assert_non_null(strstr(json_string_value(json_object_get(t, "tiered_reason")), "remote metadata exists"));
 	assert_int_equal(count_code(rep, "STRAY_PARTITION"), 0);
+	/* and nothing is predicted from a value that may be stale: dyn-config's retention.ms
+	 * (86400000, its source null) gives no time retention, the reason names the key; the
+	 * same scan of the intact log predicted it */
+	json_t *tr = json_object_get(json_object_get(part_of(rep, "dyn-config", 0), "retention"), "time");
+	assert_false(json_is_true(json_object_get(tr, "evaluated")));
+	assert_non_null(strstr(json_string_value(json_object_get(tr, "reason")), "retention.ms"));
+	tr = json_object_get(json_object_get(part_of(good, "dyn-config", 0), "retention"), "time");
+	assert_true(json_is_true(json_object_get(tr, "evaluated")));
 	json_decref(rep);
 	json_decref(good);
 	free(err);
@@ -401,6 +409,101 @@ static void test_unparseable_dynamic_config(void **state)
 	assert_int_equal(json_integer_value(json_object_get(cluster_meta(rep), "last_offset")), 132);
 	json_decref(rep);
 	free(err);
+	free(old);
+	free(segp);
+	free(d);
+	free(logdir);
+	remove_tree(root);
+}
+
+/* ---- names from records and paths in the replay's warnings: one line each --------------------- */
+
+/* Does any line of `text` start with `what`? (a line the input forged) */
+static bool line_starts(const char *text, const char *what)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, what, strlen(what)))
+			return true;
+	return false;
+}
+
+/*
+ * A topic name with LF and CR in TopicRecords (appended to the real log as a controller
+ * would, then named by the replay's warnings: a second TopicRecord for the live name, a
+ * PartitionChangeRecord for a partition it does not have) and a metadata log under a path
+ * with LF, whose replay is not whole (a flipped bit), so its closing warning names the path
+ * on stderr too. Every warning goes through the one escaping routine (common/esc.h): no
+ * raw LF or CR in json's warning_messages, and no line forged on stderr or in the table.
+ */
+static void test_replay_warnings_escaped(void **state)
+{
+	char tmpl[] = "/tmp/segscan-kraft.XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	char *root = strdup(tmpl);   /* remove_tree frees it */
+	assert_non_null(root);
+	assert_int_equal(chmod(root, 0755), 0);
+	char *logdir = NULL;
+	assert_true(asprintf(&logdir, "%s/ld\nforged path/logdir", root) > 0);
+	assert_int_equal(tu_run(NULL, "mkdir -p '%s/ld\nforged path' && cp -a %s/cluster-meta/logdir '%s'", root,
+				FIXTURES, logdir), 0);
+	char *d = path_join(logdir, MDIR), *segp = path_join(d, "00000000000000000115.log");
+	size_t len = 0;
+	char *old = tu_read_file(segp, &len);
+	assert_non_null(old);
+	struct ss_batch_hdr h;
+	assert_true(ss_batch_header((const uint8_t *)old + 951, len - 951, &h) > 0); /* the last batch */
+	struct seg sg = { .f = fopen(segp, "ab"), .next = 132 };
+	assert_non_null(sg.f);
+	ss_enc_init(&sg.e);
+	ss_enc_begin(&sg.e, &(struct ss_enc_batch){ .base_offset = 132, .leader_epoch = h.leader_epoch,
+						    .producer_id = -1, .producer_epoch = -1, .base_sequence = -1 });
+	static const char evil[] = "evil\nforged topic\rX";
+	static const uint8_t id1[16] = { 0xe1, 1 }, id2[16] = { 0xe2, 2 };
+	struct kw w[3];
+	memset(w, 0, sizeof(w));
+	kw_topic(&w[0], evil, id1);
+	kw_topic(&w[1], evil, id2);                       /* the live name again: a warning names it */
+	kw_change(&w[2], id2, 9, 1, NULL, -1);            /* a partition it does not have: another */
+	for (int i = 0; i < 3; i++) {
+		struct ss_enc_record r = { .timestamp = 1700000000000LL, .offset_delta = i, .key_len = -1,
+					   .value = w[i].b, .value_len = (int32_t)w[i].n };
+		assert_int_equal(ss_enc_append(&sg.e, &r), 0);
+	}
+	sg.in_batch = 3;
+	seg_flush(&sg);
+	ss_enc_free(&sg.e);
+	assert_int_equal(fclose(sg.f), 0);
+	flip_bit(logdir, "00000000000000000115.log", 144 + 61 + 12);   /* not read whole: a closing warning */
+
+	int rc;
+	char *err = NULL;
+	json_t *rep = scan_fixture(NULL, logdir, &rc, &err);
+	size_t i, named = 0;
+	json_t *m;
+	json_array_foreach(json_object_get(cluster_meta(rep), "warning_messages"), i, m) {
+		const char *t = json_string_value(m);
+		if (strchr(t, '\n') || strchr(t, '\r'))
+			fail_msg("a warning with a raw LF or CR: %s", t);
+		named += strstr(t, "evil\\x0aforged topic\\x0dX") != NULL;
+	}
+	assert_int_equal(named, 2);
+	assert_true(has_msg(rep, "ld\\x0aforged path/logdir/__cluster_metadata-0", "could not be read whole"));
+	assert_non_null(strstr(err, "could not be read whole"));
+	if (line_starts(err, "forged"))
+		fail_msg("a line forged on stderr:\n%s", err);
+	json_decref(rep);
+	free(err);
+
+	char *out = NULL, *args = NULL;
+	assert_true(asprintf(&args, "%s scan -q --now=%lld --broker-process=off '%s' 2>/dev/null", tu_segscan(),
+			     now_of("cluster-meta"), logdir) > 0);
+	tu_run(&out, "%s", args);
+	assert_non_null(strstr(out, "metadata log warning: "));
+	assert_non_null(strstr(out, "evil\\x0aforged topic\\x0dX"));
+	if (line_starts(out, "forged") || strchr(out, '\r'))
+		fail_msg("a line forged in the table:\n%s", out);
+	free(out);
+	free(args);
 	free(old);
 	free(segp);
 	free(d);
@@ -591,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_crc_flipped_bit_in_real_log),
 		cmocka_unit_test(test_crc_flipped_bit_in_real_snapshot),
 		cmocka_unit_test(test_unparseable_dynamic_config),
+		cmocka_unit_test(test_replay_warnings_escaped),
 		cmocka_unit_test(test_checkpoints_0400_other_owner),
 		cmocka_unit_test(test_checkpoints_0400_log_covers),
 	};

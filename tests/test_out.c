@@ -105,7 +105,7 @@ static struct ss_eval ev_tiered = {
 
 static struct ss_eval ev_unseeded = {
 	.log_start_offset = 0, .log_end_offset = 0, .size_bytes = 0, .remote_storage = 1, .tiered = true,
-	.only_local_null = true, .copy_lag_null = true, .remote_state_unknown = true,
+	.only_local_null = true, .copy_lag_null = true, .remote_state_unknown = true, .remote_unknown = true,
 	.here = -1,
 	.size = { .evaluated = false, .reason = NULL, .limit = -1 },
 	.time = { .evaluated = false, .reason = "not seeded", .limit = 604800000 },
@@ -348,6 +348,13 @@ static void test_json_partitions(void **state)
 	expect_bool(p, "remote.seeded", false);
 	expect_null(p, "remote.highest_offset");
 	expect_null(p, "remote.source");
+	/* its remote tier is unknown: null, never the 0 of an empty replay */
+	expect_null(p, "remote.segments");
+	expect_null(p, "remote.size_bytes");
+	expect_null(p, "remote.dangling_segments");
+	expect_null(p, "remote.dangling_bytes");
+	expect_null(p, "remote.lost_epoch_segments");
+	expect_null(p, "remote.lost_epoch_bytes");
 	expect_null(p, "only_local");
 	expect_null(p, "copy_lag");
 	expect_int(p, "broker_copy_lag.segments", 0);
@@ -408,11 +415,19 @@ static void test_json_summary_and_errors(void **state)
 	expect_str(j, "summary.log_dirs.1", WEIRD_DIR);
 	expect_int(j, "summary.partitions", 5);
 	expect_int(j, "summary.segments", 7);
-	expect_int(j, "summary.size_bytes", 1500 + 0 + 100 + 70);
-	expect_int(j, "summary.tiered_partitions", 2);
-	expect_int(j, "summary.remote_segments", 1);
-	expect_int(j, "summary.remote_bytes", 1000);
-	expect_int(j, "summary.copy_lag_segments", 0);  /* null lags count nowhere */
+	/* a total with an unknown member is null, and how many are unknown is beside it:
+	 * zz-noeval was never evaluated (nothing of it is known), orders-1 is tiered without
+	 * remote state (its remote tier and copy lag are unknown) */
+	expect_null(j, "summary.size_bytes");
+	expect_null(j, "summary.tiered_partitions");
+	expect_null(j, "summary.remote_segments");
+	expect_null(j, "summary.remote_bytes");
+	expect_null(j, "summary.copy_lag_segments");
+	expect_null(j, "summary.copy_lag_bytes");
+	expect_int(j, "summary.unknown_partitions.size", 1);
+	expect_int(j, "summary.unknown_partitions.tiering", 1);
+	expect_int(j, "summary.unknown_partitions.remote", 2);
+	expect_int(j, "summary.unknown_partitions.copy_lag", 2);
 	expect_int(j, "summary.findings", 3);
 	expect_int(j, "summary.errors", 2);             /* one problem, one segment; vanished is none */
 	expect_int(j, "summary.bytes_read", 12345);
@@ -434,6 +449,60 @@ static void test_json_summary_and_errors(void **state)
 	expect_str(errs, "1.error", "Input/output error");
 	json_decref(j);
 	free(out);
+
+	/* every member known (orders-0, and the non-tiered plain-0 and zbroken-0 whose null
+	 * copy lag does not apply): the sums, and no unknown member */
+	struct ss_part known[] = { parts[0], parts[2], parts[3] };
+	r.parts = known;
+	r.n_parts = 3;
+	r.all_parts = parts;   /* ss_seg.part indexes every partition */
+	CAPTURE(out, ss_out_json(&r, f, false));
+	j = load(out);
+	expect_int(j, "summary.size_bytes", 1500 + 100 + 70);
+	expect_int(j, "summary.tiered_partitions", 1);
+	expect_int(j, "summary.remote_segments", 1);
+	expect_int(j, "summary.remote_bytes", 1000);
+	expect_int(j, "summary.copy_lag_segments", 0);
+	expect_int(j, "summary.copy_lag_bytes", 0);
+	static const char *const kinds[] = { "size", "tiering", "remote", "copy_lag" };
+	for (int i = 0; i < 4; i++) {
+		char k[64];
+		snprintf(k, sizeof(k), "summary.unknown_partitions.%s", kinds[i]);
+		expect_int(j, k, 0);
+	}
+	json_decref(j);
+	free(out);
+	/* one partition whose size an unreadable segment leaves open: the size total is null,
+	 * the others stand */
+	struct ss_eval broken_size = ev_broken;
+	broken_size.size_unknown = true;
+	known[2].eval = &broken_size;
+	CAPTURE(out, ss_out_json(&r, f, false));
+	j = load(out);
+	expect_null(j, "summary.size_bytes");
+	expect_int(j, "summary.unknown_partitions.size", 1);
+	expect_int(j, "summary.remote_bytes", 1000);
+	json_decref(j);
+	free(out);
+	/* one whose tiering nothing settles (remote_storage null): the tiered count, the remote
+	 * totals and the copy lag lack it; its size stands */
+	struct ss_eval tier_unk = ev_broken;
+	tier_unk.remote_storage = -1;
+	tier_unk.remote_unknown = true;
+	tier_unk.copy_lag_null = true;
+	known[2].eval = &tier_unk;
+	CAPTURE(out, ss_out_json(&r, f, false));
+	j = load(out);
+	expect_null(j, "summary.tiered_partitions");
+	expect_int(j, "summary.unknown_partitions.tiering", 1);
+	expect_null(j, "summary.remote_bytes");
+	expect_int(j, "summary.unknown_partitions.remote", 1);
+	expect_null(j, "summary.copy_lag_bytes");
+	expect_int(j, "summary.unknown_partitions.copy_lag", 1);
+	expect_int(j, "summary.size_bytes", 1500 + 100 + 70);
+	json_decref(j);
+	free(out);
+	r = view();
 
 	/* no remote metadata, nothing found: nulls and empty arrays, still valid JSON */
 	r.run.remote_source = NULL;
@@ -500,7 +569,8 @@ static void test_prom(void **state)
 	assert_null(strstr(out, "segscan_only_local_bytes{topic=\"orders\",partition=\"1\""));
 	assert_int_equal(count(out, "\nsegscan_broker_reported_copy_lag_segments{"), 2); /* the tiered two */
 	assert_non_null(strstr(out, "\nsegscan_broker_reported_copy_lag_segments{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\"} 1\n"));
-	assert_int_equal(count(out, "\nsegscan_remote_dangling_segments{"), 2);
+	/* not for orders-1, whose remote state is unknown (null, not 0) */
+	assert_int_equal(count(out, "\nsegscan_remote_dangling_segments{"), 1);
 	assert_non_null(strstr(out, "\nsegscan_remote_dangling_segments{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\"} 2\n"));
 	/* excess over retention.bytes; none without a limit or an evaluation */
 	assert_non_null(strstr(out, "\nsegscan_retention_size_excess_bytes{topic=\"orders\",partition=\"0\",log_dir=\"/data/a\"} 1500\n"));
@@ -601,7 +671,7 @@ static void test_prom_partition_series(void **state)
 	assert_int_equal(count(out, "\nsegscan_findings_bytes{"), 1);
 	/* dangling bytes beside dangling segments */
 	assert_non_null(strstr(out, "\nsegscan_remote_dangling_bytes" L0 " 300\n"));
-	assert_int_equal(count(out, "\nsegscan_remote_dangling_bytes{"), 2);
+	assert_int_equal(count(out, "\nsegscan_remote_dangling_bytes{"), 1);
 	assert_null(strstr(out, "zz-noeval"));
 	free(out);
 
@@ -655,8 +725,11 @@ static void test_table(void **state)
 	CAPTURE(out, ss_out_table(&r, f));
 	char *first = line_of(out, "segscan ");
 	assert_non_null(first);
-	assert_string_equal(first, "segscan " SEGSCAN_VERSION ": 5 partitions in 4 topics, 7 segments, 1.63 KiB local, "
-				   "1 remote segments (1000 B)");
+	/* totals with an unknown member are '?', with the count (zz-noeval was never
+	 * evaluated; orders-1's remote state is unknown) */
+	assert_string_equal(first, "segscan " SEGSCAN_VERSION ": 5 partitions in 4 topics, 7 segments, ? local (1 "
+				   "partition of unknown size), ? remote segments (2 partitions whose remote state "
+				   "is unknown)");
 	free(first);
 	/* the path's newline as an escape: it forges no line (issue 21 item 9) */
 	assert_non_null(strstr(out, "\n  log dirs: /data/a /data/we\"ird\\dir\\x0ax\n"));
@@ -1104,7 +1177,7 @@ static struct ss_eval uev_known = {
 };
 static struct ss_eval uev_unknown = {
 	.log_end_offset = 10, .size_bytes = 200, .remote_storage = -1, .only_local_null = true, .copy_lag_null = true,
-	.broker_copy_lag_null = true, .size = { .limit = -1 }, .time = { .evaluated = true },
+	.broker_copy_lag_null = true, .remote_unknown = true, .size = { .limit = -1 }, .time = { .evaluated = true },
 	.local = { .reason = "remote storage disabled" }, .config = ucfg, .n_config = 2, .config_value_unknown = 2,
 	.here = -1,
 };
@@ -1221,6 +1294,68 @@ static void test_unknown_is_unknown(void **state)
 	free(out);
 }
 
+/*
+ * Whether the remote state is known, in every output, from the fact itself (issue 20/21
+ * follow-up): a tiered partition without remote state, one whose tiering is unknown and a
+ * known-untiered one a corrupt metadata batch concerns have it unknown (json null, table
+ * '?', prom segscan_remote_state_known 0 and no remote series); an unreadable segment makes
+ * only the only-local set unknown, not the remote state, tiered or not.
+ */
+#define LT(n) "{topic=\"t\",partition=\"" #n "\",log_dir=\"/data/a\"}"
+#define LU "{topic=\"u\",partition=\"0\",log_dir=\"/data/a\"}"
+static void test_remote_unknown_everywhere(void **state)
+{
+	struct ss_results r = uview();
+	/* u-0: tiered and seeded, with an only-local segment that could not be read */
+	struct ss_eval tiered_eacces = uev_tiered;
+	tiered_eacces.only_local_null = true;
+	/* t-0: known not tiered, but a corrupt metadata batch could hold its events */
+	struct ss_eval tainted = uev_known;
+	tainted.remote_unknown = true;
+	struct ss_part ps[4] = { uparts[0], uparts[1], uparts[2], uparts[3] };
+	ps[3].eval = &tiered_eacces;
+	r.parts = ps;
+	char *out = NULL;
+	CAPTURE(out, ss_out_prom(&r, f));
+	assert_non_null(strstr(out, "\nsegscan_remote_state_known" LT(0) " 1\n"));
+	assert_non_null(strstr(out, "\nsegscan_remote_state_known" LT(1) " 0\n"));   /* tiering unknown */
+	assert_non_null(strstr(out, "\nsegscan_remote_state_known" LT(2) " 1\n"));   /* unreadable, not tiered */
+	assert_non_null(strstr(out, "\nsegscan_remote_state_known" LU " 1\n"));      /* unreadable, tiered */
+	assert_non_null(strstr(out, "\nsegscan_remote_size_bytes" LT(2) " 0\n"));
+	assert_non_null(strstr(out, "\nsegscan_remote_size_bytes" LU " 2048\n"));
+	assert_null(strstr(out, "\nsegscan_remote_size_bytes" LT(1)));
+	assert_null(strstr(out, "\nsegscan_only_local_bytes" LU));
+	free(out);
+
+	ps[0].eval = &tainted;
+	CAPTURE(out, ss_out_prom(&r, f));
+	assert_non_null(strstr(out, "\nsegscan_remote_state_known" LT(0) " 0\n"));
+	assert_null(strstr(out, "\nsegscan_remote_size_bytes" LT(0)));
+	assert_null(strstr(out, "\nsegscan_remote_dangling_segments" LT(0)));
+	free(out);
+
+	CAPTURE(out, ss_out_json(&r, f, false));
+	json_t *j = load(out), *pj = json_object_get(j, "partitions");
+	expect_null(json_array_get(pj, 0), "remote.segments");
+	expect_null(json_array_get(pj, 0), "remote.dangling_bytes");
+	expect_null(json_array_get(pj, 1), "remote.size_bytes");
+	expect_int(json_array_get(pj, 2), "remote.segments", 0);
+	expect_int(json_array_get(pj, 3), "remote.size_bytes", 2048);
+	expect_null(j, "summary.remote_bytes");
+	expect_int(j, "summary.unknown_partitions.remote", 2);
+	json_decref(j);
+	free(out);
+
+	CAPTURE(out, ss_out_table(&r, f));
+	char *hdr = line_of(out, "TOPIC "), *t0 = line_of(out, "t        "), *u0 = line_of(out, "u   ");
+	expect_column(hdr, t0, "REMOTE", "? ");
+	expect_column(hdr, u0, "REMOTE", "1 seg/2.00 KiB ");
+	free(hdr);
+	free(t0);
+	free(u0);
+	free(out);
+}
+
 /* No line of the table starts where a name's newline would have put it. */
 static void no_forged_line(const char *out)
 {
@@ -1305,6 +1440,7 @@ int main(void)
 		cmocka_unit_test(test_human_bytes),
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_unknown_is_unknown),
+		cmocka_unit_test(test_remote_unknown_everywhere),
 		cmocka_unit_test(test_table_newlines),
 		cmocka_unit_test(test_table_hidden_columns),
 	};

@@ -319,6 +319,50 @@ static void test_17428(void **state)
 	expect(k, "4.3.1", N);
 }
 
+/* KAFKA-17360: -2 handed on raw in 3.6.0 .. 3.8.0 (javap of kafka_2.13 UnifiedLog$:
+ * getfield RemoteLogConfig.localRetentionMs in 3.6.0, 3.6.2, 3.7.0, 3.7.1, 3.8.0;
+ * invokevirtual LogConfig.localRetentionMs() in 3.7.2, 3.8.1, 3.9.0) */
+static void test_17360(void **state)
+{
+	(void)state;
+	const char *k = "KAFKA-17360";
+	expect(k, "3.5.2", N);   /* RemoteLogConfig still resolved -2 */
+	expect(k, "3.6.0", A);
+	expect(k, "3.6.2", A);
+	expect(k, "3.6", A);
+	expect(k, "3.7.0", A);
+	expect(k, "3.7.1", A);   /* last affected of 3.7 */
+	expect(k, "3.7.2", N);   /* the 3.7 backport */
+	expect(k, "3.7", U);     /* a line with both */
+	expect(k, "3.8.0", A);
+	expect(k, "3.8.1", N);
+	expect(k, "3.8", U);
+	expect(k, "3.9.0", N);
+	expect(k, "3.9", N);
+	expect(k, "4.3.1", N);
+	assert_null(ss_ticket_find("KAFKA-17360")->finding);
+}
+
+/* A behaviour that changed at a line (Kafka 4.2's local retention of an empty policy). */
+static void test_release_before(void **state)
+{
+	(void)state;
+	struct ss_kver v;
+	assert_int_equal(ss_kver_parse("4.1.2", &v), 0);
+	assert_int_equal(ss_release_before(&v, 0, 4, 2), A);
+	assert_int_equal(ss_kver_parse("4.2", &v), 0);
+	assert_int_equal(ss_release_before(&v, 0, 4, 2), N);
+	assert_int_equal(ss_kver_parse("4.2.0", &v), 0);
+	assert_int_equal(ss_release_before(&v, 0, 4, 2), N);
+	assert_int_equal(ss_release_before(NULL, 0, 4, 2), U);
+	assert_int_equal(ss_release_before(NULL, 27, 4, 2), A);   /* 4.1 */
+	assert_int_equal(ss_release_before(NULL, 29, 4, 2), U);   /* 4.2, or 4.1 with unstable versions */
+	assert_int_equal(ss_release_before(NULL, 30, 4, 2), N);   /* 4.3, or 4.2 with unstable versions */
+	assert_int_equal(ss_release_before(NULL, 34, 4, 2), N);   /* newer than 4.4, or 4.4 testing */
+	assert_int_equal(ss_release_before(NULL, 28, 4, 2), U);   /* unreleased */
+	assert_int_equal(ss_release_before(NULL, 6, 4, 2), A);    /* older than 3.3 */
+}
+
 static void expect_mv_affect(const char *id, int level, enum ss_affect want)
 {
 	enum ss_affect got = ss_ticket_affects_mv(ss_ticket_find(id), level);
@@ -368,6 +412,7 @@ static void test_describe(void **state)
 	expect_text("KAFKA-20932", "Kafka 3.6.0 to 4.4.0 (no fixed release known; 4.3.2 not checked)");
 	expect_text("KAFKA-21098", "Kafka 3.7.0 to 4.3.1 (fixed in 4.4.0; 4.3.2 not checked)");
 	expect_text("KAFKA-17428", "Kafka 3.6.0 to 3.9.2 (fixed in 4.0.0)");
+	expect_text("KAFKA-17360", "Kafka 3.6.0 to 3.8.0 (fixed in 3.7.2, 3.8.1, 3.9.0)");
 
 	/* a short buffer is cut, terminated, and the full length still returned */
 	char small[12];
@@ -394,7 +439,7 @@ static void test_find_and_sources(void **state)
 
 	size_t n;
 	const struct ss_ticket *all = ss_tickets(&n);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
 	for (size_t i = 0; i < n; i++) {
 		const struct ss_ticket *t = &all[i];
 		assert_true(strncmp(t->fix_url, "https://", 8) == 0);
@@ -439,6 +484,8 @@ int main(void)
 		cmocka_unit_test(test_20932),
 		cmocka_unit_test(test_21098),
 		cmocka_unit_test(test_17428),
+		cmocka_unit_test(test_17360),
+		cmocka_unit_test(test_release_before),
 		cmocka_unit_test(test_affects_mv),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_find_and_sources),

@@ -524,6 +524,63 @@ static void test_crc_scan(void **state)
 	free(root);
 }
 
+/* A partition known not to be tiered now (a --topic-config line: remote.storage.enable=false)
+ * whose metadata partition holds the corrupt batch: it is not REMOTE_STATE_UNKNOWN, but its
+ * remote counts are what the lost events would have said, so null with a note naming the
+ * batch, segscan_remote_state_known 0 and no segscan_remote_size_bytes; intact, the 8
+ * segments the replay finds. */
+static void test_crc_not_tiered(void **state)
+{
+	(void)state;
+	for (int corrupt = 0; corrupt < 2; corrupt++) {
+		char *root = tiered_copy(corrupt), *out = NULL, tc[1024];
+		snprintf(tc, sizeof(tc), "%s/topics.conf", root);
+		assert_int_equal(tu_write_file(tc, "tiered remote.storage.enable=false\n", 35), 0);
+		int rc = tu_run(&out, "timeout 60 %s scan -f json --topic-config='%s' '%s/logdir' 2>/dev/null", tu_segscan(),
+				tc, root);
+		assert_int_equal(rc, corrupt ? 1 : 0);
+		json_error_t je;
+		json_t *o = json_loads(out, 0, &je);
+		free(out);
+		assert_non_null(o);
+		json_t *t = find_part(o, "tiered", 0);
+		assert_non_null(t);
+		assert_true(json_is_false(json_object_get(t, "remote_storage")));
+		assert_false(has_code(t, "REMOTE_STATE_UNKNOWN"));
+		json_t *segs = json_object_get(json_object_get(t, "remote"), "segments");
+		bool noted = false;
+		size_t i;
+		json_t *n;
+		json_array_foreach(json_object_get(t, "notes"), i, n)
+			noted |= strstr(json_string_value(n), "its remote segments are unknown") &&
+				 strstr(json_string_value(n), "__remote_log_metadata-3");
+		if (corrupt) {
+			assert_true(json_is_null(segs));
+			assert_true(json_is_null(json_object_get(json_object_get(t, "remote"), "size_bytes")));
+			assert_true(noted);
+		} else {
+			assert_int_equal(json_integer_value(segs), 8);
+			assert_false(noted);
+		}
+		json_decref(o);
+		rc = tu_run(&out, "timeout 60 %s scan -f prom --topic-config='%s' '%s/logdir' 2>/dev/null", tu_segscan(), tc,
+			    root);
+		assert_int_equal(rc, corrupt ? 1 : 0);
+		bool known = false, size = false;
+		for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+			if (!strstr(l, "topic=\"tiered\""))
+				continue;
+			known |= !strncmp(l, "segscan_remote_state_known{", 27) && l[strlen(l) - 1] == '1';
+			size |= !strncmp(l, "segscan_remote_size_bytes{", 26);
+		}
+		free(out);
+		assert_true(known == !corrupt);
+		assert_true(size == !corrupt);
+		tu_run(NULL, "rm -rf '%s'", root);
+		free(root);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_crc_real_segment),
 		cmocka_unit_test(test_crc_misplaced),
 		cmocka_unit_test(test_crc_scan),
+		cmocka_unit_test(test_crc_not_tiered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,10 +128,22 @@ static void test_retention_union(void **state)
 	const char *cfg = "tiered retention.ms=1 retention.bytes=1 remote.storage.enable=true\n"
 			  "single-record remote.storage.enable=true\n* remote.storage.enable=false\n";
 	assert_int_equal(tu_write_file(tc, cfg, strlen(cfg)), 0);
+	/* no metadata log here: without the release, local retention at -2 is unknown (Kafka
+	 * 3.6.0 .. 3.8.0 apply none then, KAFKA-17360), and so is the union */
 	snprintf(args, sizeof(args), "--topic-config=%s --now=%lld %s/tiered/logdir", tc, now_of("tiered") + 86400000LL,
 		 FIXTURES);
 	json_t *all = scan(args);
 	json_t *ret = get(part(all, "tiered-0"), "retention", NULL);
+	assert_false(json_is_true(get(get(ret, "local", NULL), "evaluated", NULL)));
+	assert_non_null(strstr(json_string_value(get(get(ret, "local", NULL), "reason", NULL)), "KAFKA-17360"));
+	assert_false(json_is_true(get(get(ret, "total", NULL), "evaluated", NULL)));
+	assert_true(json_is_null(get(get(ret, "total", NULL), "delete_bytes", NULL)));
+	json_decref(all);
+	/* the broker that wrote the fixture was 4.4.0 (case.json): -2 is retention.ms there */
+	snprintf(args, sizeof(args), "--kafka-version=4.4.0 --topic-config=%s --now=%lld %s/tiered/logdir", tc,
+		 now_of("tiered") + 86400000LL, FIXTURES);
+	all = scan(args);
+	ret = get(part(all, "tiered-0"), "retention", NULL);
 	/* the union, worked out here from the kinds' own lists */
 	json_t *ids = json_object(), *offs = json_object();
 	size_t per_kind = 0;
@@ -217,18 +229,87 @@ static void test_unknown_tiering(void **state)
 	assert_non_null(row);
 	char line[512];
 	sscanf(row + 1, "%511[^\n]", line);
-	/* ONLY-LOCAL, REMOTE, COPY LAG and BROKER SAYS */
+	/* ONLY-LOCAL, REMOTE, COPY LAG, BROKER SAYS, and RETENTION: with the tiering unknown,
+	 * what time retention (7 days by default) deletes depends on it */
 	int q = 0;
 	for (char *c = line; (c = strstr(c, " ? ")); c++)
 		q++;
-	if (q != 4)
-		fail_msg("want ? in ONLY-LOCAL, REMOTE, COPY LAG and BROKER SAYS: \"%s\"", line);
+	if (q != 5)
+		fail_msg("want ? in ONLY-LOCAL, REMOTE, COPY LAG, BROKER SAYS and RETENTION: \"%s\"", line);
 	const char *tot = strstr(strstr(out, "\nmany-partitions "), "(topic total)");
 	assert_non_null(tot);
 	sscanf(tot, "%511[^\n]", line);
 	if (!strstr(line, " ? "))
 		fail_msg("the topic total over unknown members is not unknown: \"%s\"", line);
 	free(out);
+}
+
+/* ---- an internal topic's creation config: __remote_log_metadata's retention.ms ---- */
+static void test_rlmm_retention_not_broker_default(void **state)
+{
+	(void)state;
+	/* a real broker's metadata log has what Kafka set at creation: retention.ms=-1
+	 * (remote.log.metadata.topic.retention.ms' default) as the topic's own config */
+	json_t *all = scan(FIXTURES "/cluster-meta/logdir");
+	json_t *p = part(all, "__remote_log_metadata-0");
+	json_t *rm = get(get(p, "config", NULL), "retention.ms", NULL);
+	assert_string_equal(json_string_value(json_object_get(rm, "value")), "-1");
+	assert_string_equal(json_string_value(json_object_get(rm, "source")), "DYNAMIC_TOPIC_CONFIG");
+	assert_string_equal(json_string_value(get(get(p, "retention", "time"), "reason", NULL)), "no limit");
+	json_decref(all);
+
+	/* without it: unknown, not the broker's 7 days; its one active segment is due under
+	 * no limit, so nothing is due (known), with no limit printed */
+	all = scan(FIXTURES "/plain/logdir");
+	p = part(all, "__remote_log_metadata-0");
+	rm = get(get(p, "config", NULL), "retention.ms", NULL);
+	assert_true(json_is_null(json_object_get(rm, "value")));
+	assert_true(json_is_null(json_object_get(rm, "source")));
+	json_t *t = get(p, "retention", "time");
+	assert_true(json_is_true(json_object_get(t, "evaluated")));
+	assert_true(json_is_null(json_object_get(t, "limit_ms")));
+	assert_int_equal(json_array_size(json_object_get(t, "delete_segments")), 0);
+	json_decref(all);
+
+	/* a partition of closed segments (a real broker's, under this name), a year on: what
+	 * the 7-day default would delete is not predicted */
+	char *root = tu_mkdtemp("rlmm"), *out = NULL, args[1024];
+	assert_non_null(root);
+	assert_int_equal(tu_run(&out, "cp -r %s/plain/logdir/plain-v2-0 %s/__remote_log_metadata-0", FIXTURES, root), 0);
+	free(out);
+	long long now = now_of("plain") + 365 * 86400000LL;
+	snprintf(args, sizeof(args), "--now=%lld %s", now, root);
+	all = scan(args);
+	p = part(all, "__remote_log_metadata-0");
+	t = get(p, "retention", "time");
+	assert_true(json_is_false(json_object_get(t, "evaluated")));
+	assert_non_null(strstr(json_string_value(json_object_get(t, "reason")), "remote.log.metadata.topic.retention.ms"));
+	assert_true(json_is_null(json_object_get(t, "limit_ms")));
+	assert_int_equal(json_array_size(json_object_get(t, "delete_segments")), 0);
+	assert_true(json_is_false(get(get(p, "retention", "total"), "evaluated", NULL)));
+	json_decref(all);
+	/* the table says '?' for it */
+	snprintf(args, sizeof(args), "%s scan -q --now=%lld %s", tu_segscan(), now, root);
+	assert_true(tu_run(&out, "%s", args) <= 1);
+	const char *row = strstr(out, "\n__remote_log_metadata ");
+	assert_non_null(row);
+	char line[512];
+	sscanf(row + 1, "%511[^\n]", line);
+	assert_non_null(strstr(line, " ? "));
+	free(out);
+	/* a --topic-config line gives it: evaluated with it */
+	char *tc = NULL;
+	assert_true(asprintf(&tc, "%s/topics.conf", root) > 0);
+	assert_int_equal(tu_write_file(tc, "__remote_log_metadata retention.ms=86400000\n", 44), 0);
+	snprintf(args, sizeof(args), "--topic-config=%s --now=%lld %s", tc, now, root);
+	all = scan(args);
+	t = get(part(all, "__remote_log_metadata-0"), "retention", "time");
+	assert_true(json_is_true(json_object_get(t, "evaluated")));
+	assert_true(json_array_size(json_object_get(t, "delete_segments")) > 0);
+	json_decref(all);
+	tu_run(NULL, "rm -rf %s", root);
+	free(tc);
+	free(root);
 }
 
 /* ---- item 12 ---- */
@@ -343,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_compacted_no_retention),
 		cmocka_unit_test(test_retention_union),
 		cmocka_unit_test(test_unknown_tiering),
+		cmocka_unit_test(test_rlmm_retention_not_broker_default),
 		cmocka_unit_test(test_jq_fields),
 		cmocka_unit_test(test_filters),
 	};

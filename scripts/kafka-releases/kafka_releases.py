@@ -35,10 +35,11 @@ SERVER_COMMON = ["3.3.2", "3.4.1", "3.5.2", "3.6.0", "3.6.2", "3.7.0", "3.7.2", 
                  "4.0.0", "4.0.1", "4.0.2", "4.1.0", "4.1.1", "4.1.2", "4.2.0", "4.2.1", "4.2.2",
                  "4.3.0", "4.3.1", "4.3.2", "4.4.0"]
 # kafka-storage (UnifiedLog and RemoteLogManager from 4.1; RemoteLogLeaderEpochState from 3.6)
-STORAGE = ["3.6.0", "3.6.2", "3.7.0", "3.7.2", "3.8.1", "3.9.1", "3.9.2", "4.0.0", "4.0.2", "4.1.0", "4.1.2",
-           "4.2.0", "4.2.1", "4.2.2", "4.3.0", "4.3.1", "4.3.2", "4.4.0"]
-# kafka_2.13 (Scala UnifiedLog and kafka.log.remote.RemoteLogManager up to 4.0)
-CORE = ["3.6.0", "3.6.2", "3.7.0", "3.7.2", "3.8.1", "3.9.1", "3.9.2", "4.0.0", "4.0.2"]
+STORAGE = ["3.6.0", "3.6.2", "3.7.0", "3.7.1", "3.7.2", "3.8.0", "3.8.1", "3.9.0", "3.9.1", "3.9.2", "4.0.0", "4.0.2",
+           "4.1.0", "4.1.2", "4.2.0", "4.2.1", "4.2.2", "4.3.0", "4.3.1", "4.3.2", "4.4.0"]
+# kafka_2.13 (Scala UnifiedLog and kafka.log.remote.RemoteLogManager up to 4.0); 3.7.1, 3.8.0 and
+# 3.9.0 for KAFKA-17360, whose fix reached 3.7.2, 3.8.1 and 3.9.0
+CORE = ["3.6.0", "3.6.2", "3.7.0", "3.7.1", "3.7.2", "3.8.0", "3.8.1", "3.9.0", "3.9.1", "3.9.2", "4.0.0", "4.0.2"]
 CLIENTS = ["3.3.2", "3.4.1", "3.5.2", "3.6.0", "3.6.2", "3.7.0", "3.7.2", "3.8.1", "3.9.1", "3.9.2"]
 
 
@@ -185,6 +186,34 @@ def expiration_task(v):
     return None, None
 
 
+def local_retention(v):
+    """KAFKA-17360: what UnifiedLog.localRetentionMs/Size hand on for a tiered log: the raw
+    field LogConfig$RemoteLogConfig.localRetentionMs/Bytes (-2 unresolved: affected), or
+    LogConfig.localRetentionMs()/localRetentionBytes(), which resolve -2 (fixed). The Scala
+    object's methods are in kafka.log.UnifiedLog$ up to 4.0; static in kafka-storage after."""
+    cands = []
+    st = jar("kafka-storage", v)
+    if st:
+        cands.append((st, "org.apache.kafka.storage.internals.log.UnifiedLog"))
+    co = jar("kafka_2.13", v)
+    if co:
+        cands.append((co, "kafka.log.UnifiedLog$"))
+    for j, c in cands:
+        t = javap(j, c)
+        ms = method_body(t, r"long localRetentionMs\(")
+        size = method_body(t, r"long localRetentionSize\(")
+        if ms is None or size is None:
+            continue
+        text = "\n".join(ms + size)
+        src = "%s %s.localRetentionMs/localRetentionSize" % (os.path.basename(j), c)
+        if "RemoteLogConfig.localRetention" in text:
+            return "affected", src + ": read the field RemoteLogConfig.localRetentionMs/Bytes (-2 handed on raw)"
+        if "LogConfig.localRetentionMs:()J" in text and "LogConfig.localRetentionBytes:()J" in text:
+            return "fixed", src + ": call LogConfig.localRetentionMs()/localRetentionBytes() (-2 resolved)"
+        return "unknown", src + ": neither the raw field nor the resolving getters"
+    return "unknown", "no localRetentionMs/localRetentionSize found"
+
+
 def bytecode():
     print("release\tticket\tverdict\tevidence")
     for v in STORAGE:
@@ -201,6 +230,8 @@ def bytecode():
             verdict = "affected" if cnt == ">=" else ("fixed" if cnt == ">" else "unknown")
         print("%s\tKAFKA-20977\t%s\t%s: onlyLocalLogSegmentsCount filter %s, onlyLocalLogSegmentsSize filter %s"
               % (v, verdict, ulsrc, cnt or "absent", siz or "absent"))
+        # KAFKA-17360: local.retention.ms/bytes -2 handed on raw
+        print("%s\tKAFKA-17360\t%s\t%s" % ((v,) + local_retention(v)))
 
         et, etsrc = expiration_task(v)
         body = method_body(et, r"void cleanupExpiredRemoteLogSegments\(\)")

@@ -28,6 +28,11 @@ static const char usage_scan[] =
 "assignment.here and STRAY_PARTITION are evaluated for the replica's own node. Only the\n"
 "partition's leader copies to remote storage: copy lag and the broker's copy lag are the\n"
 "leader's replica's (leader: true); a follower's row has them null and says why.\n"
+"\n"
+"What cannot be known is said, never guessed: null in json, '?' in the table, no series\n"
+"in prom (remote state no source gives, tiering nothing settles, a config no source\n"
+"gives, such as a topic config Kafka sets when it creates an internal topic), and a\n"
+"total with an unknown member is unknown (json summary.unknown_partitions counts them).\n"
 "\n";
 
 static const char exit_help[] =

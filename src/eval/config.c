@@ -36,6 +36,46 @@ static const struct key {
 _Static_assert(N_KEYS <= sizeof(((struct ss_topic_cfg *)0)->entries) / sizeof(struct ss_cfg_entry),
 	       "ss_topic_cfg.entries holds every reported key");
 
+/*
+ * What Kafka sets on an internal topic when it creates it (CreateTopics with these configs:
+ * topic-level values, DYNAMIC_TOPIC_CONFIG in the metadata log), so the broker levels did
+ * not give them. Where the topic's own level was not read (no metadata log, or one that
+ * lost the key) the broker levels are not consulted for these keys: the value is the one
+ * Kafka sets (source null), or unknown (value null) where Kafka takes it from the creating
+ * broker's config, which no source here gives. With the topic's level read and the key
+ * not there (kafka-configs --delete-config), the broker levels apply, as in Kafka.
+ *  - __remote_log_metadata: TopicBasedRemoteLogMetadataManager.createRemoteLogMetadataTopicRequest
+ *    (3.6.0 on): retention.ms = remote.log.metadata.topic.retention.ms
+ *    (TopicBasedRemoteLogMetadataManagerConfig, default -1: unlimited), cleanup.policy=delete;
+ *  - __consumer_offsets (GroupCoordinator groupMetadataTopicConfigs), __transaction_state
+ *    (TransactionStateManager transactionTopicConfigs): cleanup.policy=compact, segment.bytes
+ *    from offsets.topic.segment.bytes / transaction.state.log.segment.bytes;
+ *  - __share_group_state (ShareCoordinatorService shareGroupStateTopicConfigs):
+ *    cleanup.policy=delete, segment.bytes from share.coordinator.state.topic.segment.bytes.
+ */
+static const struct created {
+	const char *topic;
+	uint32_t    bit;
+	const char *value;   /* what Kafka sets; NULL: the creating broker's config (unknown) */
+} created[] = {
+	{ "__remote_log_metadata", SS_CFG_RETENTION_MS, NULL },
+	{ "__remote_log_metadata", SS_CFG_CLEANUP_POLICY, "delete" },
+	{ "__consumer_offsets", SS_CFG_CLEANUP_POLICY, "compact" },
+	{ "__consumer_offsets", SS_CFG_SEGMENT_BYTES, NULL },
+	{ "__transaction_state", SS_CFG_CLEANUP_POLICY, "compact" },
+	{ "__transaction_state", SS_CFG_SEGMENT_BYTES, NULL },
+	{ "__share_group_state", SS_CFG_CLEANUP_POLICY, "delete" },
+	{ "__share_group_state", SS_CFG_SEGMENT_BYTES, NULL },
+};
+
+static const struct created *created_find(const char *topic, uint32_t bit)
+{
+	for (size_t i = 0; topic && i < sizeof(created) / sizeof(created[0]); i++)
+		if (created[i].bit == bit && !strcmp(created[i].topic, topic))
+			return &created[i];
+	return NULL;
+}
+
 /* One value as DescribeConfigs prints it, from typed values that have `bit` set. */
 static void format_value(const struct ss_cfg_vals *v, uint32_t bit, char *buf, size_t n)
 {
@@ -48,7 +88,8 @@ static void format_value(const struct ss_cfg_vals *v, uint32_t bit, char *buf, s
 	case SS_CFG_REMOTE_STORAGE: snprintf(buf, n, "%s", v->remote_storage ? "true" : "false"); break;
 	case SS_CFG_REMOTE_COPY_DISABLE: snprintf(buf, n, "%s", v->remote_copy_disable ? "true" : "false"); break;
 	case SS_CFG_PREALLOCATE: snprintf(buf, n, "%s", v->preallocate ? "true" : "false"); break;
-	case SS_CFG_CLEANUP_POLICY: snprintf(buf, n, "%s", v->policy[0] ? v->policy : v->compact ? "compact" : "delete"); break;
+	/* the parser always gives the list ("" is the empty list, fmt/config.c) */
+	case SS_CFG_CLEANUP_POLICY: snprintf(buf, n, "%s", v->policy[0] ? v->policy : v->compact ? "compact" : ""); break;
 	default: snprintf(buf, n, "?"); break;
 	}
 }
@@ -159,6 +200,8 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 		struct ss_cfg_vals got;
 		const char *src = NULL;
 		struct dyn_note dn = { false, NULL, NULL };
+		const struct created *cr = NULL;
+		bool value_unknown = false;
 		memset(&got, 0, sizeof(got));
 		e->key = K->topic_key;
 
@@ -171,6 +214,13 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 			src = SRC_FILE;
 		} else if (dyn_value(dyn, SS_CFGL_DYN_TOPIC, topic, K->topic_key, K->topic_key, SRC_TOPIC, &got, &dn)) {
 			src = SRC_TOPIC;
+		} else if ((cr = created_find(topic, K->bit)) && !(dyn && dyn->get && !dn.unsure)) {
+			/* Kafka set it on the topic at creation and the topic's level was not read:
+			 * never the broker's default (src stays NULL) */
+			if (cr->value)
+				ss_cfg_parse_value(K->topic_key, cr->value, strlen(cr->value), &got);
+			else
+				value_unknown = true;
 		} else if (K->bit == SS_CFG_RETENTION_MS) {
 			int64_t ms;
 			const char *rs;
@@ -206,6 +256,15 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 			format_value(&got, K->bit, e->value, sizeof(e->value));
 			/* a value found below a level that is not known may not be the one in force */
 			e->source = dn.unsure && src != SRC_FILE ? NULL : src;
+		} else if (value_unknown) {
+			/* no value at all (json null), and nothing is evaluated with the typed
+			 * field (value_unknown makes what reads it unknown); retention.ms -1 so
+			 * that no limit is printed beside that */
+			e->value[0] = 0;
+			e->source = NULL;
+			out->value_unknown |= 1u << (out->n_entries - 1);
+			if (K->bit == SS_CFG_RETENTION_MS)
+				v.retention_ms = -1;
 		} else {
 			snprintf(e->value, sizeof(e->value), "%s", K->deflt);
 			/* Kafka's default is a fact only when every level that could override it
@@ -215,6 +274,10 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 			bool known = dyn && !dn.unsure && (!K->broker_key || (c && c->has_server));
 			e->source = known ? SRC_DEFAULT : NULL;
 		}
+		/* a level consulted is not known (a loss in the metadata log): whatever value
+		 * is shown may not be the one in force, and nothing is predicted from it */
+		if (dn.unsure)
+			out->value_unsure |= 1u << (out->n_entries - 1);
 		if (K->bit == SS_CFG_CLEANUP_POLICY)
 			policy_known = e->source && !policy_bad;
 		if (K->bit == SS_CFG_REMOTE_STORAGE)
@@ -231,9 +294,8 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 	out->remote_storage = !remote_src ? -1 : (v.set & SS_CFG_REMOTE_STORAGE) && v.remote_storage ? 1 : 0;
 	out->remote_copy_disable = (v.set & SS_CFG_REMOTE_COPY_DISABLE) && v.remote_copy_disable ? 1 : 0;
 	out->compact = (v.set & SS_CFG_CLEANUP_POLICY) && v.compact ? 1 : 0;
-	/* v.policy is normalized ("compact,delete"); without it the typed flag says it */
-	out->no_delete = (v.set & SS_CFG_CLEANUP_POLICY) &&
-			 (v.policy[0] ? !strstr(v.policy, "delete") : v.compact) ? 1 : 0;
+	/* v.policy is normalized ("compact,delete"); "" is the empty list: no delete either */
+	out->no_delete = (v.set & SS_CFG_CLEANUP_POLICY) && (v.policy[0] ? !strstr(v.policy, "delete") : true) ? 1 : 0;
 	out->preallocate = (v.set & SS_CFG_PREALLOCATE) && v.preallocate;
 	out->policy_known = policy_known;
 	out->remote_system_enable = !c || !c->has_server ? 0 : c->remote_system_enable ? 1 : -1;

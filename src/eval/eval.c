@@ -176,6 +176,13 @@ enum ss_affect ss_eval_affects(const struct ss_eval_input *in, const char *ticke
 	return ss_ticket_affects(t, NULL);
 }
 
+enum ss_affect ss_eval_release_before(const struct ss_eval_input *in, int major, int minor)
+{
+	if (in->release && in->release->known)
+		return ss_release_before(&in->release->v, 0, major, minor);
+	return ss_release_before(NULL, in->release ? in->release->mv_level : 0, major, minor);
+}
+
 void ss_eval_release_caveat(const struct ss_eval_input *in, const char *ticket, char *buf, size_t n)
 {
 	const struct ss_ticket *t = ss_ticket_find(ticket);
@@ -463,6 +470,9 @@ static int eval_cluster(struct ss_evctx *x)
 		if (in->cfg->remote_storage < 0 && !ev->config[i].source &&
 		    strcmp(ev->config[i].key, "remote.storage.enable") == 0)
 			ev->config_value_unknown |= 1u << i;
+	/* a key Kafka sets from the creating broker's config on an internal topic it creates,
+	 * which no source gives (eval/config.c): no value either */
+	ev->config_value_unknown |= in->cfg->value_unknown & ((ev->n_config < 32 ? 1u << ev->n_config : 0u) - 1u);
 	ev->here = -1;
 	if (!c || !c->image || in->metadata_log)
 		return 0;
@@ -673,12 +683,21 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		const struct ss_finding_spec spec = { .code = "REMOTE_STATE_UNKNOWN" };
 		if ((e = ss_eval_add_finding(
 			     ev, &spec,
-			     "the partition is tiered (%s) but no source gives its remote state: %s; its only-local set, "
-			     "copy lag and size retention are unknown, not zero",
+			     "the partition is tiered (%s) but no source gives its remote state: %s; its remote segments, "
+			     "only-local set, copy lag and retention are unknown, not zero",
 			     ev->tiered_reason,
 			     in->remote_unknown_why ? in->remote_unknown_why : "no remote metadata was read")))
 			goto fail;
 	}
+	/* What the remote state would say is unknown: tiered without it, tiering unknown (it may
+	 * be tiered, its metadata elsewhere), or a corrupt metadata batch could hold its events
+	 * (a topic Kafka never tiers has no remote state to lose) */
+	ev->remote_unknown = ev->remote_state_unknown || (ev->remote_storage < 0 && !ev->tiered) ||
+			     (in->remote_tainted && settled != 0);
+	if (in->remote_tainted && !ev->tiered && ev->remote_storage >= 0 && settled != 0 &&
+	    (e = ss_eval_add_note(ev, "its remote segments are unknown: %s",
+				  in->remote_unknown_why ? in->remote_unknown_why : "a corrupt remote metadata batch")))
+		goto fail;
 	if (in->remote && in->remote->delete_state >= 0 &&
 	    (e = ss_eval_add_note(ev, "remote partition deletion: %s", ss_rpart_state_name(in->remote->delete_state))))
 		goto fail;

@@ -57,6 +57,10 @@ struct ss_eval_input {
 	const char                  *remote_empty_source;
 	/* Why no remote state is known when there is none (for REMOTE_STATE_UNKNOWN). */
 	const char                  *remote_unknown_why;
+	/* A corrupt __remote_log_metadata batch could hold this partition's events: what the
+	 * remote state would say of it is unknown (remote is NULL then, remote_unknown_why says
+	 * which batch). */
+	bool                         remote_tainted;
 	const struct ss_eval_cluster *cluster;  /* NULL: no metadata log */
 	const struct ss_eval_release *release;  /* NULL: release unknown */
 	bool                         metadata_log; /* this is __cluster_metadata-0 itself */

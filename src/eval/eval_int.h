@@ -38,6 +38,8 @@ int ss_eval_add_note(struct ss_eval *ev, const char *fmt, ...) __attribute__((fo
 /* Does the broker's release (in->release) have the bug `ticket` ("KAFKA-20977")? Unknown
  * release: SS_AFFECT_UNKNOWN, and a finding for it is raised with a caveat. */
 enum ss_affect ss_eval_affects(const struct ss_eval_input *in, const char *ticket);
+/* Is the broker's release older than line major.minor (ss_release_before)? */
+enum ss_affect ss_eval_release_before(const struct ss_eval_input *in, int major, int minor);
 /* "" when the answer is definite; else " (KAFKA-x affects Kafka A to B ...; the broker's
  * release is unknown ...)" for the end of a finding's message. */
 void ss_eval_release_caveat(const struct ss_eval_input *in, const char *ticket, char *buf, size_t n);

@@ -173,6 +173,23 @@ static const struct ss_ticket_line t17428[] = {
 	{ { 3, 9, SS_KVER_LINE }, 2, -1, BC_17428 " in kafka_2.13-3.9.1, 3.9.2", PR_17428 },
 };
 
+/* KAFKA-17360: UnifiedLog.localRetentionMs/Size hand the raw local.retention.ms/bytes to the
+ * deletion passes, so the default -2 ("use retention.ms/bytes") reaches their `< 0: return 0`
+ * and a tiered topic left at -2 gets no local time or size retention at all. The raw read came
+ * with KAFKA-12969 (#14114, 3.6.0: LogConfig.RemoteLogConfig stopped resolving -2); the fix
+ * (#16932) reads LogConfig.localRetentionMs()/localRetentionBytes(), which resolve it. Backports:
+ * #16996 (3.7, commit 57b6c2ef98d, on the 3.7 branch at 3.7.2-SNAPSHOT), #16995 (3.8, commit
+ * d9a26a95a70, first in 3.8.1-rc0), 3.9.0 from trunk (commit 6d2b81e07f2). */
+#define BC_17360 "bytecode: kafka.log.UnifiedLog$.localRetentionMs/localRetentionSize read the field LogConfig$RemoteLogConfig.localRetentionMs/Bytes (getfield), not LogConfig.localRetentionMs()/localRetentionBytes()"
+#define PR_17360 "https://github.com/apache/kafka/pull/16932"
+static const struct ss_ticket_line t17360[] = {
+	{ { 3, 6, SS_KVER_LINE }, 2, -1, BC_17360 " in kafka_2.13-3.6.0, 3.6.2", PR_17360 },
+	{ { 3, 7, SS_KVER_LINE }, 1, 2, BC_17360 " in kafka_2.13-3.7.0, 3.7.1; 3.7.2 calls LogConfig.localRetentionMs()",
+	  "https://github.com/apache/kafka/pull/16996" },
+	{ { 3, 8, SS_KVER_LINE }, 0, 1, BC_17360 " in kafka_2.13-3.8.0; 3.8.1 calls LogConfig.localRetentionMs()",
+	  "https://github.com/apache/kafka/pull/16995" },
+};
+
 static const struct ss_ticket tickets[] = {
 	{
 		.id = "KAFKA-20977",
@@ -227,6 +244,18 @@ static const struct ss_ticket tickets[] = {
 		.intro_source = "https://github.com/apache/kafka/pull/15005",
 		.lines = t21098,
 		.nlines = NELEM(t21098),
+	},
+	{
+		.id = "KAFKA-17360",
+		.finding = NULL,  /* no finding: retention.local follows the release (eval/retention.c) */
+		.title = "local.retention.ms/bytes = -2 (the default) is not replaced by retention.ms/bytes: "
+			 "tiered topics get no local time or size retention",
+		.introduced = { 3, 6, 0 },
+		.fixed_line = { 3, 9, SS_KVER_LINE },  /* bytecode kafka_2.13-3.9.0: LogConfig.localRetentionMs() */
+		.fix_url = PR_17360,
+		.intro_source = "https://github.com/apache/kafka/pull/14114",
+		.lines = t17360,
+		.nlines = NELEM(t17360),
 	},
 	{
 		.id = "KAFKA-17428",
@@ -540,6 +569,44 @@ enum ss_affect ss_ticket_affects_mv(const struct ss_ticket *t, int mv_level)
 	for (int i = 1; i < r.nlines; i++)
 		if (ss_ticket_affects(t, &r.lines[i]) != a)
 			return SS_AFFECT_UNKNOWN;
+	return a;
+}
+
+enum ss_affect ss_release_before(const struct ss_kver *v, int mv_level, int major, int minor)
+{
+	struct ss_kver at = { (int16_t)major, (int16_t)minor, SS_KVER_LINE };
+	struct ss_mv_release r;
+
+	if (v)
+		return line_cmp(v, &at) < 0 ? SS_AFFECTED : SS_NOT_AFFECTED;
+	if (mv_level <= 0 || ss_release_from_mv(mv_level, &r) != 0)
+		return SS_AFFECT_UNKNOWN;
+	switch (r.kind) {
+	case SS_MV_OLDER:
+		/* older than the table's first line */
+		return line_cmp(&mv_lines[0].line, &at) < 0 ? SS_AFFECTED : SS_AFFECT_UNKNOWN;
+	case SS_MV_UNRELEASED:
+		return SS_AFFECT_UNKNOWN;
+	case SS_MV_NEWER:
+	case SS_MV_LINE:
+		break;
+	}
+	/* every line the level can mean, and for NEWER the lines past the table too */
+	enum ss_affect a = SS_AFFECT_UNKNOWN;
+	struct ss_kver cand[3];
+	int n = 0;
+	for (int i = 0; i < r.nlines; i++)
+		cand[n++] = r.lines[i];
+	if (r.kind == SS_MV_NEWER) {
+		cand[n] = ss_release_newest_line();
+		cand[n++].minor++;
+	}
+	for (int i = 0; i < n; i++) {
+		enum ss_affect b = line_cmp(&cand[i], &at) < 0 ? SS_AFFECTED : SS_NOT_AFFECTED;
+		if (i && b != a)
+			return SS_AFFECT_UNKNOWN;
+		a = b;
+	}
 	return a;
 }
 

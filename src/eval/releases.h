@@ -124,6 +124,12 @@ enum ss_affect ss_ticket_affects(const struct ss_ticket *t, const struct ss_kver
  * when every line the level can mean agrees. */
 enum ss_affect ss_ticket_affects_mv(const struct ss_ticket *t, int mv_level);
 
+/* Is the release older than line major.minor (a behaviour that changed there, not a bug:
+ * Kafka 4.2's local retention of an empty cleanup.policy)? v: the release (exact or a line),
+ * NULL unknown; else mv_level, the highest supported metadata.version (0 unknown), read as
+ * its lines. AFFECTED: older; NOT_AFFECTED: that line or newer; UNKNOWN: cannot tell. */
+enum ss_affect ss_release_before(const struct ss_kver *v, int mv_level, int major, int minor);
+
 /* For finding messages: "Kafka 3.6.0 to 4.3.1 (fixed in 4.3.2, 4.4.0)",
  * "Kafka 3.7.0 to 4.3.1 (fixed in 4.4.0; 4.3.2 not checked)",
  * "Kafka 3.6.0 to 4.4.0 (no fixed release known)". Returns snprintf's length. */

@@ -34,27 +34,123 @@ static void unknown(struct ss_retention *r, const char *why, int64_t limit)
 
 static const char WHY_UNREADABLE[] = "a segment could not be read";
 static const char WHY_NO_DELETE[] = "cleanup.policy has no delete";
+static const char WHY_REMOTE_UNKNOWN[] = "remote state unknown";
+static const char WHY_TIER_UNKNOWN[] =
+	"remote.storage.enable unknown: whether the topic is tiered decides what retention deletes";
+static const char WHY_17360[] =
+	"this release hands local.retention.ms/local.retention.bytes = -2 on as it is, not as retention.ms/"
+	"retention.bytes (KAFKA-17360): no local retention";
+/* The release list is ss_ticket_describe's for KAFKA-17360 (tests/test_eval.c holds them equal). */
+static const char WHY_17360_UNKNOWN[] =
+	"the broker's release is unknown, and local.retention.ms or local.retention.bytes is -2: Kafka 3.6.0 to "
+	"3.8.0 (fixed in 3.7.2, 3.8.1, 3.9.0) apply no local retention for -2 (KAFKA-17360), later releases "
+	"retention.ms or retention.bytes";
+static const char WHY_EMPTY_POLICY[] =
+	"cleanup.policy is empty: releases before Kafka 4.2 apply no local retention to it";
+static const char WHY_EMPTY_POLICY_UNKNOWN[] =
+	"the broker's release is unknown, and cleanup.policy is empty: Kafka 4.2 and later apply "
+	"local.retention.* to a tiered topic with an empty cleanup.policy, earlier releases no local retention";
+
+static const char WHY_CREATED_MS[] =
+	"retention.ms unknown (Kafka creates this topic with retention.ms from the creating broker's "
+	"remote.log.metadata.topic.retention.ms, default -1, and no source read gives the topic's own)";
 
 /*
- * Does cleanup.policy let size and time retention run? UnifiedLog.deleteOldSegments
- * applies retention.ms and retention.bytes only when the policy has delete (config.delete);
- * compact alone deletes nothing by time or size. NULL when they run; else the reason,
- * with *unk when the policy itself is unknown: the internal topics Kafka creates compacted
- * (GroupCoordinator's and TransactionStateManager's topic configs) are not predicted from
- * Kafka's default policy (delete) when no source says which one they have.
+ * A config whose value may not be the one in force (ss_topic_cfg.value_unsure: the metadata
+ * log lost what could have set it): what depends on it is unknown, the reason names it.
+ */
+static const char *unsure(const struct ss_topic_cfg *cfg, const char *key)
+{
+	static const struct {
+		const char *key, *why;
+	} why[] = {
+		{ "retention.ms", "retention.ms unknown (the metadata log was not read whole)" },
+		{ "retention.bytes", "retention.bytes unknown (the metadata log was not read whole)" },
+		{ "local.retention.ms", "local.retention.ms unknown (the metadata log was not read whole)" },
+		{ "local.retention.bytes", "local.retention.bytes unknown (the metadata log was not read whole)" },
+		{ "cleanup.policy", "cleanup.policy unknown (the metadata log was not read whole)" },
+		{ "remote.log.copy.disable", "remote.log.copy.disable unknown (the metadata log was not read whole)" },
+	};
+	if (!cfg->value_unsure && !cfg->value_unknown)   /* every evaluation but a few */
+		return NULL;
+	for (uint32_t i = 0; i < cfg->n_entries && i < 32; i++) {
+		if (strcmp(cfg->entries[i].key, key))
+			continue;
+		if ((cfg->value_unsure >> i) & 1) {
+			for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++)
+				if (!strcmp(why[k].key, key))
+					return why[k].why;
+		}
+		/* the one key an internal topic gets from its creator's config that retention
+		 * reads (eval/config.c's table: __remote_log_metadata's retention.ms) */
+		if (((cfg->value_unknown >> i) & 1) && !strcmp(key, "retention.ms"))
+			return WHY_CREATED_MS;
+	}
+	return NULL;
+}
+
+/*
+ * Does cleanup.policy let size and time retention of the local log run?
+ * UnifiedLog.deleteOldSegments applies retention.ms and retention.bytes only when the policy
+ * has delete (config.delete); compact alone, or the empty list (accepted by every release's
+ * ConfigDef: "" is the empty LIST), deletes nothing by time or size. NULL when they run;
+ * else the reason, with *unk when the policy itself is unknown: the internal topics Kafka
+ * creates compacted (GroupCoordinator's and TransactionStateManager's topic configs) are
+ * not predicted from Kafka's default policy (delete) when no source says which one they
+ * have. A policy whose value may be stale is not trusted either way (the caller asks
+ * unsure()). Remote retention (RemoteLogManager) never looks at the policy.
  */
 static const char *policy_blocks(const struct ss_evctx *x, bool *unk)
 {
 	const struct ss_topic_cfg *cfg = x->in->cfg;
 	const char *t = x->in->part->topic;
 	*unk = false;
-	if (cfg->no_delete)
-		return WHY_NO_DELETE;
+	/* before the value: without a source the value is the compact Kafka creates them with
+	 * (eval/config.c), which may have been changed since */
 	if (!cfg->policy_known && t && (!strcmp(t, "__consumer_offsets") || !strcmp(t, "__transaction_state"))) {
 		*unk = true;
 		return "cleanup.policy unknown (Kafka creates this topic with cleanup.policy=compact)";
 	}
+	if (cfg->no_delete && !unsure(cfg, "cleanup.policy"))
+		return WHY_NO_DELETE;
 	return NULL;
+}
+
+/*
+ * Whether size or time retention of the local log (`key`, its `limit`) runs: NULL when it
+ * does, else why not, with *unk when that is for want of an input: the policy, the limit's
+ * value not known, no limit, the policy's value not known, in that order (a policy known
+ * to lack delete settles it whatever the limit; no limit settles it whatever the policy).
+ */
+static const char *local_gate(const struct ss_evctx *x, const char *key, int64_t limit, bool *unk)
+{
+	const struct ss_topic_cfg *cfg = x->in->cfg;
+	const char *why = policy_blocks(x, unk);
+	if (why)
+		return why;
+	if ((why = unsure(cfg, key))) {
+		*unk = true;
+		return why;
+	}
+	if (limit < 0)
+		return "no limit";
+	if ((why = unsure(cfg, "cleanup.policy"))) {
+		*unk = true;
+		return why;
+	}
+	return NULL;
+}
+
+/* The same for remote size or time retention: RemoteLogManager applies retention.ms and
+ * retention.bytes to the remote tier whatever cleanup.policy says (delete, or the empty
+ * list: the only ones a tiered topic can have). */
+static const char *remote_gate(const struct ss_evctx *x, const char *key, int64_t limit, bool *unk)
+{
+	const char *why = unsure(x->in->cfg, key);
+	*unk = why != NULL;
+	if (why)
+		return why;
+	return limit < 0 ? "no limit" : NULL;
 }
 
 /* Record the remote segments fin[0..k) as retention's deletions. */
@@ -215,23 +311,167 @@ static int unseeded_size_finding(struct ss_evctx *x, int64_t limit)
 	return e;
 }
 
+/*
+ * Local retention of a tiered partition (UnifiedLog.deleteRetentionMs/SizeBreachedSegments
+ * with remoteLogEnabledAndRemoteCopyEnabled): local.retention.* (-2: retention.*) over the
+ * segments already in remote storage; with remote.log.copy.disable=true retention.* over
+ * every segment. What the broker does differs by release in two places, so each reading
+ * the release leaves open is walked, and the answer is known only where they agree:
+ *  - KAFKA-17360 (3.6.0 .. 3.8.0, fixed in 3.7.2 and 3.8.1): a -2 is handed on raw, and
+ *    `< 0` means no retention by that key;
+ *  - an empty cleanup.policy (legal in every release, Kafka 4.2 documents it as infinite
+ *    retention): 4.2 and later run local retention while copying, earlier releases none
+ *    (deleteOldSegments' else branch: the log-start-offset breach only).
+ * uploads_unknown: the partition's tiering is unknown (item: it may be tiered, its remote
+ * state elsewhere), so which segments are uploaded is too: a walk that would delete
+ * anything under the tiered reading is unknown, one that deletes nothing is nothing.
+ */
+struct local_reading {
+	int64_t     ms, bytes;   /* the limits this reading applies, -1: none */
+	const char *none_why;    /* why it deletes nothing when both are -1 */
+};
+
+static int tiered_local(struct ss_evctx *x, bool uploads_unknown)
+{
+	const struct ss_eval_input *in = x->in;
+	const struct ss_topic_cfg *cfg = in->cfg;
+	struct ss_eval *ev = x->ev;
+	struct ss_retention *r = &ev->local;
+	const char *why;
+	bool pol_unk;
+
+	r->delete_is_remote = false;
+	r->total_bytes = -1;
+	r->limit = -1;
+	ev->local_limit_ms = ev->local_limit_bytes = -1;
+	const char *blocked = policy_blocks(x, &pol_unk);
+	if (pol_unk) {
+		unknown(r, blocked, -1);
+		return 0;
+	}
+	if ((why = unsure(cfg, "remote.log.copy.disable"))) {
+		unknown(r, why, -1);
+		return 0;
+	}
+	bool copy = !cfg->remote_copy_disable;
+	/* the keys this partition's limits come from */
+	const char *kms = copy && cfg->local_retention_ms != -2 ? "local.retention.ms" : "retention.ms";
+	const char *kbytes = copy && cfg->local_retention_bytes != -2 ? "local.retention.bytes" : "retention.bytes";
+	if ((why = unsure(cfg, kms)) || (why = unsure(cfg, kbytes)) ||
+	    (copy && ((why = unsure(cfg, "local.retention.ms")) || (why = unsure(cfg, "local.retention.bytes"))))) {
+		unknown(r, why, -1);
+		return 0;
+	}
+	int64_t lms = copy && cfg->local_retention_ms != -2 ? cfg->local_retention_ms : cfg->retention_ms;
+	int64_t lbytes = copy && cfg->local_retention_bytes != -2 ? cfg->local_retention_bytes : cfg->retention_bytes;
+	lms = lms < 0 ? -1 : lms;
+	lbytes = lbytes < 0 ? -1 : lbytes;
+
+	/* the readings: delete in the policy, empty, or either (its value not known) */
+	bool pol_stale = unsure(cfg, "cleanup.policy") != NULL;
+	bool may_delete = pol_stale || !cfg->no_delete, may_empty = pol_stale || cfg->no_delete;
+	/* what -2 becomes where KAFKA-17360 hands it on raw; whether that changes anything */
+	bool raw_ms = copy && cfg->local_retention_ms == -2, raw_bytes = copy && cfg->local_retention_bytes == -2;
+	int64_t bug_ms = raw_ms ? -1 : lms, bug_bytes = raw_bytes ? -1 : lbytes;
+	bool bug_matters = bug_ms != lms || bug_bytes != lbytes;
+	struct local_reading rd[4] = { { -1, -1, "no limit" } };   /* n >= 1 below: delete or empty is possible */
+	int n = 0;
+	if (may_delete) {
+		enum ss_affect bug = bug_matters ? ss_eval_affects(in, "KAFKA-17360") : SS_NOT_AFFECTED;
+		if (bug != SS_AFFECTED)
+			rd[n++] = (struct local_reading){ lms, lbytes, "no limit" };
+		if (bug != SS_NOT_AFFECTED)
+			rd[n++] = (struct local_reading){ bug_ms, bug_bytes, WHY_17360 };
+		if (bug == SS_AFFECTED && !uploads_unknown &&
+		    ss_eval_add_note(ev, "KAFKA-17360: this release hands local.retention.%s=-2 on as it is instead of "
+				     "%s, so local retention by %s deletes nothing",
+				     bug_ms != lms && bug_bytes != lbytes ? "ms and local.retention.bytes"
+				     : bug_ms != lms		       ? "ms" : "bytes",
+				     bug_ms != lms && bug_bytes != lbytes ? "retention.ms and retention.bytes"
+				     : bug_ms != lms		       ? "retention.ms" : "retention.bytes",
+				     bug_ms != lms && bug_bytes != lbytes ? "time or size" : bug_ms != lms ? "time" : "size"))
+			return -ENOMEM;
+	}
+	if (may_empty && !copy) {
+		/* empty and not copying: the log-start-offset breach only, in every release */
+		rd[n++] = (struct local_reading){ -1, -1, WHY_NO_DELETE };
+	} else if (may_empty) {
+		/* the releases with KAFKA-17360 are all before 4.2, where an empty policy gets no
+		 * local retention anyway: 4.2 and later read -2 as retention.* */
+		enum ss_affect before42 = lms >= 0 || lbytes >= 0 ? ss_eval_release_before(in, 4, 2) : SS_NOT_AFFECTED;
+		if (before42 != SS_NOT_AFFECTED)
+			rd[n++] = (struct local_reading){ -1, -1, WHY_EMPTY_POLICY };
+		if (before42 != SS_AFFECTED)
+			rd[n++] = (struct local_reading){ lms, lbytes, "no limit" };
+	}
+	/* why the readings differ, when they do: the one input that leaves more than one open */
+	const char *differ = pol_stale ? unsure(cfg, "cleanup.policy") : may_empty ? WHY_EMPTY_POLICY_UNKNOWN
+											: WHY_17360_UNKNOWN;
+	ev->local_limit_ms = rd[0].ms;
+	ev->local_limit_bytes = rd[0].bytes;
+
+	bool any_runs = false;
+	for (int i = 0; i < n; i++)
+		any_runs |= rd[i].ms >= 0 || rd[i].bytes >= 0;
+	if (!any_runs) {
+		/* every reading deletes nothing; "no limit" when one of them is for that */
+		const char *w = rd[0].none_why;
+		for (int i = 0; i < n; i++)
+			if (!strcmp(rd[i].none_why, "no limit"))
+				w = rd[i].none_why;
+		not_evaluated(r, w, -1);
+		return 0;
+	}
+	if (!uploads_unknown && copy && !ev->seeded) {
+		/* nothing is known to be uploaded, so nothing local can go */
+		unknown(r, "unseeded", -1);
+		return 0;
+	}
+	int64_t h = ev->seeded ? ev->highest_offset : -1;
+	bool upload_guard = copy && !uploads_unknown;
+	uint32_t k[4];
+	for (int i = 0; i < n; i++) {
+		bool unk = false;
+		uint32_t kt = rd[i].ms >= 0 ? local_time_walk(x, rd[i].ms, upload_guard, h, &unk) : 0;
+		uint32_t ks = rd[i].bytes >= 0 ? local_size_walk(x, rd[i].bytes, upload_guard, h, &unk) : 0;
+		if (unk) {
+			unknown(r, WHY_UNREADABLE, -1);
+			return 0;
+		}
+		/* both walks are prefixes of the same list: their union is the longer one */
+		k[i] = kt > ks ? kt : ks;
+		if (uploads_unknown && k[i]) {
+			/* the tiered reading would delete what is uploaded of these: unknown */
+			unknown(r, WHY_TIER_UNKNOWN, -1);
+			return 0;
+		}
+	}
+	for (int i = 1; i < n; i++) {
+		if (k[i] != k[0]) {
+			unknown(r, differ, -1);
+			return 0;
+		}
+	}
+	r->evaluated = true;
+	return take_local(x, r, k[0], false);
+}
+
 static int tiered_retention(struct ss_evctx *x)
 {
 	struct ss_eval *ev = x->ev;
 	const struct ss_topic_cfg *cfg = x->in->cfg;
-	bool pol_unk;
-	const char *blocked = policy_blocks(x, &pol_unk);
+	const char *why;
+	bool unk;
 	int e;
 
-	/* size: only-local + finished remote, walked over remote */
+	/* size: only-local + finished remote, walked over remote (RemoteLogManager: whatever
+	 * cleanup.policy says) */
 	struct ss_retention *r = &ev->size;
 	r->limit = cfg->retention_bytes;
 	r->delete_is_remote = true;
-	if (blocked) {
-		(pol_unk ? unknown : not_evaluated)(r, blocked, cfg->retention_bytes);
-	} else if (cfg->retention_bytes < 0) {
-		not_evaluated(r, "no limit", cfg->retention_bytes);
-		if (ev->seeded)
+	if ((why = remote_gate(x, "retention.bytes", cfg->retention_bytes, &unk))) {
+		(unk ? unknown : not_evaluated)(r, why, cfg->retention_bytes);
+		if (!unk && ev->seeded && !ev->remote_unknown)
 			r->total_bytes = ev->only_local_bytes + ev->remote_bytes;
 	} else if (!ev->seeded) {
 		unknown(r, "unseeded", cfg->retention_bytes);
@@ -245,15 +485,16 @@ static int tiered_retention(struct ss_evctx *x)
 			return e;
 	}
 
-	/* time: remote segments older than retention.ms */
+	/* time: remote segments older than retention.ms (a cutoff before the epoch: nothing,
+	 * whatever the remote tier holds) */
 	r = &ev->time;
 	r->limit = cfg->retention_ms;
 	r->delete_is_remote = true;
 	r->total_bytes = -1;
-	if (blocked) {
-		(pol_unk ? unknown : not_evaluated)(r, blocked, cfg->retention_ms);
-	} else if (cfg->retention_ms < 0) {
-		not_evaluated(r, "no limit", cfg->retention_ms);
+	if ((why = remote_gate(x, "retention.ms", cfg->retention_ms, &unk))) {
+		(unk ? unknown : not_evaluated)(r, why, cfg->retention_ms);
+	} else if (ev->remote_unknown && (__int128)x->in->now_ms - cfg->retention_ms >= 0) {
+		unknown(r, ev->seeded ? WHY_REMOTE_UNKNOWN : "unseeded", cfg->retention_ms);
 	} else {
 		r->evaluated = true;
 		if ((e = take_remote(x, r, remote_time_walk(x, cfg->retention_ms))))
@@ -267,64 +508,37 @@ static int tiered_retention(struct ss_evctx *x)
 	    (e = unseeded_size_finding(x, cfg->retention_bytes)))
 		return e;
 
-	/* local tier: local.retention.* (-2: retention.*) over segments already uploaded.
-	 * Kafka 4.2's empty cleanup.policy keeps this one while copying to remote storage
-	 * (UnifiedLog.deleteOldSegments: remoteLogEnabledAndRemoteCopyEnabled), nothing else. */
-	bool copy = !cfg->remote_copy_disable;
-	int64_t lms = cfg->local_retention_ms, lbytes = cfg->local_retention_bytes;
-	if (!copy || lms == -2)
-		lms = cfg->retention_ms;
-	if (!copy || lbytes == -2)
-		lbytes = cfg->retention_bytes;
-	ev->local_limit_ms = lms < 0 ? -1 : lms;
-	ev->local_limit_bytes = lbytes < 0 ? -1 : lbytes;
-	r = &ev->local;
-	r->delete_is_remote = false;
-	r->total_bytes = -1;
-	r->limit = -1;
-	if (blocked && (pol_unk || !copy)) {
-		(pol_unk ? unknown : not_evaluated)(r, blocked, -1);
-		return 0;
-	}
-	if (lms < 0 && lbytes < 0) {
-		not_evaluated(r, "no limit", -1);
-		return 0;
-	}
-	if (copy && !ev->seeded) {
-		/* nothing is known to be uploaded, so nothing local can go */
-		unknown(r, "unseeded", -1);
-		return 0;
-	}
-	int64_t h = ev->seeded ? ev->highest_offset : -1;
-	bool unk = false;
-	uint32_t kt = lms >= 0 ? local_time_walk(x, lms, copy, h, &unk) : 0;
-	uint32_t ks = lbytes >= 0 ? local_size_walk(x, lbytes, copy, h, &unk) : 0;
-	if (unk) {
-		unknown(r, WHY_UNREADABLE, -1);
-		return 0;
-	}
-	r->evaluated = true;
-	/* both walks are prefixes of the same list: their union is the longer one */
-	return take_local(x, r, kt > ks ? kt : ks, false);
+	return tiered_local(x, false);
 }
 
+/*
+ * Size or time retention of the local log of a partition that is not tiered. With its
+ * tiering unknown (remote_storage null: it may be tiered, its remote state elsewhere) the
+ * answer is known only where both readings give it: no limit, or a time cutoff before the
+ * epoch (nothing is older, here or in a remote tier); else what is deleted depends on the
+ * tiering: unknown. The policy settles nothing then: tiered, remote retention runs whatever
+ * it says (and one without delete is the empty list: a compacted topic is never tiered, so
+ * its tiering is never unknown), hence remote_gate for both readings.
+ */
 static int local_only_retention(struct ss_evctx *x)
 {
 	struct ss_eval *ev = x->ev;
 	const struct ss_topic_cfg *cfg = x->in->cfg;
-	bool pol_unk, unk = false;
-	const char *blocked = policy_blocks(x, &pol_unk);
+	bool tier_unk = ev->remote_storage < 0;
+	const char *(*gate)(const struct ss_evctx *, const char *, int64_t, bool *) =
+		tier_unk ? remote_gate : local_gate;
+	const char *why;
+	bool unk = false;
 	int e;
 
 	struct ss_retention *r = &ev->size;
 	r->limit = cfg->retention_bytes;
 	r->total_bytes = ev->size_unknown ? -1 : ev->size_bytes;
-	if (blocked) {
-		(pol_unk ? unknown : not_evaluated)(r, blocked, cfg->retention_bytes);
+	if ((why = gate(x, "retention.bytes", cfg->retention_bytes, &unk))) {
+		(unk ? unknown : not_evaluated)(r, why, cfg->retention_bytes);
 		r->total_bytes = ev->size_unknown ? -1 : ev->size_bytes;
-	} else if (cfg->retention_bytes < 0) {
-		r->evaluated = false;
-		r->reason = "no limit";
+	} else if (tier_unk) {
+		unknown(r, WHY_TIER_UNKNOWN, cfg->retention_bytes);
 	} else {
 		uint32_t k = local_size_walk(x, cfg->retention_bytes, false, 0, &unk);
 		if (unk) {
@@ -339,10 +553,23 @@ static int local_only_retention(struct ss_evctx *x)
 	r = &ev->time;
 	r->limit = cfg->retention_ms;
 	r->total_bytes = -1;
-	if (blocked) {
-		(pol_unk ? unknown : not_evaluated)(r, blocked, cfg->retention_ms);
-	} else if (cfg->retention_ms < 0) {
-		not_evaluated(r, "no limit", cfg->retention_ms);
+	if ((why = gate(x, "retention.ms", cfg->retention_ms, &unk))) {
+		bool none = false;
+		/* retention.ms an internal topic got from its creator's config: whatever it is,
+		 * the walk deletes nothing when even the smallest limit (0) deletes nothing (a
+		 * partition of one active segment, the usual __remote_log_metadata-N) */
+		if (why == WHY_CREATED_MS) {
+			bool u = false;
+			none = local_time_walk(x, 0, false, 0, &u) == 0 && !u;
+		}
+		if (none) {
+			r->evaluated = true;
+			r->limit = -1;   /* the limit stays unknown: json null */
+		} else {
+			(unk ? unknown : not_evaluated)(r, why, cfg->retention_ms);
+		}
+	} else if (tier_unk && (__int128)x->in->now_ms - cfg->retention_ms >= 0) {
+		unknown(r, WHY_TIER_UNKNOWN, cfg->retention_ms);
 	} else {
 		unk = false;
 		uint32_t k = local_time_walk(x, cfg->retention_ms, false, 0, &unk);
@@ -355,6 +582,8 @@ static int local_only_retention(struct ss_evctx *x)
 		}
 	}
 
+	if (tier_unk)
+		return tiered_local(x, true);
 	ev->local_limit_ms = -1;
 	ev->local_limit_bytes = -1;
 	/* Kafka refuses remote storage on a compacted topic: no local tier to retain */

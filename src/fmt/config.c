@@ -4,7 +4,11 @@
  * Values are parsed the way Kafka's ConfigDef parses them (trimmed; Long.parseLong /
  * Integer.parseInt, so an optional sign; booleans "true"/"false" in any case) and
  * checked against the same validators (retention.ms >= -1, local.* >= -2,
- * segment.bytes >= 14, cleanup.policy in {delete, compact}).
+ * segment.bytes >= 14, cleanup.policy a list of delete and compact). cleanup.policy is a
+ * LIST, and ConfigDef parses an empty (or blank) value as the empty list, which every
+ * release's validator accepts (ValidList.in checks each item; 4.2's, KAFKA-19112, says so
+ * with isEmptyAllowed): no cleanup, documented from 4.2 as infinite retention. So
+ * `cleanup.policy=` is a value here too, stored as the empty policy string.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -187,13 +191,22 @@ static bool parse_bool(const char *s, size_t len, bool *out)
 }
 
 /* cleanup.policy: a comma-separated list of delete / compact. norm gets the list as
- * Kafka prints it (ConfigDef's LIST type: the items joined by ',', no spaces). */
+ * Kafka prints it (ConfigDef's LIST type: the items joined by ',', no spaces); a blank
+ * value is the empty list (norm ""). An empty item ("delete,") is refused, as Kafka's
+ * ValidString refuses "". */
 static bool parse_policy(const char *s, size_t len, bool *compact, char *norm, size_t normlen)
 {
 	bool any = false, comp = false;
 	size_t nn = 0;
 	if (normlen)
 		norm[0] = 0;
+	size_t blank = 0;
+	while (blank < len && is_ws(s[blank]))
+		blank++;
+	if (blank == len) {
+		*compact = false;
+		return true;
+	}
 	size_t i = 0;
 	while (i <= len) {
 		size_t j = i;
@@ -308,7 +321,7 @@ static const char *kind_text(enum vkind k, int64_t min)
 	case VK_LONG: return min == -1 ? "an integer >= -1" : min == -2 ? "an integer >= -2" : "an integer";
 	case VK_INT: return "an integer from 14 to 2147483647";
 	case VK_BOOL: return "true or false";
-	case VK_POLICY: return "delete, compact or delete,compact";
+	case VK_POLICY: return "delete, compact, delete,compact or empty";
 	}
 	return "?";
 }
@@ -477,7 +490,9 @@ static int topic_line(struct cctx *x, const char *s, size_t len)
 		size_t tl = i - k0;
 		const char *eq = memchr(tok, '=', tl);
 		int shown = (int)(tl > 80 ? 80 : tl);
-		if (!eq || eq == tok || eq + 1 == tok + tl)
+		/* an empty value is a key=value only for cleanup.policy, the empty list */
+		bool empty_ok = eq && (size_t)(eq - tok) == 14 && memcmp(tok, "cleanup.policy", 14) == 0;
+		if (!eq || eq == tok || (eq + 1 == tok + tl && !empty_ok))
 			return cfail(x, "malformed token \"%.*s\" (expected key=value)", shown, tok);
 		size_t kl = (size_t)(eq - tok);
 		const char *val = eq + 1;

@@ -89,10 +89,12 @@ int segscan_partition_remote(const segscan_partition *p, struct segscan_remote *
 		.remote_state_unknown = ev->remote_state_unknown,
 		.highest_offset = ev->seeded ? ev->highest_offset : -1,
 		.source = ev->source,
-		.segments = ev->remote_segments,
-		.size_bytes = ev->remote_bytes,
-		.dangling_segments = ev->dangling_segments,
-		.dangling_bytes = ev->dangling_bytes,
+		/* json's nulls: what no source gives is -1 with counts_unknown, never 0 */
+		.segments = ev->remote_unknown ? -1 : ev->remote_segments,
+		.size_bytes = ev->remote_unknown ? -1 : ev->remote_bytes,
+		.dangling_segments = ev->remote_unknown ? -1 : ev->dangling_segments,
+		.dangling_bytes = ev->remote_unknown ? -1 : ev->dangling_bytes,
+		.counts_unknown = ev->remote_unknown,
 	};
 	return fill(out, &v, sizeof(v));
 }
@@ -154,6 +156,30 @@ int segscan_partition_retention(const segscan_partition *p, enum segscan_retenti
 		.reason = r->evaluated ? NULL : (r->reason ? r->reason : "not evaluated"),
 		.delete_segments = r->n_delete,
 		.delete_bytes = r->delete_bytes,
+	};
+	return fill(out, &v, sizeof(v));
+}
+
+int segscan_partition_retention_total(const segscan_partition *p, struct segscan_retention_total *out)
+{
+	const struct ss_eval *ev = eval_known(p);
+	if (!p || !out)
+		return -EINVAL;
+	if (!ev)
+		return -ENODATA;
+	const struct ss_retention_total *t = &ev->total;
+	bool known = !t->unknown;
+	/* out/json.c write_total: an unknown total lists nothing and has null amounts */
+	struct segscan_retention_total v = {
+		.size = sizeof(v),
+		.evaluated = known,
+		.reason = known ? NULL : (t->reason ? t->reason : "not evaluated"),
+		.delete_segments = known ? (uint64_t)t->n_remote + t->n_local : 0,
+		.remote_segments = known ? t->n_remote : 0,
+		.local_segments = known ? t->n_local : 0,
+		.delete_bytes = known ? t->local_bytes + t->remote_bytes : -1,
+		.local_bytes_freed = known ? t->local_bytes : -1,
+		.remote_bytes_freed = known ? t->remote_bytes : -1,
 	};
 	return fill(out, &v, sizeof(v));
 }

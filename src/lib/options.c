@@ -42,7 +42,8 @@ const struct ss_optdef ss_optdefs[] = {
 	  .err = "expected a file name",
 	  .help = "per-topic configs: '<topic|*> key=value ...' lines (retention.ms,\n"
 		  "retention.bytes, local.retention.ms, local.retention.bytes,\n"
-		  "remote.storage.enable, segment.bytes)" },
+		  "remote.storage.enable, segment.bytes, cleanup.policy, where an\n"
+		  "empty value is the empty list, as Kafka takes it)" },
 	{ .name = "server-properties", .type = SS_OPT_STRING, .values = "FILE", .off = F(server_properties),
 	  .err = "expected a file name",
 	  .help = "a broker's server.properties: log.dirs (when no LOGDIR is given)\n"
@@ -59,7 +60,8 @@ const struct ss_optdef ss_optdefs[] = {
 	{ .name = "kafka-version", .type = SS_OPT_KVER, .values = "X.Y[.Z]", .off = F(kafka_version),
 	  .err = "expected a Kafka release such as 4.3.1 or 4.1",
 	  .help = "the Kafka release the broker runs; overrides what the metadata log\n"
-		  "implies (findings for broker bugs follow it)" },
+		  "implies (findings for broker bugs follow it, and local retention\n"
+		  "where releases differ: KAFKA-17360, an empty cleanup.policy)" },
 	{ .name = "bootstrap-server", .type = SS_OPT_STRING, .values = "HOST:PORT[,...]", .off = F(bootstrap_server),
 	  .err = "expected HOST:PORT[,HOST:PORT...]",
 	  .help = "the live cluster: consume __remote_log_metadata from it (and topic\n"

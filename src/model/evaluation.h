@@ -45,6 +45,14 @@ struct ss_topic_cfg {
 					  override it were not read (no metadata log) */
 	} entries[9];
 	uint32_t n_entries;
+	/* bit i: entries[i]'s value may not be the one in force: the metadata log was not read
+	 * whole and lost what could have set or changed it (its source is then NULL). What
+	 * depends on such a value is unknown, never predicted from it (eval/config.c sets it). */
+	uint32_t value_unsure;
+	/* bit i: entries[i] has no known value (json null): Kafka sets it when it creates this
+	 * internal topic from the creating broker's config (__remote_log_metadata's retention.ms)
+	 * and no source read gives the topic's own; what depends on it is unknown. */
+	uint32_t value_unknown;
 };
 
 /* A partition's replica assignment as the metadata log has it. The arrays point into the
@@ -99,6 +107,10 @@ struct ss_eval {
 	bool     tiered;                /* evaluated as a tiered partition */
 
 	/* remote */
+	bool        remote_unknown;     /* remote_segments, remote_bytes, dangling_* and lost_* are
+					   unknown (json null, table '?'): tiered and no source gives
+					   its remote state (remote_state_unknown), tiering unknown
+					   (remote_storage -1), or a corrupt metadata batch concerns it */
 	bool        seeded;
 	int64_t     highest_offset;     /* valid when seeded */
 	const char *source;             /* "remote-state" | "metadata-topic" | "seed" | NULL */

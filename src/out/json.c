@@ -291,13 +291,16 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 		ss_jw_kbool(&w, "seeded", ev->seeded);
 		ss_jw_ki64n(&w, "highest_offset", ev->seeded, ev->highest_offset);
 		ss_jw_kstr(&w, "source", ev->source);
-		ss_jw_ki64(&w, "segments", ev->remote_segments);
-		ss_jw_ki64(&w, "size_bytes", ev->remote_bytes);
-		ss_jw_ki64(&w, "dangling_segments", ev->dangling_segments);
-		ss_jw_ki64(&w, "dangling_bytes", ev->dangling_bytes);
+		/* what no source gives (REMOTE_STATE_UNKNOWN, tiering unknown, a corrupt metadata
+		 * batch that concerns it) is null, never the 0 of an empty replay */
+		bool rk = !ev->remote_unknown;
+		ss_jw_ki64n(&w, "segments", rk, ev->remote_segments);
+		ss_jw_ki64n(&w, "size_bytes", rk, ev->remote_bytes);
+		ss_jw_ki64n(&w, "dangling_segments", rk, ev->dangling_segments);
+		ss_jw_ki64n(&w, "dangling_bytes", rk, ev->dangling_bytes);
 		/* extras: what Kafka's own epoch index no longer lists (KAFKA-20932) */
-		ss_jw_ki64(&w, "lost_epoch_segments", ev->lost_segments);
-		ss_jw_ki64(&w, "lost_epoch_bytes", ev->lost_bytes);
+		ss_jw_ki64n(&w, "lost_epoch_segments", rk, ev->lost_segments);
+		ss_jw_ki64n(&w, "lost_epoch_bytes", rk, ev->lost_bytes);
 		ss_jw_obj_end(&w);
 		write_pair(&w, "only_local", ev->only_local_null, ev->only_local_segments, ev->only_local_bytes);
 		write_pair(&w, "copy_lag", ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes);
@@ -467,12 +470,21 @@ int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 	ss_jw_arr_end(&w);
 	ss_jw_ki64(&w, "partitions", r->n_parts);
 	ss_jw_ki64(&w, "segments", sum.segments);
-	ss_jw_ki64(&w, "size_bytes", sum.size_bytes);
-	ss_jw_ki64(&w, "tiered_partitions", sum.tiered);
-	ss_jw_ki64(&w, "remote_segments", sum.remote_segments);
-	ss_jw_ki64(&w, "remote_bytes", sum.remote_bytes);
-	ss_jw_ki64(&w, "copy_lag_segments", sum.copy_lag_segments);
-	ss_jw_ki64(&w, "copy_lag_bytes", sum.copy_lag_bytes);
+	/* a total with an unknown member is null (jq's `add` would take a partial sum for the
+	 * whole), and unknown_partitions says how many members each one lacks */
+	ss_jw_ki64n(&w, "size_bytes", !sum.size_unknown, sum.size_bytes);
+	ss_jw_ki64n(&w, "tiered_partitions", !sum.tiered_unknown, sum.tiered);
+	ss_jw_ki64n(&w, "remote_segments", !sum.remote_unknown, sum.remote_segments);
+	ss_jw_ki64n(&w, "remote_bytes", !sum.remote_unknown, sum.remote_bytes);
+	ss_jw_ki64n(&w, "copy_lag_segments", !sum.copy_lag_unknown, sum.copy_lag_segments);
+	ss_jw_ki64n(&w, "copy_lag_bytes", !sum.copy_lag_unknown, sum.copy_lag_bytes);
+	ss_jw_key(&w, "unknown_partitions");
+	ss_jw_obj(&w);
+	ss_jw_ki64(&w, "size", sum.size_unknown);
+	ss_jw_ki64(&w, "tiering", sum.tiered_unknown);
+	ss_jw_ki64(&w, "remote", sum.remote_unknown);
+	ss_jw_ki64(&w, "copy_lag", sum.copy_lag_unknown);
+	ss_jw_obj_end(&w);
 	ss_jw_ki64(&w, "findings", sum.findings);
 	ss_jw_ki64(&w, "errors", sum.errors);
 	ss_jw_ki64(&w, "bytes_read", r->run.bytes_read);

@@ -13,8 +13,14 @@
 #include "model/cluster.h"
 #include "model/results.h"
 
-/* Totals over the partitions, shared by the table, json and prom writers. */
+/* Totals over the partitions, shared by the table, json and prom writers. Each sum is over
+ * the partitions where the value is known; the *_unknown counts say over how many it is
+ * not (the value json prints as null: an unreadable or unevaluated partition, a size an
+ * unreadable segment leaves open, remote state no source gives or tiering unknown, a copy
+ * lag unknown). A total with an unknown member is unknown: writers print it as null or '?',
+ * with the count beside it, never the partial sum as the total. */
 struct ss_summary {
+	int64_t size_unknown, tiered_unknown, remote_unknown, copy_lag_unknown;
 	int64_t size_bytes;
 	int64_t tiered;
 	int64_t remote_segments, remote_bytes;

@@ -104,8 +104,8 @@ static const struct family {
 	{ "segscan_broker_reported_copy_lag_bytes",
 	  "What the broker's RemoteCopyLagBytes formula reports (>= comparison; KAFKA-20977).", W_BLAG_BYTES, D },
 	{ "segscan_remote_state_known",
-	  "1 when the partition's remote state is known (or it has no remote tier), 0 when it is tiered and no "
-	  "source gives its remote state (finding REMOTE_STATE_UNKNOWN).",
+	  "1 when the partition's remote state is known (or it has no remote tier), 0 when it is not: tiered and no "
+	  "source gives it (finding REMOTE_STATE_UNKNOWN), tiering unknown, or a corrupt metadata batch concerns it.",
 	  W_REMOTE_KNOWN, X },
 	/* beyond the contract's list: the bytes beside dangling_segments, for the recording
 	 * rules of contrib/prometheus (dangling bytes per topic, broker, cluster) */
@@ -136,7 +136,13 @@ static bool value(const struct ss_part *p, enum which w, int64_t *v)
 	case W_LAG_SEGS: *v = ev->copy_lag_segments; return !ev->copy_lag_null;
 	case W_LAG_BYTES: *v = ev->copy_lag_bytes; return !ev->copy_lag_null;
 	case W_BLAG_SEGS: *v = ev->broker_copy_lag_segments; return !ev->broker_copy_lag_null;
-	case W_DANGLING: *v = ev->dangling_segments; return ev->tiered || ev->remote_segments || ev->dangling_segments;
+	/* the remote tier's facts: omitted where the remote state is unknown (the contract's
+	 * REMOTE_STATE_UNKNOWN, tiering unknown, a corrupt metadata batch that concerns it),
+	 * whatever is known or not of the local log (an unreadable segment makes only_local
+	 * null, not the remote state) */
+	case W_DANGLING:
+		*v = ev->dangling_segments;
+		return !ev->remote_unknown && (ev->tiered || ev->remote_segments || ev->dangling_segments);
 	case W_EXCESS:
 		if (!ev->size.evaluated || ev->size.limit < 0)
 			return false;
@@ -144,18 +150,16 @@ static bool value(const struct ss_part *p, enum which w, int64_t *v)
 		return true;
 	case W_LSO: *v = ev->log_start_offset; return true;
 	case W_LEO: *v = ev->log_end_offset; return true;
-	/* only_local is null exactly when the remote state of a tiered partition is unknown
-	 * (the contract's REMOTE_STATE_UNKNOWN): then remote sizes are not a made-up 0 */
-	case W_REMOTE_SIZE: *v = ev->remote_bytes; return !ev->only_local_null;
+	case W_REMOTE_SIZE: *v = ev->remote_bytes; return !ev->remote_unknown;
 	case W_REMOTE_HIGHEST: *v = ev->highest_offset; return ev->seeded;
 	case W_BLAG_BYTES: *v = ev->broker_copy_lag_bytes; return !ev->broker_copy_lag_null;
-	case W_REMOTE_KNOWN: *v = !ev->only_local_null; return true;
+	case W_REMOTE_KNOWN: *v = !ev->remote_unknown; return true;
 	case W_DANGLING_BYTES:
 		*v = ev->dangling_bytes;
-		return ev->tiered || ev->remote_segments || ev->dangling_segments;
+		return !ev->remote_unknown && (ev->tiered || ev->remote_segments || ev->dangling_segments);
 	case W_LEADER: *v = ev->role == SS_ROLE_LEADER; return ev->role != SS_ROLE_UNKNOWN;
 	case W_TIERED: *v = ev->tiered; return ev->tiered || ev->remote_storage >= 0;
-	case W_REMOTE_SEGS: *v = ev->remote_segments; return !ev->only_local_null || ev->remote_segments;
+	case W_REMOTE_SEGS: *v = ev->remote_segments; return !ev->remote_unknown;
 	}
 	return false;
 }
@@ -443,7 +447,9 @@ static void tagg_add(const struct ss_results *r, struct tagg *t, const struct ss
 	t->unk[T_SIZE] |= ev->size_unknown;
 	t->v[T_OL] += ev->only_local_bytes;
 	t->unk[T_OL] |= ev->only_local_null;
-	bool remote_part = ev->tiered || ev->remote_segments;
+	/* tiering unknown: its remote and lag figures are unknown, not those of no remote tier */
+	bool tier_unk = ev->remote_storage < 0 && !ev->tiered;
+	bool remote_part = ev->tiered || ev->remote_segments || tier_unk;
 	if (ev->role == SS_ROLE_UNKNOWN) {
 		if (remote_part)
 			for (int k = T_REMOTE; k <= T_DANGLING; k++)
@@ -455,10 +461,11 @@ static void tagg_add(const struct ss_results *r, struct tagg *t, const struct ss
 	t->v[T_LED]++;
 	t->v[T_REMOTE] += ev->remote_bytes;
 	t->v[T_RSEGS] += ev->remote_segments;
-	t->unk[T_REMOTE] |= ev->only_local_null && remote_part;
-	t->unk[T_RSEGS] |= ev->only_local_null && remote_part;
+	t->unk[T_REMOTE] |= ev->remote_unknown;
+	t->unk[T_RSEGS] |= ev->remote_unknown;
 	t->v[T_DANGLING] += ev->dangling_bytes;
-	if (ev->tiered) {   /* a non-tiered partition has no lag (null: not applicable) */
+	t->unk[T_DANGLING] |= ev->remote_unknown;
+	if (ev->tiered || tier_unk) {   /* a partition known not to be tiered has no lag (not applicable) */
 		t->v[T_LAG_S] += ev->copy_lag_segments;
 		t->v[T_LAG_B] += ev->copy_lag_bytes;
 		t->unk[T_LAG_S] |= ev->copy_lag_null;

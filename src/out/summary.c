@@ -16,18 +16,40 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 			sum->topics++;
 		prev = p->topic;
 		sum->segments += p->seg_count;
-		if (!ev)
+		if (ev)
+			sum->findings += ev->n_findings;
+		if (!ev || p->unreadable) {
+			/* nothing of its sizes, tiering or remote tier is known */
+			sum->size_unknown++;
+			sum->tiered_unknown++;
+			sum->remote_unknown++;
+			sum->copy_lag_unknown++;
 			continue;
-		sum->size_bytes += ev->size_bytes;
-		if (ev->tiered)
+		}
+		if (ev->size_unknown)
+			sum->size_unknown++;
+		else
+			sum->size_bytes += ev->size_bytes;
+		bool tier_unk = ev->remote_storage < 0 && !ev->tiered;
+		if (tier_unk)
+			sum->tiered_unknown++;
+		else if (ev->tiered)
 			sum->tiered++;
 		ss_once_row(&once, p);
-		sum->remote_segments += ss_once_add(&once, 0, ev->remote_segments);
-		sum->remote_bytes += ss_once_add(&once, 1, ev->remote_bytes);
-		/* only the leader's replica has them (a follower's are null) */
+		if (ev->remote_unknown) {
+			/* every replica lacks the same remote state: one unknown partition */
+			sum->remote_unknown += ss_once_add(&once, 7, 1);
+		} else {
+			sum->remote_segments += ss_once_add(&once, 0, ev->remote_segments);
+			sum->remote_bytes += ss_once_add(&once, 1, ev->remote_bytes);
+		}
+		/* only the leader's replica has them: a follower's are null, the leader's to
+		 * count, and no unknown member */
 		if (!ev->copy_lag_null) {
 			sum->copy_lag_segments += ss_once_add(&once, 2, ev->copy_lag_segments);
 			sum->copy_lag_bytes += ss_once_add(&once, 3, ev->copy_lag_bytes);
+		} else if ((ev->tiered || tier_unk) && ev->role != SS_ROLE_FOLLOWER) {
+			sum->copy_lag_unknown++;   /* null for want of an input, not "not tiered" */
 		}
 		if (!ev->broker_copy_lag_null) {
 			sum->broker_copy_lag_segments += ss_once_add(&once, 4, ev->broker_copy_lag_segments);
@@ -36,7 +58,6 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 		if (!ev->only_local_null)
 			sum->only_local_bytes += ev->only_local_bytes;   /* each replica's own disk */
 		sum->dangling_segments += ss_once_add(&once, 6, ev->dangling_segments);
-		sum->findings += ev->n_findings;
 	}
 	sum->errors = r->n_problems;
 	for (uint32_t i = 0; i < r->n_segs; i++)

@@ -304,10 +304,9 @@ static void part_row(const struct ss_results *r, const struct ss_part *p, const 
 	w->c[C_LOCAL] = ev->size_unknown ? "?" : ss_human_bytes(ev->size_bytes, w->local, sizeof(w->local));
 	/* unknown is '?', never the local-only picture: remote state no source gives, a
 	 * partition nothing says is tiered or not, a size that could not be read */
-	bool unk = ev->remote_state_unknown;
 	bool tier_unk = ev->remote_storage < 0 && !ev->tiered;
 	w->c[C_ONLY] = ev->only_local_null ? "?" : ss_human_bytes(ev->only_local_bytes, w->only, sizeof(w->only));
-	if ((unk || tier_unk) && !ev->remote_segments)
+	if (ev->remote_unknown)
 		snprintf(w->remote, sizeof(w->remote), "?");
 	else if (ev->tiered || ev->remote_segments)
 		snprintf(w->remote, sizeof(w->remote), "%" PRId64 " seg/%s", ev->remote_segments,
@@ -353,7 +352,7 @@ static void total_add(struct topic_total *t, const struct ss_part *p)
 	t->size += ev->size_bytes;
 	t->size_unk |= ev->size_unknown;
 	t->remote += ss_once_add(&t->once, 0, ev->remote_bytes);
-	t->remote_unk |= (ev->remote_state_unknown || tier_unk) && !ev->remote_segments;
+	t->remote_unk |= ev->remote_unknown;
 	if (!ev->copy_lag_null) {
 		t->lag += ss_once_add(&t->once, 1, ev->copy_lag_segments);
 		t->lagb += ss_once_add(&t->once, 2, ev->copy_lag_bytes);
@@ -735,9 +734,18 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 	char b1[32], b2[32];
 	ss_out_summarize(r, &sum);
 
-	fprintf(f, "segscan %s: %u partitions in %" PRId64 " topics, %u segments, %s local", SEGSCAN_VERSION,
-		r->n_parts, sum.topics, (uint32_t)sum.segments, ss_human_bytes(sum.size_bytes, b1, sizeof(b1)));
-	if (sum.remote_segments)
+	/* a total with an unknown member is '?', with how many members are unknown */
+	fprintf(f, "segscan %s: %u partitions in %" PRId64 " topics, %u segments, ", SEGSCAN_VERSION, r->n_parts,
+		sum.topics, (uint32_t)sum.segments);
+	if (sum.size_unknown)
+		fprintf(f, "? local (%" PRId64 " partition%s of unknown size)", sum.size_unknown,
+			sum.size_unknown == 1 ? "" : "s");
+	else
+		fprintf(f, "%s local", ss_human_bytes(sum.size_bytes, b1, sizeof(b1)));
+	if (sum.remote_unknown)
+		fprintf(f, ", ? remote segments (%" PRId64 " partition%s whose remote state is unknown)",
+			sum.remote_unknown, sum.remote_unknown == 1 ? "" : "s");
+	else if (sum.remote_segments)
 		fprintf(f, ", %" PRId64 " remote segments (%s)", sum.remote_segments,
 			ss_human_bytes(sum.remote_bytes, b2, sizeof(b2)));
 	fprintf(f, "\n  log dirs:");

@@ -436,6 +436,7 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 		/* a corrupt metadata batch could hold its events: unknown, not replayed without them */
 		in.remote = NULL;
 		in.remote_unknown_why = twhy;
+		in.remote_tainted = true;
 	} else if (!in.has_seed && !(in.remote && ss_remote_has_metadata(in.remote))) {
 		remote_coverage(s, p, &ec, &in, why, sizeof(why));
 	}

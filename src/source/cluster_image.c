@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "common/darray.h"
+#include "common/esc.h"
 #include "eval/config.h"
 #include "source/cluster_image.h"
 #include "common/hidx.h"
@@ -519,9 +520,17 @@ static int vwarn(struct ss_cimage *img, const char *file, int64_t pos, const cha
 	}
 	char msg[512];
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	char *s;
-	int n = file ? asprintf(&s, "%s: byte %lld: %s", file, (long long)pos, msg) : asprintf(&s, "%s", msg);
+	char *raw, *s;
+	int n = file ? asprintf(&raw, "%s: byte %lld: %s", file, (long long)pos, msg) : asprintf(&raw, "%s", msg);
 	if (n < 0)
+		return -ENOMEM;
+	/* a topic name from a record, the metadata log's path: any byte but NUL, and a warning
+	 * is one line wherever it is printed (the table, stderr, json, serve's log), so it goes
+	 * through the one escaping routine (ss_esc_line leaves its own output as it is, so a
+	 * warning taken over from another image stays the same) */
+	s = ss_esc_line(raw);
+	free(raw);
+	if (!s)
 		return -ENOMEM;
 	char **slot;
 	if (SS_DA_PUSH(&img->warns, &img->n_warns, &img->cap_warns, &slot)) {
@@ -548,7 +557,7 @@ int ss_cimage_warn_front(struct ss_cimage *img, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (!(d = strdup(msg)))
+	if (!(d = ss_esc_line(msg)))   /* one line, as vwarn's */
 		return -ENOMEM;
 	if (SS_DA_PUSH(&img->warns, &img->n_warns, &img->cap_warns, &slot)) {
 		free(d);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/darray.h"
+#include "common/esc.h"
 #include "common/file.h"
 #include "common/log.h"
 #include "fmt/batch.h"
@@ -472,7 +473,12 @@ static int closing_warning(struct ss_cimage *img, const struct ss_mlog_info *inf
 			 "%s: the metadata log could not be read whole: %s%s. The files read still hold its whole "
 			 "history to offset %lld, so nothing is unknown", info->dir, why, hint,
 			 (long long)info->last_offset);
-	ss_logmsg(log, SEGSCAN_LOG_WARNING, "%s", msg);
+	/* the directory's path may hold any byte but NUL: one line on stderr too */
+	char *shown = ss_esc_line(msg);
+	if (!shown)
+		return -ENOMEM;
+	ss_logmsg(log, SEGSCAN_LOG_WARNING, "%s", shown);
+	free(shown);
 	return ss_cimage_warn_front(img, "%s", msg);
 }
 

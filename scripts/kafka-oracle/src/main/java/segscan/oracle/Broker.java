@@ -83,12 +83,43 @@ public final class Broker implements AutoCloseable {
         final Map<String, String> extra = new TreeMap<>();
         /** Also a SASL_PLAINTEXT listener (mechanism PLAIN, user {@link #SASL_USER}) on a free port. */
         boolean sasl;
+        /**
+         * The RSM: {@link #RSM_LOCAL_DIR} (the harness's own {@link LocalDirRsm}, every release) or
+         * {@link #RSM_LOCAL_TIERED_STORAGE} (Kafka's own LocalTieredStorage from the kafka-storage
+         * test jar, on the class path only when the harness was built with -Dlts: 4.2.1, 4.3.1).
+         */
+        String rsm = RSM_LOCAL_DIR;
+        /** LocalTieredStorage's rsm.config.delete.enable; null: unset (Kafka's default, true). */
+        Boolean rsmDeleteEnable;
+        /**
+         * The control directory of {@link Stall} (copies held on a test's command), for either RSM;
+         * with LocalTieredStorage it also makes {@code lts.StallingTransferer} its transferer.class.
+         * null: no stalling, Kafka's default transferer.
+         */
+        Path stallDir;
+        /** The Prometheus JMX exporter java agent jar and its rules file; null: no exporter. */
+        Path jmxExporterJar;
+        Path jmxExporterRules;
+        /**
+         * The exporter's includeObjectNames (MBean patterns it collects); empty: every MBean, as
+         * the example rules alone do. The rules decide names and labels, so a filter changes which
+         * series exist, never what they are called. A full collection of a broker's ~8000 series
+         * takes seconds on a loaded machine; the defaults (Scenario) keep it small.
+         */
+        final List<String> jmxExporterInclude = new ArrayList<>();
     }
+
+    static final String RSM_LOCAL_DIR = "local-dir";
+    static final String RSM_LOCAL_TIERED_STORAGE = "local-tiered-storage";
+    static final String LTS_CLASS = "org.apache.kafka.server.log.remote.storage.LocalTieredStorage";
+    static final String STALLING_TRANSFERER = "segscan.oracle.lts.StallingTransferer";
 
     static final String SASL_USER = "segscan";
     static final String SASL_PASSWORD = "segscan-secret";
     /** The SASL_PLAINTEXT listener's port, -1 without one. */
     final int saslPort;
+    /** The JMX exporter's HTTP port (Prometheus text at /metrics on 127.0.0.1), -1 without one. */
+    final int metricsPort;
 
     Broker(Path work, long timeoutMs) throws IOException {
         this(work, timeoutMs, new Options());
@@ -108,6 +139,7 @@ public final class Broker implements AutoCloseable {
         this.controllerPort = o.roles.contains("controller") ? freePort() : -1;
         this.jmxPort = freePort();
         this.saslPort = o.sasl ? freePort() : -1;
+        this.metricsPort = o.jmxExporterJar != null ? freePort() : -1;
         Files.createDirectories(logDir);
         Files.createDirectories(remoteDir);
         writeConfig();
@@ -173,8 +205,18 @@ public final class Broker implements AutoCloseable {
         c.put("log.segment.delete.delay.ms", "1000");
         c.put("log.index.size.max.bytes", Integer.toString(INDEX_BYTES));
         c.put("remote.log.storage.system.enable", "true");
-        c.put("remote.log.storage.manager.class.name", LocalDirRsm.class.getName());
-        c.put("rsm.config." + LocalDirRsm.DIR_CONFIG, remoteDir.toAbsolutePath().toString());
+        if (opts.rsm.equals(RSM_LOCAL_TIERED_STORAGE)) {
+            // Kafka's LocalTieredStorage keeps its files under <dir>/kafka-tiered-storage/.
+            c.put("remote.log.storage.manager.class.name", LTS_CLASS);
+            c.put("rsm.config.dir", remoteDir.toAbsolutePath().toString());
+            if (opts.rsmDeleteEnable != null) c.put("rsm.config.delete.enable", opts.rsmDeleteEnable.toString());
+            if (opts.stallDir != null) c.put("rsm.config.transferer.class", STALLING_TRANSFERER);
+        } else if (opts.rsm.equals(RSM_LOCAL_DIR)) {
+            c.put("remote.log.storage.manager.class.name", LocalDirRsm.class.getName());
+            c.put("rsm.config." + LocalDirRsm.DIR_CONFIG, remoteDir.toAbsolutePath().toString());
+        } else {
+            throw new IllegalArgumentException("unknown RSM " + opts.rsm);
+        }
         c.put("remote.log.metadata.manager.listener.name", "PLAINTEXT");
         c.put("rlmm.config.remote.log.metadata.topic.replication.factor", "1");
         c.put("rlmm.config.remote.log.metadata.topic.num.partitions", Integer.toString(RLMM_PARTITIONS));
@@ -247,6 +289,22 @@ public final class Broker implements AutoCloseable {
         cmd.add(1, "-Dcom.sun.management.jmxremote.ssl=false");
         cmd.add(1, "-Dcom.sun.management.jmxremote.local.only=true");
         cmd.add(1, "-Dcom.sun.management.jmxremote");
+        if (opts.stallDir != null) cmd.add(1, "-Dsegscan.stall.dir=" + opts.stallDir.toAbsolutePath());
+        if (metricsPort > 0) {
+            // The real exporter, as operators run it: [host:]port:config.yml, bound to loopback. The
+            // config is the rules file verbatim, after the includeObjectNames filter if any.
+            Path conf = work.resolve("jmx-exporter.yml");
+            StringBuilder y = new StringBuilder("# written by segscan kafka-oracle: includeObjectNames, then "
+                    + opts.jmxExporterRules.toAbsolutePath() + " verbatim\n");
+            if (!opts.jmxExporterInclude.isEmpty()) {
+                y.append("includeObjectNames:\n");
+                for (String inc : opts.jmxExporterInclude) y.append("  - \"").append(inc).append("\"\n");
+            }
+            y.append(Files.readString(opts.jmxExporterRules, StandardCharsets.UTF_8));
+            Files.writeString(conf, y.toString(), StandardCharsets.UTF_8);
+            cmd.add(1, "-javaagent:" + opts.jmxExporterJar.toAbsolutePath() + "=127.0.0.1:" + metricsPort + ":"
+                    + conf.toAbsolutePath());
+        }
         cmd.add("kafka.Kafka");
         cmd.add(props.toAbsolutePath().toString());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -328,8 +386,26 @@ public final class Broker implements AutoCloseable {
             proc.waitFor(10, TimeUnit.SECONDS);
             throw new IOException("broker did not stop within " + timeoutMs + " ms after SIGTERM (killed)");
         }
-        Oracle.log("broker stopped (exit " + proc.exitValue() + ")");
+        Oracle.log("node " + nodeId + " stopped (exit " + proc.exitValue() + ")");
         proc = null;
+    }
+
+    /** SIGKILL: no clean shutdown, no .kafka_cleanshutdown; what a crash leaves. */
+    void kill() throws Exception {
+        if (proc == null) return;
+        proc.destroyForcibly();
+        if (!proc.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) throw new IOException("node " + nodeId + " did not die after SIGKILL");
+        Oracle.log("node " + nodeId + " killed (exit " + proc.exitValue() + ")");
+        proc = null;
+    }
+
+    boolean running() {
+        return proc != null && proc.isAlive();
+    }
+
+    /** The exporter's URL, null without one. */
+    String metricsUrl() {
+        return metricsPort > 0 ? "http://127.0.0.1:" + metricsPort + "/metrics" : null;
     }
 
     void restart() throws Exception {

@@ -75,6 +75,10 @@ public final class LocalDirRsm implements RemoteStorageManager {
             RemoteLogSegmentMetadata md, LogSegmentData data) throws RemoteStorageException {
         Path b = base(md);
         try {
+            // A test's stall (Stall, -Dsegscan.stall.dir): held before anything is written.
+            TopicIdPartition tip = md.remoteLogSegmentId().topicIdPartition();
+            Stall.maybeStall("before-log", tip.topic() + "-" + tip.partition(), b.getFileName() + ".log",
+                    withExt(b, "log").toAbsolutePath().toString());
             Files.createDirectories(b.getParent());
             put(data.offsetIndex(), withExt(b, "index"));
             put(data.timeIndex(), withExt(b, "timeindex"));
