@@ -114,6 +114,29 @@ static void test_role_unknown_is_not_follower(void **state)
 	fx_free(&f);
 }
 
+/* A partition known not to be tiered (an internal topic, whose remote metadata partition was
+ * read whole and is empty) has no copy lag: no leader in the metadata is no news about it. */
+static void test_no_leader_note_only_where_tiered(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct ss_eval_cluster c;
+	fx_init(&f, "t");
+	fx_seg(&f, 0, 99, 100, 1000);
+	f.cfg.remote_storage = 0;
+	f.in.remote_known_empty = true;
+	cluster(&f, &c, 1, -1);
+	struct ss_eval *ev = fx_eval(&f);
+	assert_int_equal(ev->role, SS_ROLE_UNKNOWN);
+	assert_false(ev->tiered);
+	assert_false(has_note(ev, "names no leader"));
+	f.cfg.remote_storage = 1;   /* tiered: the note says why copy lag is this replica's */
+	ev = fx_eval(&f);
+	assert_true(ev->tiered);
+	assert_true(has_note(ev, "names no leader"));
+	fx_free(&f);
+}
+
 /* KAFKA-20732 (test_kafka_20732's scenario at retention.bytes 550): on the leader, not on
  * the follower, whose broker runs no remote expiration; local retention stays per replica. */
 static void test_unseeded_size_retention_on_the_leader(void **state)
@@ -161,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_follower_says_so),
 		cmocka_unit_test(test_role_unknown_is_not_follower),
 		cmocka_unit_test(test_unseeded_size_retention_on_the_leader),
+		cmocka_unit_test(test_no_leader_note_only_where_tiered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -710,7 +710,8 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		 * This replica is then evaluated as before, from its own log. */
 		if (ecl->a.leader >= 0)
 			ev->role = ecl->a.leader == ecl->node_id ? SS_ROLE_LEADER : SS_ROLE_FOLLOWER;
-		else if (x.remote || in->has_seed || in->remote_known_empty)
+		else if (ev->tiered && (x.remote || in->has_seed || in->remote_known_empty))
+			/* (a partition known not to be tiered has no copy lag to say it of) */
 			if ((e = ss_eval_add_note(ev, "the cluster metadata names no leader for the partition (its "
 						      "replicas' brokers fenced, as when the cluster is stopped): "
 						      "which replica copies to remote storage is unknown, so copy lag "
