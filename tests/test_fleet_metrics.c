@@ -347,6 +347,29 @@ static void test_roles_and_broker_info(void **state)
 	expo_free(&e);
 }
 
+/* The remote-store audit's partition series carry the replica's node as every partition
+ * series does (an empty store: the finished segments are all missing from it). */
+static void test_store_series_have_node_id(void **state)
+{
+	(void)state;
+	char *store = tu_mkdtemp("fleet-store"), opt[600], b[64];
+	assert_non_null(store);
+	snprintf(opt, sizeof(opt), "--remote-store=file://%s", store);
+	struct expo e = prom(opt, LIVE "/logdir");
+	size_t n = 0;
+	for (size_t i = 0; i < e.n; i++) {
+		if (strncmp(e.s[i].name, "segscan_remote_store_bytes", 26) &&
+		    strcmp(e.s[i].name, "segscan_remote_missing_objects"))
+			continue;
+		n++;
+		assert_string_equal(label(&e.s[i], "node_id", b, sizeof(b)), "1");
+	}
+	assert_true(n > 0);
+	expo_free(&e);
+	tu_run(NULL, "rm -rf '%s'", store);
+	free(store);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_topic_level_equals_kafka),
 		cmocka_unit_test(test_topic_level_counts_led_partitions_only),
 		cmocka_unit_test(test_roles_and_broker_info),
+		cmocka_unit_test(test_store_series_have_node_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,6 +91,30 @@ static inline int64_t ss_once_add(struct ss_once *o, unsigned i, int64_t v)
 		o->seen[i] = v;
 	return add;
 }
+
+/* ---- --remote-store (out/store.c): what every format adds when the view has a store ---- */
+struct ss_jw;
+/* A partition's findings[] (json.c's writer, shared with the store's other partitions). */
+void ss_out_findings_json(struct ss_jw *w, const struct ss_eval *ev);
+/* "remote_store": {...} | null (with "remote_store_reason") in a partition object; nothing
+ * without a store. */
+void ss_out_store_part_json(struct ss_jw *w, const struct ss_results *r, const struct ss_eval *ev);
+/* "remote_store": {...} in the summary; nothing without a store. */
+void ss_out_store_summary_json(struct ss_jw *w, const struct ss_results *r);
+/* Input text on one line of the table (its newlines as "\x0a"; the table is escaped for the
+ * terminal as it goes out): table.c's rule, for the store section too. */
+void ss_out_table_text(FILE *f, const char *s);
+/* The table's store section (after the partition rows, inside the table's buffer: its lines
+ * wrap to the table's width); nothing without a store. */
+void ss_out_store_table(const struct ss_results *r, FILE *f);
+/* Prometheus label helpers (prom.c), for every partition series: a label value escaped as the
+ * text format wants, and {topic,partition,log_dir,node_id} of a replica (node_id absent where
+ * its node is unknown). */
+void ss_out_prom_label_value(FILE *f, const char *s);
+void ss_out_prom_labels(FILE *f, const struct ss_results *r, const struct ss_part *p);
+/* segscan_remote_store_bytes, segscan_remote_orphan_bytes, segscan_remote_missing_objects
+ * (and the extras); nothing without a store. */
+void ss_out_store_prom(const struct ss_results *r, FILE *f);
 /* "1.5 GiB", "512 B": binary units, 3 significant digits */
 const char *ss_human_bytes(int64_t b, char *buf, size_t len);
 /* n bytes of s for a terminal: controls and malformed UTF-8 as visible escapes (term.c) */

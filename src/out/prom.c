@@ -19,7 +19,7 @@
 #include "out/out.h"
 #include "segscan.h"
 
-static void label_value(FILE *f, const char *s)
+void ss_out_prom_label_value(FILE *f, const char *s)
 {
 	/* the runs between escapes in one fwrite each, not a locked fputc per byte: serve
 	 * renders a label pair per series every rescan (issue 15) */
@@ -45,19 +45,20 @@ static int32_t node_of(const struct ss_results *r, const struct ss_part *p)
 static void labels_open(FILE *f, const struct ss_results *r, const struct ss_part *p)
 {
 	fputs("{topic=\"", f);
-	label_value(f, p->topic);
+	ss_out_prom_label_value(f, p->topic);
 	fprintf(f, "\",partition=\"%d\",log_dir=\"", p->partition);
-	label_value(f, ss_res_logdir_of(r, p));
+	ss_out_prom_label_value(f, ss_res_logdir_of(r, p));
 	fputc('"', f);
 	if (node_of(r, p) >= 0)
 		fprintf(f, ",node_id=\"%d\"", node_of(r, p));
 }
 
-static void labels(FILE *f, const struct ss_results *r, const struct ss_part *p)
+void ss_out_prom_labels(FILE *f, const struct ss_results *r, const struct ss_part *p)
 {
 	labels_open(f, r, p);
 	fputc('}', f);
 }
+
 
 enum which {
 	W_SIZE, W_SEGS, W_OL_SEGS, W_OL_BYTES, W_LAG_SEGS, W_LAG_BYTES, W_BLAG_SEGS, W_DANGLING, W_EXCESS,
@@ -217,7 +218,7 @@ static void write_findings(const struct ss_results *r, FILE *f, bool bytes)
 			fputs(name, f);
 			labels_open(f, r, p);
 			fputs(",code=\"", f);
-			label_value(f, code);
+			ss_out_prom_label_value(f, code);
 			fprintf(f, "\"} %" PRId64 "\n", n);
 		}
 	}
@@ -263,7 +264,7 @@ static void write_forecast(const struct ss_results *r, FILE *f)
 				  : k == 2 ? fc->remote_delete_segments : k == 3 ? fc->remote_delete_bytes
 							       : fc->copy_segments;
 			fputs(fam[k].name, f);
-			labels(f, r, p);
+			ss_out_prom_labels(f, r, p);
 			put_value(f, v);
 		}
 	}
@@ -281,7 +282,7 @@ static void write_forecast(const struct ss_results *r, FILE *f)
 			if (dup || v < 0)
 				continue;
 			fprintf(f, "%s{log_dir=\"", name);
-			label_value(f, r->logdirs[i].path);
+			ss_out_prom_label_value(f, r->logdirs[i].path);
 			fputs("\"}", f);
 			put_value(f, v);
 		}
@@ -300,7 +301,7 @@ static int write_partition_level(const struct ss_results *r, FILE *f)
 		FILE *m = open_memstream(&lab[i], &len);
 		if (!m)
 			continue;
-		labels(m, r, &r->parts[i]);
+		ss_out_prom_labels(m, r, &r->parts[i]);
 		if (fclose(m)) {
 			free(lab[i]);
 			lab[i] = NULL;
@@ -323,7 +324,7 @@ static int write_partition_level(const struct ss_results *r, FILE *f)
 			if (lab && lab[i])
 				fputs_unlocked(lab[i], f);
 			else
-				labels(f, r, p);
+				ss_out_prom_labels(f, r, p);
 			put_value(f, v);
 		}
 	}
@@ -340,7 +341,7 @@ static int write_partition_level(const struct ss_results *r, FILE *f)
 		if (!n && !r->run.metrics_extra)
 			continue; /* the default level: only a replica with errors has the series */
 		fputs("segscan_partition_read_errors", f);
-		labels(f, r, &r->parts[i]);
+		ss_out_prom_labels(f, r, &r->parts[i]);
 		fprintf(f, " %" PRId64 "\n", n);
 	}
 	write_findings(r, f, false);
@@ -352,6 +353,7 @@ static int write_partition_level(const struct ss_results *r, FILE *f)
 		write_forecast(r, f);
 		funlockfile(f);
 	}
+	ss_out_store_prom(r, f);   /* --remote-store (out/store.c): partition level only */
 	return 0;
 }
 
@@ -480,7 +482,7 @@ static void tagg_add(const struct ss_results *r, struct tagg *t, const struct ss
 static void topic_labels(FILE *f, const struct ss_results *r, const struct tagg *t)
 {
 	fputs("{topic=\"", f);
-	label_value(f, r->parts[t->first].topic);
+	ss_out_prom_label_value(f, r->parts[t->first].topic);
 	fputc('"', f);
 	if (t->node >= 0)
 		fprintf(f, ",node_id=\"%d\"", t->node);
@@ -572,7 +574,7 @@ static int write_topic_level(const struct ss_results *r, FILE *f)
 			fputs("segscan_topic_findings", f);
 			topic_labels(f, r, &ag[a]);
 			fputs(",code=\"", f);
-			label_value(f, codes[c]);
+			ss_out_prom_label_value(f, codes[c]);
 			fputs("\"}", f);
 			put_value(f, cnt[c]);
 		}
@@ -608,12 +610,12 @@ static void write_broker_info(const struct ss_results *r, FILE *f)
 		if (node >= 0)
 			fprintf(f, "%d", node);
 		fputs("\",cluster_id=\"", f);
-		label_value(f, cid ? cid : c->cluster_id ? c->cluster_id : "");
+		ss_out_prom_label_value(f, cid ? cid : c->cluster_id ? c->cluster_id : "");
 		fputs("\",kafka_version=\"", f);
 		/* the release of the node the context describes, when known for sure (exact, or
 		 * one release line): a level two lines share, or another node's, is "" */
 		if (c->kafka_version && c->kafka_version_known && node == c->node_id)
-			label_value(f, c->kafka_version);
+			ss_out_prom_label_value(f, c->kafka_version);
 		fputs("\"} 1\n", f);
 	}
 }
@@ -655,7 +657,7 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 		if (dup)
 			continue;
 		fputs("segscan_log_dir_up{log_dir=\"", f);
-		label_value(f, r->logdirs[i].path);
+		ss_out_prom_label_value(f, r->logdirs[i].path);
 		fprintf(f, "\"} %d\n", r->logdirs[i].err ? 0 : 1);
 	}
 	return ferror(f) ? -EIO : 0;
