@@ -1356,6 +1356,49 @@ static void test_remote_unknown_everywhere(void **state)
 	free(out);
 }
 
+/* A scan of several brokers' log dirs has a row per replica: the summary counts a partition's
+ * remote state and copy lag once (the largest over its replicas), a follower's null copy lag is
+ * the leader's to count (no unknown member), and a partition whose remote state no replica
+ * knows is one unknown partition, not one per replica. */
+static void test_summary_replicas_once(void **state)
+{
+	(void)state;
+	struct ss_results r = uview();
+	struct ss_eval lead = uev_tiered, follow = uev_tiered;
+	lead.role = SS_ROLE_LEADER;
+	lead.copy_lag_segments = 1;
+	lead.copy_lag_bytes = 10;
+	lead.broker_copy_lag_segments = 1;
+	lead.broker_copy_lag_bytes = 10;
+	follow.role = SS_ROLE_FOLLOWER;
+	follow.copy_lag_null = follow.broker_copy_lag_null = true;
+	struct ss_part ps[3] = { uparts[3], uparts[3], uparts[3] };
+	ps[0].eval = &lead;
+	ps[1].eval = &follow;
+	ps[2].eval = &follow;
+	r.parts = ps;
+	r.n_parts = 3;
+	r.n_segs = 0;
+	struct ss_summary sum;
+	ss_out_summarize(&r, &sum);
+	assert_int_equal(sum.remote_bytes, 2048);
+	assert_int_equal(sum.remote_segments, 1);
+	assert_int_equal(sum.remote_unknown, 0);
+	assert_int_equal(sum.copy_lag_segments, 1);
+	assert_int_equal(sum.copy_lag_bytes, 10);
+	assert_int_equal(sum.copy_lag_unknown, 0);
+	assert_int_equal(sum.broker_copy_lag_bytes, 10);
+	assert_int_equal(sum.only_local_bytes, 3 * 10);   /* each replica's own disk */
+	/* no replica knows the remote state: one unknown partition */
+	struct ss_eval unk_l = lead, unk_f = follow;
+	unk_l.remote_unknown = unk_f.remote_unknown = true;
+	ps[0].eval = &unk_l;
+	ps[1].eval = &unk_f;
+	ps[2].eval = &unk_f;
+	ss_out_summarize(&r, &sum);
+	assert_int_equal(sum.remote_unknown, 1);
+}
+
 /* No line of the table starts where a name's newline would have put it. */
 static void no_forged_line(const char *out)
 {
@@ -1441,6 +1484,7 @@ int main(void)
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_unknown_is_unknown),
 		cmocka_unit_test(test_remote_unknown_everywhere),
+		cmocka_unit_test(test_summary_replicas_once),
 		cmocka_unit_test(test_table_newlines),
 		cmocka_unit_test(test_table_hidden_columns),
 	};
