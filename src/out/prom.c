@@ -59,7 +59,6 @@ void ss_out_prom_labels(FILE *f, const struct ss_results *r, const struct ss_par
 	fputc('}', f);
 }
 
-
 enum which {
 	W_SIZE, W_SEGS, W_OL_SEGS, W_OL_BYTES, W_LAG_SEGS, W_LAG_BYTES, W_BLAG_SEGS, W_DANGLING, W_EXCESS,
 	W_LSO, W_LEO, W_REMOTE_SIZE, W_REMOTE_HIGHEST, W_BLAG_BYTES, W_REMOTE_KNOWN, W_DANGLING_BYTES,
