@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt/lines.h"
 #include "fmt/yamlkv.h"
 #include "segscan.h"
 
@@ -29,36 +28,20 @@ int ss_httpconf_parse(const char *buf, size_t len, const char *fname, struct ss_
 		      size_t errlen)
 {
 	enum { TOP, AUTH, TLS } sect = TOP;
-	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_LF);
-	const char *s;
-	size_t n;
-	unsigned line = 0;
+	struct ss_yaml_lines it = ss_yaml_lines_init(buf, len);
+	struct ss_yaml_kv kv;
+	const char *why;
+	int r;
 	if (!fname)
 		fname = "http config";
 	if (memchr(buf, 0, len))
 		return bad(err, errlen, fname, 1, "a NUL byte: not a text file");
-	while (ss_lines_next(&l, &s, &n)) {
-		line++;
-		if (n && s[n - 1] == '\r')
-			n--;
-		size_t ind = 0;
-		while (ind < n && ss_yaml_ws(s[ind]))
-			ind++;
-		if (ind == n || s[ind] == '#')
-			continue;
-		if (s[ind] == '-')
-			return bad(err, errlen, fname, line, "YAML lists are not supported here");
-		const char *colon = memchr(s + ind, ':', n - ind);
-		if (!colon || (colon + 1 < s + n && !ss_yaml_ws(colon[1])))
-			return bad(err, errlen, fname, line, "expected \"key: value\"");
-		const char *k, *v;
-		size_t kn, vn;
-		if (!ss_yaml_scalar(s + ind, (size_t)(colon - s - ind), &k, &kn) || kn == 0)
-			return bad(err, errlen, fname, line, "empty or malformed key");
-		if (!ss_yaml_scalar(colon + 1, (size_t)(s + n - colon - 1), &v, &vn))
-			return bad(err, errlen, fname, line, "unterminated quote");
+	while ((r = ss_yaml_next(&it, &kv, &why)) > 0) {
+		unsigned line = it.l.no;
+		const char *k = kv.k, *v = kv.v;
+		size_t kn = kv.kn, vn = kv.vn;
 		int kw = (int)(kn > 60 ? 60 : kn);
-		if (ind == 0) {
+		if (kv.indent == 0) {
 			if (is(k, kn, "basic_auth"))
 				sect = AUTH;
 			else if (is(k, kn, "tls_config"))
@@ -101,8 +84,9 @@ int ss_httpconf_parse(const char *buf, size_t len, const char *fname, struct ss_
 		if (!(*dst = strndup(v, vn)))
 			return -ENOMEM;
 	}
-	if (line == 0)
-		line = 1;
+	unsigned line = it.l.no ? it.l.no : 1;
+	if (r < 0)
+		return bad(err, errlen, fname, line, "%s", why);
 	if (c->password && c->password_file)
 		return bad(err, errlen, fname, line, "basic_auth: password and password_file are exclusive");
 	if ((c->password || c->password_file) && !c->username)

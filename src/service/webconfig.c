@@ -14,7 +14,6 @@
 
 #include "common/darray.h"
 #include "common/file.h"
-#include "fmt/lines.h"
 #include "fmt/yamlkv.h"
 #include "segscan.h"
 
@@ -74,38 +73,19 @@ int ss_web_config_parse(const char *buf, size_t len, const char *fname, struct s
 			size_t errlen)
 {
 	enum { TOP, TLS, USERS } sect = TOP;
-	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_LF);
-	const char *s;
-	size_t n;
-	unsigned line = 0;
-	int r;
+	struct ss_yaml_lines it = ss_yaml_lines_init(buf, len);
+	struct ss_yaml_kv kv;
+	const char *why;
+	int r, more;
 	if (!fname)
 		fname = "web config";
 	if (memchr(buf, 0, len))
 		return bad(err, errlen, fname, 1, "a NUL byte: not a text file");
-	while (ss_lines_next(&l, &s, &n)) {
-		line++;
-		if (n && s[n - 1] == '\r')
-			n--;
-		size_t ind = 0;
-		while (ind < n && ss_yaml_ws(s[ind]))
-			ind++;
-		if (ind == n || s[ind] == '#')
-			continue; /* blank or comment */
-		if (ind < n && s[ind] == '-')
-			return bad(err, errlen, fname, line, "YAML lists are not supported here");
-		const char *colon = memchr(s + ind, ':', n - ind);
-		if (!colon || (colon + 1 < s + n && !ss_yaml_ws(colon[1])))
-			return bad(err, errlen, fname, line, "expected \"key: value\"");
-		const char *k;
-		size_t kn;
-		if (!ss_yaml_scalar(s + ind, (size_t)(colon - s - ind), &k, &kn) || kn == 0)
-			return bad(err, errlen, fname, line, "empty or malformed key");
-		const char *v;
-		size_t vn;
-		if (!ss_yaml_scalar(colon + 1, (size_t)(s + n - colon - 1), &v, &vn))
-			return bad(err, errlen, fname, line, "unterminated quote");
-		if (ind == 0) {
+	while ((more = ss_yaml_next(&it, &kv, &why)) > 0) {
+		unsigned line = it.l.no;
+		const char *k = kv.k, *v = kv.v;
+		size_t kn = kv.kn, vn = kv.vn;
+		if (kv.indent == 0) {
 			if (vn == 2 && !memcmp(v, "{}", 2))
 				vn = 0; /* an empty mapping written inline */
 			if (vn)
@@ -147,8 +127,10 @@ int ss_web_config_parse(const char *buf, size_t len, const char *fname, struct s
 		if (!u->name || !u->hash)
 			return -ENOMEM; /* freed by ss_web_config_free */
 	}
+	if (more < 0)
+		return bad(err, errlen, fname, it.l.no, "%s", why);
 	if (!c->cert_file != !c->key_file)
-		return bad(err, errlen, fname, line ? line : 1, "tls_server_config needs both cert_file and key_file");
+		return bad(err, errlen, fname, it.l.no ? it.l.no : 1, "tls_server_config needs both cert_file and key_file");
 	return 0;
 }
 
