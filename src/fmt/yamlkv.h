@@ -14,11 +14,28 @@
 #ifndef SS_FMT_YAMLKV_H
 #define SS_FMT_YAMLKV_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fmt/lines.h"
+#include "segscan.h"
+
+/* Both parsers' error: "FILE:LINE: problem" in err; SEGSCAN_ECONFIG. */
+static inline int __attribute__((format(printf, 5, 6)))
+ss_yaml_bad(char *err, size_t errlen, const char *fname, unsigned line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (err && errlen)
+		snprintf(err, errlen, "%s:%u: %s", fname, line, msg);
+	return SEGSCAN_ECONFIG;
+}
 
 static inline bool ss_yaml_ws(char ch) { return ch == ' ' || ch == '\t'; }
 
