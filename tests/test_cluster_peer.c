@@ -27,23 +27,17 @@
 
 #include "testutil.h"
 
-static struct tu_script run;
+TU_SCRIPT_SUITE("cluster_peer")
 
-static int group_setup(void **state)
-{
-	(void)state;
-	return tu_script_run(&run, "cluster_peer");
-}
-
-TU_SCRIPT_CASE(run, peer_clean)
-TU_SCRIPT_CASE(run, peer_no_group)
-TU_SCRIPT_CASE(run, peer_crc)
-TU_SCRIPT_CASE(run, peer_crc_serve)
-TU_SCRIPT_CASE(run, peer_giveup)
-TU_SCRIPT_CASE(run, peer_deadline)
-TU_SCRIPT_CASE(run, peer_sigterm_stream)
-TU_SCRIPT_CASE(run, peer_sigterm_stall)
-TU_SCRIPT_CASE(run, peer_sigterm_cfgs)
+TU_SCRIPT_CASE(peer_clean)
+TU_SCRIPT_CASE(peer_no_group)
+TU_SCRIPT_CASE(peer_crc)
+TU_SCRIPT_CASE(peer_crc_serve)
+TU_SCRIPT_CASE(peer_giveup)
+TU_SCRIPT_CASE(peer_deadline)
+TU_SCRIPT_CASE(peer_sigterm_stream)
+TU_SCRIPT_CASE(peer_sigterm_stall)
+TU_SCRIPT_CASE(peer_sigterm_cfgs)
 
 int main(void)
 {
@@ -58,5 +52,5 @@ int main(void)
 		cmocka_unit_test(peer_sigterm_stall),
 		cmocka_unit_test(peer_sigterm_cfgs),
 	};
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, tu_suite_setup, NULL);
 }

@@ -39,31 +39,19 @@
 
 #include "testutil.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZER_BUILD 1
-#else
-#define SANITIZER_BUILD 0
-#endif
+TU_SCRIPT_SUITE("harness_smoke")
 
-static struct tu_script run;
-
-static int group_setup(void **state)
-{
-	(void)state;
-	return tu_script_run(&run, "harness_smoke");
-}
-
-TU_SCRIPT_CASE(run, lts_copy)
-TU_SCRIPT_CASE(run, segscan_scan)
-TU_SCRIPT_CASE(run, s3_list)
-TU_SCRIPT_CASE(run, prometheus_scrape)
-TU_SCRIPT_CASE(run, stall_release)
-TU_SCRIPT_CASE(run, leadership)
-TU_SCRIPT_CASE(run, remote_delete_fetch)
+TU_SCRIPT_CASE(lts_copy)
+TU_SCRIPT_CASE(segscan_scan)
+TU_SCRIPT_CASE(s3_list)
+TU_SCRIPT_CASE(prometheus_scrape)
+TU_SCRIPT_CASE(stall_release)
+TU_SCRIPT_CASE(leadership)
+TU_SCRIPT_CASE(remote_delete_fetch)
 
 int main(void)
 {
-	if (SANITIZER_BUILD) {
+	if (TU_SANITIZER_BUILD) {
 		printf("test_harness_smoke: not run in sanitizer builds: its time is Kafka's, versitygw's "
 		       "and Prometheus's; the release suite runs it\n");
 		return 0;
@@ -77,5 +65,5 @@ int main(void)
 		cmocka_unit_test(leadership),
 		cmocka_unit_test(remote_delete_fetch),
 	};
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, tu_suite_setup, NULL);
 }

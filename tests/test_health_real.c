@@ -33,28 +33,16 @@
 
 #include "testutil.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZER_BUILD 1
-#else
-#define SANITIZER_BUILD 0
-#endif
+TU_SCRIPT_SUITE("health_real")
 
-static struct tu_script run;
-
-static int group_setup(void **state)
-{
-	(void)state;
-	return tu_script_run(&run, "health_real");
-}
-
-TU_SCRIPT_CASE(run, stuck_copy)
-TU_SCRIPT_CASE(run, stuck_released)
-TU_SCRIPT_CASE(run, metadata_at_risk)
-TU_SCRIPT_CASE(run, horizon_time)
+TU_SCRIPT_CASE(stuck_copy)
+TU_SCRIPT_CASE(stuck_released)
+TU_SCRIPT_CASE(metadata_at_risk)
+TU_SCRIPT_CASE(horizon_time)
 
 int main(void)
 {
-	if (SANITIZER_BUILD) {
+	if (TU_SANITIZER_BUILD) {
 		printf("test_health_real: not run in sanitizer builds: its time is Kafka's; the release "
 		       "suite runs it\n");
 		return 0;
@@ -65,5 +53,5 @@ int main(void)
 		cmocka_unit_test(metadata_at_risk),
 		cmocka_unit_test(horizon_time),
 	};
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, tu_suite_setup, NULL);
 }

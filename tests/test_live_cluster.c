@@ -34,23 +34,17 @@
 
 #include "testutil.h"
 
-static struct tu_script run;
+TU_SCRIPT_SUITE("live_cluster")
 
-static int group_setup(void **state)
-{
-	(void)state;
-	return tu_script_run(&run, "live_cluster");
-}
-
-TU_SCRIPT_CASE(run, no_consumer_group)
-TU_SCRIPT_CASE(run, cluster_scan)
-TU_SCRIPT_CASE(run, local_unknown)
-TU_SCRIPT_CASE(run, unreachable)
-TU_SCRIPT_CASE(run, sasl_wrong_password)
-TU_SCRIPT_CASE(run, describe_configs)
-TU_SCRIPT_CASE(run, scan_configs)
-TU_SCRIPT_CASE(run, serve_live)
-TU_SCRIPT_CASE(run, serve_outage)
+TU_SCRIPT_CASE(no_consumer_group)
+TU_SCRIPT_CASE(cluster_scan)
+TU_SCRIPT_CASE(local_unknown)
+TU_SCRIPT_CASE(unreachable)
+TU_SCRIPT_CASE(sasl_wrong_password)
+TU_SCRIPT_CASE(describe_configs)
+TU_SCRIPT_CASE(scan_configs)
+TU_SCRIPT_CASE(serve_live)
+TU_SCRIPT_CASE(serve_outage)
 
 int main(void)
 {
@@ -65,5 +59,5 @@ int main(void)
 		cmocka_unit_test(serve_outage),
 		cmocka_unit_test(no_consumer_group),
 	};
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, tu_suite_setup, NULL);
 }

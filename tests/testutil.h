@@ -212,8 +212,14 @@ static inline int tu_free_port(void)
  * file it is given: "PASS|FAIL|SKIP <case>[ :...]"). tu_script_run, from the group setup,
  * runs the script and keeps its lines; tu_script_verdict, one cmocka case per script case,
  * reports that case's line: PASS passes, SKIP skips, anything else fails with the line, and
- * a case the script never reported fails ("no verdict"). TU_SCRIPT_CASE(name) defines the
- * cmocka case for a script case of the same name. Only where cmocka.h came first.
+ * a case the script never reported fails ("no verdict"). Only where cmocka.h came first:
+ *
+ *   TU_SCRIPT_SUITE("health_real")      the results and the group setup, tu_suite_setup
+ *   TU_SCRIPT_CASE(stuck_copy)          one cmocka case a script case, named as the script names it
+ *   ... cmocka_run_group_tests(tests, tu_suite_setup, NULL)
+ *
+ * TU_SANITIZER_BUILD is 1 in an ASan or TSan build: the real-cluster suites do not run
+ * there (the time is Kafka's; the rules run under the sanitizers in the unit tests).
  */
 #ifdef cmocka_unit_test
 struct tu_script {
@@ -264,8 +270,17 @@ static inline void tu_script_verdict(const struct tu_script *t, const char *name
 	fail_msg("%s.sh gave no verdict for %s", t->name ? t->name : "the script", name);
 }
 
-#define TU_SCRIPT_CASE(t, case_name) \
-	static void case_name(void **s) { (void)s; tu_script_verdict(&(t), #case_name); }
+#define TU_SCRIPT_SUITE(script) \
+	static struct tu_script tu_suite; \
+	static int tu_suite_setup(void **state) { (void)state; return tu_script_run(&tu_suite, script); }
+#define TU_SCRIPT_CASE(case_name) \
+	static void case_name(void **s) { (void)s; tu_script_verdict(&tu_suite, #case_name); }
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TU_SANITIZER_BUILD 1
+#else
+#define TU_SANITIZER_BUILD 0
+#endif
 #endif
 
 #endif
