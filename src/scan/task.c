@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/assert.h"
+#include "common/extent.h"
 #include "scan/task.h"
 #include "sched/arena.h"
 #include "segscan.h"
@@ -423,22 +424,11 @@ static int zprobe_start(struct ss_task *t)
 	t->zp_n = 0;
 	if (pos >= t->log_hole_from)
 		return finish(t);   /* inside the hole found when the file was opened */
-	while (pos < end && nr < SS_TASK_ZREGIONS) {
-		off_t d = lseek(t->fd_log, (off_t)pos, SEEK_DATA), h;
-		if (d < 0 && errno == ENXIO)
-			break;          /* no data from pos to the end of the file: a hole */
-		if (d < 0) {
-			d = (off_t)pos; /* cannot tell (EINVAL, EIO): all of it is data */
-			h = (off_t)end;
-		} else if ((h = lseek(t->fd_log, d, SEEK_HOLE)) < 0 || h > (off_t)end) {
-			h = (off_t)end;
-		}
-		if (d >= (off_t)end)
-			break;
-		rb[nr] = d;
-		re[nr] = h;
+	/* the data extents after the walk's zeros (a lookup that cannot tell gives the rest as
+	 * data, common/extent.h); none: a hole to the end */
+	while (nr < SS_TASK_ZREGIONS && ss_next_data(t->fd_log, pos, end, &rb[nr], &re[nr]) > 0) {
+		pos = re[nr];
 		nr++;
-		pos = h;
 	}
 	if (nr == SS_TASK_ZREGIONS && pos < end)
 		re[nr - 1] = end;   /* extents not looked up: sampled with the last one */
