@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""funclen.py [--over N] [--top N] [DIR...]: the length of every function in DIR (default src).
+"""funclen.py [--over N] [--top N] [DIR|FILE...]: the length of every function (default: in src).
 
 Issue 23's budget for src/: no function over 120 lines, no more than 10 over 80.
 
@@ -62,7 +62,8 @@ def main(argv):
             dirs.append(a)
     rows = []
     for d in dirs or ["src"]:
-        for dp, _, fns in os.walk(d):
+        walk = [(os.path.dirname(d), None, [os.path.basename(d)])] if os.path.isfile(d) else os.walk(d)
+        for dp, _, fns in walk:
             for fn in sorted(fns):
                 if fn.endswith((".c", ".h")):
                     p = os.path.join(dp, fn)
