@@ -10,11 +10,12 @@ CC       ?= cc
 VERSION  := $(shell sed -n 's/^\#define SEGSCAN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' include/segscan_version.h | paste -sd.)
 # LIB_PKGS: what libsegscan itself links (the scanner, formats, evaluator, outputs; its
 # DT_NEEDED list is checked by tests/install.sh, docs/install.md says why each is there).
-# TOOL_PKGS: what only serve, dump, gen and merge add, in the binary (libcurl: merge's
-# reading of serve endpoints, src/merge/fetch.c). No libnuma: the topology is
+# TOOL_PKGS: what only serve, dump, gen and merge add, in the binary (merge's reading of
+# serve endpoints, src/merge/fetch.c, uses the library's libcurl: the s3:// remote store's,
+# src/source/store_s3.c). No libnuma: the topology is
 # read from sysfs (src/sched/topology.c).
-LIB_PKGS := liburing jansson zlib liblz4 libzstd rdkafka
-TOOL_PKGS := libmicrohttpd libxcrypt libcurl
+LIB_PKGS := liburing jansson zlib liblz4 libzstd rdkafka libcurl expat
+TOOL_PKGS := libmicrohttpd libxcrypt
 PKGS     := $(LIB_PKGS) jemalloc $(TOOL_PKGS)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -DSEGSCAN_VERSION=\"$(VERSION)\" -Iinclude -Isrc $(WARN) \

@@ -93,7 +93,10 @@ void segscan_scan_free(segscan_scan *s);
  *   "now", "dangling-after", "stuck-after" (a duration: "5m", "90s", "300000"), "horizon" (a duration: "1d"),
  *   "disable-tiering" (a topic: the what-if of the forecast),
  *   "threads", "io", "queue-depth",
- *   "numa", "stats", "progress", "quiet", "numa-topology", and the options a polite
+ *   "numa", "stats", "progress", "quiet", "numa-topology", the remote-store audit's
+ *   "remote-store" (file:///DIR or s3://BUCKET[/PREFIX]?...), "remote-layout"
+ *   ("local-tiered-storage" or "aiven"), "deep" and "rate" (store requests/s, 0 =
+ *   unlimited), and the options a polite
  *   background scanner wants: "max-read-rate" (bytes/s over all workers, 0 =
  *   unlimited), "io-priority" ("idle" or "normal": ioprio class of every submission),
  *   "evict" ("true": drop from the page cache exactly the pages this scan brought in,
@@ -199,6 +202,8 @@ enum segscan_phase {
 					 cluster's records (items) */
 	SEGSCAN_PHASE_SCAN,           /* segments read (items) */
 	SEGSCAN_PHASE_EVALUATION,     /* partitions evaluated (items) */
+	SEGSCAN_PHASE_REMOTE_STORE,   /* --remote-store: objects listed (items, no total); runs
+					 beside SCAN and EVALUATION */
 };
 
 enum segscan_unit { SEGSCAN_UNIT_ITEMS, SEGSCAN_UNIT_BYTES };

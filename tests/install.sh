@@ -44,7 +44,7 @@ for f in usr/bin/segscan "usr/lib/libsegscan.so.$ver" "usr/lib/libsegscan.so.$ma
 	 usr/lib/libsegscan.a usr/include/segscan.h usr/include/segscan_version.h usr/lib/pkgconfig/segscan.pc \
 	 usr/share/man/man1/segscan.1 usr/share/man/man1/segscan-scan.1 usr/share/man/man1/segscan-serve.1 \
 	 usr/share/man/man1/segscan-gen.1 usr/share/man/man1/segscan-dump.1 usr/share/man/man1/segscan-merge.1 \
-	 usr/share/man/man7/segscan-metrics.7 \
+	 usr/share/man/man1/segscan-audit.1 usr/share/man/man7/segscan-metrics.7 \
 	 usr/share/bash-completion/completions/segscan usr/share/zsh/site-functions/_segscan \
 	 usr/lib/systemd/system/segscan.service usr/share/doc/segscan/install.md \
 	 usr/share/doc/segscan/examples/embed.c usr/share/segscan/prometheus/segscan.rules.yml \
@@ -79,13 +79,15 @@ fi
 # What the library links (issue 23 item 6): the scanner, formats, evaluator and outputs need
 # liburing, the codecs (zlib, lz4, zstd, snappy), jansson (the --remote-state NDJSON parser,
 # fmt/ndjson.c; librdkafka's statistics, source/cluster.c), librdkafka (--bootstrap-server,
-# source/cluster.c) and libc; libm only if a libm function is ever called. Nothing of serve
+# source/cluster.c), libcurl and expat (--remote-store's s3:// source, source/store_s3.c, and
+# its ListObjectsV2 parser, fmt/s3_list.c: scan and serve audit through segscan_run) and libc;
+# libm only if a libm function is ever called. Nothing of serve
 # (libmicrohttpd, libcrypt, libsystemd; its gzip uses zlib, which the codecs need anyway),
 # nothing of jemalloc, no libnuma (sysfs is read directly). docs/install.md "What the
 # library links" says the same.
 readelf -d "$dest/usr/lib/libsegscan.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sed 's/\.so.*//' | grep -vx libm |
 	LC_ALL=C sort >"$root/needed"
-printf '%s\n' ld-linux-x86-64 libc libjansson liblz4 librdkafka libsnappy liburing libz libzstd | LC_ALL=C sort >"$root/needed.want"
+printf '%s\n' ld-linux-x86-64 libc libcurl libexpat libjansson liblz4 librdkafka libsnappy liburing libz libzstd | LC_ALL=C sort >"$root/needed.want"
 extra=$(LC_ALL=C comm -13 "$root/needed.want" "$root/needed" | paste -sd' ')
 missing=$(LC_ALL=C comm -23 "$root/needed.want" "$root/needed" | paste -sd' ')
 [ -z "$extra$missing" ] || fail "libsegscan.so's DT_NEEDED is not the scanner's: needs ${extra:-nothing more}; lacks ${missing:-nothing}"
@@ -111,7 +113,7 @@ readelf -d "$root/ex/embed" | grep "NEEDED.*\[libsegscan.so.$major\]" >/dev/null
 # A static embedder: the installed libsegscan.a with the libraries of the .pc's Requires.private
 # and Libs.private, and nothing else. (Not `pkg-config --static`: that would also pull the
 # dependencies' own private libraries, e.g. librdkafka's libsasl2, which need not be installed.)
-[ "$(pkg-config --print-requires-private segscan | LC_ALL=C sort | paste -sd' ')" = "jansson liblz4 liburing libzstd rdkafka zlib" ] ||
+[ "$(pkg-config --print-requires-private segscan | LC_ALL=C sort | paste -sd' ')" = "expat jansson libcurl liblz4 liburing libzstd rdkafka zlib" ] ||
 	fail "segscan.pc's Requires.private: $(pkg-config --print-requires-private segscan | paste -sd' ')"
 cc -std=c11 -o "$root/ex/embed-static" "$root/ex/embed.c" $(pkg-config --cflags segscan) "$dest/usr/lib/libsegscan.a" \
 	$(pkg-config --libs $(pkg-config --print-requires-private segscan)) \

@@ -1100,6 +1100,63 @@ static void test_sparse_tail(void **state)
 	free(b.p);
 }
 
+/* Kafka truncates a segment while it is dumped: the mapped pages past the new end raise
+ * SIGBUS, which ends that file's dump with an error naming the batch it was in, and the
+ * process goes on. The shrink happens deterministically: the output's first flush (its
+ * buffer filled by the records) truncates the file, mid-walk. */
+struct shrink_out {
+	const char *path;
+	char       *buf;
+	size_t      len;
+	int         writes;
+};
+
+static ssize_t shrink_write(void *cookie, const char *p, size_t n)
+{
+	struct shrink_out *o = cookie;
+	if (o->writes++ == 0)
+		assert_int_equal(truncate(o->path, 4096), 0);
+	o->buf = realloc(o->buf, o->len + n + 1);
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+	o->buf[o->len] = 0;
+	return (ssize_t)n;
+}
+
+static void test_shrinks_while_mapped(void **state)
+{
+	(void)state;
+	struct buf b = { 0 };
+	for (int64_t base = 0; base < 200 * 64; base += 64)
+		add_batch(&b, base, SS_CODEC_NONE, 0, 64, NULL);
+	assert_true(b.n > (size_t)(256 << 10));   /* its records print more than the output buffer holds */
+	char *p = write_file("shrink-0", "00000000000000000000.log", &b);
+	struct shrink_out o = { .path = p };
+	FILE *f = fopencookie(&o, "w", (cookie_io_functions_t){ .write = shrink_write });
+	assert_non_null(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	struct ss_dump d;
+	assert_int_equal(ss_dump_init(&d, &(struct ss_dump_opts){ .fmt = SS_DUMP_TEXT, .records = true,
+								  .print_data = true, .max_bytes = -1 }, f), 0);
+	assert_int_equal(ss_dump_file(&d, p), SS_DUMP_DATA);
+	assert_int_equal(ss_dump_finish(&d), 0);
+	fclose(f);
+	assert_true(o.writes > 1);
+	const char *e = strstr(o.buf, " at position ");
+	if (!e || !strstr(e, ": the file shrank while it was read (a mapped page past its new end)\n"))
+		fail_msg("no shrink error in the dump's last lines: %s", o.len > 300 ? o.buf + o.len - 300 : o.buf);
+	long long at = strtoll(e + strlen(" at position "), NULL, 10);
+	assert_true(at > 4096 && at < (long long)b.n);
+	/* at a batch's position (the position of the batch the walk was in) */
+	char line[64];
+	snprintf(line, sizeof(line), " position: %lld ", at);
+	assert_non_null(strstr(o.buf, line));
+	free(o.buf);
+	unlink(p);
+	free(p);
+	free(b.p);
+}
+
 /* ---- kafka-dump-log's flags (issue 20 item 10) ---- */
 
 /* `segscan dump ARGS` and `segscan dump ALIASES` print the same, byte for byte. */
@@ -1383,6 +1440,7 @@ int main(void)
 		cmocka_unit_test(test_text_escapes),
 		cmocka_unit_test(test_decode_invalid_utf8),
 		cmocka_unit_test(test_sparse_tail),
+		cmocka_unit_test(test_shrinks_while_mapped),
 		cmocka_unit_test(test_kafka_flags),
 		cmocka_unit_test(test_completion_values),
 		cmocka_unit_test(test_cli),

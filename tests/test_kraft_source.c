@@ -281,6 +281,49 @@ static json_t *scan_fixture(const char *prefix, const char *logdir, int *rc, cha
 	return rep;
 }
 
+/* ---- zeros in the metadata log: a tail, or a hole before data ------------------------------ */
+
+static void append_to(const char *logdir, const char *file, size_t zeros, const char *data)
+{
+	char *d = path_join(logdir, MDIR), *p = path_join(d, file);
+	FILE *f = fopen(p, "ab");
+	assert_non_null(f);
+	for (size_t i = 0; i < zeros; i++)
+		assert_int_equal(fputc(0, f), 0);
+	if (data)
+		assert_int_equal(fputs(data, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	free(p);
+	free(d);
+}
+
+/*
+ * Zeros after the last batch of the last segment are a tail (a crashed or preallocated
+ * segment): nothing is lost. Zeros and then data are damage, found wherever the data lies
+ * (the one reader checks the zeros to the end of the file; a 4 KiB probe of them took the
+ * data for a tail before): the replay stops there and says what that leaves unknown.
+ */
+static void test_zeros_then_data(void **state)
+{
+	char *root, *logdir = copy_fixture(&root);
+	int rc;
+	char *err = NULL;
+	append_to(logdir, "00000000000000000115.log", 70000, NULL);
+	json_t *rep = scan_fixture(NULL, logdir, &rc, &err);
+	assert_true(json_is_true(json_object_get(cluster_meta(rep), "complete")));
+	json_decref(rep);
+	free(err);
+	append_to(logdir, "00000000000000000115.log", 0, "data");
+	rep = scan_fixture(NULL, logdir, &rc, &err);
+	assert_false(json_is_true(json_object_get(cluster_meta(rep), "complete")));
+	assert_true(has_msg(rep, "__cluster_metadata-0/00000000000000000115.log: byte 1038: ",
+			    "record batch framing is corrupt: the replay stops here"));
+	json_decref(rep);
+	free(err);
+	free(logdir);
+	remove_tree(root);
+}
+
 /* ---- issue 21 item 3: a flipped bit in a record of the real log ------------------------- */
 
 /*
@@ -691,6 +734,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_huge_transaction_under_ulimit),
+		cmocka_unit_test(test_zeros_then_data),
 		cmocka_unit_test(test_crc_flipped_bit_in_real_log),
 		cmocka_unit_test(test_crc_flipped_bit_in_real_snapshot),
 		cmocka_unit_test(test_unparseable_dynamic_config),

@@ -157,6 +157,26 @@ static void off_bad(const char *text, int want_line)
 		fail_msg("%s: rc %d line %d, want line %d", text, rc, line, want_line);
 }
 
+/* KRaft snapshot names (Snapshots.parse): 20 digits, '-', 10 digits, ".checkpoint" */
+static void test_snapshot_names(void **state)
+{
+	int64_t off = 0;
+	int32_t ep = 0;
+	assert_true(ss_snapshot_name_parse("00000000000000000108-0000000001.checkpoint", &off, &ep));
+	assert_int_equal(off, 108);
+	assert_int_equal(ep, 1);
+	assert_true(ss_snapshot_name_parse("99999999999999999999-9999999999.checkpoint", &off, &ep));
+	assert_int_equal(off, INT64_MAX);   /* held at the maximum */
+	assert_int_equal(ep, INT32_MAX);
+	assert_false(ss_snapshot_name_parse("00000000000000000108-0000000001.checkpoint.part", &off, &ep));
+	assert_false(ss_snapshot_name_parse("00000000000000000108-0000000001.checkpoint.deleted", &off, &ep));
+	assert_false(ss_snapshot_name_parse("0000000000000000108-00000000001.checkpoint", &off, &ep));
+	assert_false(ss_snapshot_name_parse("00000000000000000108_0000000001.checkpoint", &off, &ep));
+	assert_false(ss_snapshot_name_parse("0000000000000000010a-0000000001.checkpoint", &off, &ep));
+	assert_false(ss_snapshot_name_parse("00000000000000000108.log", &off, &ep));
+	assert_false(ss_snapshot_name_parse(NULL, &off, &ep));
+}
+
 static void test_ckpt_offsets(void **state)
 {
 	struct seen s;
@@ -287,6 +307,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dirnames),
 		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_snapshot_names),
 		cmocka_unit_test(test_ckpt_offsets),
 		cmocka_unit_test(test_ckpt_epochs),
 		cmocka_unit_test(test_partition_metadata),

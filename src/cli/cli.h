@@ -11,7 +11,16 @@ int ss_cmd_scan(int argc, char **argv);
 int ss_cmd_gen(int argc, char **argv);
 int ss_cmd_serve(int argc, char **argv);
 int ss_cmd_dump(int argc, char **argv);
+int ss_cmd_audit(int argc, char **argv);
 int ss_cmd_merge(int argc, char **argv);
+
+/* scan and audit: one scan run, with the command's name and help (cmd_scan.c). */
+struct ss_cli_scan_cmd {
+	const char *name;         /* "scan" | "audit" */
+	const char *usage, *tail; /* --help before and after the options */
+	bool        need_store;   /* --remote-store is required */
+};
+int ss_cli_run_scan(const struct ss_cli_scan_cmd *cmd, int argc, char **argv);
 
 /* Shared by scan and serve (cli/options.c): the scan options from the library's table. */
 struct ss_optdef;

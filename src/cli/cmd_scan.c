@@ -99,8 +99,14 @@ static void print_errors(const segscan_scan *s)
 
 int ss_cmd_scan(int argc, char **argv)
 {
+	static const struct ss_cli_scan_cmd scan = { .name = "scan", .usage = usage_scan, .tail = exit_help };
+	return ss_cli_run_scan(&scan, argc, argv);
+}
+
+int ss_cli_run_scan(const struct ss_cli_scan_cmd *cmd, int argc, char **argv)
+{
 	enum segscan_format fmt = SEGSCAN_FMT_TABLE;
-	bool stats = false, quiet = false, force_progress = false;
+	bool stats = false, quiet = false, force_progress = false, have_store = false;
 	struct ss_cli_progress prog;
 	segscan_scan *s = NULL;
 	struct option *longopts = NULL;
@@ -132,11 +138,11 @@ int ss_cmd_scan(int argc, char **argv)
 			}
 			continue;
 		case 'h':
-			ss_cli_help(usage_scan, exit_help);
+			ss_cli_help(cmd->usage, cmd->tail);
 			rc = 0;
 			goto out;
 		}
-		if (!(d = ss_cli_scan_option("scan", longopts, c, idx)))
+		if (!(d = ss_cli_scan_option(cmd->name, longopts, c, idx)))
 			goto out;
 		if (!strcmp(d->name, "stats"))
 			stats = true;
@@ -146,6 +152,13 @@ int ss_cmd_scan(int argc, char **argv)
 			force_progress = true;
 		if (ss_cli_apply(s, d->name, ss_optdef_has_arg(d) ? optarg : NULL))
 			goto out;
+		if (!strcmp(d->name, "remote-store"))
+			have_store = true;
+	}
+	if (cmd->need_store && !have_store) {
+		fprintf(stderr, "segscan %s: --remote-store=URI is required\nTry 'segscan %s --help'.\n", cmd->name,
+			cmd->name);
+		goto out;
 	}
 	for (int i = optind; i < argc; i++) {
 		if ((r = segscan_add_logdir(s, argv[i]))) {

@@ -23,6 +23,9 @@ static const char usage_main[] =
 "Commands:\n"
 "  scan  [OPTIONS] LOGDIR...   one pass over one or more Kafka log dirs, report, exit\n"
 "  serve [OPTIONS] LOGDIR...   the same scan repeated as a service with HTTP metrics\n"
+"  audit [OPTIONS] --remote-store=URI LOGDIR...\n"
+"                              the scan, and the remote tier's object store joined with\n"
+"                              the remote metadata: missing, orphaned, torn objects\n"
 "  gen   [OPTIONS] OUTDIR      write a realistic synthetic Kafka log dir\n"
 "  dump  [OPTIONS] FILE...     show a segment, index, snapshot or checkpoint file\n"
 "  merge [OPTIONS] REPORT...   one cluster report from several brokers' scan reports\n"
@@ -68,6 +71,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "scan") == 0)
 		return ss_cmd_scan(argc - 1, argv + 1);
+	if (strcmp(cmd, "audit") == 0)
+		return ss_cmd_audit(argc - 1, argv + 1);
 	if (strcmp(cmd, "gen") == 0)
 		return ss_cmd_gen(argc - 1, argv + 1);
 	if (strcmp(cmd, "serve") == 0)

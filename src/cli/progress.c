@@ -196,6 +196,7 @@ static const char *phase_label(enum segscan_phase ph)
 	case SEGSCAN_PHASE_REMOTE_STATE: return "remote state";
 	case SEGSCAN_PHASE_SCAN: return "scan";
 	case SEGSCAN_PHASE_EVALUATION: return "evaluation";
+	case SEGSCAN_PHASE_REMOTE_STORE: return "remote store";
 	}
 	return "working";
 }

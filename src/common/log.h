@@ -21,7 +21,7 @@
 
 #include "segscan.h"
 
-#define SS_LOG_PHASES          (SEGSCAN_PHASE_EVALUATION + 1)
+#define SS_LOG_PHASES          (SEGSCAN_PHASE_REMOTE_STORE + 1)
 /* At most this often per phase (ns): about four events a second. */
 #define SS_LOG_PROGRESS_NS     250000000ull
 

@@ -219,39 +219,221 @@ static const char *leftover_what(enum ss_file_kind k)
 	}
 }
 
+/* One partition directory being read (walk_partition): its files as listed, then its
+ * segments; the partition itself is built beside it and appended in one locked step. */
+struct pwalk {
+	struct ss_catalog *cat;
+	uint32_t           li;
+	const char        *name;       /* the directory's name in the log dir */
+	char               where[4096];/* log dir/name, for messages */
+	int                dfd;
+	DIR               *d;          /* NULL: the directory could not be opened or listed */
+	struct segfile    *files;
+	uint32_t           nf, capf;
+	struct ss_seg     *segs;
+	size_t             ns;
+};
+
+/* Open and list the directory. A partition whose directory cannot be read is still a
+ * partition of the report (with its error and null values), never silently absent: absent
+ * looks exactly like a deleted partition. *open_err: why it cannot be read (0: it can);
+ * *gone: it vanished (Kafka deletes and renames partition dirs while we look: fine). */
+static int open_partition(struct pwalk *W, int *open_err, bool *gone)
+{
+	struct ss_logdir *ld = &W->cat->logdirs[W->li];
+
+	*open_err = 0;
+	*gone = false;
+	W->dfd = ss_open_ro(ld->fd, W->name, O_DIRECTORY);
+	if (W->dfd < 0) {
+		if (W->dfd == -ENOENT) {
+			*gone = true;
+			return 0;
+		}
+		*open_err = W->dfd;
+		return ss_catalog_problem(W->cat, W->where, W->dfd, -1, true, "cannot open partition directory: %s",
+					  segscan_strerror(W->dfd));
+	}
+	if (!(W->d = fdopendir(W->dfd))) {
+		*open_err = -errno;
+		close(W->dfd);
+		return ss_catalog_problem(W->cat, W->where, *open_err, -1, true, "cannot list partition directory: %s",
+					  segscan_strerror(*open_err));
+	}
+	return 0;
+}
+
+/* A segment file (.log and its indexes) by name: kept if it is a regular file. A FIFO
+ * named like a segment file would block its reader forever, a directory would become the
+ * active segment: refused here by name (the engines refuse one swapped in later,
+ * io/engine.c). */
+static int take_segment_file(struct pwalk *W, const struct dirent *e, int64_t off, enum ss_file_kind k)
+{
+	mode_t ty = entry_type(W->dfd, e);
+	if (ty == 0)
+		return 0; /* deleted meanwhile: Kafka's retention at work */
+	if (ty != S_IFREG) {
+		char path[4096 + 300];
+		snprintf(path, sizeof(path), "%s/%s", W->where, e->d_name);
+		return ss_catalog_problem(W->cat, path, SEGSCAN_ENOTREG, -1, true, "%s, not a regular file: not read",
+					  ss_file_type_name(ty));
+	}
+	struct segfile *sf;
+	int r = SS_DA_PUSH(&W->files, &W->nf, &W->capf, &sf);
+	if (r < 0)
+		return r;
+	sf->offset = off;
+	sf->kind = k;
+	return 0;
+}
+
+/* One directory entry: a segment file, a snapshot, a file Kafka keeps beside them, a
+ * leftover (counted and noted), or an unknown file (noted). */
+static int take_entry(struct pwalk *W, struct ss_part *p, const struct dirent *e)
+{
+	const char *logdir = W->cat->logdirs[W->li].path;
+	int64_t off;
+	enum ss_file_kind inner, k = ss_file_classify(e->d_name, &off, &inner);
+
+	switch (k) {
+	case SS_FILE_LOG:
+	case SS_FILE_INDEX:
+	case SS_FILE_TIMEINDEX:
+	case SS_FILE_TXNINDEX:
+		return take_segment_file(W, e, off, k);
+	case SS_FILE_SNAPSHOT:
+		p->snapshot_files++;
+		return 0;
+	case SS_FILE_PARTITION_METADATA:
+	case SS_FILE_LEADER_EPOCH:
+		return 0;
+	case SS_FILE_DELETED:
+	case SS_FILE_CLEANED:
+	case SS_FILE_SWAP:
+	case SS_FILE_TMP:
+		if (k == SS_FILE_DELETED) p->deleted_files++;
+		if (k == SS_FILE_CLEANED) p->cleaned_files++;
+		if (k == SS_FILE_SWAP) p->swap_files++;
+		return add_note(W->cat, logdir, W->name, e->d_name, leftover_what(k));
+	default:
+		/* The Raft log keeps quorum-state and snapshots beside its segments. */
+		if (strcmp(p->topic, "__cluster_metadata") == 0 &&
+		    (strcmp(e->d_name, "quorum-state") == 0 || strstr(e->d_name, ".checkpoint")))
+			return 0;
+		p->unknown_files++;
+		return add_note(W->cat, logdir, W->name, e->d_name, "unknown file");
+	}
+}
+
+/* Every entry of the directory; a readdir that fails part way is a problem of the
+ * partition, and what was listed until then stays. */
+static int list_partition(struct pwalk *W, struct ss_part *p)
+{
+	struct dirent *e;
+	int r;
+
+	errno = 0;
+	while ((e = readdir(W->d))) {
+		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		if ((r = take_entry(W, p, e)))
+			return r;
+		errno = 0;
+	}
+	if (errno) {
+		r = -errno;
+		return ss_catalog_problem(W->cat, W->where, r, -1, true, "readdir failed: %s", segscan_strerror(r));
+	}
+	return 0;
+}
+
+/* The files grouped by base offset into segments, in offset order, the last one active;
+ * index files without their .log are noted (Kafka deletes them at startup). */
+static int group_segments(struct pwalk *W, struct ss_part *p)
+{
+	int r;
+
+	if (W->nf) /* qsort(NULL, 0) is undefined */
+		qsort(W->files, W->nf, sizeof(*W->files), cmp_segfile);
+	W->segs = W->nf ? malloc(W->nf * sizeof(*W->segs)) : NULL;
+	if (W->nf && !W->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < W->nf;) {
+		int64_t off = W->files[i].offset;
+		uint16_t have = 0;
+		for (; i < W->nf && W->files[i].offset == off; i++) {
+			switch (W->files[i].kind) {
+			case SS_FILE_LOG: have |= SS_HAS_LOG; break;
+			case SS_FILE_INDEX: have |= SS_HAS_INDEX; break;
+			case SS_FILE_TIMEINDEX: have |= SS_HAS_TIMEINDEX; break;
+			case SS_FILE_TXNINDEX: have |= SS_HAS_TXNINDEX; break;
+			default: break;
+			}
+		}
+		if (!(have & SS_HAS_LOG)) {
+			char fname[64];
+			snprintf(fname, sizeof(fname), "%020lld.*", (long long)off);
+			if ((r = add_note(W->cat, W->cat->logdirs[W->li].path, W->name, fname,
+					  "index files without a .log (orphaned)")))
+				return r;
+			continue;
+		}
+		ss_seg_init(&W->segs[W->ns++], off, (uint8_t)have);
+	}
+	p->seg_count = (uint32_t)W->ns;
+	if (W->ns)
+		W->segs[W->ns - 1].flags |= SS_SEG_ACTIVE;
+	return 0;
+}
+
+/* The partition and its segments into the catalog, in one locked step (and the directory
+ * to the metadata topic's list if it is a live __remote_log_metadata partition). On
+ * success the catalog owns p's strings. */
+static int append_partition(struct pwalk *W, struct ss_part *p)
+{
+	struct ss_catalog *cat = W->cat;
+	char *rlmm = NULL;
+	int r;
+
+	if (strcmp(p->topic, "__remote_log_metadata") == 0 && p->kind == SS_DIR_LIVE && !(rlmm = strdup(W->where)))
+		return -ENOMEM;
+	cat_lock(cat);
+	if ((r = ss_da_reserve((void **)&cat->parts, &cat->cap_parts, cat->n_parts + 1, sizeof(*cat->parts))) ||
+	    (r = reserve_segs(cat, (uint64_t)cat->n_segs + W->ns)) ||
+	    (rlmm && (r = ss_da_reserve((void **)&cat->rlmm_dirs, &cat->cap_rlmm, cat->n_rlmm_dirs + 1, sizeof(char *))))) {
+		cat_unlock(cat);
+		free(rlmm);
+		return r;
+	}
+	p->seg_first = cat->n_segs;
+	for (size_t i = 0; i < W->ns; i++)
+		W->segs[i].part = cat->n_parts;
+	if (W->ns)
+		memcpy(cat->segs + cat->n_segs, W->segs, W->ns * sizeof(*W->segs));
+	if (W->ns && cat->ids)
+		memset(cat->ids + cat->n_segs, 0, W->ns * sizeof(*cat->ids));
+	cat->n_segs += (uint32_t)W->ns;
+	cat->parts[cat->n_parts++] = *p;
+	if (rlmm)
+		cat->rlmm_dirs[cat->n_rlmm_dirs++] = rlmm;
+	cat_unlock(cat);
+	return 0;
+}
+
+/* One partition directory into the catalog: open it, build the partition, list its files,
+ * group them into segments, read its metadata files, append it. */
 static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name, const struct ss_dirname *dn)
 {
 	struct ss_logdir *ld = &cat->logdirs[li];
-	struct segfile *files = NULL;
-	struct ss_seg *segs = NULL;
-	uint32_t nf = 0, capf = 0;
-	size_t ns = 0;
-	DIR *d = NULL;
+	struct pwalk W = { .cat = cat, .li = li, .name = name, .dfd = -1 };
 	struct ss_part part, *p = &part;
-	char where[4096];
-	int r, dfd;
+	int open_err;
+	bool gone;
+	int r;
 
-	snprintf(where, sizeof(where), "%s/%s", ld->path, name);
-	/* A partition whose directory cannot be read is still a partition of the report
-	 * (with its error and null values), never silently absent: absent looks exactly
-	 * like a deleted partition. */
-	int open_err = 0;
-	dfd = ss_open_ro(ld->fd, name, O_DIRECTORY);
-	if (dfd < 0) {
-		/* Kafka deletes and renames partition dirs while we look: vanished is fine. */
-		if (dfd == -ENOENT)
-			return 0;
-		open_err = dfd;
-		if ((r = ss_catalog_problem(cat, where, dfd, -1, true, "cannot open partition directory: %s",
-					    segscan_strerror(dfd))))
-			return r;
-	} else if (!(d = fdopendir(dfd))) {
-		open_err = -errno;
-		close(dfd);
-		if ((r = ss_catalog_problem(cat, where, open_err, -1, true, "cannot list partition directory: %s",
-					    segscan_strerror(open_err))))
-			return r;
-	}
+	snprintf(W.where, sizeof(W.where), "%s/%s", ld->path, name);
+	if ((r = open_partition(&W, &open_err, &gone)) || gone)
+		return r;
 
 	/* Built here, then appended to the catalog in one locked step. */
 	memset(p, 0, sizeof(*p));
@@ -266,150 +448,22 @@ static int walk_partition(struct ss_catalog *cat, uint32_t li, const char *name,
 	p->partition = dn->partition;
 	p->kind = dn->kind;
 	p->unreadable = open_err;
-	if (open_err)
-		goto append;
-
-	struct dirent *e;
-	errno = 0;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
-			continue;
-		int64_t off;
-		enum ss_file_kind inner, k = ss_file_classify(e->d_name, &off, &inner);
-		switch (k) {
-		case SS_FILE_LOG:
-		case SS_FILE_INDEX:
-		case SS_FILE_TIMEINDEX:
-		case SS_FILE_TXNINDEX: {
-			/* A FIFO named like a segment file would block its reader forever, a
-			 * directory would become the active segment: refused here by name
-			 * (the engines refuse one swapped in later, io/engine.c). */
-			mode_t ty = entry_type(dfd, e);
-			if (ty == 0)
-				break; /* deleted meanwhile: Kafka's retention at work */
-			if (ty != S_IFREG) {
-				char path[4096 + 300];
-				snprintf(path, sizeof(path), "%s/%s", where, e->d_name);
-				if ((r = ss_catalog_problem(cat, path, SEGSCAN_ENOTREG, -1, true,
-							    "%s, not a regular file: not read", ss_file_type_name(ty))))
-					goto out;
-				break;
-			}
-		}
-			struct segfile *sf;
-			if ((r = SS_DA_PUSH(&files, &nf, &capf, &sf)) < 0)
-				goto out;
-			sf->offset = off;
-			sf->kind = k;
-			break;
-		case SS_FILE_SNAPSHOT:
-			p->snapshot_files++;
-			break;
-		case SS_FILE_PARTITION_METADATA:
-		case SS_FILE_LEADER_EPOCH:
-			break;
-		case SS_FILE_DELETED:
-		case SS_FILE_CLEANED:
-		case SS_FILE_SWAP:
-		case SS_FILE_TMP:
-			if (k == SS_FILE_DELETED) p->deleted_files++;
-			if (k == SS_FILE_CLEANED) p->cleaned_files++;
-			if (k == SS_FILE_SWAP) p->swap_files++;
-			if ((r = add_note(cat, ld->path, name, e->d_name, leftover_what(k))))
-				goto out;
-			break;
-		default:
-			/* The Raft log keeps quorum-state and snapshots beside its segments. */
-			if (strcmp(p->topic, "__cluster_metadata") == 0 &&
-			    (strcmp(e->d_name, "quorum-state") == 0 || strstr(e->d_name, ".checkpoint")))
-				break;
-			p->unknown_files++;
-			if ((r = add_note(cat, ld->path, name, e->d_name, "unknown file")))
-				goto out;
-			break;
-		}
-		errno = 0;
-	}
-	if (errno) {
-		r = -errno;
-		if ((r = ss_catalog_problem(cat, where, r, -1, true, "readdir failed: %s", segscan_strerror(r))))
-			goto out;
-	}
-
-	if (nf) /* qsort(NULL, 0) is undefined */
-		qsort(files, nf, sizeof(*files), cmp_segfile);
-	segs = nf ? malloc(nf * sizeof(*segs)) : NULL;
-	if (nf && !segs) {
-		r = -ENOMEM;
+	if (!open_err && ((r = list_partition(&W, p)) || (r = group_segments(&W, p)) ||
+			  (r = read_partition_meta(cat, p, W.dfd, W.where))))
 		goto out;
-	}
-	for (size_t i = 0; i < nf;) {
-		int64_t off = files[i].offset;
-		uint16_t have = 0;
-		for (; i < nf && files[i].offset == off; i++) {
-			switch (files[i].kind) {
-			case SS_FILE_LOG: have |= SS_HAS_LOG; break;
-			case SS_FILE_INDEX: have |= SS_HAS_INDEX; break;
-			case SS_FILE_TIMEINDEX: have |= SS_HAS_TIMEINDEX; break;
-			case SS_FILE_TXNINDEX: have |= SS_HAS_TXNINDEX; break;
-			default: break;
-			}
-		}
-		if (!(have & SS_HAS_LOG)) {
-			/* Kafka deletes an index without its .log at startup (orphaned). */
-			char fname[64];
-			snprintf(fname, sizeof(fname), "%020lld.*", (long long)off);
-			if ((r = add_note(cat, ld->path, name, fname, "index files without a .log (orphaned)")))
-				goto out;
-			continue;
-		}
-		ss_seg_init(&segs[ns++], off, (uint8_t)have);
-	}
-	p->seg_count = (uint32_t)ns;
-	if (ns)
-		segs[ns - 1].flags |= SS_SEG_ACTIVE;
-
-	if ((r = read_partition_meta(cat, p, dfd, where)))
+	if ((r = append_partition(&W, p)))
 		goto out;
-
-append:;
-	char *rlmm = NULL;
-	if (strcmp(p->topic, "__remote_log_metadata") == 0 && p->kind == SS_DIR_LIVE && !(rlmm = strdup(where))) {
-		r = -ENOMEM;
-		goto out;
-	}
-	cat_lock(cat);
-	if ((r = ss_da_reserve((void **)&cat->parts, &cat->cap_parts, cat->n_parts + 1, sizeof(*cat->parts))) ||
-	    (r = reserve_segs(cat, (uint64_t)cat->n_segs + ns)) ||
-	    (rlmm && (r = ss_da_reserve((void **)&cat->rlmm_dirs, &cat->cap_rlmm, cat->n_rlmm_dirs + 1, sizeof(char *))))) {
-		cat_unlock(cat);
-		free(rlmm);
-		goto out;
-	}
-	p->seg_first = cat->n_segs;
-	for (size_t i = 0; i < ns; i++)
-		segs[i].part = cat->n_parts;
-	if (ns)
-		memcpy(cat->segs + cat->n_segs, segs, ns * sizeof(*segs));
-	if (ns && cat->ids)
-		memset(cat->ids + cat->n_segs, 0, ns * sizeof(*cat->ids));
-	cat->n_segs += (uint32_t)ns;
-	cat->parts[cat->n_parts++] = *p;
-	if (rlmm)
-		cat->rlmm_dirs[cat->n_rlmm_dirs++] = rlmm;
-	cat_unlock(cat);
 	p = NULL; /* the catalog owns its strings now */
-	r = 0;
 out:
 	if (p) {
 		free(p->topic);
 		free(p->dir);
 		free(p->epochs);
 	}
-	free(segs);
-	free(files);
-	if (d)
-		closedir(d);
+	free(W.segs);
+	free(W.files);
+	if (W.d)
+		closedir(W.d);
 	return r;
 }
 

@@ -17,25 +17,90 @@
 
 #include "common/endian.h"
 #include "common/file.h"
+#include "common/search.h"
 #include "dump/dump_int.h"
 #include "fmt/batch.h"
 #include "fmt/index.h"
+#include "io/fwin.h"
 #include "segscan.h"
 
-struct logf {
-	int     fd;
-	int64_t size;
+char *dd_sibling(const char *path, const char *suffix)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	const char *dot = strchr(name, '.');
+	size_t stem = dot ? (size_t)(dot - path) : strlen(path);
+	char *s = malloc(stem + strlen(suffix) + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, path, stem);
+	strcpy(s + stem, suffix);
+	return s;
+}
+
+/* The offset index's entries as DumpLogSegments lists them: every slot, except that a slot
+ * after the first whose offset is the base offset ends the list (the zeros of a
+ * preallocated or crashed file). Returns how many. */
+size_t dd_index_entries(const uint8_t *buf, size_t len)
+{
+	size_t n = len / SS_OFFSET_ENTRY;
+	for (size_t i = 1; i < n; i++)
+		if (ss_offset_entry_at(buf + i * SS_OFFSET_ENTRY).rel == 0)
+			return i;
+	return n;
+}
+
+size_t dd_timeindex_entries(const uint8_t *buf, size_t len)
+{
+	size_t n = len / SS_TIME_ENTRY;
+	for (size_t i = 1; i < n; i++)
+		if (ss_be32s(buf + i * SS_TIME_ENTRY + 8) == 0)
+			return i;
+	return n;
+}
+
+struct index_key {
+	int64_t base, target;
 };
 
-/* The batch header at pos: 0, or a reason in why. */
-static int header_at(const struct logf *l, int64_t pos, struct ss_batch_hdr *h, char *why, size_t wl)
+/* An offset index entry sorts before the key while its offset is <= the target. */
+static int cmp_index_entry(const void *elem, const void *key)
 {
-	uint8_t b[SS_MAX_HEADER_SIZE];
+	const struct index_key *k = key;
+	return k->base + ss_offset_entry_at(elem).rel <= k->target ? -1 : 1;
+}
+
+/* OffsetIndex.lookup: the position of the last entry whose offset <= target (0 if none). */
+int64_t dd_index_lookup(const uint8_t *buf, size_t n, int64_t base, int64_t target)
+{
+	const struct index_key k = { base, target };
+	/* the first entry > target */
+	size_t lo = ss_lower_bound(buf, n, SS_OFFSET_ENTRY, cmp_index_entry, &k, NULL);
+	return lo == 0 ? 0 : ss_offset_entry_at(buf + (lo - 1) * SS_OFFSET_ENTRY).pos;
+}
+
+/* The .log an index is verified against, read through a file window (io/fwin.h). */
+struct logf {
+	int            fd;
+	int64_t        size;
+	struct ss_fwin w;
+};
+
+static void close_log(struct logf *l)
+{
+	ss_fwin_close(&l->w);   /* pairs with the ss_fwin_open in open_sibling */
+	close(l->fd);           /* pairs with the ss_open_ro there */
+}
+
+/* The batch header at pos: 0, or a reason in why. */
+static int header_at(struct logf *l, int64_t pos, struct ss_batch_hdr *h, char *why, size_t wl)
+{
+	const uint8_t *b;
 	if (pos < 0 || pos >= l->size) {
 		snprintf(why, wl, "position %lld is outside the log (%lld bytes)", (long long)pos, (long long)l->size);
 		return -1;
 	}
-	ssize_t n = dd_pread(l->fd, b, sizeof(b), pos);
+	ssize_t n = ss_fwin_get(&l->w, pos, SS_MAX_HEADER_SIZE, l->size, &b);
 	if (n < 0) {
 		snprintf(why, wl, "reading the log: %s", strerror((int)-n));
 		return -1;
@@ -100,7 +165,7 @@ static int open_sibling(const char *path, const char *suffix, struct logf *l)
 		return e;
 	}
 	l->size = st.st_size;
-	return 0;
+	return ss_fwin_open(&l->w, l->fd, l->size, NULL);
 }
 
 /* What both verifies check first: the index is a whole number of `entry`-byte entries
@@ -127,7 +192,7 @@ static bool verify_open(struct ss_dump *d, size_t len, size_t n, int entry, cons
 static void verify_offsets(struct ss_dump *d, const uint8_t *buf, size_t len, size_t n, int64_t base)
 {
 	char why[256];
-	struct logf l = { -1, 0 };
+	struct logf l = { .fd = -1 };
 	if (!verify_open(d, len, n, SS_OFFSET_ENTRY, "OffsetIndex", &l))
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -157,17 +222,17 @@ static void verify_offsets(struct ss_dump *d, const uint8_t *buf, size_t len, si
 		continue;
 bad:
 		verdict(d, false, (int64_t)i, n, why);
-		close(l.fd);
+		close_log(&l);
 		return;
 	}
-	close(l.fd);   /* pairs with verify_open */
+	close_log(&l);   /* pairs with verify_open */
 	verdict(d, true, -1, n, NULL);
 }
 
 static void verify_times(struct ss_dump *d, const uint8_t *buf, size_t len, size_t n, int64_t base)
 {
 	char why[256];
-	struct logf l = { -1, 0 };
+	struct logf l = { .fd = -1 };
 	char *ib = NULL;
 	size_t il = 0, in = 0;
 	if (!verify_open(d, len, n, SS_TIME_ENTRY, "TimeIndex", &l))
@@ -220,11 +285,11 @@ static void verify_times(struct ss_dump *d, const uint8_t *buf, size_t len, size
 bad:
 		verdict(d, false, (int64_t)i, n, why);
 		free(ib);
-		close(l.fd);
+		close_log(&l);
 		return;
 	}
 	free(ib);
-	close(l.fd);   /* pairs with verify_open */
+	close_log(&l);   /* pairs with verify_open */
 	verdict(d, true, -1, n, NULL);
 }
 

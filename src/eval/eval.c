@@ -59,6 +59,15 @@ int ss_eval_add_finding(struct ss_eval *ev, const struct ss_finding_spec *spec, 
 			f.n_ids++;
 		}
 	}
+	if (spec->n_keys) {
+		if (!(f.object_keys = calloc(spec->n_keys, sizeof(char *))))
+			goto fail;
+		for (uint32_t i = 0; i < spec->n_keys; i++) {
+			if (!(f.object_keys[i] = strdup(spec->keys[i])))
+				goto fail;
+			f.n_keys++;
+		}
+	}
 	struct ss_finding *slot;
 	if (SS_DA_PUSH(&ev->findings, &ev->n_findings, &ev->cap_findings, &slot) < 0)
 		goto fail;
@@ -68,6 +77,9 @@ fail:
 	for (uint32_t i = 0; i < f.n_ids; i++)
 		free(f.segment_ids[i]);
 	free(f.segment_ids);
+	for (uint32_t i = 0; i < f.n_keys; i++)
+		free(f.object_keys[i]);
+	free(f.object_keys);
 	free(f.message);
 	return e;
 }
@@ -109,6 +121,9 @@ void ss_eval_free(struct ss_eval *ev)
 		for (uint32_t k = 0; k < f->n_ids; k++)
 			free(f->segment_ids[k]);
 		free(f->segment_ids);
+		for (uint32_t k = 0; k < f->n_keys; k++)
+			free(f->object_keys[k]);
+		free(f->object_keys);
 		if (!f->message_shared)
 			free(f->message);
 	}

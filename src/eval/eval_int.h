@@ -29,6 +29,8 @@ struct ss_finding_spec {
 	int64_t            segments, bytes;
 	const char *const *ids;         /* segment ids it names (copied), n_ids of them */
 	uint32_t           n_ids;
+	const char *const *keys;        /* remote-store object keys it names (copied), n_keys of them */
+	uint32_t           n_keys;
 };
 /* Append a finding: spec's fields and the printf-formatted message. 0 or -ENOMEM. */
 int ss_eval_add_finding(struct ss_eval *ev, const struct ss_finding_spec *spec, const char *fmt, ...)

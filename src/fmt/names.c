@@ -197,6 +197,37 @@ enum ss_file_kind ss_file_classify(const char *name, int64_t *offset, enum ss_fi
 	return classify(name, strlen(name), offset, inner);
 }
 
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* Digits to a value, held at max: a 20-digit offset can exceed INT64_MAX. */
+static int64_t digits_value(const char *s, size_t n, int64_t max)
+{
+	int64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		int d = s[i] - '0';
+		if (v > (max - d) / 10)
+			return max;
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+bool ss_snapshot_name_parse(const char *name, int64_t *offset, int32_t *epoch)
+{
+	if (!name || strlen(name) != 42 || !all_digits(name, 20) || name[20] != '-' || !all_digits(name + 21, 10) ||
+	    strcmp(name + 31, ".checkpoint"))
+		return false;
+	*offset = digits_value(name, 20, INT64_MAX);
+	*epoch = (int32_t)digits_value(name + 21, 10, INT32_MAX);
+	return true;
+}
+
 /* ---- checkpoint files ---------------------------------------------------------------- */
 
 /*

@@ -38,6 +38,12 @@ enum ss_file_kind {
  * and SWAP, *inner receives the kind of the name without that suffix. */
 enum ss_file_kind ss_file_classify(const char *name, int64_t *offset, enum ss_file_kind *inner);
 
+/* A KRaft snapshot's name as Snapshots.parse (raft/.../snapshot/Snapshots.java) reads it:
+ * `<20-digit end offset>-<10-digit epoch>.checkpoint`; true with *offset and *epoch (a value
+ * beyond the type's range is held at its maximum). In-progress `.checkpoint.part` and
+ * deleted `.checkpoint.deleted` files are not snapshots to read. */
+bool ss_snapshot_name_parse(const char *name, int64_t *offset, int32_t *epoch);
+
 /* ---- checkpoint files (§1.2) ---- */
 /* Offset checkpoint ("0\nN\n<topic> <partition> <offset>\n"...). cb returns nonzero to
  * stop. On a format error returns SEGSCAN_ECHECKPOINT and sets *err_line (1-based). An

@@ -119,13 +119,30 @@ int ss_io_create(const char *name, unsigned depth, const struct ss_io_ops **ops,
 #define SS_IO_MAX_DEPTH 32768u
 
 /*
- * mmap.c: run fn(arg) while a SIGBUS from a page in [lo, lo + n) (borrowed bytes whose
+ * bus.c: run fn(arg) while a SIGBUS from a page in [lo, lo + n) (mapped bytes whose
  * file shrank) ends it early instead of the process: returns 0, or -EFAULT when fn was
  * cut short (its state is then whatever it had reached; the caller must discard it).
- * fn must not allocate, lock or call what longjmp could leave half done. Only for
- * bytes an engine lent (the lender installed the handler).
+ * The jump leaves fn from inside its access to the mapping: fn must not hold a lock
+ * another party waits on there, and what it allocated before is the caller's to forget.
+ * Only for bytes whose mapper installed the handler (ss_io_bus_install: the lender, the
+ * mmap engine and io/fwin.c do). Guards do not nest: one per thread at a time.
  */
 int ss_io_guarded(void (*fn)(void *), void *arg, const void *lo, size_t n);
+
+/*
+ * bus.c: the process's one SIGBUS hook. Installs its handler unless it is already the
+ * current one (a program may replace it after us: cmocka does around every test); a
+ * SIGBUS that is not a guarded fault goes on to the action that was there before. Every
+ * mapper calls it before it maps; 0 or -errno.
+ */
+int ss_io_bus_install(void);
+
+/*
+ * bus.c: copy n bytes from a mapping under the same guard. Returns the bytes copied;
+ * *faulted when a SIGBUS stopped the copy. Page by page (`page` the page size), so that on a
+ * fault every page before the faulting one is known to be copied whole.
+ */
+size_t ss_io_guarded_copy(char *dst, const char *src, size_t n, size_t page, bool *faulted);
 
 /*
  * mmap.c: what the copying engines (uring, pread) lend a READ with req->borrow from: a

@@ -13,6 +13,7 @@
 #include "lib/options.h"
 #include "out/out.h"
 #include "scan/scan_int.h"
+#include "scan/store_job.h"
 #include "source/cluster_ctx.h"
 
 int segscan_scan_new(segscan_scan **out)
@@ -42,6 +43,7 @@ void segscan_scan_free(segscan_scan *s)
 {
 	if (!s)
 		return;
+	ss_store_job_free(s);   /* first: its thread (joined by now) read the remote state */
 	for (uint32_t i = 0; i < s->cat.n_parts; i++)
 		if (s->cat.parts[i].eval)
 			ss_eval_free(s->cat.parts[i].eval);

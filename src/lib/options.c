@@ -34,6 +34,29 @@ const struct ss_optdef ss_optdefs[] = {
 		  "__remote_log_metadata-N partitions found in the scanned log dirs;\n"
 		  "cluster consumes that topic from --bootstrap-server; auto is\n"
 		  "cluster with --bootstrap-server, else local (default auto)" },
+	/* --remote-store and its companions: after remote-state and remote-metadata, which
+	 * they share a prefix with (getopt takes an abbreviation for the first row) */
+	{ .name = "remote-store", .type = SS_OPT_STRING, .values = "URI", .off = F(remote_store),
+	  .err = "expected file:///DIR or s3://BUCKET[/PREFIX][?endpoint=URL&region=R]",
+	  .help = "audit the remote tier's object store against the remote metadata:\n"
+		  "file:///DIR (Kafka's LocalTieredStorage dir) or\n"
+		  "s3://BUCKET[/PREFIX][?endpoint=URL&region=R&max-keys=N&timeout=MS];\n"
+		  "S3 credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or\n"
+		  "~/.aws/credentials (AWS_SHARED_CREDENTIALS_FILE, AWS_PROFILE)" },
+	{ .name = "remote-layout", .type = SS_OPT_CHOICE, .values = "local-tiered-storage|aiven",
+	  .def = "local-tiered-storage", .off = F(remote_layout),
+	  .err = "expected local-tiered-storage or aiven",
+	  .help = "how the RSM names its objects: Kafka's LocalTieredStorage, or\n"
+		  "Aiven's tiered-storage-for-apache-kafka (default local-tiered-storage)" },
+	{ .name = "deep", .type = SS_OPT_BOOL, .def = "false", .off = F(store_deep),
+	  .err = "expected true or false",
+	  .help = "with --remote-store, also read every finished segment's .log\n"
+		  "object whole (local-tiered-storage: check its batches' CRCs and\n"
+		  "offsets against the metadata); without it no segment data is read" },
+	{ .name = "rate", .type = SS_OPT_RATE, .values = "REQUESTS_PER_S", .off = F(store_rate),
+	  .err = "expected requests per second (suffixes k, M, G; 0 = unlimited)",
+	  .help = "cap the requests to the remote store (listing pages, HEADs,\n"
+		  "manifest reads; default 0: unlimited)" },
 	{ .name = "seed", .type = SS_OPT_SEED, .values = "TOPIC-PARTITION=OFFSET",
 	  .err = "expected TOPIC-PARTITION=OFFSET (e.g. orders-3=1200)",
 	  .help = "set highestOffsetInRemoteStorage of one partition by hand\n"

@@ -93,6 +93,8 @@ struct ss_finding {
 	int64_t     bytes;
 	char      **segment_ids;        /* owned; n_ids may be 0 */
 	uint32_t    n_ids;
+	char      **object_keys;        /* owned: remote-store keys it names (model/audit.h); n_keys may be 0 */
+	uint32_t    n_keys;
 };
 
 struct ss_eval {
@@ -177,6 +179,11 @@ struct ss_eval {
 					   findings (how highest_offset was derived, a remote
 					   partition deletion in progress, ...) */
 	uint32_t    n_notes, cap_notes;
+	/* --remote-store (model/audit.h; set by eval/audit.c's ss_audit_attach after the
+	 * evaluation): the partition's audit, NULL when it was not compared (remote_store_why
+	 * says why) */
+	const struct ss_audit_part *remote_store;
+	const char *remote_store_why;
 };
 
 #endif

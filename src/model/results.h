@@ -113,6 +113,26 @@ struct ss_res_cluster {
 	uint32_t    rlmm_local;          /* of them in the scanned log dirs */
 };
 
+/* --remote-store: the store and what its audit found (model/audit.h has the types; the
+ * view only points at them). Per partition the audit is ss_eval.remote_store. */
+struct ss_audit_part;
+struct ss_audit_totals;
+struct ss_res_store_part {
+	const struct ss_audit_part *ap;  /* a partition of the store or the metadata that no reported
+					    partition is (another broker's, a deleted topic's) */
+	const struct ss_eval       *ev;  /* its findings and remote_store (only those fields are set) */
+};
+struct ss_res_store {
+	const char *uri;                 /* the store as messages name it (no credentials) */
+	const char *layout;              /* "local-tiered-storage" | "aiven" */
+	const struct ss_audit_totals *totals;  /* NULL: the listing never started */
+	const char *error;               /* why the listing stopped early, NULL: it completed */
+	uint64_t    requests;
+	double      seconds;
+	const struct ss_res_store_part *others;
+	uint32_t    n_others;
+};
+
 struct ss_results {
 	const struct ss_res_logdir *logdirs;
 	uint32_t                    n_logdirs;
@@ -132,6 +152,7 @@ struct ss_results {
 	struct ss_res_run           run;
 	struct ss_res_pipeline      pipeline;
 	struct ss_res_cluster       cluster;
+	const struct ss_res_store  *store;     /* --remote-store, NULL without */
 };
 
 /* The log dir a partition lives in. */

@@ -182,6 +182,40 @@ static void write_part_errors(const struct ss_results *r, const struct ss_part *
 	ss_jw_arr_end(w);
 }
 
+void ss_out_findings_json(struct ss_jw *w, const struct ss_eval *ev)
+{
+	ss_jw_key(w, "findings");
+	ss_jw_arr(w);
+	for (uint32_t i = 0; i < ev->n_findings; i++) {
+		const struct ss_finding *fd = &ev->findings[i];
+		ss_jw_obj(w);
+		ss_jw_kstr(w, "code", fd->code);
+		/* no ticket: null, not "" (jq's select(.ref) and has() then say it) */
+		ss_jw_kstr(w, "ref", fd->ref && fd->ref[0] ? fd->ref : NULL);
+		ss_jw_kstr(w, "message", fd->message ? fd->message : "");
+		if (fd->has_amount) {
+			ss_jw_ki64(w, "segments", fd->segments);
+			ss_jw_ki64(w, "bytes", fd->bytes);
+		}
+		if (fd->n_ids) {
+			ss_jw_key(w, "segment_ids");
+			ss_jw_arr(w);
+			for (uint32_t k = 0; k < fd->n_ids; k++)
+				ss_jw_str(w, fd->segment_ids[k]);
+			ss_jw_arr_end(w);
+		}
+		if (fd->n_keys) {
+			ss_jw_key(w, "object_keys");
+			ss_jw_arr(w);
+			for (uint32_t k = 0; k < fd->n_keys; k++)
+				ss_jw_str(w, fd->object_keys[k]);
+			ss_jw_arr_end(w);
+		}
+		ss_jw_obj_end(w);
+	}
+	ss_jw_arr_end(w);
+}
+
 /* --horizon: forecast {horizon_ms, ...}, null where an input is unknown or the partition
  * is not forecast (the metadata log) */
 static void write_forecast(struct ss_jw *w, const struct ss_forecast *fc)
@@ -314,31 +348,11 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 		for (uint32_t i = 0; i < ev->n_notes; i++)
 			ss_jw_str(&w, ev->notes[i]);
 		ss_jw_arr_end(&w);
-		ss_jw_key(&w, "findings");
-		ss_jw_arr(&w);
-		for (uint32_t i = 0; i < ev->n_findings; i++) {
-			const struct ss_finding *fd = &ev->findings[i];
-			ss_jw_obj(&w);
-			ss_jw_kstr(&w, "code", fd->code);
-			/* no ticket: null, not "" (jq's select(.ref) and has() then say it) */
-			ss_jw_kstr(&w, "ref", fd->ref && fd->ref[0] ? fd->ref : NULL);
-			ss_jw_kstr(&w, "message", fd->message ? fd->message : "");
-			if (fd->has_amount) {
-				ss_jw_ki64(&w, "segments", fd->segments);
-				ss_jw_ki64(&w, "bytes", fd->bytes);
-			}
-			if (fd->n_ids) {
-				ss_jw_key(&w, "segment_ids");
-				ss_jw_arr(&w);
-				for (uint32_t k = 0; k < fd->n_ids; k++)
-					ss_jw_str(&w, fd->segment_ids[k]);
-				ss_jw_arr_end(&w);
-			}
-			ss_jw_obj_end(&w);
-		}
-		ss_jw_arr_end(&w);
+		ss_out_findings_json(&w, ev);
 		write_config(&w, ev);
 		write_assignment(&w, ev);
+		/* --remote-store: the partition's audit (out/store.c) */
+		ss_out_store_part_json(&w, r, ev);
 	}
 	write_part_errors(r, p, &w);
 	ss_jw_obj_end(&w);
@@ -505,6 +519,7 @@ int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 		ss_jw_obj_end(&w);
 	}
 	write_broker(&w, &r->cluster);
+	ss_out_store_summary_json(&w, r);   /* --remote-store (out/store.c) */
 	ss_jw_key(&w, "notes");
 	ss_jw_arr(&w);
 	for (uint32_t i = 0; i < r->n_notes; i++) {

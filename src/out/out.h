@@ -61,6 +61,25 @@ int ss_out_cluster_json(const struct ss_cluster *c, FILE *f, bool ndjson);
 int ss_out_cluster_table(const struct ss_cluster *c, FILE *f);
 
 void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum);
+
+/* ---- --remote-store (out/store.c): what every format adds when the view has a store ---- */
+struct ss_jw;
+/* A partition's findings[] (json.c's writer, shared with the store's other partitions). */
+void ss_out_findings_json(struct ss_jw *w, const struct ss_eval *ev);
+/* "remote_store": {...} | null (with "remote_store_reason") in a partition object; nothing
+ * without a store. */
+void ss_out_store_part_json(struct ss_jw *w, const struct ss_results *r, const struct ss_eval *ev);
+/* "remote_store": {...} in the summary; nothing without a store. */
+void ss_out_store_summary_json(struct ss_jw *w, const struct ss_results *r);
+/* Input text on one line of the table (its newlines as "\x0a"; the table is escaped for the
+ * terminal as it goes out): table.c's rule, for the store section too. */
+void ss_out_table_text(FILE *f, const char *s);
+/* The table's store section (after the partition rows, inside the table's buffer: its lines
+ * wrap to the table's width); nothing without a store. */
+void ss_out_store_table(const struct ss_results *r, FILE *f);
+/* segscan_remote_store_bytes, segscan_remote_orphan_bytes, segscan_remote_missing_objects
+ * (and the extras); nothing without a store. */
+void ss_out_store_prom(const struct ss_results *r, FILE *f);
 /* "1.5 GiB", "512 B": binary units, 3 significant digits */
 const char *ss_human_bytes(int64_t b, char *buf, size_t len);
 /* n bytes of s for a terminal: controls and malformed UTF-8 as visible escapes (term.c) */

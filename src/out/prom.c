@@ -302,6 +302,7 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 		write_forecast(r, f);
 		funlockfile(f);
 	}
+	ss_out_store_prom(r, f);   /* --remote-store (out/store.c) */
 	fprintf(f, "# HELP segscan_scan_duration_seconds Wall time of the last complete scan.\n"
 		   "# TYPE segscan_scan_duration_seconds gauge\nsegscan_scan_duration_seconds %.6f\n",
 		c->duration_seconds);

@@ -44,6 +44,11 @@ static void put_text(FILE *f, const char *s)
 		fputs(s, f);
 }
 
+void ss_out_table_text(FILE *f, const char *s)
+{
+	put_text(f, s);
+}
+
 static const char *one_line(const char *s, char *buf, size_t len)
 {
 	if (!strchr(s, '\n'))
@@ -761,6 +766,7 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 	fputc('\n', f);
 
 	rows(r, L, every_row, f, NULL);
+	ss_out_store_table(r, f);   /* --remote-store (out/store.c) */
 
 	if (sum.findings) {
 		fprintf(f, "\nFindings (%" PRId64 "):\n", sum.findings);

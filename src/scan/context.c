@@ -151,8 +151,9 @@ static bool cluster_wanted(const struct segscan_scan *s)
 	return (!m || !strcmp(m, "auto")) && s->opts.bootstrap_server && *s->opts.bootstrap_server;
 }
 
-/* The live cluster (source/cluster_load.h), or serve's tail of it. */
-static int remote_from_cluster(struct segscan_scan *s)
+/* The live cluster (source/cluster_load.h), or serve's tail of it: one read into *got
+ * (the caller owns got->remote and got->taint). */
+int ss_scan_cluster_read(struct segscan_scan *s, struct ss_cluster_loaded *got, char *err, size_t errlen)
 {
 	const struct ss_cluster_opts co = {
 		.bootstrap = s->opts.bootstrap_server,
@@ -172,9 +173,15 @@ static int remote_from_cluster(struct segscan_scan *s)
 		.tail = tail,
 		.cat = &s->cat,
 		.log = &s->log,
+		.all_mparts = s->opts.remote_store != NULL,
 	};
+	return ss_cluster_load_remote(&in, got, err, errlen);
+}
+
+static int remote_from_cluster(struct segscan_scan *s)
+{
 	struct ss_cluster_loaded got;
-	int r = ss_cluster_load_remote(&in, &got, s->err, sizeof(s->err));
+	int r = ss_scan_cluster_read(s, &got, s->err, sizeof(s->err));
 	if (got.usage_error)
 		s->usage_error = true;
 	s->remote_taint = got.taint;   /* freed at the end of segscan_run */
@@ -183,6 +190,7 @@ static int remote_from_cluster(struct segscan_scan *s)
 	if (got.remote) {
 		s->remote = got.remote;
 		s->remote_source = SS_SOURCE_CLUSTER;
+		s->remote_all_mparts = got.all_mparts;
 	}
 	s->remote_warnings += got.warnings;
 	return 0;

@@ -17,6 +17,7 @@
 #include "common/probes.h"
 #include "scan/embed.h"
 #include "scan/scan_int.h"
+#include "scan/store_job.h"
 #include "source/cluster_ctx.h"
 #include "source/cluster_image.h"
 #include "sched/arena.h"
@@ -152,6 +153,9 @@ static int run_pipeline(segscan_scan *s)
 			return r;
 		regfree(&re);
 	}
+	/* --remote-store: a bad URI is a usage error before any disk is touched */
+	if ((r = ss_store_job_prepare(s)))
+		return r;
 	/* the broker's static configs: given, or the running broker's own */
 	if ((r = ss_scan_find_static(s)))
 		return fail(s, r, "broker config: %s", segscan_strerror(r));
@@ -215,6 +219,10 @@ static int run_pipeline(segscan_scan *s)
 	if ((r = ss_scan_load_remote(s)))
 		return r;
 	s->times.remote += ss_mono() - t0;
+	/* the store's listing, joined with the remote state on its own thread while the
+	 * workers read the segments (ss_store_job_finish in segscan_run joins it) */
+	if ((r = ss_store_job_start(s)))
+		return r;
 
 	if (atomic_load_explicit(&s->cancel, memory_order_relaxed))
 		return fail(s, -ECANCELED, "cancelled before the segments were read");
@@ -332,6 +340,11 @@ int segscan_run(segscan_scan *s)
 	s->ran = true;
 	pthread_mutex_unlock(&s->api_mu);
 	int r = run_pipeline(s);
+	/* --remote-store: joined on every path; its audit is attached to the evaluations only
+	 * after a run that succeeded (and needs the remote taint, freed just below) */
+	int sj = ss_store_job_finish(s, r == 0);
+	if (!r && sj)
+		r = fail(s, sj, "remote store: %s", segscan_strerror(sj));
 	/* the evaluations that read it are done (the workers and the evaluator are joined) */
 	ss_remote_taint_free(s->remote_taint);
 	s->remote_taint = NULL;
@@ -495,6 +508,7 @@ int ss_scan_publish_results(segscan_scan *s)
 	int fe;
 	if ((s->opts.topic_regex || s->opts.n_partitions || s->opts.findings_only) && (fe = filter_parts(s, r)))
 		return fe;
+	r->store = ss_store_job_results(s);
 	struct ss_res_cluster *cl = &r->cluster;
 	const struct ss_cluster_ctx *cc = s->cluster;
 	*cl = (struct ss_res_cluster){ .node_id = -1, .last_offset = -1, .rlmm_partitions = -1,

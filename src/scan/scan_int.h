@@ -28,6 +28,7 @@ struct ss_remote;      /* eval/remote.h */
 struct ss_remote_taint;/* source/remote_topic.h */
 struct ss_config;      /* eval/config.h */
 struct ss_cluster_ctx; /* source/cluster_ctx.h */
+struct ss_store_job;   /* scan/store_job.h */
 struct ss_cluster_tail;/* source/cluster.h */
 
 struct ss_seed {
@@ -80,6 +81,10 @@ struct ss_opts {
 	bool         has_avoid;
 	cpu_set_t    avoid_cpus;     /* workers never run here (the broker's cores) */
 	bool         progress;       /* force progress lines */
+	char        *remote_store;   /* --remote-store=URI (fmt/store_uri.h) */
+	char        *remote_layout;  /* --remote-layout: "local-tiered-storage" | "aiven" */
+	bool         store_deep;     /* --deep: read the .log objects too */
+	int64_t      store_rate;     /* --rate: store requests per second, 0 = unlimited */
 };
 
 struct ss_worker_stats {
@@ -115,6 +120,8 @@ struct segscan_scan {
 	char                *static_config_how;/* "--server-properties", "the running broker's (pid N)", or
 						  why none was read; owned */
 	const char          *remote_source;  /* "remote-state" | "metadata-topic" | NULL */
+	bool                 remote_all_mparts; /* "cluster": every __remote_log_metadata partition was
+						   read (--remote-store asks for all of them) */
 	struct ss_remote_taint *remote_taint;/* source/remote_topic.h: metadata partitions with a corrupt
 						batch, whose partitions the evaluator reports unknown;
 						NULL when none (freed at the end of segscan_run) */
@@ -176,6 +183,7 @@ struct segscan_scan {
 	struct ss_res_logdir *res_logdirs;
 	struct ss_res_space  *res_space;     /* --horizon: each log dir's free space (ss_results.space) */
 	struct ss_part       *res_parts;     /* the reported partitions when a filter is set (copies) */
+	struct ss_store_job  *store_job;     /* --remote-store: the listing and its audit (scan/store_job.h) */
 };
 
 enum ss_scan_state { SS_SCAN_IDLE, SS_SCAN_RUNNING, SS_SCAN_DONE };
@@ -203,6 +211,11 @@ int  ss_scan_cluster_ctx(struct segscan_scan *s);
 /* Remote state after discovery: the file (unless already loaded) and its topic-id check,
  * the live cluster, or the metadata topic found by discovery. */
 int  ss_scan_load_remote(struct segscan_scan *s);
+/* One read of the remote state from the live cluster (or serve's tail) into *got, the
+ * scan's own state untouched: ss_scan_load_remote's, and the audit's second replay
+ * (scan/store_job.c). The caller frees got->remote and got->taint. */
+struct ss_cluster_loaded;
+int  ss_scan_cluster_read(struct segscan_scan *s, struct ss_cluster_loaded *got, char *err, size_t errlen);
 /* A results accessor's check: -EINVAL for NULL, -EBUSY while segscan_run runs (the results
  * are being replaced), else 0. Best effort against a caller that reads while another
  * thread starts the run (that stays the caller's race), exact for one that reads during it. */

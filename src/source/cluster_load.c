@@ -121,6 +121,19 @@ int ss_cluster_load_remote(const struct ss_cluster_load_in *in, struct ss_cluste
 		goto unavailable;
 	if ((r = ss_cluster_mparts_for(tps, n_tp, x.nparts, &mparts, &n_mp)))
 		goto out;
+	if (in->all_mparts && x.nparts > 0) {
+		/* the remote-store audit joins every partition the store holds, not only the
+		 * scanned ones: the whole topic (scan/store_job.c) */
+		int32_t *all = realloc(mparts, (size_t)x.nparts * sizeof(*all));
+		if (!all) {
+			r = -ENOMEM;
+			goto out;
+		}
+		mparts = all;
+		for (int32_t m = 0; m < x.nparts; m++)
+			mparts[m] = m;
+		n_mp = (uint32_t)x.nparts;
+	}
 	if ((r = ss_remote_new(SS_REMOTE_KAFKA, SS_SOURCE_CLUSTER, &store)))   /* freed at out unless kept */
 		goto out;
 	x.r = store;
@@ -155,6 +168,7 @@ int ss_cluster_load_remote(const struct ss_cluster_load_in *in, struct ss_cluste
 	out->remote = store;
 	store = NULL;
 	out->warnings = x.warnings;
+	out->all_mparts = in->all_mparts && x.nparts > 0;
 	r = 0;
 	goto out;
 

@@ -22,6 +22,9 @@ struct ss_cluster_load_in {
 	struct ss_cluster_tail       *tail;     /* serve's live tail to snapshot; NULL: a one-shot read */
 	struct ss_catalog            *cat;      /* the partitions to place; problems are added to it */
 	struct ss_logsink            *log;      /* progress, and the reason when the cluster fails */
+	bool                          all_mparts; /* read every __remote_log_metadata partition, not
+						     only the scanned partitions' (--remote-store: the
+						     audit joins every partition the store holds) */
 };
 
 /* What it delivers: all NULL / 0 when the cluster could not be read. */
@@ -29,6 +32,7 @@ struct ss_cluster_loaded {
 	struct ss_remote       *remote;   /* KAFKA mode, source "cluster"; the caller frees it */
 	struct ss_remote_taint *taint;    /* metadata partitions with a refused batch; NULL: none */
 	uint64_t                warnings;
+	bool                    all_mparts;   /* every metadata partition was read (in->all_mparts) */
 	bool                    usage_error;  /* the operator's to fix: err says what (exit 2) */
 };
 

@@ -4,11 +4,12 @@
  * Replay order follows KafkaRaftClient / MetadataLoader: the latest snapshot
  * (raft/.../snapshot/Snapshots.java names it; RecordsSnapshotReader requires the
  * SnapshotHeader first and the SnapshotFooter last), then every log record at or after the
- * snapshot's end offset. Batches are read with the parsers of src/fmt/batch.h: each one's
- * CRC-32C is checked (Kafka's log recovery and snapshot reader both validate it) before its
- * records are decoded.
+ * snapshot's end offset. Files are read through the one .log reader (source/logread.h:
+ * where the data ends, torn and zero tails, batches of any size) and framed by
+ * src/fmt/batch.h: each batch's CRC-32C is checked (Kafka's log recovery and snapshot reader
+ * both validate it) before its records are decoded. Files are named as fmt/names.h names
+ * them.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +26,9 @@
 #include "common/log.h"
 #include "fmt/batch.h"
 #include "fmt/kraft.h"
+#include "fmt/names.h"
 #include "segscan.h"
+#include "source/logread.h"
 #include "source/metadata_log.h"
 
 /* Bytes per read; a batch larger than this is read whole. */
@@ -33,81 +36,12 @@
 /* Largest batch accepted. KafkaRaftClient writes batches of at most 8 MiB
  * (KafkaRaftClient.MAX_BATCH_SIZE_BYTES); anything far above is corruption. */
 #define MAX_BATCH ((int64_t)64 << 20)
-/* A zero header followed by this many zero bytes is taken as a preallocated tail: the
- * rest of the file is not read (it may be most of a 1 GiB segment). */
-#define ZERO_PROBE 4096
-
-/* ---- bounded reads ---------------------------------------------------------------------- */
 
 /* Progress of one replay (common/log.h): bytes read out of the files it will read. */
 struct mprog {
 	struct ss_logsink *log;
 	uint64_t           total;   /* the newest snapshot and the segments after it */
 };
-
-struct frd {
-	const struct mprog *prog;   /* NULL: no progress */
-	int       fd;
-	int64_t   size;
-	uint8_t  *buf;
-	size_t    cap;
-	int64_t   wpos;   /* file position of buf[0] */
-	size_t    wlen;   /* valid bytes in buf */
-	uint64_t *bytes_read;
-};
-
-/*
- * Make [pos, pos + need) available; returns a pointer to it, or NULL with *err set
- * (-errno, or SEGSCAN_ETRUNC when the file ends first, e.g. it shrank under us).
- */
-static const uint8_t *frd_get(struct frd *f, int64_t pos, size_t need, int *err)
-{
-	if (pos >= f->wpos && (uint64_t)(pos - f->wpos) + need <= f->wlen)
-		return f->buf + (pos - f->wpos);
-	if (pos < 0 || pos >= f->size || (int64_t)need > f->size - pos) {
-		*err = SEGSCAN_ETRUNC;
-		return NULL;
-	}
-	size_t want = need > CHUNK ? need : CHUNK;
-	if ((int64_t)want > f->size - pos)
-		want = (size_t)(f->size - pos);
-	if (want > f->cap) {
-		uint8_t *nb = realloc(f->buf, want);
-		if (!nb) {
-			*err = -ENOMEM;
-			return NULL;
-		}
-		f->buf = nb;
-		f->cap = want;
-	}
-	size_t got = 0;
-	while (got < want) {
-		ssize_t n = pread(f->fd, f->buf + got, want - got, pos + (int64_t)got);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			*err = -errno;
-			f->wlen = 0;
-			return NULL;
-		}
-		if (n == 0)
-			break; /* shrank under us */
-		got += (size_t)n;
-	}
-	*f->bytes_read += got;
-	if (f->prog) {
-		/* an older snapshot read after a torn newer one is more than the total: hold at it */
-		uint64_t d = *f->bytes_read < f->prog->total ? *f->bytes_read : f->prog->total;
-		ss_progress(f->prog->log, SEGSCAN_PHASE_METADATA_LOG, SEGSCAN_UNIT_BYTES, "bytes", d, f->prog->total);
-	}
-	f->wpos = pos;
-	f->wlen = got;
-	if (got < need) {
-		*err = SEGSCAN_ETRUNC;
-		return NULL;
-	}
-	return f->buf;
-}
 
 /* ---- walking one file ---------------------------------------------------------------------- */
 
@@ -120,6 +54,7 @@ struct walk {
 	struct ss_mlog_info *info;
 	const char          *file;     /* path for warnings */
 	int64_t              start;    /* records below this offset are skipped */
+	uint64_t             bytes_base;   /* info->bytes_read when this file was opened */
 	/* snapshot state */
 	bool                 snapshot;
 	bool                 check_only;   /* a snapshot's first pass: framing, CRCs, header and
@@ -147,124 +82,137 @@ enum {
 	R_RECORDS     = 1 << 7,   /* records that do not decode (the image marked the loss) */
 };
 
+static void on_read(void *arg, uint64_t bytes)
+{
+	struct walk *w = arg;
+	w->info->bytes_read = w->bytes_base + bytes;
+	/* an older snapshot read after a torn newer one is more than the total: hold at it */
+	uint64_t d = w->info->bytes_read < w->prog->total ? w->info->bytes_read : w->prog->total;
+	ss_progress(w->prog->log, SEGSCAN_PHASE_METADATA_LOG, SEGSCAN_UNIT_BYTES, "bytes", d, w->prog->total);
+}
+
+/*
+ * A log batch that fails its CRC-32C: skipped whole, and what it could have changed becomes
+ * unknown (its records are not trusted even to say what they concern); the batches after
+ * it are read on.
+ */
+static void skip_crc_batch(struct walk *w, const struct ss_batch_hdr *h, int64_t pos)
+{
+	ss_cimage_warn(w->img, w->file, pos,
+		       "the batch at offsets %lld to %lld (%d record(s), as its header says) fails its "
+		       "CRC-32C: its records are not applied, and what they could have changed is "
+		       "unknown", (long long)h->base_offset, (long long)h->last_offset, h->records_count);
+	ss_cimage_mark_lost(w->img, SS_CI_LOST_ALL);
+	*w->reasons |= R_CRC;
+	w->info->complete = false;
+	if (h->last_offset + 1 > w->next_expected)
+		w->next_expected = h->last_offset + 1;
+}
+
+/* The batches of one file through the one .log reader: 0 read to the end of its data,
+ * 1 stopped at a problem (warned), or a negative error. */
+static int walk_batches(struct walk *w, struct ss_logrd *r, batch_fn fn)
+{
+	struct ss_lr_batch b;
+	int rc;
+	while ((rc = ss_logrd_next(r, &b)) > 0) {
+		if (b.h.magic != 2) {
+			ss_cimage_warn(w->img, w->file, b.pos, "not a v2 record batch: the replay stops here");
+			return 1;
+		}
+		if (!w->snapshot && b.h.last_offset < w->start)
+			continue;   /* inside the snapshot the replay started from: not needed */
+		if ((rc = ss_logrd_body(r, &b)) < 0)
+			return rc;
+		if (!b.data)
+			return 0;   /* the reader stopped (shrank, read error): said by the caller */
+		/* Every batch's CRC-32C before any of its records is applied (Kafka's readers
+		 * validate it too). A snapshot that fails is not used. */
+		if ((rc = ss_batch_verify(b.data, &b.h))) {
+			if (rc == SEGSCAN_ECRC && !w->snapshot) {
+				skip_crc_batch(w, &b.h, b.pos);
+				continue;
+			}
+			ss_cimage_warn(w->img, w->file, b.pos, "%s: the replay stops here", segscan_strerror(rc));
+			return 1;
+		}
+		if ((rc = fn(w, b.data, &b.h, b.pos)) < 0)
+			return rc;
+		if (rc > 0)
+			return 1; /* the callback warned and wants the file to end here */
+	}
+	return rc;
+}
+
+/* Where the file's data ended (logread.h): 0 at its end or at zeros to it (a preallocated
+ * or crashed tail), else 1 with the problem warned. */
+static int end_of_data(struct walk *w, const struct ss_logrd *r)
+{
+	long long left = (long long)r->left;
+	switch (r->stop) {
+	case SS_LR_END:
+	case SS_LR_CUT:
+	case SS_LR_ZEROS:
+	case SS_LR_NONE:
+		return 0;
+	case SS_LR_TORN_HEADER:
+		if (r->left < SS_HEADER_TO_MAGIC)
+			ss_cimage_warn(w->img, w->file, r->at, "torn tail: %lld byte(s) after the last complete batch", left);
+		else
+			ss_cimage_warn(w->img, w->file, r->at, "torn tail: %lld byte(s), less than a batch header", left);
+		w->stop_torn = true;
+		return 1;
+	case SS_LR_TORN_BATCH:
+		ss_cimage_warn(w->img, w->file, r->at, "torn tail: a batch of %lld bytes with %lld left in the file",
+			       (long long)r->hdr.size, left);
+		w->stop_torn = true;
+		return 1;
+	case SS_LR_CORRUPT:
+		ss_cimage_warn(w->img, w->file, r->at, "%s: the replay stops here", segscan_strerror(r->err));
+		return 1;
+	case SS_LR_TOO_BIG:
+		ss_cimage_warn(w->img, w->file, r->at, "%s: the replay stops here",
+			       r->hdr.magic != 2 ? "not a v2 record batch" : "batch larger than any Kafka writes");
+		return 1;
+	case SS_LR_SHRANK:   /* the file ended inside a batch it had room for: it shrank */
+		ss_cimage_warn(w->img, w->file, r->at, "read failed: %s", segscan_strerror(SEGSCAN_ETRUNC));
+		return 1;
+	case SS_LR_IO:
+		ss_cimage_warn(w->img, w->file, r->at, "read failed: %s", segscan_strerror(r->err));
+		return 1;
+	}
+	return 1;
+}
+
 /* Returns 0 when the file was read to its end without a problem, 1 when it stopped at a
  * problem (warned), or -ENOMEM. */
 static int walk_file(int dirfd, const char *name, struct walk *w, batch_fn fn)
 {
-	int err = 0, ret = 1;
-	struct frd f = { .fd = -1, .bytes_read = &w->info->bytes_read, .prog = w->prog };
+	struct stat st;
 	w->stop_torn = w->stop_denied = false;
-	f.fd = ss_open_ro(dirfd, name, 0); /* closed at out */
-	if (f.fd < 0) {
-		ss_cimage_warn(w->img, w->file, 0, "cannot open: %s", segscan_strerror(f.fd));
-		w->stop_denied = f.fd == -EACCES || f.fd == -EPERM;
+	int fd = ss_open_ro(dirfd, name, 0); /* closed below */
+	if (fd < 0) {
+		ss_cimage_warn(w->img, w->file, 0, "cannot open: %s", segscan_strerror(fd));
+		w->stop_denied = fd == -EACCES || fd == -EPERM;
 		return 1;
 	}
-	struct stat st;
-	if (fstat(f.fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		ss_cimage_warn(w->img, w->file, 0, "not a readable regular file");
-		goto out;
+		close(fd);
+		return 1;
 	}
-	f.size = st.st_size;
-	int64_t pos = 0;
-	while (pos < f.size) {
-		int64_t rem = f.size - pos;
-		const uint8_t *p;
-		if (rem < SS_HEADER_TO_MAGIC) {
-			if (!(p = frd_get(&f, pos, (size_t)rem, &err)))
-				goto ioerr;
-			bool zero = true;
-			for (int64_t i = 0; i < rem; i++)
-				zero &= p[i] == 0;
-			if (!zero) {
-				ss_cimage_warn(w->img, w->file, pos, "torn tail: %lld byte(s) after the last complete batch",
-					       (long long)rem);
-				w->stop_torn = true;
-				goto out;
-			}
-			break;
-		}
-		size_t hneed = rem < SS_MAX_HEADER_SIZE ? (size_t)rem : SS_MAX_HEADER_SIZE;
-		if (!(p = frd_get(&f, pos, hneed, &err)))
-			goto ioerr;
-		struct ss_batch_hdr h;
-		int rc = ss_batch_header(p, hneed, &h);
-		if (rc <= 0) {
-			/* all zeros from here (probed): a preallocated or crashed tail, the end of data */
-			size_t probe = rem < ZERO_PROBE ? (size_t)rem : ZERO_PROBE;
-			const uint8_t *z = frd_get(&f, pos, probe, &err);
-			bool zero = z != NULL;
-			for (size_t i = 0; z && i < probe; i++)
-				zero &= z[i] == 0;
-			if (zero)
-				break;
-			if (rc == 0) {
-				ss_cimage_warn(w->img, w->file, pos, "torn tail: %lld byte(s), less than a batch header",
-					       (long long)rem);
-				w->stop_torn = true;
-			} else
-				ss_cimage_warn(w->img, w->file, pos, "%s: the replay stops here", segscan_strerror(rc));
-			goto out;
-		}
-		if (h.size > rem) {
-			ss_cimage_warn(w->img, w->file, pos, "torn tail: a batch of %lld bytes with %lld left in the file",
-				       (long long)h.size, (long long)rem);
-			w->stop_torn = true;
-			goto out;
-		}
-		if (h.magic != 2 || h.size > MAX_BATCH) {
-			ss_cimage_warn(w->img, w->file, pos, "%s: the replay stops here",
-				       h.magic != 2 ? "not a v2 record batch" : "batch larger than any Kafka writes");
-			goto out;
-		}
-		if (!w->snapshot && h.last_offset < w->start) {
-			pos += h.size; /* inside the snapshot the replay started from: not needed */
-			continue;
-		}
-		if (!(p = frd_get(&f, pos, (size_t)h.size, &err)))
-			goto ioerr;
-		/* Every batch's CRC-32C before any of its records is applied (Kafka's readers
-		 * validate it too). A log batch that fails it is skipped whole, and what it could
-		 * have changed becomes unknown (its records are not trusted even to say what they
-		 * concern); the batches after it are read on. A snapshot that fails is not used. */
-		if ((rc = ss_batch_verify(p, &h))) {
-			if (rc == SEGSCAN_ECRC && !w->snapshot) {
-				ss_cimage_warn(w->img, w->file, pos,
-					       "the batch at offsets %lld to %lld (%d record(s), as its header says) fails its "
-					       "CRC-32C: its records are not applied, and what they could have changed is "
-					       "unknown", (long long)h.base_offset, (long long)h.last_offset,
-					       h.records_count);
-				ss_cimage_mark_lost(w->img, SS_CI_LOST_ALL);
-				*w->reasons |= R_CRC;
-				w->info->complete = false;
-				if (h.last_offset + 1 > w->next_expected)
-					w->next_expected = h.last_offset + 1;
-				pos += h.size;
-				continue;
-			}
-			ss_cimage_warn(w->img, w->file, pos, "%s: the replay stops here", segscan_strerror(rc));
-			goto out;
-		}
-		if ((rc = fn(w, p, &h, pos)) < 0) {
-			ret = rc;
-			goto out;
-		}
-		if (rc > 0)
-			goto out; /* the callback warned and wants the file to end here */
-		pos += h.size;
-	}
-	ret = 0;
-	goto out;
-ioerr:
-	if (err == -ENOMEM) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ss_cimage_warn(w->img, w->file, f.wpos, "read failed: %s", segscan_strerror(err));
-out:
-	free(f.buf);
-	if (f.fd >= 0)
-		close(f.fd); /* opened at the top */
+	struct ss_logrd r;
+	w->bytes_base = w->info->bytes_read;
+	/* closed below (pairs with ss_logrd_close) */
+	int ret = ss_logrd_open(&r, fd, st.st_size, &(struct ss_logrd_opts){ .max_batch = MAX_BATCH, .chunk = CHUNK,
+				    .on_read = w->prog ? on_read : NULL, .arg = w });
+	if (!ret)
+		ret = walk_batches(w, &r, fn);
+	if (!ret)
+		ret = end_of_data(w, &r);
+	w->info->bytes_read = w->bytes_base + (uint64_t)ss_logrd_bytes(&r);
+	ss_logrd_close(&r);
+	close(fd); /* opened at the top */
 	return ret;
 }
 
@@ -483,21 +431,14 @@ static int closing_warning(struct ss_cimage *img, const struct ss_mlog_info *inf
 
 /* ---- directory ------------------------------------------------------------------------------------ */
 
-static bool digits(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
+/* The files of the metadata log directory (named as fmt/names.h names them). */
 struct snap {
 	char    name[64];
 	int64_t offset;
 	int32_t epoch;
 };
 struct seg {
-	char    name[32];
+	char   *name;
 	int64_t base;
 };
 
@@ -596,20 +537,22 @@ static uint64_t file_size(int dfd, const char *name)
 	return fstatat(dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 }
 
-int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_mlog_info *info,
-		       struct ss_logsink *log)
-{
-	struct mprog prog = { .log = log };
-	const struct mprog *pp = NULL;
-	struct snap *snaps = NULL;
-	struct seg *segs = NULL;
-	uint32_t n_snaps = 0, cap_snaps = 0, n_segs = 0, cap_segs = 0;
-	struct ss_cimage *img = NULL;
-	DIR *d = NULL;
-	int dfd = -1, rc;
-	unsigned reasons = 0;
-	char *fpath = NULL;
+/* One replay's state across its steps (ss_mlog_replay_log). */
+struct replay {
+	struct ss_mlog_info *info;
+	struct ss_cimage    *img;
+	int                  dfd;
+	struct snap         *snaps;    /* newest first */
+	struct seg          *segs;     /* in base-offset order */
+	uint32_t             n_snaps, cap_snaps, n_segs, cap_segs;
+	struct mprog         prog;
+	const struct mprog  *pp;       /* &prog when progress is reported, else NULL */
+	unsigned             reasons;  /* R_* */
+	char                *fpath;    /* the file being read, for warnings */
+};
 
+static void info_init(struct ss_mlog_info *info)
+{
 	memset(info, 0, sizeof *info);
 	info->snapshot_offset = -1;
 	info->snapshot_epoch = -1;
@@ -618,199 +561,256 @@ int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_m
 	info->last_epoch = -1;
 	info->node_id = -1;
 	info->complete = true;
-	*img_out = NULL;
+}
 
-	if ((rc = ss_mlog_find(path, &info->dir)))
-		goto fail;
-	/* O_DIRECTORY|O_NONBLOCK (ss_open_ro): a FIFO there fails with ENOTDIR, never blocks */
-	dfd = ss_open_ro(AT_FDCWD, info->dir, O_DIRECTORY); /* closed at the end */
-	if (dfd < 0) {
-		rc = dfd;
-		goto fail;
-	}
-	int lfd = dup(dfd); /* owned by d (closedir) */
-	if (lfd < 0 || !(d = fdopendir(lfd))) {
+/* Step 1: the snapshots and segments of the directory, sorted. */
+static int list_files(struct replay *rp)
+{
+	int lfd = dup(rp->dfd); /* owned by d (closedir) */
+	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+	int rc = 0;
+	if (!d) {
 		rc = -errno;
 		if (lfd >= 0)
 			close(lfd);
-		goto fail;
+		return rc;
 	}
 	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *n = de->d_name;
-		size_t l = strlen(n);
-		if (l == 42 && digits(n, 20) && n[20] == '-' && digits(n + 21, 10) && !strcmp(n + 31, ".checkpoint")) {
+	while (!rc && (de = readdir(d))) {
+		int64_t base;
+		int32_t epoch;
+		if (ss_snapshot_name_parse(de->d_name, &base, &epoch)) {
 			struct snap *s;
-			if ((rc = SS_DA_PUSH(&snaps, &n_snaps, &cap_snaps, &s)))
-				goto fail;
-			memcpy(s->name, n, l + 1);
-			s->offset = strtoll(n, NULL, 10);
-			long long e = strtoll(n + 21, NULL, 10);
-			s->epoch = e > INT32_MAX ? INT32_MAX : (int32_t)e;
-		} else if (l == 24 && digits(n, 20) && !strcmp(n + 20, ".log")) {
+			if (!(rc = SS_DA_PUSH(&rp->snaps, &rp->n_snaps, &rp->cap_snaps, &s))) {
+				memcpy(s->name, de->d_name, 43);   /* 42 characters (ss_snapshot_name_parse) */
+				s->offset = base;
+				s->epoch = epoch;
+			}
+		} else if (ss_file_classify(de->d_name, &base, NULL) == SS_FILE_LOG) {
 			struct seg *s;
-			if ((rc = SS_DA_PUSH(&segs, &n_segs, &cap_segs, &s)))
-				goto fail;
-			memcpy(s->name, n, l + 1);
-			s->base = strtoll(n, NULL, 10);
+			if (!(rc = SS_DA_PUSH(&rp->segs, &rp->n_segs, &rp->cap_segs, &s))) {
+				s->base = base;
+				if (!(s->name = strdup(de->d_name))) {
+					rp->n_segs--;
+					rc = -ENOMEM;
+				}
+			}
 		}
 	}
-	if (n_snaps) /* qsort's array must not be NULL, even when empty */
-		qsort(snaps, n_snaps, sizeof *snaps, cmp_snap_desc);
-	if (n_segs)
-		qsort(segs, n_segs, sizeof *segs, cmp_seg);
-	info->snapshots_found = n_snaps;
-	info->segments = n_segs;
-	if (ss_progress_on(log)) {
-		/* what the replay reads when the newest snapshot is good: it and the segments
-		 * from the one holding its end offset on (the loop below skips the rest) */
-		int64_t from = n_snaps ? snaps[0].offset : 0;
-		if (n_snaps)
-			prog.total += file_size(dfd, snaps[0].name);
-		for (uint32_t i = 0; i < n_segs; i++)
-			if (!(i + 1 < n_segs && segs[i + 1].base <= from))
-				prog.total += file_size(dfd, segs[i].name);
-		pp = &prog;
-		ss_progress(log, SEGSCAN_PHASE_METADATA_LOG, SEGSCAN_UNIT_BYTES, "bytes", 0, prog.total);
-	}
-	if (n_segs)
-		info->log_start_offset = segs[0].base;
+	closedir(d); /* fdopendir above */
+	if (rc)
+		return rc;
+	if (rp->n_snaps) /* qsort's array must not be NULL, even when empty */
+		qsort(rp->snaps, rp->n_snaps, sizeof *rp->snaps, cmp_snap_desc);
+	if (rp->n_segs)
+		qsort(rp->segs, rp->n_segs, sizeof *rp->segs, cmp_seg);
+	rp->info->snapshots_found = rp->n_snaps;
+	rp->info->segments = rp->n_segs;
+	if (rp->n_segs)
+		rp->info->log_start_offset = rp->segs[0].base;
+	return 0;
+}
 
-	if ((rc = ss_cimage_new(&img)))
-		goto fail;
-	/* The newest complete snapshot: each attempt replays into a fresh image, so a torn
-	 * one leaves nothing behind but its warnings. */
-	for (uint32_t i = 0; i < n_snaps; i++) {
+/* Step 2: the progress total, what the replay reads when the newest snapshot is good: it and
+ * the segments from the one holding its end offset on (replay_segments skips the rest). */
+static void progress_begin(struct replay *rp, struct ss_logsink *log)
+{
+	rp->prog.log = log;
+	if (!ss_progress_on(log))
+		return;
+	int64_t from = rp->n_snaps ? rp->snaps[0].offset : 0;
+	if (rp->n_snaps)
+		rp->prog.total += file_size(rp->dfd, rp->snaps[0].name);
+	for (uint32_t i = 0; i < rp->n_segs; i++)
+		if (!(i + 1 < rp->n_segs && rp->segs[i + 1].base <= from))
+			rp->prog.total += file_size(rp->dfd, rp->segs[i].name);
+	rp->pp = &rp->prog;
+	ss_progress(log, SEGSCAN_PHASE_METADATA_LOG, SEGSCAN_UNIT_BYTES, "bytes", 0, rp->prog.total);
+}
+
+static int set_path(struct replay *rp, const char *name)
+{
+	free(rp->fpath);
+	if (asprintf(&rp->fpath, "%s/%s", rp->info->dir, name) < 0) {
+		rp->fpath = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * One snapshot into its own image t, in two passes: the first checks the whole file (every
+ * batch's framing and CRC, the SnapshotHeader first and the SnapshotFooter last) and applies
+ * nothing, so that a torn or corrupt snapshot costs a read, not a replay; the second replays
+ * the one that passed. 0 with *good when t holds it, 0 with *denied / !*good when it is not
+ * usable (warned in t), or -ENOMEM.
+ */
+static int snapshot_passes(struct replay *rp, const struct snap *sn, struct ss_cimage *t, bool *good, bool *denied)
+{
+	struct walk w = { .img = t, .info = rp->info, .file = rp->fpath, .start = 0, .snapshot = true,
+			  .check_only = true, .prog = rp->pp, .reasons = &rp->reasons };
+	int rc = walk_file(rp->dfd, sn->name, &w, snapshot_batch);
+	if (rc == 0 && !w.bad && !w.saw_footer)
+		ss_cimage_warn(t, rp->fpath, 0, "the snapshot has no SnapshotFooter (torn)");
+	if (rc == 0 && !w.bad && w.saw_footer) {
+		w = (struct walk){ .img = t, .info = rp->info, .file = rp->fpath, .start = 0, .snapshot = true,
+				   .prog = rp->pp, .reasons = &rp->reasons };
+		rc = walk_file(rp->dfd, sn->name, &w, snapshot_batch);
+		if (rc == 0 && !w.bad && !w.saw_footer) /* it changed between the passes */
+			ss_cimage_warn(t, rp->fpath, 0, "the snapshot has no SnapshotFooter (torn)");
+	}
+	*good = rc == 0 && !w.bad && w.saw_footer;
+	*denied = w.stop_denied;
+	return rc < 0 ? rc : 0;
+}
+
+/* Step 3: the newest complete snapshot. Each attempt replays into a fresh image, so a torn
+ * one leaves nothing behind but its warnings. */
+static int replay_snapshots(struct replay *rp)
+{
+	struct ss_mlog_info *info = rp->info;
+	int rc;
+	for (uint32_t i = 0; i < rp->n_snaps; i++) {
+		const struct snap *sn = &rp->snaps[i];
 		struct ss_cimage *t;
+		bool good, denied;
 		if ((rc = ss_cimage_new(&t)))
-			goto fail;
-		free(fpath);
-		if (asprintf(&fpath, "%s/%s", info->dir, snaps[i].name) < 0) {
-			fpath = NULL;
+			return rc;
+		if ((rc = set_path(rp, sn->name)) || (rc = snapshot_passes(rp, sn, t, &good, &denied))) {
 			ss_cimage_free(t);
-			rc = -ENOMEM;
-			goto fail;
+			return rc;
 		}
-		/* Two passes: the first checks the whole file (every batch's framing and CRC, the
-		 * SnapshotHeader first and the SnapshotFooter last) and applies nothing, so that
-		 * a torn or corrupt snapshot costs a read, not a replay; the second replays the
-		 * one that passed. */
-		struct walk w = { .img = t, .info = info, .file = fpath, .start = 0, .snapshot = true,
-				  .check_only = true, .prog = pp, .reasons = &reasons };
-		rc = walk_file(dfd, snaps[i].name, &w, snapshot_batch);
-		if (rc == 0 && !w.bad && !w.saw_footer)
-			ss_cimage_warn(t, fpath, 0, "the snapshot has no SnapshotFooter (torn)");
-		if (rc == 0 && !w.bad && w.saw_footer) {
-			w = (struct walk){ .img = t, .info = info, .file = fpath, .start = 0, .snapshot = true,
-					   .prog = pp, .reasons = &reasons };
-			rc = walk_file(dfd, snaps[i].name, &w, snapshot_batch);
-			if (rc == 0 && !w.bad && !w.saw_footer) /* it changed between the passes */
-				ss_cimage_warn(t, fpath, 0, "the snapshot has no SnapshotFooter (torn)");
-		}
-		if (rc < 0) {
-			ss_cimage_free(t);
-			goto fail;
-		}
-		if (rc == 0 && !w.bad && w.saw_footer) {
+		if (good) {
 			/* this image, with the warnings of the rejected newer ones */
-			if ((rc = ss_cimage_take_warnings(t, img))) {
+			if ((rc = ss_cimage_take_warnings(t, rp->img))) {
 				ss_cimage_free(t);
-				goto fail;
+				return rc;
 			}
-			ss_cimage_free(img);
-			img = t;
-			info->snapshot = strdup(snaps[i].name);
-			info->snapshot_offset = snaps[i].offset;
-			info->snapshot_epoch = snaps[i].epoch;
-			info->last_offset = snaps[i].offset - 1;
-			info->last_epoch = snaps[i].epoch;
-			if (!info->snapshot) {
-				rc = -ENOMEM;
-				goto fail;
-			}
-			break;
+			ss_cimage_free(rp->img);
+			rp->img = t;
+			info->snapshot = strdup(sn->name);
+			info->snapshot_offset = sn->offset;
+			info->snapshot_epoch = sn->epoch;
+			info->last_offset = sn->offset - 1;
+			info->last_epoch = sn->epoch;
+			return info->snapshot ? 0 : -ENOMEM;
 		}
-		if ((rc = ss_cimage_take_warnings(img, t))) {
+		if ((rc = ss_cimage_take_warnings(rp->img, t))) {
 			ss_cimage_free(t);
-			goto fail;
+			return rc;
 		}
-		ss_cimage_warn(img, NULL, 0, "%s: snapshot not used (%s); trying an older one", fpath,
-			       w.stop_denied ? "it cannot be read" : "incomplete");
-		reasons |= w.stop_denied ? R_SNAP_DENIED : R_SNAP_BAD;
+		ss_cimage_warn(rp->img, NULL, 0, "%s: snapshot not used (%s); trying an older one", rp->fpath,
+			       denied ? "it cannot be read" : "incomplete");
+		rp->reasons |= denied ? R_SNAP_DENIED : R_SNAP_BAD;
 		ss_cimage_free(t);
 		info->snapshots_rejected++;
 		info->complete = false;
 	}
+	return 0;
+}
 
+/* Step 4: the log segments after the snapshot (all of them without one). */
+static int replay_segments(struct replay *rp)
+{
+	struct ss_mlog_info *info = rp->info;
 	int64_t start = info->snapshot_offset >= 0 ? info->snapshot_offset : 0;
-	if (!info->snapshot && n_segs && segs[0].base > 0) {
-		ss_cimage_warn(img, NULL, 0,
+	int rc;
+	if (!info->snapshot && rp->n_segs && rp->segs[0].base > 0) {
+		ss_cimage_warn(rp->img, NULL, 0,
 			       "%s: no usable snapshot and the log starts at offset %lld: the history before it is missing",
-			       info->dir, (long long)segs[0].base);
+			       info->dir, (long long)rp->segs[0].base);
 		info->history_incomplete = true;
-		start = segs[0].base;
-		ss_cimage_mark_lost(img, SS_CI_LOST_ALL);
-		reasons |= R_HISTORY;
+		start = rp->segs[0].base;
+		ss_cimage_mark_lost(rp->img, SS_CI_LOST_ALL);
+		rp->reasons |= R_HISTORY;
 	}
-	struct walk w = { .img = img, .info = info, .start = start, .next_expected = start, .prog = pp,
-			  .reasons = &reasons };
-	for (uint32_t i = 0; i < n_segs; i++) {
+	struct walk w = { .img = rp->img, .info = info, .start = start, .next_expected = start, .prog = rp->pp,
+			  .reasons = &rp->reasons };
+	for (uint32_t i = 0; i < rp->n_segs; i++) {
 		/* every record of a segment lies below the next one's base offset */
-		if (i + 1 < n_segs && segs[i + 1].base <= start)
+		if (i + 1 < rp->n_segs && rp->segs[i + 1].base <= start)
 			continue;
-		free(fpath);
-		if (asprintf(&fpath, "%s/%s", info->dir, segs[i].name) < 0) {
-			fpath = NULL;
-			rc = -ENOMEM;
-			goto fail;
-		}
-		w.file = fpath;
-		rc = walk_file(dfd, segs[i].name, &w, log_batch);
+		if ((rc = set_path(rp, rp->segs[i].name)))
+			return rc;
+		w.file = rp->fpath;
+		rc = walk_file(rp->dfd, rp->segs[i].name, &w, log_batch);
 		if (rc < 0)
-			goto fail;
+			return rc;
 		if (rc > 0) {
 			info->complete = false;
 			/* The rest of this file is not applied. A torn tail of the last segment is
 			 * the batch being written (a live log): nothing after it was committed yet.
 			 * Anything else loses what followed; a later segment's base offset cannot
 			 * tell, as the offsets of the unread batches are unknown. */
-			if (!(w.stop_torn && i + 1 == n_segs)) {
-				ss_cimage_mark_lost(img, SS_CI_LOST_ALL);
-				reasons |= w.stop_denied ? R_DENIED : R_DAMAGE;
+			if (!(w.stop_torn && i + 1 == rp->n_segs)) {
+				ss_cimage_mark_lost(rp->img, SS_CI_LOST_ALL);
+				rp->reasons |= w.stop_denied ? R_DENIED : R_DAMAGE;
 			}
 		}
 	}
-	if (!info->snapshot && !n_segs) {
-		ss_cimage_warn(img, NULL, 0, "%s: no usable snapshot and no log segment: nothing to replay", info->dir);
+	if (!info->snapshot && !rp->n_segs) {
+		ss_cimage_warn(rp->img, NULL, 0, "%s: no usable snapshot and no log segment: nothing to replay", info->dir);
 		info->history_incomplete = true;
-		ss_cimage_mark_lost(img, SS_CI_LOST_ALL);
-		reasons |= R_HISTORY;
+		ss_cimage_mark_lost(rp->img, SS_CI_LOST_ALL);
+		rp->reasons |= R_HISTORY;
 	}
-	ss_cimage_finish(img);
-	info->lost = ss_cimage_lost(img);
-	if (ss_cimage_stats(img)->unapplied)
-		reasons |= R_RECORDS;
+	return 0;
+}
+
+/* Step 5: what could not be applied, the closing warning, meta.properties. */
+static int replay_finish(struct replay *rp, struct ss_logsink *log)
+{
+	struct ss_mlog_info *info = rp->info;
+	int rc;
+	ss_cimage_finish(rp->img);
+	info->lost = ss_cimage_lost(rp->img);
+	if (ss_cimage_stats(rp->img)->unapplied)
+		rp->reasons |= R_RECORDS;
 	if (info->lost)
 		info->complete = false; /* something is unknown: never reported as whole */
-	if ((rc = closing_warning(img, info, reasons, log)))
-		goto fail;
+	if ((rc = closing_warning(rp->img, info, rp->reasons, log)))
+		return rc;
 	read_meta_properties(info->dir, info);
-	ss_progress_end(pp ? log : NULL, SEGSCAN_PHASE_METADATA_LOG, SEGSCAN_UNIT_BYTES, "bytes", prog.total,
-			prog.total);
-	*img_out = img;
-	img = NULL;
-	rc = 0;
+	ss_progress_end(rp->pp ? log : NULL, SEGSCAN_PHASE_METADATA_LOG, SEGSCAN_UNIT_BYTES, "bytes", rp->prog.total,
+			rp->prog.total);
+	return 0;
+}
+
+int ss_mlog_replay_log(const char *path, struct ss_cimage **img_out, struct ss_mlog_info *info,
+		       struct ss_logsink *log)
+{
+	struct replay rp = { .info = info, .dfd = -1 };
+	int rc;
+
+	info_init(info);
+	*img_out = NULL;
+	if ((rc = ss_mlog_find(path, &info->dir)))
+		goto fail;
+	/* O_DIRECTORY|O_NONBLOCK (ss_open_ro): a FIFO there fails with ENOTDIR, never blocks */
+	rp.dfd = ss_open_ro(AT_FDCWD, info->dir, O_DIRECTORY); /* closed at the end */
+	if (rp.dfd < 0) {
+		rc = rp.dfd;
+		goto fail;
+	}
+	if ((rc = list_files(&rp)))
+		goto fail;
+	progress_begin(&rp, log);
+	if ((rc = ss_cimage_new(&rp.img)) || (rc = replay_snapshots(&rp)) || (rc = replay_segments(&rp)) ||
+	    (rc = replay_finish(&rp, log)))
+		goto fail;
+	*img_out = rp.img;
+	rp.img = NULL;
 	goto out;
 fail:
 	ss_mlog_info_free(info);
 out:
-	ss_cimage_free(img);
-	free(fpath);
-	free(snaps);
-	free(segs);
-	if (d)
-		closedir(d); /* fdopendir above */
-	if (dfd >= 0)
-		close(dfd);  /* opened above */
+	ss_cimage_free(rp.img);
+	free(rp.fpath);
+	free(rp.snaps);
+	for (uint32_t i = 0; i < rp.n_segs; i++)
+		free(rp.segs[i].name);
+	free(rp.segs);
+	if (rp.dfd >= 0)
+		close(rp.dfd);  /* opened above */
 	return rc;
 }

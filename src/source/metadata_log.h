@@ -10,8 +10,9 @@
  * SnapshotFooter control record holding the state of every record below its end offset;
  * log segments are `<20-digit base offset>.log`.
  *
- * Read-only: files are opened O_RDONLY and read with pread in bounded chunks (segments
- * can be 1 GiB); nothing is written, renamed or locked. A torn or corrupt file is a
+ * Read-only: files are opened O_RDONLY and read through source/logread.h in bounded
+ * windows (segments can be 1 GiB; zeros after the last batch are checked to the end of the
+ * file without reading its holes); nothing is written, renamed or locked. A torn or corrupt file is a
  * warning in the image ("FILE: byte POS: problem"), never a failure of the replay: a
  * snapshot is checked whole (framing, every batch's CRC-32C, header and footer) before
  * any of it is applied, and a torn or corrupt one falls back to the next older one; a log

@@ -21,11 +21,11 @@
 #include "fmt/batch.h"
 #include "fmt/names.h"
 #include "fmt/rlmm.h"
+#include "source/logread.h"
 #include "source/remote_topic.h"
 #include "segscan.h"
 
-#define MT_BUF_INIT  (1u << 20)
-#define MT_BUF_MAX   (256u << 20)   /* a batch larger than this is not a metadata batch */
+#define MT_BATCH_MAX ((int64_t)256 << 20)   /* a batch larger than this is not a metadata batch */
 
 struct mt_dir {
 	const char *path;
@@ -295,234 +295,140 @@ int ss_remote_topic_apply_value(struct ss_remote *r, int32_t mpart, int32_t num_
 	return apply_value(&c, offset, value, value_len);
 }
 
-/* Fill buf[have..cap) from file position pos+have; sets *eof when the file ends. */
-static int fill(int fd, uint8_t *buf, size_t cap, size_t *have, int64_t pos, bool *eof)
+/* The bytes of a segment read so far, as the replay's progress (common/log.h). */
+static void on_read(void *arg, uint64_t bytes)
 {
-	while (*have < cap) {
-		ssize_t n = pread(fd, buf + *have, cap - *have, (off_t)(pos + (int64_t)*have));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0) {
-			*eof = true;
-			return 0;
-		}
-		*have += (size_t)n;
+	struct mt_ctx *c = arg;
+	ss_progress(c->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_BYTES, "bytes", c->bytes_base + bytes,
+		    c->bytes_total);
+}
+
+/* One whole batch at c->batch_pos: its CRC-32C before any record is applied (Kafka's
+ * consumer checks it too: check.crcs), then its records. 0, the warn callback's failure or
+ * -ENOMEM; a batch that cannot be used is a warning and the walk goes on. */
+static int apply_batch(struct mt_ctx *c, const struct ss_lr_batch *b, const char *path)
+{
+	const struct ss_batch_hdr *h = &b->h;
+	int r, e = 0;
+	if (h->magic != 2)
+		return warnf(c, h->base_offset, c->batch_pos, SEGSCAN_EMAGIC,
+			     "__remote_log_metadata-%d offset %lld: message format v%u, not a metadata batch; skipped",
+			     c->mpart, (long long)h->base_offset, h->magic);
+	if ((r = ss_batch_verify(b->data, h)) != 0) {
+		/* Kafka's consumer (check.crcs) refuses such a batch: nothing in it is
+		 * applied, nor anything after it here, since the lost records may be the
+		 * adds that later updates refer to */
+		c->st->corrupt++;
+		c->st->crc_errors++;
+		if (!c->tainted)
+			e = warnf(c, h->base_offset, c->batch_pos, r,
+				  "__remote_log_metadata-%d: %s: the batch at byte %lld (offsets %lld..%lld) fails "
+				  "its CRC-32C check: its records and the later ones of this metadata partition are "
+				  "not applied, and the remote state of the partitions whose metadata is here is "
+				  "unknown", c->mpart, path, (long long)c->batch_pos, (long long)h->base_offset,
+				  (long long)h->last_offset);
+		else
+			e = warnf(c, h->base_offset, c->batch_pos, r,
+				  "__remote_log_metadata-%d: %s: the batch at byte %lld (offsets %lld..%lld) fails "
+				  "its CRC-32C check too", c->mpart, path, (long long)c->batch_pos,
+				  (long long)h->base_offset, (long long)h->last_offset);
+		c->tainted = true;
+		if (!e && c->taint)
+			e = ss_remote_taint_add(c->taint, c->mpart, h->base_offset, c->batch_pos, path);
+		return e;
+	}
+	if (h->attributes & SS_ATTR_CONTROL)
+		return 0;
+	r = ss_batch_foreach_record(b->data, h, on_record, c);
+	if (r < 0 && r >= -4095)
+		return r;   /* out of memory, or the warn callback's own failure */
+	if (r < 0) {
+		c->st->corrupt++;
+		return warnf(c, h->base_offset, c->batch_pos, r,
+			     "__remote_log_metadata-%d offsets %lld..%lld: cannot read the batch's records: %s",
+			     c->mpart, (long long)h->base_offset, (long long)h->last_offset, segscan_strerror(r));
 	}
 	return 0;
 }
 
-static bool all_zero(const uint8_t *p, size_t n)
+/* Where the segment's data ended, when that is a problem: a warning (logread.h's verdicts;
+ * zeros to the end of the file are a preallocated or crashed active segment's tail). */
+static int end_warning(struct mt_ctx *c, const struct ss_logrd *r, const char *path)
 {
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
-/*
- * Is the file zero from byte `from` to its end? A preallocated active segment
- * (preallocate=true: RandomAccessFile.setLength in FileRecords.openChannel,
- * clients/src/main/java/org/apache/kafka/common/record/FileRecords.java) is, past its last
- * batch, and its tail may be far larger than the read buffer. Holes (SEEK_DATA/SEEK_HOLE)
- * hold no data and are skipped; data extents are read whole, into buf[0..cap): this is
- * not the per-segment hot path, so every byte that is data is checked. Sets *zero, and
- * *nonzero_at to the first non-zero byte; returns 0 or -errno.
- */
-static int zeros_to_eof(int fd, int64_t from, uint8_t *buf, size_t cap, bool *zero, int64_t *nonzero_at)
-{
-	struct stat st;
-	*zero = true;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	int64_t end = st.st_size, pos = from;
-	while (pos < end) {
-		off_t d = lseek(fd, (off_t)pos, SEEK_DATA), h;
-		if (d < 0 && errno == ENXIO)
-			return 0;           /* a hole to the end */
-		if (d < 0) {
-			d = (off_t)pos;     /* no SEEK_DATA here: all of it is data */
-			h = (off_t)end;
-		} else if ((h = lseek(fd, d, SEEK_HOLE)) < 0 || h > (off_t)end) {
-			h = (off_t)end;
-		}
-		for (pos = d; pos < h;) {
-			size_t want = (uint64_t)(h - pos) < cap ? (size_t)(h - pos) : cap;
-			ssize_t n = pread(fd, buf, want, (off_t)pos);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return -errno;
-			if (n == 0)
-				return 0;           /* it shrank under us: nothing more to check */
-			for (ssize_t i = 0; i < n; i++)
-				if (buf[i]) {
-					*zero = false;
-					*nonzero_at = pos + i;
-					return 0;
-				}
-			pos += n;
-		}
+	long long at = (long long)r->at;
+	switch (r->stop) {
+	case SS_LR_TORN_HEADER:
+	case SS_LR_TORN_BATCH:
+	case SS_LR_SHRANK:
+		c->st->corrupt++;
+		return warnf(c, -1, r->at, SEGSCAN_ETRUNC,
+			     "__remote_log_metadata-%d: %s ends with %lld bytes of an incomplete batch at byte %lld",
+			     c->mpart, path, (long long)r->left, at);
+	case SS_LR_CORRUPT:
+		c->st->corrupt++;
+		if (r->nonzero_at >= 0)
+			return warnf(c, -1, r->at, r->err,
+				     "__remote_log_metadata-%d: %s: unreadable batch at byte %lld (%s: zeros, then data "
+				     "at byte %lld); the rest of the file is skipped", c->mpart, path, at,
+				     segscan_strerror(r->err), (long long)r->nonzero_at);
+		if (r->zero_err)
+			return warnf(c, -1, r->at, r->zero_err, "__remote_log_metadata-%d: %s: read error: %s",
+				     c->mpart, path, strerror(-r->zero_err));
+		return warnf(c, -1, r->at, r->err,
+			     "__remote_log_metadata-%d: %s: unreadable batch at byte %lld (%s); the rest of the file "
+			     "is skipped", c->mpart, path, at, segscan_strerror(r->err));
+	case SS_LR_TOO_BIG:
+		c->st->corrupt++;
+		return warnf(c, r->hdr.base_offset, r->at, SEGSCAN_ECORRUPT,
+			     "__remote_log_metadata-%d: %s: batch at byte %lld claims %lld bytes; the rest of "
+			     "the file is skipped", c->mpart, path, at, (long long)r->hdr.size);
+	case SS_LR_IO:
+		c->st->corrupt++;
+		return warnf(c, -1, r->at, r->err, "__remote_log_metadata-%d: %s: read error: %s", c->mpart, path,
+			     strerror(-r->err));
+	default:   /* the end of the file, or zeros to it */
+		return 0;
 	}
-	return 0;
 }
 
-static int read_segment(struct mt_ctx *c, const char *path, uint8_t **bufp, uint32_t *capp)
+/* Every batch of one segment file, through the one .log reader (source/logread.h). */
+static int read_segment(struct mt_ctx *c, const char *path)
 {
-	int fd = ss_open_ro(AT_FDCWD, path, 0);
-	int e = 0;
+	struct stat sb;   /* st_size: the read's end and the progress count */
+	/* opened O_NONBLOCK and fstat'd (ss_open_reg): a FIFO there could not block, and does
+	 * not pass for an empty segment either (issue 14 item 1) */
+	int fd = ss_open_reg(AT_FDCWD, path, 0, &sb);
 
 	c->path = path;
-	if (fd < 0) {
-		e = fd;
-		if (e == -ENOENT)
-			return 0;   /* deleted by retention while we listed the dir */
-		c->st->corrupt++;
-		return warnf(c, -1, -1, e, "__remote_log_metadata-%d: cannot open %s: %s", c->mpart, path, strerror(-e));
-	}
-	/* opened O_NONBLOCK (ss_open_ro): a FIFO there could not block, but must not pass for
-	 * an empty segment either (issue 14 item 1) */
-	struct stat sb = { 0 };   /* st_size: the progress count at the end */
-	if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		close(fd);
+	if (fd == -ENOENT)
+		return 0;   /* deleted by retention while we listed the dir */
+	if (fd == SEGSCAN_ENOTREG) {
 		c->st->corrupt++;
 		return warnf(c, -1, -1, SEGSCAN_ENOTREG, "__remote_log_metadata-%d: %s: %s, not a regular file: not read",
 			     c->mpart, path, ss_file_type_name(sb.st_mode));
 	}
-	c->st->segments++;
-	uint8_t *buf = *bufp;
-	uint32_t cap = *capp;
-	size_t have = 0, off = 0;
-	int64_t pos = 0;   /* file position of buf[0] */
-	bool eof = false;
-	int ioe = 0;       /* a read error: a warning, then the next file */
-
-	for (;;) {
-		if (have - off < SS_MAX_HEADER_SIZE && !eof) {
-			memmove(buf, buf + off, have - off);
-			pos += (int64_t)off;
-			have -= off;
-			off = 0;
-			if ((ioe = fill(fd, buf, cap, &have, pos, &eof)))
-				break;
-			ss_progress(c->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_BYTES, "bytes",
-				    c->bytes_base + (uint64_t)pos + have, c->bytes_total);
-		}
-		if (off == have)
-			break;
-		struct ss_batch_hdr h;
-		int r = ss_batch_header(buf + off, have - off, &h);
-		if (r == 0 && !eof && have - off < SS_MAX_HEADER_SIZE)
-			continue;   /* refilled at the top of the loop */
-		if (r == 0 && !eof)
-			r = SEGSCAN_ECORRUPT;   /* batch.h promises a header from that many bytes */
-		if (r == 0 || (r > 0 && h.size > (int64_t)(have - off) && eof)) {
-			size_t left = have - off;
-			if (!all_zero(buf + off, left)) {
-				c->st->corrupt++;
-				e = warnf(c, -1, pos + (int64_t)off, SEGSCAN_ETRUNC,
-					  "__remote_log_metadata-%d: %s ends with %zu bytes of an incomplete batch at "
-					  "byte %lld", c->mpart, path, left, (long long)(pos + (int64_t)off));
-			}
-			break;
-		}
-		if (r < 0 && all_zero(buf + off, have - off)) {
-			/* a preallocated (preallocate=true) or crashed active segment's zeros, which
-			 * may run far past the buffer: the end of the data if they reach the end */
-			bool zero = true;
-			int64_t nz = -1;
-			if (!eof && (ioe = zeros_to_eof(fd, pos + (int64_t)have, buf, cap, &zero, &nz)))
-				break;
-			if (zero)
-				break;
-			c->st->corrupt++;
-			e = warnf(c, -1, pos + (int64_t)off, r,
-				  "__remote_log_metadata-%d: %s: unreadable batch at byte %lld (%s: zeros, then data "
-				  "at byte %lld); the rest of the file is skipped", c->mpart, path,
-				  (long long)(pos + (int64_t)off), segscan_strerror(r), (long long)nz);
-			break;
-		}
-		if (r < 0) {
-			c->st->corrupt++;
-			e = warnf(c, -1, pos + (int64_t)off, r,
-				  "__remote_log_metadata-%d: %s: unreadable batch at byte %lld (%s); the rest of the file "
-				  "is skipped", c->mpart, path, (long long)(pos + (int64_t)off), segscan_strerror(r));
-			break;
-		}
-		if (h.size > (int64_t)(have - off)) {
-			if (h.size > (int64_t)MT_BUF_MAX) {
-				c->st->corrupt++;
-				e = warnf(c, h.base_offset, pos + (int64_t)off, SEGSCAN_ECORRUPT,
-					  "__remote_log_metadata-%d: %s: batch at byte %lld claims %lld bytes; the rest of "
-					  "the file is skipped", c->mpart, path, (long long)(pos + (int64_t)off),
-					  (long long)h.size);
-				break;
-			}
-			memmove(buf, buf + off, have - off);
-			pos += (int64_t)off;
-			have -= off;
-			off = 0;
-			if ((e = SS_DA_RESERVE(&buf, &cap, (uint64_t)h.size)) < 0)
-				break;
-			if ((ioe = fill(fd, buf, cap, &have, pos, &eof)))
-				break;
-			continue;
-		}
-		c->st->batches++;
-		c->batch_pos = pos + (int64_t)off;
-		if (h.magic != 2) {
-			e = warnf(c, h.base_offset, c->batch_pos, SEGSCAN_EMAGIC,
-				  "__remote_log_metadata-%d offset %lld: message format v%u, not a metadata batch; skipped",
-				  c->mpart, (long long)h.base_offset, h.magic);
-		} else if ((r = ss_batch_verify(buf + off, &h)) != 0) {
-			/* Kafka's consumer (check.crcs) refuses such a batch: nothing in it is
-			 * applied, nor anything after it here, since the lost records may be the
-			 * adds that later updates refer to */
-			c->st->corrupt++;
-			c->st->crc_errors++;
-			if (!c->tainted)
-				e = warnf(c, h.base_offset, c->batch_pos, r,
-					  "__remote_log_metadata-%d: %s: the batch at byte %lld (offsets %lld..%lld) fails "
-					  "its CRC-32C check: its records and the later ones of this metadata partition are "
-					  "not applied, and the remote state of the partitions whose metadata is here is "
-					  "unknown", c->mpart, path, (long long)c->batch_pos, (long long)h.base_offset,
-					  (long long)h.last_offset);
-			else
-				e = warnf(c, h.base_offset, c->batch_pos, r,
-					  "__remote_log_metadata-%d: %s: the batch at byte %lld (offsets %lld..%lld) fails "
-					  "its CRC-32C check too", c->mpart, path, (long long)c->batch_pos,
-					  (long long)h.base_offset, (long long)h.last_offset);
-			c->tainted = true;
-			if (!e && c->taint)
-				e = ss_remote_taint_add(c->taint, c->mpart, h.base_offset, c->batch_pos, path);
-		} else if (!(h.attributes & SS_ATTR_CONTROL)) {
-			r = ss_batch_foreach_record(buf + off, &h, on_record, c);
-			if (r < 0 && r >= -4095) {
-				e = r;   /* out of memory, or the warn callback's own failure */
-				break;
-			}
-			if (r < 0) {
-				c->st->corrupt++;
-				e = warnf(c, h.base_offset, c->batch_pos, r,
-					  "__remote_log_metadata-%d offsets %lld..%lld: cannot read the batch's records: %s",
-					  c->mpart, (long long)h.base_offset, (long long)h.last_offset, segscan_strerror(r));
-			}
-		}
-		if (e)
-			break;
-		off += (size_t)h.size;
-	}
-	if (ioe && !e) {
+	if (fd < 0) {
 		c->st->corrupt++;
-		e = warnf(c, -1, pos + (int64_t)have, ioe, "__remote_log_metadata-%d: %s: read error: %s", c->mpart,
-			  path, strerror(-ioe));
+		return warnf(c, -1, -1, fd, "__remote_log_metadata-%d: cannot open %s: %s", c->mpart, path, strerror(-fd));
 	}
-	close(fd);
+	c->st->segments++;
+	struct ss_logrd r;
+	struct ss_lr_batch b;
+	/* closed below (pairs with ss_logrd_close) */
+	int e = ss_logrd_open(&r, fd, sb.st_size, &(struct ss_logrd_opts){ .max_batch = MT_BATCH_MAX,
+				  .on_read = c->log ? on_read : NULL, .arg = c });
+	while (!e && (e = ss_logrd_next(&r, &b)) > 0) {
+		if ((e = ss_logrd_body(&r, &b)) < 0 || !b.data)
+			break;
+		c->st->batches++;
+		c->batch_pos = b.pos;
+		e = apply_batch(c, &b, path);
+	}
+	if (!e)
+		e = end_warning(c, &r, path);
+	ss_logrd_close(&r);
+	close(fd);   /* pairs with ss_open_reg */
 	c->bytes_base += (uint64_t)sb.st_size;
-	*bufp = buf;
-	*capp = cap;
 	return e;
 }
 
@@ -538,7 +444,7 @@ static int cmp_seg(const void *a, const void *b)
 	return x->base < y->base ? -1 : x->base > y->base;
 }
 
-static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, uint32_t *cap)
+static int read_partition(struct mt_ctx *c, const char *dir)
 {
 	DIR *d = ss_opendir(AT_FDCWD, dir);   /* O_DIRECTORY|O_NONBLOCK, fstat'd (common/file.h) */
 	struct mt_seg *segs = NULL;
@@ -578,7 +484,7 @@ static int read_partition(struct mt_ctx *c, const char *dir, uint8_t **buf, uint
 			e = -ENOMEM;
 			break;
 		}
-		e = read_segment(c, path, buf, cap);
+		e = read_segment(c, path);
 		free(path);
 	}
 	if (!e && c->st->not_applied > skipped0) {
@@ -649,8 +555,6 @@ static int replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs,
 	struct ss_remote_topic_stats st;
 	struct mt_ctx c = { .r = r, .warn = warn, .warn_arg = warn_arg, .st = &st, .taint = taint, .mpart = -1 };
 	struct mt_dir *ds = NULL;
-	uint8_t *buf = NULL;
-	uint32_t cap = MT_BUF_INIT;
 	int e = 0;
 
 	memset(&st, 0, sizeof(st));
@@ -686,10 +590,6 @@ static int replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs,
 	}
 	st.num_partitions = (uint32_t)c.nparts;
 
-	if (nd && !(buf = malloc(cap))) {
-		e = -ENOMEM;
-		goto out;
-	}
 	if (ss_progress_on(log)) {
 		/* a stat of each file first (a few dozen): the replay then reports a percentage */
 		c.log = log;
@@ -702,7 +602,7 @@ static int replay(struct ss_remote *r, const char *const *dirs, uint32_t n_dirs,
 		 * replica: Kafka refuses to start. Read both; the replay drops repeats. */
 		c.mpart = ds[i].mpart;
 		st.partitions++;
-		if ((e = read_partition(&c, ds[i].path, &buf, &cap)))
+		if ((e = read_partition(&c, ds[i].path)))
 			goto out;
 	}
 out:
@@ -711,7 +611,6 @@ out:
 	if (!e)   /* files that grew since the stat pass: the total is what was read */
 		ss_progress_end(c.log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_BYTES, "bytes", c.bytes_base,
 				c.bytes_base > c.bytes_total ? c.bytes_base : c.bytes_total);
-	free(buf);
 	free(ds);
 	if (st_out)
 		*st_out = st;

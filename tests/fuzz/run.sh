@@ -25,7 +25,7 @@ CC=${FUZZ_CC:-clang}
 CFLAGS=(-std=gnu11 -g -O1 -D_GNU_SOURCE -DSEGSCAN_VERSION=\"fuzz\" "-DSS_BATCH_MAX_PLAIN=((size_t)8<<20)"
         ${FUZZ_CFLAGS:-} -Iinclude -Isrc -fsanitize=fuzzer-no-link,address,undefined
         -fno-sanitize-recover=all)
-LIBS=(-lz -lsnappy -llz4 -lzstd -ljansson -lcrypt)  # -lcrypt: src/service/webconfig.c
+LIBS=(-lz -lsnappy -llz4 -lzstd -ljansson -lcrypt -lexpat)  # -lcrypt: src/service/webconfig.c; -lexpat: src/fmt/s3_list.c
 
 # Library sources go into an archive, so a target links only the objects it needs and a
 # module that does not compile yet (others' work in progress) cannot break the rest.
@@ -35,8 +35,9 @@ objs=()
 # and the NDJSON remote state use;
 # src/service/parse.c: the HTTP path and --listen parsers, apart from libmicrohttpd;
 # src/service/webconfig.c: the --web.config.file parser; src/out/term.c: the terminal
-# escaping the dump's text format writes through.
-for src in src/fmt/*.c src/common/*.c src/model/*.c src/eval/*.c src/source/*.c src/service/parse.c src/service/webconfig.c src/dump/*.c src/out/term.c; do
+# escaping; src/io/fwin.c and src/io/bus.c: the file window the .log reader
+# (source/logread.c) reads through and its SIGBUS hook, without the engines.
+for src in src/fmt/*.c src/common/*.c src/model/*.c src/eval/*.c src/source/*.c src/service/parse.c src/service/webconfig.c src/dump/*.c src/out/term.c src/io/fwin.c src/io/bus.c; do
   [ -f "$src" ] || continue
   obj="$out/obj/$(echo "${src%.c}" | tr / _).o"
   if "$CC" "${CFLAGS[@]}" -c "$src" -o "$obj" 2>"$obj.log"; then
