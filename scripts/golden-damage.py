@@ -3,7 +3,7 @@
 per tree (torn tails, zero tails written and sparse, zeros then data, a CRC flip, corrupt
 headers, an oversize claim, a legacy magic, a cut) in one file each of __remote_log_metadata-4,
 __cluster_metadata-0 (a segment below the snapshot, the last segment, the newest snapshot) and
-a user topic: the inputs of scripts/golden-outputs.sh for the .log readers."""
+a user topic: the inputs of scripts/golden.sh for the .log readers."""
 import os, shutil, struct, subprocess, sys
 
 SRC = 'tests/fixtures/kafka/cluster-meta/logdir'

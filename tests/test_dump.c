@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -646,6 +647,38 @@ static void test_offsets_index_verify(void **state)
 	free(log.p);
 	free(idx.p);
 	free(tix.p);
+}
+
+/* --verify-index whose .log is a FIFO or a directory: refused by its type before any read
+ * (a FIFO is never waited on, a directory never read as a log), the verdict naming it. */
+static void test_verify_index_sibling_not_regular(void **state)
+{
+	(void)state;
+	struct buf idx = { 0 };
+	uint8_t e[8] = { 0 };   /* one entry: offset 0 at position 0 */
+	put(&idx, e, sizeof(e));
+	char *ip = write_file("nreg-0", "00000000000000000000.index", &idx);
+	char *lp = NULL;
+	assert_true(asprintf(&lp, "%s/nreg-0/00000000000000000000.log", g_dir) > 0);
+	static const struct { const char *type; bool fifo; } kinds[] = { { "a FIFO", true }, { "a directory", false } };
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		assert_int_equal(kinds[k].fifo ? mkfifo(lp, 0600) : mkdir(lp, 0700), 0);
+		int st;
+		json_t *all = dump(ip, (struct ss_dump_opts){ .verify_index = true, .max_bytes = -1 }, &st);
+		assert_int_equal(st, SS_DUMP_DATA);
+		json_t *v = du_of_type(all, "verify_index");
+		assert_int_equal(json_array_size(v), 1);
+		assert_true(json_is_false(json_object_get(json_array_get(v, 0), "ok")));
+		char want[64];
+		snprintf(want, sizeof(want), "its .log is %s, not a regular file", kinds[k].type);
+		assert_non_null(strstr(sval(json_array_get(v, 0), "reason"), want));
+		json_decref(v);
+		json_decref(all);
+		assert_int_equal(kinds[k].fifo ? unlink(lp) : rmdir(lp), 0);
+	}
+	free(lp);
+	free(ip);
+	free(idx.p);
 }
 
 /* ---- producer snapshot, txn index ---- */
@@ -1434,6 +1467,7 @@ int main(void)
 		cmocka_unit_test(test_legacy),
 		cmocka_unit_test(test_bad_tails),
 		cmocka_unit_test(test_offsets_index_verify),
+		cmocka_unit_test(test_verify_index_sibling_not_regular),
 		cmocka_unit_test(test_snapshot_txnindex),
 		cmocka_unit_test(test_offsets_versions),
 		cmocka_unit_test(test_txn_versions),

@@ -138,6 +138,189 @@ static void kia(struct ss_dout *o, const char *k, struct ss_karr a)
 	ss_dj_arr_end(o);
 }
 
+/* A []uuid field (directories, log dirs), each as Uuid.toString. */
+static void kua(struct ss_dout *o, const char *k, struct ss_karr a)
+{
+	char t[23];
+	ss_dj_key(o, k);
+	if (a.n < 0) {
+		ss_dj_null(o);
+		return;
+	}
+	ss_dj_arr(o);
+	for (int32_t i = 0; i < a.n; i++) {
+		ss_uuid_format(ss_karr_uuid(a, i), t);
+		ss_dj_str(o, t);
+	}
+	ss_dj_arr_end(o);
+}
+
+/*
+ * A record's "data" as the generated *JsonConverter.write writes it for its version
+ * (MetadataJsonConverters, which DumpLogSegments' --cluster-metadata-decoder prints): the
+ * fields in the schema's order (the metadata record schemas of Kafka's metadata module), each
+ * field of the version; a tagged field only when it is not its default (null, -1, -2, 0
+ * or an empty array, as the schema says), as generateNonDefaultValueCheck has it.
+ */
+static void kraft_partition(struct ss_dout *o, int v, const struct ss_kraft_rec *k)
+{
+	ss_dj_ki64(o, "partitionId", k->u.partition.partition_id);
+	uuid(o, "topicId", k->u.partition.topic_id);
+	kia(o, "replicas", k->u.partition.replicas);
+	kia(o, "isr", k->u.partition.isr);
+	kia(o, "removingReplicas", k->u.partition.removing);
+	kia(o, "addingReplicas", k->u.partition.adding);
+	ss_dj_ki64(o, "leader", k->u.partition.leader);
+	if (k->u.partition.leader_recovery_state != 0)   /* tag 0, default 0 */
+		ss_dj_ki64(o, "leaderRecoveryState", k->u.partition.leader_recovery_state);
+	ss_dj_ki64(o, "leaderEpoch", k->u.partition.leader_epoch);
+	ss_dj_ki64(o, "partitionEpoch", k->u.partition.partition_epoch);
+	if (v >= 1)
+		kua(o, "directories", k->u.partition.directories);
+	if (k->u.partition.elr.n >= 0)                    /* v2+ tags 1, 2, default null */
+		kia(o, "eligibleLeaderReplicas", k->u.partition.elr);
+	if (k->u.partition.last_known_elr.n >= 0)
+		kia(o, "lastKnownElr", k->u.partition.last_known_elr);
+}
+
+static void kraft_change(struct ss_dout *o, const struct ss_kraft_rec *k)
+{
+	/* every field but the ids is tagged; the defaults are "no change" */
+	ss_dj_ki64(o, "partitionId", k->u.change.partition_id);
+	uuid(o, "topicId", k->u.change.topic_id);
+	if (k->u.change.isr.n >= 0)
+		kia(o, "isr", k->u.change.isr);
+	if (k->u.change.leader != -2)
+		ss_dj_ki64(o, "leader", k->u.change.leader);
+	if (k->u.change.replicas.n >= 0)
+		kia(o, "replicas", k->u.change.replicas);
+	if (k->u.change.removing.n >= 0)
+		kia(o, "removingReplicas", k->u.change.removing);
+	if (k->u.change.adding.n >= 0)
+		kia(o, "addingReplicas", k->u.change.adding);
+	if (k->u.change.leader_recovery_state != -1)
+		ss_dj_ki64(o, "leaderRecoveryState", k->u.change.leader_recovery_state);
+	if (k->u.change.directories.n >= 0)
+		kua(o, "directories", k->u.change.directories);
+	if (k->u.change.elr.n >= 0)
+		kia(o, "eligibleLeaderReplicas", k->u.change.elr);
+	if (k->u.change.last_known_elr.n >= 0)
+		kia(o, "lastKnownElr", k->u.change.last_known_elr);
+}
+
+static void kraft_register(struct ss_dout *o, int v, const struct ss_kraft_rec *k)
+{
+	struct ss_kiter it;
+	ss_dj_ki64(o, "brokerId", k->u.reg.broker_id);
+	if (v >= 2)
+		ss_dj_kbool(o, "isMigratingZkBroker", k->u.reg.is_migrating_zk);
+	uuid(o, "incarnationId", k->u.reg.incarnation_id);
+	ss_dj_ki64(o, "brokerEpoch", k->u.reg.broker_epoch);
+	ss_dj_key(o, "endPoints");
+	ss_dj_arr(o);
+	struct ss_kraft_endpoint ep;
+	ss_kiter_init(&it, &k->u.reg.endpoints);
+	while (ss_kiter_endpoint(&it, &ep) > 0) {
+		ss_dj_obj(o);
+		kks(o, "name", ep.name);
+		kks(o, "host", ep.host);
+		ss_dj_ki64(o, "port", ep.port);
+		ss_dj_ki64(o, "securityProtocol", ep.security_protocol);
+		ss_dj_obj_end(o);
+	}
+	ss_dj_arr_end(o);
+	ss_dj_key(o, "features");
+	ss_dj_arr(o);
+	struct ss_kraft_feature ft;
+	ss_kiter_init(&it, &k->u.reg.features);
+	while (ss_kiter_feature(&it, &ft) > 0) {
+		ss_dj_obj(o);
+		kks(o, "name", ft.name);
+		ss_dj_ki64(o, "minSupportedVersion", ft.min_version);
+		ss_dj_ki64(o, "maxSupportedVersion", ft.max_version);
+		ss_dj_obj_end(o);
+	}
+	ss_dj_arr_end(o);
+	kks(o, "rack", k->u.reg.rack);
+	ss_dj_kbool(o, "fenced", k->u.reg.fenced);
+	if (v >= 1)
+		ss_dj_kbool(o, "inControlledShutdown", k->u.reg.in_controlled_shutdown);
+	if (k->u.reg.log_dirs.n > 0)                      /* tag 0, v3+, default empty */
+		kua(o, "logDirs", k->u.reg.log_dirs);
+	if (k->u.reg.cordoned_log_dirs.n >= 0)            /* tag 1, v4+, default null */
+		kua(o, "cordonedLogDirs", k->u.reg.cordoned_log_dirs);
+}
+
+static void kraft_change_broker(struct ss_dout *o, const struct ss_kraft_rec *k)
+{
+	ss_dj_ki64(o, "brokerId", k->u.change_broker.broker_id);
+	ss_dj_ki64(o, "brokerEpoch", k->u.change_broker.broker_epoch);
+	if (k->u.change_broker.fenced != 0)               /* tag 0, default 0 */
+		ss_dj_ki64(o, "fenced", k->u.change_broker.fenced);
+	if (k->u.change_broker.in_controlled_shutdown != 0)   /* tag 1, v1+, default 0 */
+		ss_dj_ki64(o, "inControlledShutdown", k->u.change_broker.in_controlled_shutdown);
+	if (k->u.change_broker.log_dirs.n > 0)            /* tag 2, v2+, default empty */
+		kua(o, "logDirs", k->u.change_broker.log_dirs);
+	if (k->u.change_broker.cordoned_log_dirs.n >= 0)  /* tag 3, v3+, default null */
+		kua(o, "cordonedLogDirs", k->u.change_broker.cordoned_log_dirs);
+}
+
+/* The fields of a record type segscan decodes (k->known). */
+static void kraft_data(struct ss_dout *o, const struct ss_kraft_rec *k)
+{
+	int v = k->version;
+	switch (k->api_key) {
+	case SS_KR_TOPIC:
+		kks(o, "name", k->u.topic.name);
+		uuid(o, "topicId", k->u.topic.topic_id);
+		break;
+	case SS_KR_REMOVE_TOPIC:
+		uuid(o, "topicId", k->u.remove_topic.topic_id);
+		break;
+	case SS_KR_PARTITION:
+		kraft_partition(o, v, k);
+		break;
+	case SS_KR_PARTITION_CHANGE:
+		kraft_change(o, k);
+		break;
+	case SS_KR_CONFIG:
+		ss_dj_ki64(o, "resourceType", k->u.config.resource_type);
+		kks(o, "resourceName", k->u.config.resource_name);
+		kks(o, "name", k->u.config.name);
+		kks(o, "value", k->u.config.value);
+		break;
+	case SS_KR_REGISTER_BROKER:
+		kraft_register(o, v, k);
+		break;
+	case SS_KR_UNREGISTER_BROKER:
+		ss_dj_ki64(o, "brokerId", k->u.broker.broker_id);
+		ss_dj_ki64(o, "brokerEpoch", k->u.broker.broker_epoch);
+		break;
+	case SS_KR_FENCE_BROKER:
+	case SS_KR_UNFENCE_BROKER:
+		ss_dj_ki64(o, "id", k->u.broker.broker_id);
+		ss_dj_ki64(o, "epoch", k->u.broker.broker_epoch);
+		break;
+	case SS_KR_BROKER_REGISTRATION_CHANGE:
+		kraft_change_broker(o, k);
+		break;
+	case SS_KR_FEATURE_LEVEL:
+		kks(o, "name", k->u.feature.name);
+		ss_dj_ki64(o, "featureLevel", k->u.feature.level);
+		break;
+	case SS_KR_BEGIN_TRANSACTION:
+	case SS_KR_ABORT_TRANSACTION:
+		if (k->u.txn.text.len >= 0)                   /* tag 0, default null */
+			kks(o, k->api_key == SS_KR_BEGIN_TRANSACTION ? "name" : "reason", k->u.txn.text);
+		break;
+	default:   /* EndTransactionRecord, NoOpRecord: no fields */
+		break;
+	}
+}
+
+/* DumpLogSegments' ClusterMetadataLogMessageParser: {"type", "version", "data"}, with
+ * data null for a record type or version segscan does not decode (Kafka would show its
+ * fields; segscan does not know them, and an empty object would say there are none). */
 static void dec_kraft(struct ss_dump *d, const struct ss_record *r)
 {
 	struct ss_dout *o = &d->out;
@@ -150,76 +333,14 @@ static void dec_kraft(struct ss_dump *d, const struct ss_record *r)
 	ss_dj_obj(o);
 	kraft_type(o, ss_kraft_key_name(k.api_key));
 	ss_dj_ki64(o, "version", k.version);
-	ss_dj_kbool(o, "decoded", k.known);
 	ss_dj_key(o, "data");
-	ss_dj_obj(o);
 	if (k.known) {
-		switch (k.api_key) {
-		case SS_KR_TOPIC:
-			kks(o, "name", k.u.topic.name);
-			uuid(o, "topicId", k.u.topic.topic_id);
-			break;
-		case SS_KR_REMOVE_TOPIC:
-			uuid(o, "topicId", k.u.remove_topic.topic_id);
-			break;
-		case SS_KR_PARTITION:
-			ss_dj_ki64(o, "partitionId", k.u.partition.partition_id);
-			uuid(o, "topicId", k.u.partition.topic_id);
-			kia(o, "replicas", k.u.partition.replicas);
-			kia(o, "isr", k.u.partition.isr);
-			ss_dj_ki64(o, "leader", k.u.partition.leader);
-			ss_dj_ki64(o, "leaderEpoch", k.u.partition.leader_epoch);
-			ss_dj_ki64(o, "partitionEpoch", k.u.partition.partition_epoch);
-			break;
-		case SS_KR_PARTITION_CHANGE:
-			ss_dj_ki64(o, "partitionId", k.u.change.partition_id);
-			uuid(o, "topicId", k.u.change.topic_id);
-			if (k.u.change.isr.n >= 0)
-				kia(o, "isr", k.u.change.isr);
-			if (k.u.change.leader != -2)
-				ss_dj_ki64(o, "leader", k.u.change.leader);
-			if (k.u.change.replicas.n >= 0)
-				kia(o, "replicas", k.u.change.replicas);
-			break;
-		case SS_KR_CONFIG:
-			ss_dj_ki64(o, "resourceType", k.u.config.resource_type);
-			kks(o, "resourceName", k.u.config.resource_name);
-			kks(o, "name", k.u.config.name);
-			kks(o, "value", k.u.config.value);
-			break;
-		case SS_KR_REGISTER_BROKER:
-			ss_dj_ki64(o, "brokerId", k.u.reg.broker_id);
-			uuid(o, "incarnationId", k.u.reg.incarnation_id);
-			ss_dj_ki64(o, "brokerEpoch", k.u.reg.broker_epoch);
-			kks(o, "rack", k.u.reg.rack);
-			ss_dj_kbool(o, "fenced", k.u.reg.fenced);
-			break;
-		case SS_KR_UNREGISTER_BROKER:
-		case SS_KR_FENCE_BROKER:
-		case SS_KR_UNFENCE_BROKER:
-			ss_dj_ki64(o, k.api_key == SS_KR_UNREGISTER_BROKER ? "brokerId" : "id", k.u.broker.broker_id);
-			ss_dj_ki64(o, "epoch", k.u.broker.broker_epoch);
-			break;
-		case SS_KR_BROKER_REGISTRATION_CHANGE:
-			ss_dj_ki64(o, "brokerId", k.u.change_broker.broker_id);
-			ss_dj_ki64(o, "brokerEpoch", k.u.change_broker.broker_epoch);
-			ss_dj_ki64(o, "fenced", k.u.change_broker.fenced);
-			break;
-		case SS_KR_FEATURE_LEVEL:
-			kks(o, "name", k.u.feature.name);
-			ss_dj_ki64(o, "featureLevel", k.u.feature.level);
-			break;
-		case SS_KR_BEGIN_TRANSACTION:
-			kks(o, "name", k.u.txn.text);
-			break;
-		case SS_KR_ABORT_TRANSACTION:
-			kks(o, "reason", k.u.txn.text);
-			break;
-		default:
-			break;
-		}
+		ss_dj_obj(o);
+		kraft_data(o, &k);
+		ss_dj_obj_end(o);
+	} else {
+		ss_dj_null(o);
 	}
-	ss_dj_obj_end(o);
 	ss_dj_obj_end(o);
 }
 

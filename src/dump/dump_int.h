@@ -34,7 +34,7 @@ void dd_error(struct ss_dump *d, int64_t pos, const char *fmt, ...) __attribute_
  * characters \xHH. */
 void dd_strn(struct ss_dout *o, const uint8_t *s, int32_t n);
 /* Bytes from the data (a path, a key, a header key, a topic) in the text format: control
- * characters, newlines and bytes that are not UTF-8 escaped (out/term.c's escaping). */
+ * characters, newlines and bytes that are not UTF-8 escaped (common/esc.h SS_ESC_LINE: the escapes of the scan's terminal output). */
 void dd_text(struct ss_dump *d, const void *p, size_t n);
 /* --print-data: is it text (valid UTF-8 without a NUL), and a key, value or header value as
  * a JSON field (with its `NAME_encoding`) or in a text line (" key: ...", base64 marked). */

@@ -148,24 +148,27 @@ static void verdict(struct ss_dump *d, bool ok, int64_t slot, size_t entries, co
 	dd_item_end(d);
 }
 
-static int open_sibling(const char *path, const char *suffix, struct logf *l)
+/* The sibling .log, opened as every input is (common/file.h ss_open_reg): a FIFO, a device
+ * or a directory in its place is refused before any read (SEGSCAN_ENOTREG, its type in
+ * *mode), never waited on or read as a log. */
+static int open_sibling(const char *path, const char *suffix, struct logf *l, mode_t *mode)
 {
 	char *s = dd_sibling(path, suffix);
 	if (!s)
 		return -ENOMEM;
-	l->fd = ss_open_ro(AT_FDCWD, s, 0);
+	struct stat st = { 0 };
+	l->fd = ss_open_reg(AT_FDCWD, s, 0, &st);
 	free(s);   /* pairs with dd_sibling */
+	*mode = st.st_mode;
 	if (l->fd < 0)
 		return l->fd;
-	struct stat st;
-	if (fstat(l->fd, &st)) {
-		int e = -errno;
-		close(l->fd);
-		l->fd = -1;
-		return e;
-	}
 	l->size = st.st_size;
-	return ss_fwin_open(&l->w, l->fd, l->size, NULL);
+	int e = ss_fwin_open(&l->w, l->fd, l->size, NULL);
+	if (e) {
+		close(l->fd);   /* pairs with the ss_open_reg above: no window, no log */
+		l->fd = -1;
+	}
+	return e;
 }
 
 /* What both verifies check first: the index is a whole number of `entry`-byte entries
@@ -180,9 +183,15 @@ static bool verify_open(struct ss_dump *d, size_t len, size_t n, int entry, cons
 		verdict(d, false, (int64_t)(len / (size_t)entry), n, why);
 		return false;
 	}
-	int r = open_sibling(d->path, ".log", l);
+	mode_t mode = 0;
+	int r = open_sibling(d->path, ".log", l, &mode);
+	if (r == SEGSCAN_ENOTREG) {
+		snprintf(why, sizeof(why), "its .log is %s, not a regular file: not read", ss_file_type_name(mode));
+		verdict(d, false, 0, n, why);
+		return false;
+	}
 	if (r) {
-		snprintf(why, sizeof(why), "its .log cannot be opened: %s", strerror(-r));
+		snprintf(why, sizeof(why), "its .log cannot be opened: %s", segscan_strerror(r));
 		verdict(d, false, 0, n, why);
 		return false;
 	}

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/esc.h"
 #include "common/utf8.h"
 #include "dump/dump_int.h"
-#include "out/out.h"
 
 void dd_item(struct ss_dump *d, const char *type)
 {
@@ -102,40 +102,18 @@ void dd_strn(struct ss_dout *o, const uint8_t *s, int32_t n)
 	ss_dout_ch(o, '"');
 }
 
-/* Bytes of the input in a line of the text format. Copied as they are when they hold no
- * control character and are well-formed UTF-8 (the common case); else written through the
- * project's one terminal escaping (out/term.c, ss_term_write: ESC as \x1b, U+009B as
- * \u009b, a stray 0xFF as \xff) with a newline escaped too, as \x0a (the form
- * ss_term_write gives the other C0 controls): the text is a line per batch or record,
- * and a newline from the data would forge one. */
+/* Bytes of the input in a line of the text format, through the project's one escaping
+ * (common/esc.h, SS_ESC_LINE): a control character (ESC as \x1b, U+009B as \u009b) or a
+ * stray 0xFF (\xff) as the scan's terminal output writes it, and a newline as \x0a too:
+ * the text is a line per batch or record, and a newline from the data would forge one. */
+static void put_dout(void *arg, const char *p, size_t len)
+{
+	ss_dout_mem(arg, p, len);
+}
+
 void dd_text(struct ss_dump *d, const void *p, size_t n)
 {
-	const uint8_t *s = p;
-	bool plain = true;
-	for (size_t i = 0, l; i < n && plain; i += l) {
-		uint32_t cp;
-		l = 1;
-		if (s[i] >= 0x20 && s[i] < 0x7f)
-			continue;
-		l = ss_utf8_seq(s + i, n - i, &cp);
-		plain = l && !ss_utf8_is_control(cp);
-	}
-	if (plain) {
-		ss_dout_mem(&d->out, s, n);
-		return;
-	}
-	ss_dout_flush(&d->out);   /* what is buffered goes first: ss_term_write writes to the FILE */
-	FILE *f = d->out.f;
-	for (;;) {
-		const uint8_t *nl = memchr(s, '\n', n);
-		size_t k = nl ? (size_t)(nl - s) : n;
-		ss_term_write(f, (const char *)s, k);
-		if (!nl)
-			break;
-		fputs("\\x0a", f);
-		s += k + 1;
-		n -= k + 1;
-	}
+	ss_esc_each(p, n, SS_ESC_LINE, put_dout, &d->out);
 }
 
 /* --print-data shows bytes as text when they are valid UTF-8 without a NUL (a NUL is valid

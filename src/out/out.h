@@ -82,7 +82,8 @@ void ss_out_store_table(const struct ss_results *r, FILE *f);
 void ss_out_store_prom(const struct ss_results *r, FILE *f);
 /* "1.5 GiB", "512 B": binary units, 3 significant digits */
 const char *ss_human_bytes(int64_t b, char *buf, size_t len);
-/* n bytes of s for a terminal: controls and malformed UTF-8 as visible escapes (term.c) */
+/* n bytes of s for a terminal: controls but the newline and malformed UTF-8 as visible
+ * escapes (common/esc.h SS_ESC_CONTROL) */
 void ss_term_write(FILE *f, const char *s, size_t n);
 /* The columns ss_term_write's output of n bytes of s takes on a terminal (escapes as
  * written, wide characters 2, combining marks 0). */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/esc.h"
 #include "out/out.h"
 #include "segscan.h"
 
@@ -29,19 +30,15 @@ static const char *lag_text(bool null, int64_t segs, int64_t bytes, char *buf, s
  * Text from the input (a directory or file name, a topic name from the metadata log, a
  * path from /proc, a message quoting one) on one line: a newline in it would end the row
  * or forge a line of the report, because ss_term_write passes newlines (they are the
- * report's own). So each is written as the escape "\x0a", as ss_term_write writes every
- * other control character (CR, ESC) and malformed UTF-8 when the report goes out. The one
- * routine for it: the cells take it through a buffer (one_line), the other lines
- * straight (put_text).
+ * report's own). So each is written as the escape "\x0a" (common/esc.h SS_ESC_NEWLINE);
+ * the other controls and malformed UTF-8 stay for ss_term_write to escape when the table
+ * goes out, so that a cell is measured and cut unit by unit. The cells take it through a
+ * buffer (one_line), the other lines straight (put_text).
  */
 static void put_text(FILE *f, const char *s)
 {
-	for (const char *nl; s && (nl = strchr(s, '\n')); s = nl + 1) {
-		fwrite(s, 1, (size_t)(nl - s), f);
-		fputs("\\x0a", f);
-	}
 	if (s)
-		fputs(s, f);
+		ss_esc_fwrite(f, s, strlen(s), SS_ESC_NEWLINE);
 }
 
 void ss_out_table_text(FILE *f, const char *s)

@@ -2,7 +2,9 @@
  * Text for a terminal: what a file name holds never reaches one raw. Control characters
  * (C0 except newline, DEL, C1) and bytes that are not well-formed UTF-8 are written as
  * visible escapes (\x1b, \u009b), so a directory named with ESC ] 0 ; ... BEL cannot set
- * the terminal's title, clear the screen or rewrite a line of the report.
+ * the terminal's title, clear the screen or rewrite a line of the report. Which bytes
+ * and how is common/esc.h's one classification (SS_ESC_CONTROL); this file is its face
+ * for a terminal.
  *
  * And the width of that text as a terminal shows it, so that the table fits: escapes
  * count as what they are written as, wide characters as two columns.
@@ -14,30 +16,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "common/utf8.h"
+#include "common/esc.h"
 #include "out/out.h"
 
 void ss_term_write(FILE *f, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + n, *run = p;
-	while (p < end) {
-		uint32_t cp;
-		size_t l = ss_utf8_seq(p, (size_t)(end - p), &cp);
-		if (l && (cp == '\n' || !ss_utf8_is_control(cp))) {
-			p += l;
-			continue;
-		}
-		if (p > run)
-			fwrite(run, 1, (size_t)(p - run), f);
-		if (l)
-			fprintf(f, cp < 0x80 ? "\\x%02x" : "\\u%04x", (unsigned)cp);
-		else
-			fprintf(f, "\\x%02x", *p);
-		p += l ? l : 1;
-		run = p;
-	}
-	if (p > run)
-		fwrite(run, 1, (size_t)(p - run), f);
+	ss_esc_fwrite(f, s, n, SS_ESC_CONTROL);   /* newlines are the report's own */
 }
 
 /* ---- display width: the table fits a terminal (table.c) ---------------------------- */
@@ -62,21 +46,14 @@ static unsigned cp_width(uint32_t cp)
 }
 
 /* One unit of what ss_term_write writes for the bytes at p: the bytes it takes and the
- * columns its output takes (an escape "\x1b" is 4, "\u009b" 6, as written above). */
+ * columns its output takes (an escape as the characters it is written as: "\x1b" 4,
+ * "\u009b" 6; the newline none). */
 static size_t unit(const unsigned char *p, size_t n, unsigned *w)
 {
 	uint32_t cp;
-	size_t l = ss_utf8_seq(p, n, &cp);
-	if (!l) {
-		*w = 4;
-		return 1;
-	}
-	if (cp == '\n')
-		*w = 0;
-	else if (ss_utf8_is_control(cp))
-		*w = cp < 0x80 ? 4 : 6;
-	else
-		*w = cp_width(cp);
+	char e[SS_ESC_MAX];
+	size_t l = ss_esc_unit(p, n, SS_ESC_CONTROL, &cp, e);
+	*w = e[0] ? (unsigned)strlen(e) : cp == '\n' ? 0 : cp_width(cp);
 	return l;
 }
 
