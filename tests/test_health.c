@@ -74,7 +74,16 @@ static void test_stuck_started(void **state)
 	assert_non_null(strstr(fd->message, "for 300001 ms"));
 	assert_non_null(strstr(fd->message, "by broker 1"));
 	assert_non_null(strstr(fd->message, "offsets 100..199"));
-	/* closed local segments 100..399 wait (highest offset 99) */
+	/* a follower's copy lag is the leader's replica's (issue 22): the message says so */
+	assert_non_null(strstr(fd->message, "wait for upload is the leader's replica's to tell"));
+	fx_free(&f);
+	/* on the leader: closed local segments 100..399 wait (highest offset 99) */
+	tiered(&f, &ec, 1, 1);
+	fx_rseg(&f, "A", 0, 99, 0, 500, NOW - 3600000, SS_RSEG_COPY_FINISHED, NOW - 3500000);
+	fx_rseg(&f, "B", 100, 199, 0, 500, NOW - 3540000, SS_RSEG_COPY_STARTED, NOW - STUCK - 1);
+	ev = fx_eval(&f);
+	fd = fx_finding(ev, "STUCK_REMOTE_COPY", 0);
+	assert_non_null(fd);
 	assert_non_null(strstr(fd->message, "3 closed local segments (1500 bytes) wait for upload"));
 	fx_free(&f);
 

@@ -533,8 +533,10 @@ static int tiered_retention(struct ss_evctx *x)
 			return e;
 	}
 
-	/* KAFKA-20732: only where the broker's release can run size retention unseeded */
-	if (ev->size.evaluated && ss_eval_affects(x->in, "KAFKA-20732") != SS_NOT_AFFECTED &&
+	/* KAFKA-20732: only where the broker's release can run size retention unseeded, and on
+	 * the replica whose broker runs the remote expiration: the leader (or one whose role is
+	 * unknown); a follower's is evaluated on the leader's row (issue 22) */
+	if (ev->size.evaluated && ev->role != SS_ROLE_FOLLOWER && ss_eval_affects(x->in, "KAFKA-20732") != SS_NOT_AFFECTED &&
 	    (e = unseeded_size_finding(x, cfg->retention_bytes)))
 		return e;
 
