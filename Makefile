@@ -83,7 +83,7 @@ DEPS_STAMP := build/.deps-installed
 ASAN_B   ?= build/asan
 TSAN_B   ?= build/tsan
 
-.PHONY: all deps run test test-unit test-asan test-tsan check-layers fuzz bench bench-selftest conformance clean shared install uninstall
+.PHONY: all deps run test test-unit test-asan asan-build test-tsan check-layers fuzz bench bench-selftest conformance clean shared install uninstall
 all: $(B)/segscan $(B)/libsegscan.a $(TOOL_ARS)
 
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -144,10 +144,17 @@ run: all
 	    --now=1700000000000 $(SAMPLE)/logdir
 
 # ---- tests -------------------------------------------------------------------------------
+# test: the three suites below, with REAL_TESTS in their own lane (tests/suite.sh).
 # test-unit: every test, release build. test-asan: every test under ASan+UBSan.
 # test-tsan: the ring, worker and scan tests under TSan (the thread code).
 TSAN_TESTS := test_ring test_worker test_scan test_io test_races test_serve_lifecycle test_cancel test_log test_rescan test_serve_auth test_api
-test: check-layers test-unit test-asan test-tsan
+# REAL_TESTS start real Kafka brokers, Prometheus or an S3 server: `make test` runs them in a
+# lane beside the other suites (tests/suite.sh says why); test-unit runs them in line.
+# REAL_ASAN_TESTS: those of them that also run under ASan+UBSan (the others skip there).
+REAL_TESTS := test_harness_smoke test_health_real test_audit_real test_fleet_real test_live_cluster
+REAL_ASAN_TESTS := test_live_cluster
+test: check-layers all $(TESTS) | $(DEPS_STAMP)
+	@ASAN_B=$(ASAN_B) ASAN_ENV="$(ASAN_ENV)" bash tests/suite.sh "$(MAKE)" $(B) "$(REAL_TESTS)" "$(REAL_ASAN_TESTS)"
 	@echo "make test: all suites passed"
 
 # The layering check (docs/architecture.md, "Checking the layering"): includes and calls
@@ -160,10 +167,11 @@ check-layers: all
 test-unit: all $(TESTS)
 	@SEGSCAN=$(B)/segscan bash tests/run.sh $(B)/tests
 
-test-asan: | $(DEPS_STAMP)
+ASAN_ENV = SEGSCAN=$(ASAN_B)/segscan SEGSCAN_LOAD_SECONDS=5 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+asan-build: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory B=$(ASAN_B) MODE=asan all $(TEST_SRCS:tests/%.c=$(ASAN_B)/tests/%)
-	@SEGSCAN=$(ASAN_B)/segscan SEGSCAN_LOAD_SECONDS=5 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	    bash tests/run.sh $(ASAN_B)/tests
+test-asan: asan-build
+	@$(ASAN_ENV) bash tests/run.sh $(ASAN_B)/tests
 
 test-tsan: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory B=$(TSAN_B) MODE=tsan all $(addprefix $(TSAN_B)/tests/,$(filter $(TSAN_TESTS),$(TEST_SRCS:tests/%.c=%)))

@@ -90,6 +90,7 @@ void segscan_scan_free(segscan_scan *s);
  *   "server-properties", "metadata-dir", "cluster-metadata", "kafka-version",
  *   "bootstrap-server", "kafka-config", "kafka-timeout", "kafka-deadline", "broker-process", "proc-root",
  *   "topic", "partition" (repeatable), "findings-only",
+ *   "metrics-level" ("partition" or "topic": what the prom format writes), "metrics-extra",
  *   "now", "dangling-after", "stuck-after" (a duration: "5m", "90s", "300000"), "horizon" (a duration: "1d"),
  *   "disable-tiering" (a topic: the what-if of the forecast),
  *   "threads", "io", "queue-depth",

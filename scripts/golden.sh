@@ -23,6 +23,8 @@
 #  - generated shape trees (the bench shapes, small; preallocated, unclean, compressed and
 #    single-record tails): the tree's bytes and its scans and dumps.
 # Wall-clock times and the temporary directory's name are masked; nothing else may differ.
+# Capture and compare in the same checkout: an empty segment's max timestamp is its file's
+# mtime (as Kafka reports it), and each checkout has its own.
 # A few minutes on a loaded 2-core machine.
 set -u
 mode=${1:?capture|compare}; out=${2:?DIR}; SEGSCAN=${3:-build/segscan}
@@ -100,13 +102,13 @@ done
 mkdir -p "$tmp/damaged"
 python3 "$(dirname "$0")/golden-damage.py" "$tmp/damaged" >/dev/null ||
     { echo "golden.sh: golden-damage.py failed" >&2; exit 1; }
-ref=tests/fixtures/kafka/cluster-meta/case.json
+copied=tests/fixtures/kafka/cluster-meta/case.json   # not $ref: that is the capture compared against
 for t in "$tmp"/damaged/*; do
     tn=damaged.$(basename "$t")
     scan_all "$tn" --now=1796117024711 --broker-process=off "$t"
     scan_all "$tn.verify" --now=1796117024711 --broker-process=off --verify "$t"
     engines "$tn" --now=1796117024711 --broker-process=off "$t"
-    mapfile -t files < <(find "$t" -type f -newer "$ref" \( -name '*.log' -o -name '*.checkpoint' \) | sort)
+    mapfile -t files < <(find "$t" -type f -newer "$copied" \( -name '*.log' -o -name '*.checkpoint' \) | sort)
     dump_all "$tn" "${files[@]}"
 done
 
@@ -145,7 +147,8 @@ sed -i -E 's/^(  scan: .*threads, )[0-9.]+ s,/\1T s,/; s/^(segscan_scan_duration
 sed -i -E 's/ in [0-9.]+ s \([0-9.]+ segments\/s\)/ in T s/' "$out"/gen.*.err
 
 if [ "$mode" = compare ]; then
-    if diff -r "$ref" "$out" >"$out.diff"; then
+    [ -d "$ref" ] || { echo "golden.sh: no capture in $ref" >&2; exit 2; }
+    if diff -r "$ref" "$out" >"$out.diff" 2>&1; then
         echo "golden: identical ($(ls "$ref" | wc -l) files)"; rm -f "$out.diff"
     else
         echo "golden: DIFFERENT, see $out.diff"; head -40 "$out.diff"; exit 1

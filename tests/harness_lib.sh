@@ -66,7 +66,10 @@ _sc_wait() {
 
 _sc_kill() {
     [ -n "$SC_PID" ] || return 0
-    exec {SC_IN}>&- 2>/dev/null   # EOF: the harness stops its brokers and exits
+    # EOF: the harness stops its brokers and exits. The group keeps the 2>/dev/null to this one
+    # close: on a bare `exec` a redirection stays for the rest of the shell, and silenced every
+    # later message of the caller's script.
+    if [ -n "${SC_IN:-}" ]; then { exec {SC_IN}>&-; } 2>/dev/null; fi
     for _ in $(seq 1 120); do kill -0 "$SC_PID" 2>/dev/null || break; sleep 0.5; done
     kill "$SC_PID" 2>/dev/null    # SIGTERM: its shutdown hook kills the broker JVMs
     wait "$SC_PID" 2>/dev/null

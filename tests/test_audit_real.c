@@ -35,70 +35,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZER_BUILD 1
-#else
-#define SANITIZER_BUILD 0
-#endif
+#include "testutil.h"
 
-static char results[4096];
-static char lines[64][1024];
-static int n_lines;
+TU_SCRIPT_SUITE("audit_real")
 
-static int group_setup(void **state)
-{
-	const char *tmp = getenv("SEGSCAN_TEST_TMP");
-	char cmd[8192];
-	(void)state;
-	snprintf(results, sizeof(results), "%s/audit-real-results.%d", tmp ? tmp : "/tmp", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "bash tests/audit_real.sh '%s'", results);
-	int rc = system(cmd);
-	FILE *f = fopen(results, "r");
-	if (!f) {
-		fprintf(stderr, "audit_real.sh (exit %d) wrote no results\n", rc);
-		return 0; /* every test then fails: "no verdict" */
-	}
-	while (n_lines < 64 && fgets(lines[n_lines], sizeof(lines[0]), f)) {
-		lines[n_lines][strcspn(lines[n_lines], "\n")] = 0;
-		n_lines++;
-	}
-	fclose(f);
-	unlink(results);
-	return 0;
-}
-
-static void verdict(const char *name)
-{
-	size_t nl = strlen(name);
-	for (int i = 0; i < n_lines; i++) {
-		const char *l = lines[i];
-		const char *sp = strchr(l, ' ');
-		if (!sp || strncmp(sp + 1, name, nl) || (sp[1 + nl] != 0 && sp[1 + nl] != ' ' && sp[1 + nl] != ':'))
-			continue;
-		print_message("%s\n", l);
-		if (!strncmp(l, "PASS ", 5))
-			return;
-		if (!strncmp(l, "SKIP ", 5)) {
-			skip();
-			return;
-		}
-		fail_msg("%s", l);
-	}
-	fail_msg("audit_real.sh gave no verdict for %s", name);
-}
-
-static void clean(void **s) { (void)s; verdict("clean"); }
-static void missing(void **s) { (void)s; verdict("missing"); }
-static void kafka_fetch(void **s) { (void)s; verdict("kafka_fetch"); }
-static void orphan(void **s) { (void)s; verdict("orphan"); }
-static void expired(void **s) { (void)s; verdict("expired"); }
-static void torn(void **s) { (void)s; verdict("torn"); }
-static void s3_equal(void **s) { (void)s; verdict("s3_equal"); }
-static void s3_errors(void **s) { (void)s; verdict("s3_errors"); }
+TU_SCRIPT_CASE(clean)
+TU_SCRIPT_CASE(missing)
+TU_SCRIPT_CASE(kafka_fetch)
+TU_SCRIPT_CASE(orphan)
+TU_SCRIPT_CASE(expired)
+TU_SCRIPT_CASE(torn)
+TU_SCRIPT_CASE(s3_equal)
+TU_SCRIPT_CASE(s3_errors)
 
 int main(void)
 {
-	if (SANITIZER_BUILD) {
+	if (TU_SANITIZER_BUILD) {
 		printf("test_audit_real: not run in sanitizer builds: its time is Kafka's and versitygw's; "
 		       "the release suite runs it\n");
 		return 0;
@@ -113,5 +65,5 @@ int main(void)
 		cmocka_unit_test(s3_equal),
 		cmocka_unit_test(s3_errors),
 	};
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, tu_suite_setup, NULL);
 }

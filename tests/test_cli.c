@@ -161,7 +161,7 @@ static void test_formats(void **state)
 	assert_int_equal(tu_run(&out, "%s scan -f prom --remote-state=%s %s", tu_segscan(), rp, g_logdir), 0);
 	assert_non_null(strstr(out, "# TYPE segscan_log_size_bytes gauge"));
 	assert_non_null(strstr(out, "segscan_log_segments{topic=\""));
-	assert_non_null(strstr(out, "segscan_remote_copy_lag_segments{"));
+	assert_non_null(strstr(out, "segscan_remote_copy_lag_bytes{"));   /* segments: --metrics-extra */
 	assert_non_null(strstr(out, "segscan_build_info{"));
 	free(out);
 	assert_int_equal(tu_run(&out, "%s scan -f json --stats %s 2>&1 >/dev/null", tu_segscan(), g_logdir), 0);

@@ -25,55 +25,19 @@
 #include <string.h>
 #include <unistd.h>
 
-static char lines[32][768];
-static int n_lines;
+#include "testutil.h"
 
-static int group_setup(void **state)
-{
-	const char *tmp = getenv("SEGSCAN_TEST_TMP");
-	char results[512], cmd[1024];
-	snprintf(results, sizeof(results), "%s/cluster-peer-results.%d", tmp ? tmp : "/tmp", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "bash tests/cluster_peer.sh '%s'", results);
-	int rc = system(cmd);
-	FILE *f = fopen(results, "r");
-	if (!f) {
-		fprintf(stderr, "cluster_peer.sh (exit %d) wrote no results\n", rc);
-		return 0;   /* every test then fails: "no verdict" */
-	}
-	while (n_lines < 32 && fgets(lines[n_lines], sizeof(lines[0]), f)) {
-		lines[n_lines][strcspn(lines[n_lines], "\n")] = 0;
-		n_lines++;
-	}
-	fclose(f);
-	unlink(results);
-	return 0;
-}
+TU_SCRIPT_SUITE("cluster_peer")
 
-static void verdict(const char *name)
-{
-	size_t nl = strlen(name);
-	for (int i = 0; i < n_lines; i++) {
-		const char *l = lines[i];
-		const char *sp = strchr(l, ' ');
-		if (!sp || strncmp(sp + 1, name, nl) || (sp[1 + nl] != 0 && sp[1 + nl] != ' ' && sp[1 + nl] != ':'))
-			continue;
-		print_message("%s\n", l);
-		if (!strncmp(l, "PASS ", 5))
-			return;
-		fail_msg("%s", l);
-	}
-	fail_msg("cluster_peer.sh gave no verdict for %s", name);
-}
-
-static void peer_clean(void **s) { verdict("peer_clean"); }
-static void peer_no_group(void **s) { verdict("peer_no_group"); }
-static void peer_crc(void **s) { verdict("peer_crc"); }
-static void peer_crc_serve(void **s) { verdict("peer_crc_serve"); }
-static void peer_giveup(void **s) { verdict("peer_giveup"); }
-static void peer_deadline(void **s) { verdict("peer_deadline"); }
-static void peer_sigterm_stream(void **s) { verdict("peer_sigterm_stream"); }
-static void peer_sigterm_stall(void **s) { verdict("peer_sigterm_stall"); }
-static void peer_sigterm_cfgs(void **s) { verdict("peer_sigterm_cfgs"); }
+TU_SCRIPT_CASE(peer_clean)
+TU_SCRIPT_CASE(peer_no_group)
+TU_SCRIPT_CASE(peer_crc)
+TU_SCRIPT_CASE(peer_crc_serve)
+TU_SCRIPT_CASE(peer_giveup)
+TU_SCRIPT_CASE(peer_deadline)
+TU_SCRIPT_CASE(peer_sigterm_stream)
+TU_SCRIPT_CASE(peer_sigterm_stall)
+TU_SCRIPT_CASE(peer_sigterm_cfgs)
 
 int main(void)
 {
@@ -88,5 +52,5 @@ int main(void)
 		cmocka_unit_test(peer_sigterm_stall),
 		cmocka_unit_test(peer_sigterm_cfgs),
 	};
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, tu_suite_setup, NULL);
 }

@@ -37,69 +37,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZER_BUILD 1
-#else
-#define SANITIZER_BUILD 0
-#endif
+#include "testutil.h"
 
-static char results[4096];
-static char lines[64][1024];
-static int n_lines;
+TU_SCRIPT_SUITE("harness_smoke")
 
-static int group_setup(void **state)
-{
-	const char *tmp = getenv("SEGSCAN_TEST_TMP");
-	char cmd[8192];
-	(void)state;
-	snprintf(results, sizeof(results), "%s/harness-smoke-results.%d", tmp ? tmp : "/tmp", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "bash tests/harness_smoke.sh '%s'", results);
-	int rc = system(cmd);
-	FILE *f = fopen(results, "r");
-	if (!f) {
-		fprintf(stderr, "harness_smoke.sh (exit %d) wrote no results\n", rc);
-		return 0; /* every test then fails: "no verdict" */
-	}
-	while (n_lines < 64 && fgets(lines[n_lines], sizeof(lines[0]), f)) {
-		lines[n_lines][strcspn(lines[n_lines], "\n")] = 0;
-		n_lines++;
-	}
-	fclose(f);
-	unlink(results);
-	return 0;
-}
-
-static void verdict(const char *name)
-{
-	size_t nl = strlen(name);
-	for (int i = 0; i < n_lines; i++) {
-		const char *l = lines[i];
-		const char *sp = strchr(l, ' ');
-		if (!sp || strncmp(sp + 1, name, nl) || (sp[1 + nl] != 0 && sp[1 + nl] != ' ' && sp[1 + nl] != ':'))
-			continue;
-		print_message("%s\n", l);
-		if (!strncmp(l, "PASS ", 5))
-			return;
-		if (!strncmp(l, "SKIP ", 5)) {
-			skip();
-			return;
-		}
-		fail_msg("%s", l);
-	}
-	fail_msg("harness_smoke.sh gave no verdict for %s", name);
-}
-
-static void lts_copy(void **s) { (void)s; verdict("lts_copy"); }
-static void segscan_scan(void **s) { (void)s; verdict("segscan_scan"); }
-static void s3_list(void **s) { (void)s; verdict("s3_list"); }
-static void prometheus_scrape(void **s) { (void)s; verdict("prometheus_scrape"); }
-static void stall_release(void **s) { (void)s; verdict("stall_release"); }
-static void leadership(void **s) { (void)s; verdict("leadership"); }
-static void remote_delete_fetch(void **s) { (void)s; verdict("remote_delete_fetch"); }
+TU_SCRIPT_CASE(lts_copy)
+TU_SCRIPT_CASE(segscan_scan)
+TU_SCRIPT_CASE(s3_list)
+TU_SCRIPT_CASE(prometheus_scrape)
+TU_SCRIPT_CASE(stall_release)
+TU_SCRIPT_CASE(leadership)
+TU_SCRIPT_CASE(remote_delete_fetch)
 
 int main(void)
 {
-	if (SANITIZER_BUILD) {
+	if (TU_SANITIZER_BUILD) {
 		printf("test_harness_smoke: not run in sanitizer builds: its time is Kafka's, versitygw's "
 		       "and Prometheus's; the release suite runs it\n");
 		return 0;
@@ -113,5 +65,5 @@ int main(void)
 		cmocka_unit_test(leadership),
 		cmocka_unit_test(remote_delete_fetch),
 	};
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, tu_suite_setup, NULL);
 }

@@ -75,7 +75,16 @@ static void test_stuck_started(void **state)
 	assert_non_null(strstr(fd->message, "for 300001 ms"));
 	assert_non_null(strstr(fd->message, "by broker 1"));
 	assert_non_null(strstr(fd->message, "offsets 100..199"));
-	/* closed local segments 100..399 wait (highest offset 99) */
+	/* a follower's copy lag is the leader's replica's (issue 22): the message says so */
+	assert_non_null(strstr(fd->message, "wait for upload is the leader's replica's to tell"));
+	fx_free(&f);
+	/* on the leader: closed local segments 100..399 wait (highest offset 99) */
+	tiered(&f, &ec, 1, 1);
+	fx_rseg(&f, "A", 0, 99, 0, 500, NOW - 3600000, SS_RSEG_COPY_FINISHED, NOW - 3500000);
+	fx_rseg(&f, "B", 100, 199, 0, 500, NOW - 3540000, SS_RSEG_COPY_STARTED, NOW - STUCK - 1);
+	ev = fx_eval(&f);
+	fd = fx_finding(ev, "STUCK_REMOTE_COPY", 0);
+	assert_non_null(fd);
 	assert_non_null(strstr(fd->message, "3 closed local segments (1500 bytes) wait for upload"));
 	fx_free(&f);
 
@@ -450,116 +459,92 @@ static void lineage_part(struct fx *f, struct ss_eval_cluster *ec, const int64_t
 	f->in.cluster = NULL;
 }
 
+/* One EPOCH_LINEAGE_GAP case: the local lineage (leader-epoch-checkpoint pairs), the remote
+ * segments finished (id, offsets, their epochs), the gaps expected and what their messages
+ * say. */
+struct lineage_seg {
+	const char    *id;
+	int64_t        start, end;
+	const int64_t *ep;
+	uint32_t       n;
+};
+struct lineage_case {
+	const char        *what;
+	const int64_t     *local;
+	uint32_t           n_local;
+	int64_t            log_start_ckpt; /* the checkpoint's log start (lineage_part's is 0) */
+	bool               no_checkpoint;  /* no leader-epoch-checkpoint read */
+	struct lineage_seg segs[5];
+	int                gaps;
+	int64_t            highest;        /* the evaluation's highest_offset, if checked (not 0) */
+	const char        *first_segment;  /* finding 0's first segment id, if checked */
+	struct {
+		int         finding;
+		const char *has;
+	} says[6];
+};
+
+static const int64_t ln_local[] = { 0, 0, 2, 250 }, ln_local0[] = { 0, 0 }, ln_trunc[] = { 0, 150, 2, 250 };
+static const int64_t ln_a[] = { 0, 0 }, ln_b[] = { 0, 100 }, ln_b2[] = { 0, 150 }, ln_c[] = { 0, 200, 2, 250 },
+		     ln_c0[] = { 0, 200 };
+#define LN_A { "A", 0, 99, ln_a, 1 }
+#define LN_B { "B", 100, 199, ln_b, 1 }
+#define LN_C { "C", 200, 299, ln_c, 2 }
+#define LN_C0 { "C", 200, 299, ln_c0, 1 }
+
+static const struct lineage_case lineage_cases[] = {
+	{ "healthy: the remote epochs are the local lineage's, no gap, offset 299 findable",
+	  ln_local, 2, 0, false, { LN_A, LN_B, LN_C }, 0, 299, NULL, { { 0, NULL } } },
+	{ "C uploaded without epoch 2: it disagrees, and offset 299 (epoch 2 here) is not findable",
+	  ln_local, 2, 0, false, { LN_A, LN_B, LN_C0 }, 2, 0, "C",
+	  { { 0, "leader epochs {0:200}" }, { 0, "gives {0:200, 2:250}" }, { 1, "offset 299" },
+	    { 1, "leader epoch 2" }, { 1, "previous remote log segment metadata was not found" },
+	    { 1, "no finished remote segment carries leader epoch 2" } } },
+	{ "the local lineage says epoch 0 to the end: C's epoch 2 disagrees, and epoch 0 ends in C "
+	  "before offset 299",
+	  ln_local0, 1, 0, false, { LN_A, LN_B, LN_C }, 2, 0, NULL, { { 1, "ends that epoch before offset 299" } } },
+	{ "a hole between two finished segments: 100..199",
+	  ln_local, 2, 0, false, { LN_A, LN_C }, 1, 0, NULL, { { 0, "offsets 100..199" } } },
+	{ "a one-offset hole is one too",
+	  ln_local, 2, 0, false, { { "A", 0, 98, ln_a, 1 }, LN_B, LN_C }, 1, 0, NULL, { { 0, "offsets 99..99" } } },
+	{ "overlapping uploads (a leader change re-copied 150..199) are no gap",
+	  ln_local, 2, 0, false, { LN_A, LN_B, { "B2", 150, 199, ln_b2, 1 }, LN_C }, 0, 0, NULL, { { 0, NULL } } },
+	{ "before the first finished segment: remote retention (or a checkpoint not yet rewritten), "
+	  "not a gap; offset 299 is still found",
+	  ln_local, 2, 0, false, { LN_B, LN_C }, 0, 0, NULL, { { 0, NULL } } },
+	{ "the checkpoint truncated at the log start (150): segments it does not reach are not compared",
+	  ln_trunc, 2, 150, false, { LN_B, LN_C }, 0, 0, NULL, { { 0, NULL } } },
+	{ "the local log starts at the log start: no replica needs remote state",
+	  ln_local, 2, 300, false, { LN_C0 }, 0, 0, NULL, { { 0, NULL } } },
+	{ "no checkpoint: the hole is still one (it needs no lineage); the rest is not compared",
+	  ln_local, 0, 0, true, { LN_A, LN_C0 }, 1, 0, NULL, { { 0, "offsets 100..199" } } },
+};
+
 static void test_epoch_lineage(void **state)
 {
 	(void)state;
-	struct fx f;
-	struct ss_eval_cluster ec;
-	static const int64_t local[] = { 0, 0, 2, 250 };
-	static const int64_t a[] = { 0, 0 }, b[] = { 0, 100 }, c[] = { 0, 200, 2, 250 }, c0[] = { 0, 200 };
-
-	/* healthy: the remote epochs are the local lineage's, no gap, offset 299 findable */
-	lineage_part(&f, &ec, local, 2);
-	rseg_epochs(&f, "A", 0, 99, a, 1);
-	rseg_epochs(&f, "B", 100, 199, b, 1);
-	rseg_epochs(&f, "C", 200, 299, c, 2);
-	struct ss_eval *ev = fx_eval(&f);
-	assert_int_equal(ev->highest_offset, 299);
-	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 0);
-	fx_free(&f);
-
-	/* C uploaded without epoch 2: it disagrees, and offset 299 (epoch 2 here) is not findable */
-	lineage_part(&f, &ec, local, 2);
-	rseg_epochs(&f, "A", 0, 99, a, 1);
-	rseg_epochs(&f, "B", 100, 199, b, 1);
-	rseg_epochs(&f, "C", 200, 299, c0, 1);
-	ev = fx_eval(&f);
-	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 2);
-	const struct ss_finding *fd = fx_finding(ev, "EPOCH_LINEAGE_GAP", 0);
-	assert_string_equal(fd->segment_ids[0], "C");
-	assert_non_null(strstr(fd->message, "leader epochs {0:200}"));
-	assert_non_null(strstr(fd->message, "gives {0:200, 2:250}"));
-	fd = fx_finding(ev, "EPOCH_LINEAGE_GAP", 1);
-	assert_non_null(strstr(fd->message, "offset 299"));
-	assert_non_null(strstr(fd->message, "leader epoch 2"));
-	assert_non_null(strstr(fd->message, "previous remote log segment metadata was not found"));
-	assert_non_null(strstr(fd->message, "no finished remote segment carries leader epoch 2"));
-	fx_free(&f);
-
-	/* the local lineage says epoch 0 to the end: C's epoch 2 disagrees, and epoch 0 ends in C
-	 * before offset 299 */
-	static const int64_t local0[] = { 0, 0 };
-	lineage_part(&f, &ec, local0, 1);
-	rseg_epochs(&f, "A", 0, 99, a, 1);
-	rseg_epochs(&f, "B", 100, 199, b, 1);
-	rseg_epochs(&f, "C", 200, 299, c, 2);
-	ev = fx_eval(&f);
-	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 2);
-	assert_non_null(strstr(fx_finding(ev, "EPOCH_LINEAGE_GAP", 1)->message, "ends that epoch before offset 299"));
-	fx_free(&f);
-
-	/* a hole between two finished segments: 100..199 */
-	lineage_part(&f, &ec, local, 2);
-	rseg_epochs(&f, "A", 0, 99, a, 1);
-	rseg_epochs(&f, "C", 200, 299, c, 2);
-	ev = fx_eval(&f);
-	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 1);
-	assert_non_null(strstr(fx_finding(ev, "EPOCH_LINEAGE_GAP", 0)->message, "offsets 100..199"));
-	fx_free(&f);
-	/* a one-offset hole is one too; none when the segments touch */
-	lineage_part(&f, &ec, local, 2);
-	rseg_epochs(&f, "A", 0, 98, a, 1);
-	rseg_epochs(&f, "B", 100, 199, b, 1);
-	rseg_epochs(&f, "C", 200, 299, c, 2);
-	ev = fx_eval(&f);
-	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 1);
-	assert_non_null(strstr(fx_finding(ev, "EPOCH_LINEAGE_GAP", 0)->message, "offsets 99..99"));
-	fx_free(&f);
-	/* overlapping uploads (a leader change re-copied 150..199) are no gap */
-	lineage_part(&f, &ec, local, 2);
-	rseg_epochs(&f, "A", 0, 99, a, 1);
-	rseg_epochs(&f, "B", 100, 199, b, 1);
-	static const int64_t b2[] = { 0, 150 };
-	rseg_epochs(&f, "B2", 150, 199, b2, 1);
-	rseg_epochs(&f, "C", 200, 299, c, 2);
-	assert_int_equal(fx_count(fx_eval(&f), "EPOCH_LINEAGE_GAP"), 0);
-	fx_free(&f);
-
-	/* before the first finished segment: remote retention (or a checkpoint not yet
-	 * rewritten), not a gap; offset 299 is still found */
-	lineage_part(&f, &ec, local, 2);
-	rseg_epochs(&f, "B", 100, 199, b, 1);
-	rseg_epochs(&f, "C", 200, 299, c, 2);
-	assert_int_equal(fx_count(fx_eval(&f), "EPOCH_LINEAGE_GAP"), 0);
-	fx_free(&f);
-
-	/* the checkpoint truncated at the log start (150): segments it does not reach are not
-	 * compared */
-	static const int64_t trunc[] = { 0, 150, 2, 250 };
-	lineage_part(&f, &ec, trunc, 2);
-	f.part.log_start_ckpt = 150;
-	rseg_epochs(&f, "B", 100, 199, b, 1);
-	rseg_epochs(&f, "C", 200, 299, c, 2);
-	assert_int_equal(fx_count(fx_eval(&f), "EPOCH_LINEAGE_GAP"), 0);
-	fx_free(&f);
-
-	/* the local log starts at the log start: no replica needs remote state */
-	lineage_part(&f, &ec, local, 2);
-	f.part.log_start_ckpt = 300;
-	rseg_epochs(&f, "C", 200, 299, c0, 1);
-	assert_int_equal(fx_count(fx_eval(&f), "EPOCH_LINEAGE_GAP"), 0);
-	fx_free(&f);
-
-	/* no checkpoint: nothing to compare */
-	lineage_part(&f, &ec, local, 0);
-	f.part.epochs_read = false;
-	rseg_epochs(&f, "A", 0, 99, a, 1);
-	rseg_epochs(&f, "C", 200, 299, c0, 1);
-	ev = fx_eval(&f);
-	/* the hole is still one (it needs no lineage); the rest is not compared */
-	assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), 1);
-	assert_non_null(strstr(fx_finding(ev, "EPOCH_LINEAGE_GAP", 0)->message, "offsets 100..199"));
-	fx_free(&f);
+	for (size_t i = 0; i < sizeof(lineage_cases) / sizeof(lineage_cases[0]); i++) {
+		const struct lineage_case *t = &lineage_cases[i];
+		struct fx f;
+		struct ss_eval_cluster ec;
+		print_message("case %zu: %s\n", i, t->what);
+		lineage_part(&f, &ec, t->local, t->n_local);
+		f.part.log_start_ckpt = t->log_start_ckpt;
+		if (t->no_checkpoint)
+			f.part.epochs_read = false;
+		for (const struct lineage_seg *g = t->segs; g < t->segs + 5 && g->id; g++)
+			rseg_epochs(&f, g->id, g->start, g->end, g->ep, g->n);
+		struct ss_eval *ev = fx_eval(&f);
+		if (t->highest)
+			assert_int_equal(ev->highest_offset, t->highest);
+		assert_int_equal(fx_count(ev, "EPOCH_LINEAGE_GAP"), t->gaps);
+		if (t->first_segment)
+			assert_string_equal(fx_finding(ev, "EPOCH_LINEAGE_GAP", 0)->segment_ids[0], t->first_segment);
+		for (size_t k = 0; k < 6 && t->says[k].has; k++)
+			assert_non_null(strstr(fx_finding(ev, "EPOCH_LINEAGE_GAP", t->says[k].finding)->message,
+					       t->says[k].has));
+		fx_free(&f);
+	}
 }
 
 /* --horizon: the evaluation at now + horizon over what exists now */

@@ -35,67 +35,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZER_BUILD 1
-#else
-#define SANITIZER_BUILD 0
-#endif
+#include "testutil.h"
 
-static char results[4096];
-static char lines[64][1024];
-static int n_lines;
+TU_SCRIPT_SUITE("health_real")
 
-static int group_setup(void **state)
-{
-	const char *tmp = getenv("SEGSCAN_TEST_TMP");
-	char cmd[8192];
-	(void)state;
-	snprintf(results, sizeof(results), "%s/health-real-results.%d", tmp ? tmp : "/tmp", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "bash tests/health_real.sh '%s'", results);
-	int rc = system(cmd);
-	FILE *f = fopen(results, "r");
-	if (!f) {
-		fprintf(stderr, "health_real.sh (exit %d) wrote no results\n", rc);
-		return 0; /* every test then fails: "no verdict" */
-	}
-	while (n_lines < 64 && fgets(lines[n_lines], sizeof(lines[0]), f)) {
-		lines[n_lines][strcspn(lines[n_lines], "\n")] = 0;
-		n_lines++;
-	}
-	fclose(f);
-	unlink(results);
-	return 0;
-}
-
-static void verdict(const char *name)
-{
-	size_t nl = strlen(name);
-	for (int i = 0; i < n_lines; i++) {
-		const char *l = lines[i];
-		const char *sp = strchr(l, ' ');
-		if (!sp || strncmp(sp + 1, name, nl) || (sp[1 + nl] != 0 && sp[1 + nl] != ' ' && sp[1 + nl] != ':'))
-			continue;
-		print_message("%s\n", l);
-		if (!strncmp(l, "PASS ", 5))
-			return;
-		if (!strncmp(l, "SKIP ", 5)) {
-			skip();
-			return;
-		}
-		fail_msg("%s", l);
-	}
-	fail_msg("health_real.sh gave no verdict for %s", name);
-}
-
-static void stuck_copy(void **s) { (void)s; verdict("stuck_copy"); }
-static void stuck_released(void **s) { (void)s; verdict("stuck_released"); }
-static void metadata_at_risk(void **s) { (void)s; verdict("metadata_at_risk"); }
-static void horizon_time(void **s) { (void)s; verdict("horizon_time"); }
-static void undeletable_local(void **s) { (void)s; verdict("undeletable_local"); }
+TU_SCRIPT_CASE(stuck_copy)
+TU_SCRIPT_CASE(stuck_released)
+TU_SCRIPT_CASE(metadata_at_risk)
+TU_SCRIPT_CASE(horizon_time)
+TU_SCRIPT_CASE(undeletable_local)
 
 int main(void)
 {
-	if (SANITIZER_BUILD) {
+	if (TU_SANITIZER_BUILD) {
 		printf("test_health_real: not run in sanitizer builds: its time is Kafka's; the release "
 		       "suite runs it\n");
 		return 0;
@@ -107,5 +59,5 @@ int main(void)
 		cmocka_unit_test(horizon_time),
 		cmocka_unit_test(undeletable_local),
 	};
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, tu_suite_setup, NULL);
 }

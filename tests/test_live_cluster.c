@@ -32,60 +32,19 @@
 #include <string.h>
 #include <unistd.h>
 
-static char results[4096];
-static char lines[64][512];
-static int n_lines;
+#include "testutil.h"
 
-static int group_setup(void **state)
-{
-	const char *tmp = getenv("SEGSCAN_TEST_TMP");
-	char cmd[8192];
-	snprintf(results, sizeof(results), "%s/live-cluster-results.%d", tmp ? tmp : "/tmp", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "bash tests/live_cluster.sh '%s'", results);
-	int rc = system(cmd);
-	FILE *f = fopen(results, "r");
-	if (!f) {
-		fprintf(stderr, "live_cluster.sh (exit %d) wrote no results\n", rc);
-		return 0;   /* every test then fails: "no verdict" */
-	}
-	while (n_lines < 64 && fgets(lines[n_lines], sizeof(lines[0]), f)) {
-		lines[n_lines][strcspn(lines[n_lines], "\n")] = 0;
-		n_lines++;
-	}
-	fclose(f);
-	unlink(results);
-	return 0;
-}
+TU_SCRIPT_SUITE("live_cluster")
 
-static void verdict(const char *name)
-{
-	size_t nl = strlen(name);
-	for (int i = 0; i < n_lines; i++) {
-		const char *l = lines[i];
-		const char *sp = strchr(l, ' ');
-		if (!sp || strncmp(sp + 1, name, nl) || (sp[1 + nl] != 0 && sp[1 + nl] != ' ' && sp[1 + nl] != ':'))
-			continue;
-		print_message("%s\n", l);
-		if (!strncmp(l, "PASS ", 5))
-			return;
-		if (!strncmp(l, "SKIP ", 5)) {
-			skip();
-			return;
-		}
-		fail_msg("%s", l);
-	}
-	fail_msg("live_cluster.sh gave no verdict for %s", name);
-}
-
-static void no_consumer_group(void **s) { verdict("no_consumer_group"); }
-static void cluster_scan(void **s) { verdict("cluster_scan"); }
-static void local_unknown(void **s) { verdict("local_unknown"); }
-static void unreachable(void **s) { verdict("unreachable"); }
-static void sasl_wrong_password(void **s) { verdict("sasl_wrong_password"); }
-static void describe_configs(void **s) { verdict("describe_configs"); }
-static void scan_configs(void **s) { verdict("scan_configs"); }
-static void serve_live(void **s) { verdict("serve_live"); }
-static void serve_outage(void **s) { verdict("serve_outage"); }
+TU_SCRIPT_CASE(no_consumer_group)
+TU_SCRIPT_CASE(cluster_scan)
+TU_SCRIPT_CASE(local_unknown)
+TU_SCRIPT_CASE(unreachable)
+TU_SCRIPT_CASE(sasl_wrong_password)
+TU_SCRIPT_CASE(describe_configs)
+TU_SCRIPT_CASE(scan_configs)
+TU_SCRIPT_CASE(serve_live)
+TU_SCRIPT_CASE(serve_outage)
 
 int main(void)
 {
@@ -100,5 +59,5 @@ int main(void)
 		cmocka_unit_test(serve_outage),
 		cmocka_unit_test(no_consumer_group),
 	};
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, tu_suite_setup, NULL);
 }

@@ -26,8 +26,8 @@
 #define WEIRD_DIR "/data/we\"ird\\dir\nx"
 
 static struct ss_res_logdir logdirs[] = {
-	{ "/data/a", 0, 0 },
-	{ WEIRD_DIR, 0, -1 },
+	{ "/data/a", 0, 0, -1, NULL },
+	{ WEIRD_DIR, 0, -1, -1, NULL },
 };
 
 /* the segments' rare facts (model.h, struct ss_segx) */
@@ -170,6 +170,7 @@ static struct ss_results view(void)
 		.problems = problems, .n_problems = 1,
 		.run = { .verify = false, .io = "pread", .threads = 2, .queue_depth = 64, .bytes_read = 12345,
 			 .remote_source = "remote-state", .remote_warnings = 3, .exit_code = 1,
+			 .metrics_extra = true,   /* every prom family (the default level: test_fleet_metrics) */
 			 .times = { .discover = 0.010, .remote = 0.020, .scan = 0.100, .evaluate = 0.005, .total = 0.125 } },
 		/* no metadata log: unknown node, release and metadata partitions */
 		.cluster = { .node_id = -1, .last_offset = -1, .rlmm_partitions = -1 },
@@ -965,7 +966,7 @@ static void test_table_fit(void **state)
 	struct ss_part lp[5];
 	memcpy(lp, parts, sizeof(lp));
 	lp[0].topic = lp[1].topic = LONG_TOPIC;
-	struct ss_res_logdir ld2[2] = { logdirs[0], { WIDE_DIR, 0, -1 } };
+	struct ss_res_logdir ld2[2] = { logdirs[0], { WIDE_DIR, 0, -1, -1, NULL } };
 	static const unsigned widths[] = { 200, 120, 80, 60 };
 	setenv("LANG", "C.UTF-8", 1);
 	unsetenv("LC_ALL");
@@ -1355,6 +1356,49 @@ static void test_remote_unknown_everywhere(void **state)
 	free(out);
 }
 
+/* A scan of several brokers' log dirs has a row per replica: the summary counts a partition's
+ * remote state and copy lag once (the largest over its replicas), a follower's null copy lag is
+ * the leader's to count (no unknown member), and a partition whose remote state no replica
+ * knows is one unknown partition, not one per replica. */
+static void test_summary_replicas_once(void **state)
+{
+	(void)state;
+	struct ss_results r = uview();
+	struct ss_eval lead = uev_tiered, follow = uev_tiered;
+	lead.role = SS_ROLE_LEADER;
+	lead.copy_lag_segments = 1;
+	lead.copy_lag_bytes = 10;
+	lead.broker_copy_lag_segments = 1;
+	lead.broker_copy_lag_bytes = 10;
+	follow.role = SS_ROLE_FOLLOWER;
+	follow.copy_lag_null = follow.broker_copy_lag_null = true;
+	struct ss_part ps[3] = { uparts[3], uparts[3], uparts[3] };
+	ps[0].eval = &lead;
+	ps[1].eval = &follow;
+	ps[2].eval = &follow;
+	r.parts = ps;
+	r.n_parts = 3;
+	r.n_segs = 0;
+	struct ss_summary sum;
+	ss_out_summarize(&r, &sum);
+	assert_int_equal(sum.remote_bytes, 2048);
+	assert_int_equal(sum.remote_segments, 1);
+	assert_int_equal(sum.remote_unknown, 0);
+	assert_int_equal(sum.copy_lag_segments, 1);
+	assert_int_equal(sum.copy_lag_bytes, 10);
+	assert_int_equal(sum.copy_lag_unknown, 0);
+	assert_int_equal(sum.broker_copy_lag_bytes, 10);
+	assert_int_equal(sum.only_local_bytes, 3 * 10);   /* each replica's own disk */
+	/* no replica knows the remote state: one unknown partition */
+	struct ss_eval unk_l = lead, unk_f = follow;
+	unk_l.remote_unknown = unk_f.remote_unknown = true;
+	ps[0].eval = &unk_l;
+	ps[1].eval = &unk_f;
+	ps[2].eval = &unk_f;
+	ss_out_summarize(&r, &sum);
+	assert_int_equal(sum.remote_unknown, 1);
+}
+
 /* No line of the table starts where a name's newline would have put it. */
 static void no_forged_line(const char *out)
 {
@@ -1440,6 +1484,7 @@ int main(void)
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_unknown_is_unknown),
 		cmocka_unit_test(test_remote_unknown_everywhere),
+		cmocka_unit_test(test_summary_replicas_once),
 		cmocka_unit_test(test_table_newlines),
 		cmocka_unit_test(test_table_hidden_columns),
 	};

@@ -198,8 +198,9 @@ static bool srv_start_ex(struct srv *s, const char *tag, const char *const *args
 		s->port = 20000 + (int)(rand_r(&seed) % 20000);
 		char listen[64];
 		snprintf(listen, sizeof(listen), "--listen=127.0.0.1:%d", s->port);
-		const char *argv[64] = { tu_segscan(), "serve", listen };
-		int n = 3;
+		/* every family: these tests read the extra partition series too */
+		const char *argv[64] = { tu_segscan(), "serve", listen, "--metrics-extra" };
+		int n = 4;
 		for (const char *const *a = args; a && *a; a++)
 			argv[n++] = *a;
 		argv[n] = NULL;
@@ -243,6 +244,12 @@ static bool srv_start_ex(struct srv *s, const char *tag, const char *const *args
 		}
 		fprintf(stderr, "serve did not answer /healthz%s within %.0f s\n", ready ? " with a publication" : "",
 			GUARD_S);
+		/* what serve said, so a failure under load can be told from a hang (its own log) */
+		char *log = tu_read_file(s->log, NULL);
+		fprintf(stderr, "serve's log (%s):\n%s\n", s->log, log ? log : "(none)");
+		free(log);
+		tu_run(NULL, "for t in /proc/%d/task/*; do echo \"$t: $(cat $t/comm) wchan=$(cat $t/wchan) "
+			     "syscall=$(cut -d' ' -f1 $t/syscall)\"; done >&2", (int)s->pid);
 		kill(s->pid, SIGKILL);
 		waitpid(s->pid, NULL, 0);
 		track(s->pid, false);
@@ -379,13 +386,17 @@ static bool series(const char *m, const char *family, const char *topic, int32_t
 		   double *v)
 {
 	char *pat = NULL;
-	assert_true(asprintf(&pat, "\n%s{topic=\"%s\",partition=\"%d\",log_dir=\"%s\"} ", family, topic, part,
+	/* the partition's labels, then the node's (node_id, when its log dir names one) */
+	assert_true(asprintf(&pat, "\n%s{topic=\"%s\",partition=\"%d\",log_dir=\"%s\"", family, topic, part,
 			     logdir) > 0);
 	const char *p = strstr(m, pat);
-	if (p && v)
-		*v = strtod(p + strlen(pat), NULL);
+	while (p && p[strlen(pat)] != '}' && strncmp(p + strlen(pat), ",node_id=\"", 10) != 0)
+		p = strstr(p + 1, pat);
+	const char *end = p ? strchr(p + strlen(pat), '}') : NULL;
+	if (end && v)
+		*v = strtod(end + 1, NULL);
 	free(pat);
-	return p != NULL;
+	return end != NULL;
 }
 
 static bool any_series(const char *m, const char *topic, int32_t part)
@@ -1088,7 +1099,7 @@ static void test_textfile_tmp_fifo(void **state)
 	assert_int_equal(mkfifo(tmp, 0644), 0);
 	char *out = NULL;
 	/* an open that blocks never returns: the bound only tells that from a loaded machine */
-	int rc = tu_run(&out, "timeout %.0f %s serve --once %s %s 2>&1 >/dev/null", GUARD_S, tu_segscan(), opt, ld);
+	int rc = tu_run(&out, "timeout %.0f %s serve --once --metrics-extra %s %s 2>&1 >/dev/null", GUARD_S, tu_segscan(), opt, ld);
 	if (rc == 124)
 		fail_msg("serve --once still running after %.0f s: blocked on the FIFO", GUARD_S);
 	assert_non_null(strstr(out, "msg=\"textfile not written\""));
@@ -1251,7 +1262,8 @@ static void test_web_config(void **state)
 			dup2(nf, 0);
 			dup2(nf, 1);
 			dup2(lf, 2);
-			execl(tu_segscan(), tu_segscan(), "serve", listen, "--interval=3600", opt, ld, (char *)NULL);
+			execl(tu_segscan(), tu_segscan(), "serve", listen, "--metrics-extra", "--interval=3600", opt, ld,
+			      (char *)NULL);
 			_exit(127);
 		}
 		track(s.pid, true);
@@ -1416,7 +1428,7 @@ static void test_textfile(void **state)
 
 	/* --once: written, exit 0, same content as the service would publish */
 	char *out = NULL;
-	assert_int_equal(tu_run(&out, "%s serve --once %s %s 2>/dev/null", tu_segscan(), opt, ld), 0);
+	assert_int_equal(tu_run(&out, "%s serve --once --metrics-extra %s %s 2>/dev/null", tu_segscan(), opt, ld), 0);
 	free(out);
 	size_t len;
 	char *t = tu_read_file(path, &len);
@@ -1474,15 +1486,15 @@ static void test_textfile(void **state)
 	 * --server-properties; refused before anything is written */
 	char bad[1400];
 	snprintf(bad, sizeof(bad), "%s/x.prom", ld);
-	assert_int_equal(tu_run(NULL, "%s serve --once --textfile=%s %s 2>/dev/null", tu_segscan(), bad, ld), 2);
+	assert_int_equal(tu_run(NULL, "%s serve --once --metrics-extra --textfile=%s %s 2>/dev/null", tu_segscan(), bad, ld), 2);
 	assert_int_equal(stat(bad, &st), -1);
 	snprintf(bad, sizeof(bad), "%s/%s/x.prom", ld, parts[0].name);
-	assert_int_equal(tu_run(NULL, "%s serve --once --textfile=%s %s 2>/dev/null", tu_segscan(), bad, ld), 2);
+	assert_int_equal(tu_run(NULL, "%s serve --once --metrics-extra --textfile=%s %s 2>/dev/null", tu_segscan(), bad, ld), 2);
 	assert_int_equal(stat(bad, &st), -1);
 	/* the same dir reached through a relative path with dots */
 	char *abs = realpath(tu_segscan(), NULL);
 	assert_non_null(abs);
-	assert_int_equal(tu_run(NULL, "cd %s && %s serve --once --textfile=./logdir/../logdir/y.prom %s 2>/dev/null",
+	assert_int_equal(tu_run(NULL, "cd %s && %s serve --once --metrics-extra --textfile=./logdir/../logdir/y.prom %s 2>/dev/null",
 				root, abs, ld), 2);
 	free(abs);
 	char props[700];
@@ -1492,11 +1504,11 @@ static void test_textfile(void **state)
 	assert_int_equal(tu_write_file(props, pc, strlen(pc)), 0);
 	free(pc);
 	snprintf(bad, sizeof(bad), "%s/z.prom", ld);
-	assert_int_equal(tu_run(NULL, "%s serve --once --server-properties=%s --textfile=%s 2>/dev/null",
+	assert_int_equal(tu_run(NULL, "%s serve --once --metrics-extra --server-properties=%s --textfile=%s 2>/dev/null",
 				tu_segscan(), props, bad), 2);
 	assert_int_equal(stat(bad, &st), -1);
 	/* a directory that does not exist */
-	assert_int_equal(tu_run(NULL, "%s serve --once --textfile=%s/nodir/x.prom %s 2>/dev/null", tu_segscan(), root,
+	assert_int_equal(tu_run(NULL, "%s serve --once --metrics-extra --textfile=%s/nodir/x.prom %s 2>/dev/null", tu_segscan(), root,
 				ld), 2);
 	free(ld);
 	free(root);
@@ -1518,7 +1530,7 @@ static void test_textfile_efbig(void **state)
 
 	/* --once: exit 1 with the reason on stderr; no PATH, no PATH.tmp */
 	char *out = NULL;
-	int rc = tu_run(&out, "sh -c 'ulimit -f 4 && exec %s serve --once %s %s' 2>&1", tu_segscan(), opt, ld);
+	int rc = tu_run(&out, "sh -c 'ulimit -f 4 && exec %s serve --once --metrics-extra %s %s' 2>&1", tu_segscan(), opt, ld);
 	if (rc != 1)
 		fail_msg("serve --once under ulimit -f 4: exit %d (153: killed by SIGXFSZ), want 1: %s", rc, out);
 	assert_non_null(strstr(out, "File too large"));
@@ -1754,7 +1766,7 @@ static void test_ipv6_listen(void **state)
 		if (pid == 0) {
 			int lf = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 			dup2(lf, 2);
-			execl(tu_segscan(), tu_segscan(), "serve", listen, "--interval=5", ld, (char *)NULL);
+			execl(tu_segscan(), tu_segscan(), "serve", listen, "--metrics-extra", "--interval=5", ld, (char *)NULL);
 			_exit(127);
 		}
 		track(pid, true);

@@ -59,6 +59,7 @@ static segscan_scan *run_scan(const char *logdir)
 	segscan_scan *s = NULL;
 	assert_int_equal(segscan_scan_new(&s), 0);
 	assert_int_equal(segscan_set(s, "quiet", "true"), 0);
+	assert_int_equal(segscan_set(s, "metrics-extra", "true"), 0);   /* every family */
 	assert_int_equal(segscan_add_logdir(s, logdir), 0);
 	assert_int_equal(segscan_run(s), 0);
 	return s;
@@ -295,6 +296,7 @@ static void test_partition_index(void **state)
 	segscan_scan *s = NULL;
 	assert_int_equal(segscan_scan_new(&s), 0);
 	assert_int_equal(segscan_set(s, "quiet", "true"), 0);
+	assert_int_equal(segscan_set(s, "metrics-extra", "true"), 0);   /* every family */
 	assert_int_equal(segscan_add_logdir(s, ld2), 0);
 	assert_int_equal(segscan_add_logdir(s, ld1), 0);
 	assert_int_equal(segscan_run(s), 0);
@@ -430,6 +432,7 @@ static void test_readers_during_publication(void **state)
 		segscan_scan *s = NULL;
 		assert_int_equal(segscan_scan_new(&s), 0);
 		assert_int_equal(segscan_set(s, "quiet", "true"), 0);
+		assert_int_equal(segscan_set(s, "metrics-extra", "true"), 0);   /* every family */
 		assert_int_equal(segscan_add_logdir(s, ld), 0);
 		/* as serve does: reuse the published scan, held by a reference */
 		struct ss_snapshot *prev = ss_pub_acquire(pub);

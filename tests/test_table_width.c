@@ -101,7 +101,8 @@ static void test_columns_two_logdirs(void **state)
 	if (widest(out) > 80)
 		fail_msg("a line wider than 80 columns:\n%s", out);
 	/* (the line wraps at a space) */
-	assert_non_null(strstr(out, "\n  log dirs: [1] " FIXTURES "/multi-broker/logdir-1\n            [2] " FIXTURES "/multi-broker/logdir-2\n"));
+	assert_non_null(strstr(out, "\n  log dirs: [1] " FIXTURES "/multi-broker/logdir-1 (node 1)\n            [2] " FIXTURES
+				   "/multi-broker/logdir-2 (node 2)\n"));
 	char *t = table_of(out, "LD ");
 	assert_non_null(strstr(t, " PART "));
 	assert_non_null(strstr(t, " LOCAL "));

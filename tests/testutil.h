@@ -206,4 +206,81 @@ static inline int tu_free_port(void)
 	return port;
 }
 
+/*
+ * A cmocka suite over a script's verdicts (the real-cluster tests: tests/<name>.sh starts
+ * Kafka and the rest once, runs every case and writes one line per case to the results
+ * file it is given: "PASS|FAIL|SKIP <case>[ :...]"). tu_script_run, from the group setup,
+ * runs the script and keeps its lines; tu_script_verdict, one cmocka case per script case,
+ * reports that case's line: PASS passes, SKIP skips, anything else fails with the line, and
+ * a case the script never reported fails ("no verdict"). Only where cmocka.h came first:
+ *
+ *   TU_SCRIPT_SUITE("health_real")      the results and the group setup, tu_suite_setup
+ *   TU_SCRIPT_CASE(stuck_copy)          one cmocka case a script case, named as the script names it
+ *   ... cmocka_run_group_tests(tests, tu_suite_setup, NULL)
+ *
+ * TU_SANITIZER_BUILD is 1 in an ASan or TSan build: the real-cluster suites do not run
+ * there (the time is Kafka's; the rules run under the sanitizers in the unit tests).
+ */
+#ifdef cmocka_unit_test
+struct tu_script {
+	const char *name; /* tests/<name>.sh */
+	char        lines[64][1024];
+	int         n_lines;
+};
+
+static inline int tu_script_run(struct tu_script *t, const char *name)
+{
+	const char *tmp = getenv("SEGSCAN_TEST_TMP");
+	char results[4096], cmd[8192];
+	t->name = name;
+	snprintf(results, sizeof(results), "%s/%s-results.%d", tmp ? tmp : "/tmp", name, (int)getpid());
+	snprintf(cmd, sizeof(cmd), "bash tests/%s.sh '%s'", name, results);
+	int rc = system(cmd);
+	FILE *f = fopen(results, "r");
+	if (!f) {
+		fprintf(stderr, "%s.sh (exit %d) wrote no results\n", name, rc);
+		return 0; /* every case then fails: "no verdict" */
+	}
+	while (t->n_lines < 64 && fgets(t->lines[t->n_lines], sizeof(t->lines[0]), f)) {
+		t->lines[t->n_lines][strcspn(t->lines[t->n_lines], "\n")] = 0;
+		t->n_lines++;
+	}
+	fclose(f);
+	unlink(results);
+	return 0;
+}
+
+static inline void tu_script_verdict(const struct tu_script *t, const char *name)
+{
+	size_t nl = strlen(name);
+	for (int i = 0; i < t->n_lines; i++) {
+		const char *l = t->lines[i];
+		const char *sp = strchr(l, ' ');
+		if (!sp || strncmp(sp + 1, name, nl) || (sp[1 + nl] != 0 && sp[1 + nl] != ' ' && sp[1 + nl] != ':'))
+			continue;
+		print_message("%s\n", l);
+		if (!strncmp(l, "PASS ", 5))
+			return;
+		if (!strncmp(l, "SKIP ", 5)) {
+			skip();
+			return;
+		}
+		fail_msg("%s", l);
+	}
+	fail_msg("%s.sh gave no verdict for %s", t->name ? t->name : "the script", name);
+}
+
+#define TU_SCRIPT_SUITE(script) \
+	static struct tu_script tu_suite; \
+	static int tu_suite_setup(void **state) { (void)state; return tu_script_run(&tu_suite, script); }
+#define TU_SCRIPT_CASE(case_name) \
+	static void case_name(void **s) { (void)s; tu_script_verdict(&tu_suite, #case_name); }
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TU_SANITIZER_BUILD 1
+#else
+#define TU_SANITIZER_BUILD 0
+#endif
+#endif
+
 #endif

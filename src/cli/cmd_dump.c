@@ -200,63 +200,77 @@ static void bad_value(const char *opt, const char *val, const char *expected)
 	fprintf(stderr, ": %s\n", expected);
 }
 
-int ss_cmd_dump(int argc, char **argv)
+/* The FILEs: --files' names (in copies of its arguments, cut at the commas) in order, then
+ * the operands; dump_files_free is the partner of both pushes. */
+struct dump_files {
+	char   **files, **bufs;
+	uint32_t nfiles, cfiles, nbufs, cbufs;
+};
+
+#define DUMP_GO (-1) /* go on; anything else is the exit code */
+
+static int oom(void)
 {
-	struct ss_dump_opts o = { .fmt = SS_DUMP_TEXT, .max_bytes = -1 };
-	/* the FILEs: --files' names (in copies of its arguments, cut at the commas) in order,
-	 * then the operands */
-	char **files = NULL, **bufs = NULL, **slot;   /* freed at out */
-	uint32_t nfiles = 0, cfiles = 0, nbufs = 0, cbufs = 0;
-	int rc = 2, c;
+	fputs("segscan: out of memory\n", stderr);
+	return 1;
+}
+
+/* The command line into o and fl: DUMP_GO, or the exit code with its message printed
+ * (--help: 0). */
+static int dump_args(int argc, char **argv, struct ss_dump_opts *o, struct dump_files *fl)
+{
+	char **slot;
+	int c;
+
 	optind = 1;
 	opterr = 0;   /* bad_option says it, with the nearest option */
 	while ((c = getopt_long(argc, argv, ":f:rdh", dump_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (!strcmp(optarg, "text")) o.fmt = SS_DUMP_TEXT;
-			else if (!strcmp(optarg, "json")) o.fmt = SS_DUMP_JSON;
-			else if (!strcmp(optarg, "ndjson")) o.fmt = SS_DUMP_NDJSON;
+			if (!strcmp(optarg, "text")) o->fmt = SS_DUMP_TEXT;
+			else if (!strcmp(optarg, "json")) o->fmt = SS_DUMP_JSON;
+			else if (!strcmp(optarg, "ndjson")) o->fmt = SS_DUMP_NDJSON;
 			else {
 				bad_value("--format", optarg, "expected text, json or ndjson");
-				goto out;
+				return 2;
 			}
 			break;
-		case 'r': o.records = true; break;
-		case 'd': o.print_data = o.records = true; break;
-		case OPT_VERIFY: o.verify_index = true; break;
-		case OPT_VERIFY_ONLY: o.verify_index = o.verify_only = true; break;
-		case OPT_SANITY: o.verify_index = o.sanity_only = true; break;
-		case OPT_OFFSETS_DEC: o.decode = SS_DEC_OFFSETS; break;
-		case OPT_TXN_DEC: o.decode = SS_DEC_TXN; break;
-		case OPT_KRAFT_DEC: o.decode = SS_DEC_KRAFT; break;
-		case OPT_RLMM_DEC: o.decode = SS_DEC_RLMM; break;
+		case 'r': o->records = true; break;
+		case 'd': o->print_data = o->records = true; break;
+		case OPT_VERIFY: o->verify_index = true; break;
+		case OPT_VERIFY_ONLY: o->verify_index = o->verify_only = true; break;
+		case OPT_SANITY: o->verify_index = o->sanity_only = true; break;
+		case OPT_OFFSETS_DEC: o->decode = SS_DEC_OFFSETS; break;
+		case OPT_TXN_DEC: o->decode = SS_DEC_TXN; break;
+		case OPT_KRAFT_DEC: o->decode = SS_DEC_KRAFT; break;
+		case OPT_RLMM_DEC: o->decode = SS_DEC_RLMM; break;
 		case OPT_FILES: {
 			/* kafka-dump-log's "comma separated list of data and index log files" */
 			char *copy = strdup(optarg);
-			if (!copy || SS_DA_PUSH(&bufs, &nbufs, &cbufs, &slot) < 0) {
+			if (!copy || SS_DA_PUSH(&fl->bufs, &fl->nbufs, &fl->cbufs, &slot) < 0) {
 				free(copy);
-				goto oom;
+				return oom();
 			}
 			*slot = copy;
 			for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-				if (SS_DA_PUSH(&files, &nfiles, &cfiles, &slot) < 0)
-					goto oom;
+				if (SS_DA_PUSH(&fl->files, &fl->nfiles, &fl->cfiles, &slot) < 0)
+					return oom();
 				*slot = t;
 			}
 			break;
 		}
 		case OPT_DECODE:
-			if (ss_dump_parse_decode(optarg, &o.decode)) {
+			if (ss_dump_parse_decode(optarg, &o->decode)) {
 				bad_value("--decode", optarg, "expected remote-log-metadata, cluster-metadata, "
 					  "consumer-offsets, transaction-state, auto or none");
-				goto out;
+				return 2;
 			}
 			break;
 		case OPT_OFFSETS:
-			if (ss_dump_parse_offsets(optarg, &o)) {
+			if (ss_dump_parse_offsets(optarg, o)) {
 				bad_value("--offsets", optarg, "expected FROM..TO, FROM.. or ..TO with FROM <= TO, "
 					  "non-negative integers");
-				goto out;
+				return 2;
 			}
 			break;
 		case OPT_MAX_BYTES: {
@@ -265,15 +279,14 @@ int ss_cmd_dump(int argc, char **argv)
 			long long v = strtoll(optarg, &e, 10);
 			if (errno || *e || e == optarg || v < 0) {
 				bad_value("--max-bytes", optarg, "expected a non-negative integer");
-				goto out;
+				return 2;
 			}
-			o.max_bytes = v;
+			o->max_bytes = v;
 			break;
 		}
 		case 'h':
 			fputs(usage_dump, stdout);
-			rc = 0;
-			goto out;
+			return 0;
 		default: {
 			/* the argument getopt_long stopped at; for a short option, just "-X" */
 			char shortopt[3] = { '-', (char)optopt, 0 };
@@ -281,28 +294,34 @@ int ss_cmd_dump(int argc, char **argv)
 			if (optopt && optopt < 0x100 && !(arg[0] == '-' && arg[1] == '-'))
 				arg = shortopt;
 			bad_option(c, arg);
-			goto out;
+			return 2;
 		}
 		}
 	}
 	for (int i = optind; i < argc; i++) {
-		if (SS_DA_PUSH(&files, &nfiles, &cfiles, &slot) < 0)
-			goto oom;
+		if (SS_DA_PUSH(&fl->files, &fl->nfiles, &fl->cfiles, &slot) < 0)
+			return oom();
 		*slot = argv[i];
 	}
-	if (nfiles == 0) {
+	if (fl->nfiles == 0) {
 		fputs("segscan: dump: no FILE given\nTry 'segscan dump --help'.\n", stderr);
-		goto out;
+		return 2;
 	}
+	return DUMP_GO;
+}
+
+/* Each FILE dumped in order: the worst file's exit code, or 1 when the output failed. */
+static int dump_run(const struct ss_dump_opts *o, const struct dump_files *fl)
+{
 	struct ss_dump d;
-	if (ss_dump_init(&d, &o, stdout))
-		goto oom;
+	if (ss_dump_init(&d, o, stdout))
+		return oom();
 	int worst = 0;
-	for (uint32_t i = 0; i < nfiles; i++) {
-		int r = ss_dump_file(&d, files[i]);
+	for (uint32_t i = 0; i < fl->nfiles; i++) {
+		int r = ss_dump_file(&d, fl->files[i]);
 		if (r == SS_DUMP_MISSING) {
 			fputs("segscan: ", stderr);
-			ss_term_write(stderr, files[i], strlen(files[i]));   /* a name is any bytes */
+			ss_term_write(stderr, fl->files[i], strlen(fl->files[i]));   /* a name is any bytes */
 			fputs(": cannot be read\n", stderr);
 		}
 		if (r > worst)
@@ -310,18 +329,21 @@ int ss_cmd_dump(int argc, char **argv)
 	}
 	if (ss_dump_finish(&d) || fflush(stdout)) {
 		fprintf(stderr, "segscan: writing the dump: %s\n", strerror(errno));
-		rc = 1;
-		goto out;
+		return 1;
 	}
-	rc = worst;
-	goto out;
-oom:
-	fputs("segscan: out of memory\n", stderr);
-	rc = 1;
-out:
-	for (uint32_t i = 0; i < nbufs; i++)
-		free(bufs[i]);   /* pairs with the strdup of --files */
-	free(bufs);
-	free(files);         /* pairs with SS_DA_PUSH */
+	return worst;
+}
+
+int ss_cmd_dump(int argc, char **argv)
+{
+	struct ss_dump_opts o = { .fmt = SS_DUMP_TEXT, .max_bytes = -1 };
+	struct dump_files fl = { 0 };
+	int rc = dump_args(argc, argv, &o, &fl);
+	if (rc == DUMP_GO)
+		rc = dump_run(&o, &fl);
+	for (uint32_t i = 0; i < fl.nbufs; i++)
+		free(fl.bufs[i]);   /* pairs with the strdup of --files */
+	free(fl.bufs);
+	free(fl.files);         /* pairs with SS_DA_PUSH */
 	return rc;
 }

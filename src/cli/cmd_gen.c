@@ -176,22 +176,135 @@ static void on_progress(void *arg, const struct ss_gen_stats *st, uint64_t done,
 	ss_cli_progress_update(&pr->line, 0, "writing", "partitions", false, done, total, done == total, extra);
 }
 
-int ss_cmd_gen(int argc, char **argv)
+/* What the command line gives beside the generator's options. */
+struct gen_cli {
+	bool have_topics, have_parts, have_segs, have_sb;
+	bool quiet, want_progress;
+};
+
+#define GEN_GO (-1) /* an option taken: go on (anything else is the exit code) */
+
+/* One option of `segscan gen` into o and g: GEN_GO, or the exit code (its message printed). */
+static int gen_option(int c, const char *name, struct ss_gen_opts *o, struct gen_cli *g)
 {
-	struct ss_gen_opts o;
-	struct ss_gen_stats st;
-	struct progress pr;
-	bool have_topics = false, have_parts = false, have_segs = false, have_sb = false;
-	bool quiet = false, want_progress = false;
 	uint64_t v;
 	int64_t sz;
-	int c, r;
-	char err[1024];
+	int r;
 
+	switch (c) {
+	case O_TOPICS:
+	case O_PARTITIONS:
+	case O_SEGMENTS:
+		if (parse_u64(optarg, 1, c == O_PARTITIONS ? INT32_MAX : UINT32_MAX, &v))
+			return bad_value(name, optarg, "expected a whole number of at least 1");
+		if (c == O_TOPICS) { o->topics = (uint32_t)v; g->have_topics = true; }
+		if (c == O_PARTITIONS) { o->partitions = (uint32_t)v; g->have_parts = true; }
+		if (c == O_SEGMENTS) { o->segments = (uint32_t)v; g->have_segs = true; }
+		return GEN_GO;
+	case O_SEGMENT_BYTES:
+		if ((r = ss_gen_parse_size(optarg, &sz)))
+			return bad_value(name, optarg, r == -ERANGE ? "too large" :
+					 "expected a size: bytes, or a number with k, m, g (or KiB, MiB, GiB)");
+		if (sz > INT32_MAX)
+			return bad_value(name, optarg, "at most 2147483647 (2GiB-1): segment.bytes is an int");
+		o->segment_bytes = sz;
+		g->have_sb = true;
+		return GEN_GO;
+	case O_VALUE_BYTES:
+		if ((r = ss_gen_parse_size(optarg, &sz)) || sz > (1 << 20))
+			return bad_value(name, optarg, "expected a size of at most 1MiB");
+		o->value_bytes = (uint32_t)sz;
+		return GEN_GO;
+	case O_SEED:
+		if (parse_u64(optarg, 0, UINT64_MAX, &v))
+			return bad_value(name, optarg, "expected a whole number (0 to 18446744073709551615)");
+		o->seed = v;
+		return GEN_GO;
+	case O_RPB:
+		if (parse_u64(optarg, 1, 1000000, &v))
+			return bad_value(name, optarg, "expected a whole number from 1 to 1000000");
+		o->records_per_batch = (uint32_t)v;
+		return GEN_GO;
+	case O_COMPRESSION: {
+		enum ss_codec codec;
+		if (ss_codec_parse(optarg, &codec))
+			return bad_value(name, optarg, "expected none, gzip, snappy, lz4 or zstd");
+		o->codec = codec;
+		return GEN_GO;
+	}
+	case O_TAIL:
+		if (parse_u64(optarg, 0, UINT32_MAX, &v))
+			return bad_value(name, optarg, "expected a whole number");
+		o->single_record_tail = (uint32_t)v;
+		return GEN_GO;
+	case O_REMOTE_STATE:
+		if (!*optarg || !strcmp(optarg, "-"))
+			return bad_value(name, optarg, "expected a file name");
+		o->remote_state = optarg;
+		return GEN_GO;
+	case O_TOPIC_CONFIG_OUT:
+		if (!*optarg)
+			return bad_value(name, optarg, "expected a file name");
+		o->topic_config_out = optarg;
+		return GEN_GO;
+	case O_TOPIC_PREFIX:
+		o->topic_prefix = optarg;
+		return GEN_GO;
+	case O_START_TIME:
+		if (parse_u64(optarg, 0, INT64_MAX / 4, &v))
+			return bad_value(name, optarg, "expected milliseconds since the epoch");
+		o->start_time_ms = (int64_t)v;
+		return GEN_GO;
+	case O_SPAN:
+		if (parse_u64(optarg, 1, INT64_MAX / 4, &v))
+			return bad_value(name, optarg, "expected a positive number of milliseconds");
+		o->span_ms = (int64_t)v;
+		return GEN_GO;
+	case O_TIERED: {
+		char *end;
+		errno = 0;
+		double f = strtod(optarg, &end);
+		if (!*optarg || *end || errno || !(f >= 0 && f <= 1))
+			return bad_value(name, optarg, "expected a fraction from 0 to 1 (0.5 = every other topic)");
+		o->tiered = f;
+		return GEN_GO;
+	}
+	case O_REMOTE_ONLY:
+	case O_UNCOPIED:
+	case O_ACTIVE_BATCHES:
+		if (parse_u64(optarg, 0, c == O_REMOTE_ONLY ? 1000 : INT32_MAX, &v))
+			return bad_value(name, optarg, c == O_REMOTE_ONLY ? "expected a whole number from 0 to 1000"
+									  : "expected a whole number");
+		if (c == O_REMOTE_ONLY) o->remote_only = (int32_t)v;
+		if (c == O_UNCOPIED) o->uncopied = (int32_t)v;
+		if (c == O_ACTIVE_BATCHES) o->active_batches = (int32_t)v;
+		return GEN_GO;
+	case O_NODE_ID:
+		if (parse_u64(optarg, 0, INT32_MAX - 3, &v))
+			return bad_value(name, optarg, "expected a whole number");
+		o->node_id = (int32_t)v;
+		return GEN_GO;
+	case O_PREALLOCATE: o->preallocate = true; return GEN_GO;
+	case O_NO_CLEAN: o->clean_shutdown = false; return GEN_GO;
+	case O_FORCE: o->force = true; return GEN_GO;
+	case O_PROGRESS: g->want_progress = true; return GEN_GO;
+	case 'q': g->quiet = true; return GEN_GO;
+	case 'h':
+		fputs(usage_gen, stdout);
+		return 0;
+	default:  /* getopt_long named the problem already */
+		fprintf(stderr, "Try 'segscan gen --help'.\n");
+		return 2;
+	}
+	return GEN_GO;
+}
+
+/* The command line: o and g filled, GEN_GO; or the exit code (--help, a bad option). */
+static int gen_args(int argc, char **argv, struct ss_gen_opts *o, struct gen_cli *g)
+{
+	int c, r;
 	static char prog[] = "segscan gen";  /* getopt_long names argv[0] in its messages */
 
-	ss_gen_opts_init(&o);
-	memset(&pr, 0, sizeof(pr));
 	if (argc > 0)
 		argv[0] = prog;
 	optind = 1;
@@ -200,111 +313,8 @@ int ss_cmd_gen(int argc, char **argv)
 		for (const struct option *lo = gen_longopts; lo->name; lo++)
 			if (lo->val == c)
 				name = lo->name;
-		switch (c) {
-		case O_TOPICS:
-		case O_PARTITIONS:
-		case O_SEGMENTS:
-			if (parse_u64(optarg, 1, c == O_PARTITIONS ? INT32_MAX : UINT32_MAX, &v))
-				return bad_value(name, optarg, "expected a whole number of at least 1");
-			if (c == O_TOPICS) { o.topics = (uint32_t)v; have_topics = true; }
-			if (c == O_PARTITIONS) { o.partitions = (uint32_t)v; have_parts = true; }
-			if (c == O_SEGMENTS) { o.segments = (uint32_t)v; have_segs = true; }
-			break;
-		case O_SEGMENT_BYTES:
-			if ((r = ss_gen_parse_size(optarg, &sz)))
-				return bad_value(name, optarg, r == -ERANGE ? "too large" :
-						 "expected a size: bytes, or a number with k, m, g (or KiB, MiB, GiB)");
-			if (sz > INT32_MAX)
-				return bad_value(name, optarg, "at most 2147483647 (2GiB-1): segment.bytes is an int");
-			o.segment_bytes = sz;
-			have_sb = true;
-			break;
-		case O_VALUE_BYTES:
-			if ((r = ss_gen_parse_size(optarg, &sz)) || sz > (1 << 20))
-				return bad_value(name, optarg, "expected a size of at most 1MiB");
-			o.value_bytes = (uint32_t)sz;
-			break;
-		case O_SEED:
-			if (parse_u64(optarg, 0, UINT64_MAX, &v))
-				return bad_value(name, optarg, "expected a whole number (0 to 18446744073709551615)");
-			o.seed = v;
-			break;
-		case O_RPB:
-			if (parse_u64(optarg, 1, 1000000, &v))
-				return bad_value(name, optarg, "expected a whole number from 1 to 1000000");
-			o.records_per_batch = (uint32_t)v;
-			break;
-		case O_COMPRESSION: {
-			enum ss_codec codec;
-			if (ss_codec_parse(optarg, &codec))
-				return bad_value(name, optarg, "expected none, gzip, snappy, lz4 or zstd");
-			o.codec = codec;
-			break;
-		}
-		case O_TAIL:
-			if (parse_u64(optarg, 0, UINT32_MAX, &v))
-				return bad_value(name, optarg, "expected a whole number");
-			o.single_record_tail = (uint32_t)v;
-			break;
-		case O_REMOTE_STATE:
-			if (!*optarg || !strcmp(optarg, "-"))
-				return bad_value(name, optarg, "expected a file name");
-			o.remote_state = optarg;
-			break;
-		case O_TOPIC_CONFIG_OUT:
-			if (!*optarg)
-				return bad_value(name, optarg, "expected a file name");
-			o.topic_config_out = optarg;
-			break;
-		case O_TOPIC_PREFIX:
-			o.topic_prefix = optarg;
-			break;
-		case O_START_TIME:
-			if (parse_u64(optarg, 0, INT64_MAX / 4, &v))
-				return bad_value(name, optarg, "expected milliseconds since the epoch");
-			o.start_time_ms = (int64_t)v;
-			break;
-		case O_SPAN:
-			if (parse_u64(optarg, 1, INT64_MAX / 4, &v))
-				return bad_value(name, optarg, "expected a positive number of milliseconds");
-			o.span_ms = (int64_t)v;
-			break;
-		case O_TIERED: {
-			char *end;
-			errno = 0;
-			double f = strtod(optarg, &end);
-			if (!*optarg || *end || errno || !(f >= 0 && f <= 1))
-				return bad_value(name, optarg, "expected a fraction from 0 to 1 (0.5 = every other topic)");
-			o.tiered = f;
-			break;
-		}
-		case O_REMOTE_ONLY:
-		case O_UNCOPIED:
-		case O_ACTIVE_BATCHES:
-			if (parse_u64(optarg, 0, c == O_REMOTE_ONLY ? 1000 : INT32_MAX, &v))
-				return bad_value(name, optarg, c == O_REMOTE_ONLY ? "expected a whole number from 0 to 1000"
-										  : "expected a whole number");
-			if (c == O_REMOTE_ONLY) o.remote_only = (int32_t)v;
-			if (c == O_UNCOPIED) o.uncopied = (int32_t)v;
-			if (c == O_ACTIVE_BATCHES) o.active_batches = (int32_t)v;
-			break;
-		case O_NODE_ID:
-			if (parse_u64(optarg, 0, INT32_MAX - 3, &v))
-				return bad_value(name, optarg, "expected a whole number");
-			o.node_id = (int32_t)v;
-			break;
-		case O_PREALLOCATE: o.preallocate = true; break;
-		case O_NO_CLEAN: o.clean_shutdown = false; break;
-		case O_FORCE: o.force = true; break;
-		case O_PROGRESS: want_progress = true; break;
-		case 'q': quiet = true; break;
-		case 'h':
-			fputs(usage_gen, stdout);
-			return 0;
-		default:  /* getopt_long named the problem already */
-			fprintf(stderr, "Try 'segscan gen --help'.\n");
-			return 2;
-		}
+		if ((r = gen_option(c, name, o, g)) != GEN_GO)
+			return r;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "segscan gen: missing OUTDIR\nTry 'segscan gen --help'.\n");
@@ -314,16 +324,32 @@ int ss_cmd_gen(int argc, char **argv)
 		fprintf(stderr, "segscan gen: one OUTDIR only (unexpected '%s')\nTry 'segscan gen --help'.\n", argv[optind + 1]);
 		return 2;
 	}
-	o.outdir = argv[optind];
-	const char *missing = !have_topics ? "--topics" : !have_parts ? "--partitions" : !have_segs ? "--segments"
-			      : !have_sb ? "--segment-bytes" : NULL;
+	o->outdir = argv[optind];
+	const char *missing = !g->have_topics ? "--topics" : !g->have_parts ? "--partitions" : !g->have_segs ? "--segments"
+			      : !g->have_sb ? "--segment-bytes" : NULL;
 	if (missing) {
 		fprintf(stderr, "segscan gen: %s is required\nTry 'segscan gen --help'.\n", missing);
 		return 2;
 	}
 
+	return GEN_GO;
+}
+
+int ss_cmd_gen(int argc, char **argv)
+{
+	struct ss_gen_opts o;
+	struct ss_gen_stats st;
+	struct progress pr;
+	struct gen_cli g = { 0 };
+	char err[1024];
+	int r;
+
+	ss_gen_opts_init(&o);
+	if ((r = gen_args(argc, argv, &o, &g)) != GEN_GO)
+		return r;
+
 	memset(&pr, 0, sizeof(pr));
-	ss_cli_progress_init(&pr.line, stderr, "segscan gen", quiet, want_progress);
+	ss_cli_progress_init(&pr.line, stderr, "segscan gen", g.quiet, g.want_progress);
 	if (pr.line.enabled) {
 		o.progress = on_progress;
 		o.progress_arg = &pr;
@@ -336,7 +362,7 @@ int ss_cmd_gen(int argc, char **argv)
 		fprintf(stderr, "segscan gen: %s\n", err[0] ? err : segscan_strerror(r));
 		return r == -EINVAL || r == -EEXIST ? 2 : 1;
 	}
-	if (!quiet) {
+	if (!g.quiet) {
 		double el = ss_mono() - pr.start;
 		fprintf(stderr, "segscan gen: %s: %" PRIu64 " partitions, %" PRIu64 " segments, %" PRIu64 " batches, %.1f MiB"
 			" in %.2f s (%.0f segments/s)", o.outdir, st.partitions, st.segments, st.batches,

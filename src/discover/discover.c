@@ -17,6 +17,7 @@
 #include "common/search.h"
 #include "discover/discover.h"
 #include "fmt/names.h"
+#include "fmt/meta_properties.h"
 #include "segscan.h"
 
 #define SMALL_FILE_MAX (4u << 20) /* checkpoint files: 4 MiB holds ~100k partitions */
@@ -889,6 +890,36 @@ static int ckpt_entry(void *arg, const char *topic, size_t tlen, int32_t partiti
 	return 0;
 }
 
+/* The log dir's meta.properties: which broker (node.id) of which cluster wrote it. None is
+ * no problem (a copied log dir); one that cannot be read or parsed is, and leaves both
+ * unknown, never guessed. */
+static int read_logdir_meta(struct ss_catalog *cat, uint32_t li)
+{
+	struct ss_logdir *ld = &cat->logdirs[li];
+	struct ss_meta_props m;
+	char *buf = NULL, path[4096 + 64], err[512];
+	size_t len;
+	int r = read_small(ld->fd, "meta.properties", &buf, &len);
+	if (r == -ENOENT)
+		return 0;
+	snprintf(path, sizeof(path), "%s/meta.properties", ld->path);
+	if (r) {
+		free(buf);
+		return ss_catalog_problem(cat, path, r, -1, true, "cannot read: %s; the broker that owns the log "
+					  "dir is unknown", segscan_strerror(r));
+	}
+	r = ss_meta_props_parse(buf, len, "meta.properties", &m, err, sizeof(err));
+	free(buf);
+	if (r == -ENOMEM)
+		return r;
+	if (r)
+		return ss_catalog_problem(cat, path, r, -1, true, "%s; the broker that owns the log dir is unknown",
+					  err);
+	ld->node_id = m.node_id;
+	ld->cluster_id = m.cluster_id;   /* taken over */
+	return 0;
+}
+
 static int read_logdir_checkpoints(struct ss_catalog *cat, uint32_t li)
 {
 	static const char *const names[] = { "log-start-offset-checkpoint", "recovery-point-offset-checkpoint",
@@ -971,6 +1002,7 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 	for (uint32_t i = 0; i < n; i++) {
 		struct ss_logdir *ld = &cat->logdirs[i];
 		ld->node = -1;
+		ld->node_id = -1;
 		ld->fd = -1;
 		if (!(ld->path = strdup(paths[i])))
 			return -ENOMEM;
@@ -1076,7 +1108,7 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 			cat->segs[p->seg_first + k].part = pi;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		if (cat->logdirs[i].fd >= 0 && (r = read_logdir_checkpoints(cat, i)))
+		if (cat->logdirs[i].fd >= 0 && ((r = read_logdir_meta(cat, i)) || (r = read_logdir_checkpoints(cat, i))))
 			goto out;
 	r = 0;
 out:
@@ -1103,6 +1135,7 @@ void ss_catalog_free(struct ss_catalog *cat)
 {
 	for (uint32_t i = 0; i < cat->n_logdirs; i++) {
 		free(cat->logdirs[i].path);
+		free(cat->logdirs[i].cluster_id);
 		if (cat->logdirs[i].fd >= 0)
 			close(cat->logdirs[i].fd);
 	}

@@ -24,6 +24,10 @@ struct ss_logdir {
 	int   fd;        /* O_RDONLY|O_DIRECTORY, kept open for the workers' openat */
 	int   err;       /* the log dir itself is missing or unreadable (exit 3) */
 	int   node;      /* NUMA node of its block device, -1 unknown */
+	/* its meta.properties (fmt/meta_properties.h): the broker that owns it */
+	int32_t node_id;     /* node.id (broker.id of a version 0 file); -1 unknown: no file,
+				or one that cannot be read or parsed (a problem says which) */
+	char   *cluster_id;  /* cluster.id; NULL unknown */
 };
 
 struct ss_catalog {

@@ -177,6 +177,99 @@ static void set_typed(struct ss_cfg_vals *dst, const struct ss_cfg_vals *src, ui
 	ss_cfg_vals_merge(dst, &one);
 }
 
+/* Where a key's value comes from, level by level as Kafka resolves it: --topic-config's
+ * topic line, then its '*' line, the topic's dynamic level, what Kafka set at the topic's
+ * creation, the broker's dynamic and default levels, server.properties. *got holds the
+ * value found (nothing set: the default), the return is its source (NULL: unknown or the
+ * default), dn what the dynamic levels said of it, *value_unknown a creation value nobody
+ * gives. */
+static const char *key_source(const struct ss_config *c, const struct ss_cfg_dynamic *dyn, const char *topic,
+			      const struct ss_config_topic *ft, const struct key *K, struct ss_cfg_vals *got,
+			      struct dyn_note *dn, bool *value_unknown)
+{
+	const struct created *cr = NULL;
+	const char *src = NULL;
+
+	/* --topic-config: the topic's line, then the '*' line */
+	if (ft && (ft->v.set & K->bit)) {
+		*got = ft->v;
+		src = SRC_FILE;
+	} else if (c && (c->deflt.set & K->bit)) {
+		*got = c->deflt;
+		src = SRC_FILE;
+	} else if (dyn_value(dyn, SS_CFGL_DYN_TOPIC, topic, K->topic_key, K->topic_key, SRC_TOPIC, got, dn)) {
+		src = SRC_TOPIC;
+	} else if ((cr = created_find(topic, K->bit)) && !(dyn && dyn->get && !dn->unsure)) {
+		/* Kafka set it on the topic at creation and the topic's level was not read:
+		 * never the broker's default (src stays NULL) */
+		if (cr->value)
+			ss_cfg_parse_value(K->topic_key, cr->value, strlen(cr->value), got);
+		else
+			*value_unknown = true;
+	} else if (K->bit == SS_CFG_RETENTION_MS) {
+		int64_t ms;
+		const char *rs;
+		if (broker_retention_ms(c, dyn, &ms, &rs, dn)) {
+			got->retention_ms = ms;
+			got->set = SS_CFG_RETENTION_MS;
+			/* the value is right; the source is what Kafka names (see config.h) */
+			src = rs ? rs : dyn && c && c->has_server ? SRC_DEFAULT : NULL;
+		}
+	} else if (K->broker_key && dyn_value(dyn, SS_CFGL_DYN_BROKER, NULL, K->broker_key, K->topic_key,
+					      SRC_BROKER, got, dn)) {
+		src = SRC_BROKER;
+	} else if (K->broker_key && dyn_value(dyn, SS_CFGL_DYN_DEFAULT, NULL, K->broker_key, K->topic_key,
+					      SRC_DEFAULT_BROKER, got, dn)) {
+		src = SRC_DEFAULT_BROKER;
+	} else if (K->broker_key && c && c->has_server && (c->server.set & K->bit)) {
+		*got = c->server;
+		src = SRC_STATIC;
+	}
+	return src;
+}
+
+/* The entry a key shows (value and source) from what key_source found; true when the
+ * value shown is one that does not parse (its source is then its level's, the evaluation
+ * keeps the level below). */
+static bool key_entry(struct ss_topic_cfg *out, struct ss_cfg_entry *e, const struct ss_config *c,
+		      const struct ss_cfg_dynamic *dyn, const struct key *K, const struct ss_cfg_vals *got,
+		      const char *src, const struct dyn_note *dn, bool value_unknown, struct ss_cfg_vals *v)
+{
+	bool bad = false;
+
+	if (dn->bad_raw) {
+		/* A value that does not parse, above the one evaluated: shown as it is, with
+		 * its level as the source (Kafka's broker would refuse to apply it); the
+		 * evaluation keeps the lower level's value. The metadata log's replay warns
+		 * about it by topic, key and value (ss_config_dynamic_valid). */
+		snprintf(e->value, sizeof(e->value), "%s", dn->bad_raw);
+		e->source = dn->unsure ? NULL : dn->bad_src;
+		bad = true;
+	} else if (got->set & K->bit) {
+		format_value(got, K->bit, e->value, sizeof(e->value));
+		/* a value found below a level that is not known may not be the one in force */
+		e->source = dn->unsure && src != SRC_FILE ? NULL : src;
+	} else if (value_unknown) {
+		/* no value at all (json null), and nothing is evaluated with the typed
+		 * field (value_unknown makes what reads it unknown); retention.ms -1 so
+		 * that no limit is printed beside that */
+		e->value[0] = 0;
+		e->source = NULL;
+		out->value_unknown |= 1u << (out->n_entries - 1);
+		if (K->bit == SS_CFG_RETENTION_MS)
+			v->retention_ms = -1;
+	} else {
+		snprintf(e->value, sizeof(e->value), "%s", K->deflt);
+		/* Kafka's default is a fact only when every level that could override it
+		 * was read: the dynamic ones come from the metadata log (whole, for this
+		 * key), the static one from server.properties (a topic-only key has no
+		 * broker level) */
+		bool known = dyn && !dn->unsure && (!K->broker_key || (c && c->has_server));
+		e->source = known ? SRC_DEFAULT : NULL;
+	}
+	return bad;
+}
+
 void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynamic *dyn, const char *topic,
 			   struct ss_topic_cfg *out)
 {
@@ -198,82 +291,19 @@ void ss_config_resolve_ctx(const struct ss_config *c, const struct ss_cfg_dynami
 		const struct key *K = &keys[k];
 		struct ss_cfg_entry *e = &out->entries[out->n_entries++];
 		struct ss_cfg_vals got;
-		const char *src = NULL;
+		const char *src;
 		struct dyn_note dn = { false, NULL, NULL };
-		const struct created *cr = NULL;
 		bool value_unknown = false;
 		memset(&got, 0, sizeof(got));
 		e->key = K->topic_key;
 
-		/* --topic-config: the topic's line, then the '*' line */
-		if (ft && (ft->v.set & K->bit)) {
-			got = ft->v;
-			src = SRC_FILE;
-		} else if (c && (c->deflt.set & K->bit)) {
-			got = c->deflt;
-			src = SRC_FILE;
-		} else if (dyn_value(dyn, SS_CFGL_DYN_TOPIC, topic, K->topic_key, K->topic_key, SRC_TOPIC, &got, &dn)) {
-			src = SRC_TOPIC;
-		} else if ((cr = created_find(topic, K->bit)) && !(dyn && dyn->get && !dn.unsure)) {
-			/* Kafka set it on the topic at creation and the topic's level was not read:
-			 * never the broker's default (src stays NULL) */
-			if (cr->value)
-				ss_cfg_parse_value(K->topic_key, cr->value, strlen(cr->value), &got);
-			else
-				value_unknown = true;
-		} else if (K->bit == SS_CFG_RETENTION_MS) {
-			int64_t ms;
-			const char *rs;
-			if (broker_retention_ms(c, dyn, &ms, &rs, &dn)) {
-				got.retention_ms = ms;
-				got.set = SS_CFG_RETENTION_MS;
-				/* the value is right; the source is what Kafka names (see config.h) */
-				src = rs ? rs : dyn && c && c->has_server ? SRC_DEFAULT : NULL;
-			}
-		} else if (K->broker_key && dyn_value(dyn, SS_CFGL_DYN_BROKER, NULL, K->broker_key, K->topic_key,
-						      SRC_BROKER, &got, &dn)) {
-			src = SRC_BROKER;
-		} else if (K->broker_key && dyn_value(dyn, SS_CFGL_DYN_DEFAULT, NULL, K->broker_key, K->topic_key,
-						      SRC_DEFAULT_BROKER, &got, &dn)) {
-			src = SRC_DEFAULT_BROKER;
-		} else if (K->broker_key && c && c->has_server && (c->server.set & K->bit)) {
-			got = c->server;
-			src = SRC_STATIC;
-		}
+		src = key_source(c, dyn, topic, ft, K, &got, &dn, &value_unknown);
 
 		if (got.set & K->bit)
 			set_typed(&v, &got, K->bit);   /* what segscan evaluates with */
-		if (dn.bad_raw) {
-			/* A value that does not parse, above the one evaluated: shown as it is, with
-			 * its level as the source (Kafka's broker would refuse to apply it); the
-			 * evaluation keeps the lower level's value. The metadata log's replay warns
-			 * about it by topic, key and value (ss_config_dynamic_valid). */
-			snprintf(e->value, sizeof(e->value), "%s", dn.bad_raw);
-			e->source = dn.unsure ? NULL : dn.bad_src;
-			policy_bad |= K->bit == SS_CFG_CLEANUP_POLICY;
-			remote_bad |= K->bit == SS_CFG_REMOTE_STORAGE;
-		} else if (got.set & K->bit) {
-			format_value(&got, K->bit, e->value, sizeof(e->value));
-			/* a value found below a level that is not known may not be the one in force */
-			e->source = dn.unsure && src != SRC_FILE ? NULL : src;
-		} else if (value_unknown) {
-			/* no value at all (json null), and nothing is evaluated with the typed
-			 * field (value_unknown makes what reads it unknown); retention.ms -1 so
-			 * that no limit is printed beside that */
-			e->value[0] = 0;
-			e->source = NULL;
-			out->value_unknown |= 1u << (out->n_entries - 1);
-			if (K->bit == SS_CFG_RETENTION_MS)
-				v.retention_ms = -1;
-		} else {
-			snprintf(e->value, sizeof(e->value), "%s", K->deflt);
-			/* Kafka's default is a fact only when every level that could override it
-			 * was read: the dynamic ones come from the metadata log (whole, for this
-			 * key), the static one from server.properties (a topic-only key has no
-			 * broker level) */
-			bool known = dyn && !dn.unsure && (!K->broker_key || (c && c->has_server));
-			e->source = known ? SRC_DEFAULT : NULL;
-		}
+		bool bad = key_entry(out, e, c, dyn, K, &got, src, &dn, value_unknown, &v);
+		policy_bad |= bad && K->bit == SS_CFG_CLEANUP_POLICY;
+		remote_bad |= bad && K->bit == SS_CFG_REMOTE_STORAGE;
 		/* a level consulted is not known (a loss in the metadata log): whatever value
 		 * is shown may not be the one in force, and nothing is predicted from it */
 		if (dn.unsure)

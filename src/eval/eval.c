@@ -717,6 +717,23 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 	    (e = ss_eval_add_note(ev, "remote partition deletion: %s", ss_rpart_state_name(in->remote->delete_state))))
 		goto fail;
 
+	/* ---- the replica's role: only the leader copies (issue 22) ---- */
+	const struct ss_eval_cluster *ecl = in->cluster;
+	if (ecl && ecl->image && ecl->partition_known && ecl->node_id >= 0 && !in->metadata_log) {
+		/* No leader in the metadata (-1: every replica's broker fenced, as after the
+		 * cluster was stopped): which replica copies is unknown, not "none of them".
+		 * This replica is then evaluated as before, from its own log. */
+		if (ecl->a.leader >= 0)
+			ev->role = ecl->a.leader == ecl->node_id ? SS_ROLE_LEADER : SS_ROLE_FOLLOWER;
+		else if (ev->tiered && (x.remote || in->has_seed || in->remote_known_empty))
+			/* (a partition known not to be tiered has no copy lag to say it of) */
+			if ((e = ss_eval_add_note(ev, "the cluster metadata names no leader for the partition (its "
+						      "replicas' brokers fenced, as when the cluster is stopped): "
+						      "which replica copies to remote storage is unknown, so copy lag "
+						      "is computed from this replica's log")))
+				goto fail;
+	}
+
 	/* ---- only-local, copy lag, broker-reported copy lag ---- */
 	int64_t active_size = active ? ss_seg_kafka_size(active) : 0;
 	/* KAFKA-20977: releases with the fix count base_offset > highest, the others >= */
@@ -776,6 +793,22 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		}
 	}
 
+	/* A follower's segments above the highest remote offset wait for the leader's copy,
+	 * not for this replica's: Kafka's RLMCopyTask (and the RemoteCopyLag* gauges it
+	 * updates) runs on the leader only, so on a follower the partition's copy lag is the
+	 * leader's to report, and what the broker reports for this replica is nothing. */
+	if (ev->tiered && ev->role == SS_ROLE_FOLLOWER) {
+		ev->copy_lag_null = true;
+		ev->broker_copy_lag_null = true;
+		if ((e = ss_eval_add_note(ev, "a follower's replica (node %d; the partition's leader is node %d): only the "
+					      "leader copies to remote storage and reports RemoteCopyLagSegments/Bytes, "
+					      "so copy lag and the broker's copy lag are the leader's to report, and "
+					      "the leader-only findings (PHANTOM_COPY_LAG, UNSEEDED_SIZE_RETENTION) "
+					      "are evaluated there",
+					  ecl->node_id, ecl->a.leader)))
+			goto fail;
+	}
+
 	/* copy lag is the only-local set without the active segment, never more */
 	ss_assert(ev->only_local_segments <= x.n_live && ev->copy_lag_segments <= ev->only_local_segments &&
 		  ev->copy_lag_bytes <= ev->only_local_bytes);
@@ -785,7 +818,7 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		goto fail;
 
 	/* ---- KAFKA-20977 ---- */
-	if (ev->tiered && ev->seeded &&
+	if (ev->tiered && ev->seeded && ev->role != SS_ROLE_FOLLOWER &&
 	    (ev->broker_copy_lag_segments > ev->copy_lag_segments || ev->broker_copy_lag_bytes > ev->copy_lag_bytes)) {
 		int64_t xs = ev->broker_copy_lag_segments - ev->copy_lag_segments;
 		int64_t xb = ev->broker_copy_lag_bytes - ev->copy_lag_bytes;

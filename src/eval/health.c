@@ -58,7 +58,9 @@ static void seg_file(const struct ss_seg *s, char *buf, size_t len)
  * bytes) wait for upload" */
 static void waiting_text(const struct ss_eval *ev, char *buf, size_t len)
 {
-	if (!ev->seeded || ev->copy_lag_null)
+	if (ev->role == SS_ROLE_FOLLOWER)   /* the copy lag is the leader's replica's (issue 22) */
+		snprintf(buf, len, "how many closed local segments wait for upload is the leader's replica's to tell");
+	else if (!ev->seeded || ev->copy_lag_null)
 		snprintf(buf, len, "how many closed local segments wait for upload is unknown");
 	else
 		snprintf(buf, len, "%lld closed local segment%s (%lld bytes) wait%s for upload",

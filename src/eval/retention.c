@@ -333,41 +333,36 @@ struct local_reading {
 	const char *none_why;    /* why it deletes nothing when both are -1 */
 };
 
-static int tiered_local(struct ss_evctx *x, bool uploads_unknown)
+/* The local limits of a tiered partition (*lms, *lbytes; -1: none): local.retention.* while
+ * it copies (-2: retention.*), retention.* when copying is disabled. Returns why they are
+ * unknown (a key a lost metadata log may have changed), or NULL. */
+static const char *local_limits(const struct ss_topic_cfg *cfg, bool copy, int64_t *lms, int64_t *lbytes)
 {
-	const struct ss_eval_input *in = x->in;
-	const struct ss_topic_cfg *cfg = in->cfg;
-	struct ss_eval *ev = x->ev;
-	struct ss_retention *r = &ev->local;
 	const char *why;
-	bool pol_unk;
 
-	r->delete_is_remote = false;
-	r->total_bytes = -1;
-	r->limit = -1;
-	ev->local_limit_ms = ev->local_limit_bytes = -1;
-	const char *blocked = policy_blocks(x, &pol_unk);
-	if (pol_unk) {
-		unknown(r, blocked, -1);
-		return 0;
-	}
-	if ((why = unsure(cfg, "remote.log.copy.disable"))) {
-		unknown(r, why, -1);
-		return 0;
-	}
-	bool copy = !cfg->remote_copy_disable;
 	/* the keys this partition's limits come from */
 	const char *kms = copy && cfg->local_retention_ms != -2 ? "local.retention.ms" : "retention.ms";
 	const char *kbytes = copy && cfg->local_retention_bytes != -2 ? "local.retention.bytes" : "retention.bytes";
 	if ((why = unsure(cfg, kms)) || (why = unsure(cfg, kbytes)) ||
-	    (copy && ((why = unsure(cfg, "local.retention.ms")) || (why = unsure(cfg, "local.retention.bytes"))))) {
-		unknown(r, why, -1);
-		return 0;
-	}
-	int64_t lms = copy && cfg->local_retention_ms != -2 ? cfg->local_retention_ms : cfg->retention_ms;
-	int64_t lbytes = copy && cfg->local_retention_bytes != -2 ? cfg->local_retention_bytes : cfg->retention_bytes;
-	lms = lms < 0 ? -1 : lms;
-	lbytes = lbytes < 0 ? -1 : lbytes;
+	    (copy && ((why = unsure(cfg, "local.retention.ms")) || (why = unsure(cfg, "local.retention.bytes")))))
+		return why;
+	*lms = copy && cfg->local_retention_ms != -2 ? cfg->local_retention_ms : cfg->retention_ms;
+	*lbytes = copy && cfg->local_retention_bytes != -2 ? cfg->local_retention_bytes : cfg->retention_bytes;
+	*lms = *lms < 0 ? -1 : *lms;
+	*lbytes = *lbytes < 0 ? -1 : *lbytes;
+	return NULL;
+}
+
+/* The readings of local retention that the inputs leave open (rd[0..*n), at most 4): the
+ * policy with delete and the empty one when cleanup.policy is not known, a release with and
+ * without KAFKA-17360 when that is not known, before and from 4.2 for the empty policy.
+ * *differ: why they differ when more than one is open. 0 or -ENOMEM (a note). */
+static int local_readings(struct ss_evctx *x, bool copy, int64_t lms, int64_t lbytes, bool uploads_unknown,
+			  struct local_reading rd[4], int *n_out, const char **differ)
+{
+	const struct ss_eval_input *in = x->in;
+	const struct ss_topic_cfg *cfg = in->cfg;
+	struct ss_eval *ev = x->ev;
 
 	/* the readings: delete in the policy, empty, or either (its value not known) */
 	bool pol_stale = unsure(cfg, "cleanup.policy") != NULL;
@@ -376,7 +371,7 @@ static int tiered_local(struct ss_evctx *x, bool uploads_unknown)
 	bool raw_ms = copy && cfg->local_retention_ms == -2, raw_bytes = copy && cfg->local_retention_bytes == -2;
 	int64_t bug_ms = raw_ms ? -1 : lms, bug_bytes = raw_bytes ? -1 : lbytes;
 	bool bug_matters = bug_ms != lms || bug_bytes != lbytes;
-	struct local_reading rd[4] = { { -1, -1, "no limit" } };   /* n >= 1 below: delete or empty is possible */
+	rd[0] = (struct local_reading){ -1, -1, "no limit" };   /* n >= 1 below: delete or empty is possible */
 	int n = 0;
 	if (may_delete) {
 		enum ss_affect bug = bug_matters ? ss_eval_affects(in, "KAFKA-17360") : SS_NOT_AFFECTED;
@@ -407,8 +402,45 @@ static int tiered_local(struct ss_evctx *x, bool uploads_unknown)
 			rd[n++] = (struct local_reading){ lms, lbytes, "no limit" };
 	}
 	/* why the readings differ, when they do: the one input that leaves more than one open */
-	const char *differ = pol_stale ? unsure(cfg, "cleanup.policy") : may_empty ? WHY_EMPTY_POLICY_UNKNOWN
-											: WHY_17360_UNKNOWN;
+	*differ = pol_stale ? unsure(cfg, "cleanup.policy") : may_empty ? WHY_EMPTY_POLICY_UNKNOWN : WHY_17360_UNKNOWN;
+	*n_out = n;
+	return 0;
+}
+
+static int tiered_local(struct ss_evctx *x, bool uploads_unknown)
+{
+	const struct ss_eval_input *in = x->in;
+	const struct ss_topic_cfg *cfg = in->cfg;
+	struct ss_eval *ev = x->ev;
+	struct ss_retention *r = &ev->local;
+	const char *why;
+	bool pol_unk;
+
+	r->delete_is_remote = false;
+	r->total_bytes = -1;
+	r->limit = -1;
+	ev->local_limit_ms = ev->local_limit_bytes = -1;
+	const char *blocked = policy_blocks(x, &pol_unk);
+	if (pol_unk) {
+		unknown(r, blocked, -1);
+		return 0;
+	}
+	if ((why = unsure(cfg, "remote.log.copy.disable"))) {
+		unknown(r, why, -1);
+		return 0;
+	}
+	bool copy = !cfg->remote_copy_disable;
+	int64_t lms, lbytes;
+	if ((why = local_limits(cfg, copy, &lms, &lbytes))) {
+		unknown(r, why, -1);
+		return 0;
+	}
+
+	struct local_reading rd[4];
+	int n;
+	const char *differ;
+	if (local_readings(x, copy, lms, lbytes, uploads_unknown, rd, &n, &differ))
+		return -ENOMEM;
 	ev->local_limit_ms = rd[0].ms;
 	ev->local_limit_bytes = rd[0].bytes;
 	/* one time limit whatever the release or policy: what health.c's
@@ -510,8 +542,10 @@ static int tiered_retention(struct ss_evctx *x)
 			return e;
 	}
 
-	/* KAFKA-20732: only where the broker's release can run size retention unseeded */
-	if (ev->size.evaluated && ss_eval_affects(x->in, "KAFKA-20732") != SS_NOT_AFFECTED &&
+	/* KAFKA-20732: only where the broker's release can run size retention unseeded, and on
+	 * the replica whose broker runs the remote expiration: the leader (or one whose role is
+	 * unknown); a follower's is evaluated on the leader's row (issue 22) */
+	if (ev->size.evaluated && ev->role != SS_ROLE_FOLLOWER && ss_eval_affects(x->in, "KAFKA-20732") != SS_NOT_AFFECTED &&
 	    (e = unseeded_size_finding(x, cfg->retention_bytes)))
 		return e;
 

@@ -2,26 +2,12 @@
 #include "fmt/httpconf.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt/lines.h"
 #include "fmt/yamlkv.h"
 #include "segscan.h"
-
-static int bad(char *err, size_t errlen, const char *fname, unsigned line, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (err && errlen)
-		snprintf(err, errlen, "%s:%u: %s", fname, line, msg);
-	return SEGSCAN_ECONFIG;
-}
 
 static bool is(const char *k, size_t kn, const char *name) { return kn == strlen(name) && !memcmp(k, name, kn); }
 
@@ -29,51 +15,35 @@ int ss_httpconf_parse(const char *buf, size_t len, const char *fname, struct ss_
 		      size_t errlen)
 {
 	enum { TOP, AUTH, TLS } sect = TOP;
-	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_LF);
-	const char *s;
-	size_t n;
-	unsigned line = 0;
+	struct ss_yaml_lines it = ss_yaml_lines_init(buf, len);
+	struct ss_yaml_kv kv;
+	const char *why;
+	int r;
 	if (!fname)
 		fname = "http config";
 	if (memchr(buf, 0, len))
-		return bad(err, errlen, fname, 1, "a NUL byte: not a text file");
-	while (ss_lines_next(&l, &s, &n)) {
-		line++;
-		if (n && s[n - 1] == '\r')
-			n--;
-		size_t ind = 0;
-		while (ind < n && ss_yaml_ws(s[ind]))
-			ind++;
-		if (ind == n || s[ind] == '#')
-			continue;
-		if (s[ind] == '-')
-			return bad(err, errlen, fname, line, "YAML lists are not supported here");
-		const char *colon = memchr(s + ind, ':', n - ind);
-		if (!colon || (colon + 1 < s + n && !ss_yaml_ws(colon[1])))
-			return bad(err, errlen, fname, line, "expected \"key: value\"");
-		const char *k, *v;
-		size_t kn, vn;
-		if (!ss_yaml_scalar(s + ind, (size_t)(colon - s - ind), &k, &kn) || kn == 0)
-			return bad(err, errlen, fname, line, "empty or malformed key");
-		if (!ss_yaml_scalar(colon + 1, (size_t)(s + n - colon - 1), &v, &vn))
-			return bad(err, errlen, fname, line, "unterminated quote");
+		return ss_yaml_bad(err, errlen, fname, 1, "a NUL byte: not a text file");
+	while ((r = ss_yaml_next(&it, &kv, &why)) > 0) {
+		unsigned line = it.l.no;
+		const char *k = kv.k, *v = kv.v;
+		size_t kn = kv.kn, vn = kv.vn;
 		int kw = (int)(kn > 60 ? 60 : kn);
-		if (ind == 0) {
+		if (kv.indent == 0) {
 			if (is(k, kn, "basic_auth"))
 				sect = AUTH;
 			else if (is(k, kn, "tls_config"))
 				sect = TLS;
 			else
-				return bad(err, errlen, fname, line, "unknown or unsupported key \"%.*s\" (basic_auth and "
+				return ss_yaml_bad(err, errlen, fname, line, "unknown or unsupported key \"%.*s\" (basic_auth and "
 					   "tls_config only)", kw, k);
 			if (vn == 2 && !memcmp(v, "{}", 2))
 				vn = 0;
 			if (vn)
-				return bad(err, errlen, fname, line, "\"%.*s\" must be a mapping", kw, k);
+				return ss_yaml_bad(err, errlen, fname, line, "\"%.*s\" must be a mapping", kw, k);
 			continue;
 		}
 		if (sect == TOP)
-			return bad(err, errlen, fname, line, "indented line outside a section");
+			return ss_yaml_bad(err, errlen, fname, line, "indented line outside a section");
 		char **dst = NULL;
 		if (sect == AUTH)
 			dst = is(k, kn, "username") ? &c->username : is(k, kn, "password") ? &c->password :
@@ -84,31 +54,32 @@ int ss_httpconf_parse(const char *buf, size_t len, const char *fname, struct ss_
 			else if (is(v, vn, "false"))
 				c->insecure_skip_verify = false;
 			else
-				return bad(err, errlen, fname, line, "insecure_skip_verify: expected true or false");
+				return ss_yaml_bad(err, errlen, fname, line, "insecure_skip_verify: expected true or false");
 			continue;
 		} else
 			dst = is(k, kn, "ca_file") ? &c->ca_file : is(k, kn, "cert_file") ? &c->cert_file :
 			      is(k, kn, "key_file") ? &c->key_file : is(k, kn, "server_name") ? &c->server_name : NULL;
 		if (!dst)
-			return bad(err, errlen, fname, line, "%s: unsupported key \"%.*s\" (%s)",
+			return ss_yaml_bad(err, errlen, fname, line, "%s: unsupported key \"%.*s\" (%s)",
 				   sect == AUTH ? "basic_auth" : "tls_config", kw, k,
 				   sect == AUTH ? "username, password, password_file" :
 				   "ca_file, cert_file, key_file, server_name, insecure_skip_verify");
 		if (*dst)
-			return bad(err, errlen, fname, line, "\"%.*s\" given twice", kw, k);
+			return ss_yaml_bad(err, errlen, fname, line, "\"%.*s\" given twice", kw, k);
 		if (!vn)
-			return bad(err, errlen, fname, line, "\"%.*s\": empty value", kw, k);
+			return ss_yaml_bad(err, errlen, fname, line, "\"%.*s\": empty value", kw, k);
 		if (!(*dst = strndup(v, vn)))
 			return -ENOMEM;
 	}
-	if (line == 0)
-		line = 1;
+	unsigned line = it.l.no ? it.l.no : 1;
+	if (r < 0)
+		return ss_yaml_bad(err, errlen, fname, line, "%s", why);
 	if (c->password && c->password_file)
-		return bad(err, errlen, fname, line, "basic_auth: password and password_file are exclusive");
+		return ss_yaml_bad(err, errlen, fname, line, "basic_auth: password and password_file are exclusive");
 	if ((c->password || c->password_file) && !c->username)
-		return bad(err, errlen, fname, line, "basic_auth: a password without a username");
+		return ss_yaml_bad(err, errlen, fname, line, "basic_auth: a password without a username");
 	if (!c->cert_file != !c->key_file)
-		return bad(err, errlen, fname, line, "tls_config needs both cert_file and key_file, or neither");
+		return ss_yaml_bad(err, errlen, fname, line, "tls_config needs both cert_file and key_file, or neither");
 	return 0;
 }
 

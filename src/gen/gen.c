@@ -692,40 +692,46 @@ static int finish_segment(struct gen *g, int dirfd, struct gen_seg *sg, bool act
 	return put_file(g, dirfd, name, g->tidx, g->tidxlen, active ? TIME_INDEX_PREALLOC : 0);
 }
 
-static int gen_partition(struct gen *g, uint32_t t, uint32_t p)
+/* What a partition will hold, drawn from its own random stream in a fixed order (the tree
+ * is a function of the seed): how many remote-only segments, the active segment's batches,
+ * the clock step between batches and the leader changes. */
+struct pplan {
+	uint32_t N, tail, pre, V, active_batches;
+	bool     tiered, is_del;
+};
+
+static int plan_partition(struct gen *g, struct pstate *ps, uint32_t t, uint32_t p, struct pplan *pl)
 {
 	const struct ss_gen_opts *o = g->o;
-	struct pstate ps;
-	int err = 0, dirfd = -1;
-	char logname[40] = "";
-	struct built pend = { .valid = false };
+	int err;
 
-	memset(&ps, 0, sizeof(ps));
-	rng_init(&ps.r, mix(mix(mix(o->seed, TAG_PART), t), p));
-	ps.tp = &g->topics[t];
-	ps.t = t;
-	ps.p = p;
-	struct rng *r = &ps.r;
-	bool tiered = ps.tp->tiered;
-	bool is_del = g->has_del && t == g->del_t && p == g->del_p;
+	memset(ps, 0, sizeof(*ps));
+	rng_init(&ps->r, mix(mix(mix(o->seed, TAG_PART), t), p));
+	ps->tp = &g->topics[t];
+	ps->t = t;
+	ps->p = p;
+	struct rng *r = &ps->r;
+	pl->tiered = ps->tp->tiered;
+	pl->is_del = g->has_del && t == g->del_t && p == g->del_p;
 
-	uint32_t N = o->segments, tail = o->single_record_tail;
+	uint32_t N = pl->N = o->segments, tail = pl->tail = o->single_record_tail;
 	uint32_t pre;
-	if (tiered) {
+	if (pl->tiered) {
 		pre = o->remote_only >= 0 ? (uint32_t)o->remote_only : 1 + (uint32_t)rnd(r, 3);
-		if (is_del && o->remote_only < 0 && pre < 2)
+		if (pl->is_del && o->remote_only < 0 && pre < 2)
 			pre = 2;  /* keep a remote-only segment after the deleted one */
 	} else {
 		pre = rnd(r, 2) ? 1 + (uint32_t)rnd(r, 2) : 0;
 	}
-	uint32_t V = pre + N;
-	uint32_t active_batches = o->active_batches >= 0 ? (uint32_t)o->active_batches : 1 + (uint32_t)rnd(r, 4);
+	uint32_t V = pl->V = pre + N;
+	pl->pre = pre;
+	uint32_t active_batches = pl->active_batches = o->active_batches >= 0 ? (uint32_t)o->active_batches : 1 + (uint32_t)rnd(r, 4);
 
 	if ((err = SS_DA_RESERVE(&g->segs, &g->segcap, V)))
 		return gfail(g, err, "out of memory");
 
 	/* Plan time and leader changes from the size of a typical batch. */
-	uint64_t bps = (uint64_t)o->segment_bytes / ps.tp->probe_len;
+	uint64_t bps = (uint64_t)o->segment_bytes / ps->tp->probe_len;
 	if (!bps)
 		bps = 1;
 	uint64_t normal = V - 1 - tail;
@@ -733,21 +739,140 @@ static int gen_partition(struct gen *g, uint32_t t, uint32_t p)
 	int64_t gaps = tail ? (int64_t)(tail + 1) * g->tail_gap : 0;
 	/* 3% to spare: batch sizes and arrival gaps vary, and the log should end within the span */
 	int64_t room = o->span_ms > gaps ? (o->span_ms - gaps) / 100 * 97 : 1;
-	ps.dt = room / (int64_t)(est ? est : 1);
-	if (ps.dt < 1)
-		ps.dt = 1;
-	ps.clock = o->start_time_ms - ps.dt / 2 + (int64_t)rnd(r, (uint64_t)ps.dt / 2 + 1);
-	ps.nbumps = (unsigned)rnd(r, 4);
-	for (unsigned i = 0; i < ps.nbumps; i++)
-		ps.bumps[i] = 1 + rnd(r, est > 1 ? est - 1 : 1);
-	for (unsigned i = 1; i < ps.nbumps; i++)  /* sort 3 values */
-		for (unsigned j = i; j > 0 && ps.bumps[j - 1] > ps.bumps[j]; j--) {
-			uint64_t x = ps.bumps[j];
-			ps.bumps[j] = ps.bumps[j - 1];
-			ps.bumps[j - 1] = x;
+	ps->dt = room / (int64_t)(est ? est : 1);
+	if (ps->dt < 1)
+		ps->dt = 1;
+	ps->clock = o->start_time_ms - ps->dt / 2 + (int64_t)rnd(r, (uint64_t)ps->dt / 2 + 1);
+	ps->nbumps = (unsigned)rnd(r, 4);
+	for (unsigned i = 0; i < ps->nbumps; i++)
+		ps->bumps[i] = 1 + rnd(r, est > 1 ? est - 1 : 1);
+	for (unsigned i = 1; i < ps->nbumps; i++)  /* sort 3 values */
+		for (unsigned j = i; j > 0 && ps->bumps[j - 1] > ps->bumps[j]; j--) {
+			uint64_t x = ps->bumps[j];
+			ps->bumps[j] = ps->bumps[j - 1];
+			ps->bumps[j - 1] = x;
 		}
 	g->nep = 0;
+	return 0;
+}
 
+/* Segment s of the partition (remote-only below pl->pre: its batches only for the remote
+ * state; local: its .log, indexes and the producer snapshot at its base). A batch built for
+ * the previous segment that did not fit opens this one (pend). */
+static int gen_segment(struct gen *g, struct pstate *ps, const struct pplan *pl, int dirfd, uint32_t s,
+		       struct built *pend, char logname[40])
+{
+	const struct ss_gen_opts *o = g->o;
+	int err;
+
+	struct gen_seg *sg = &g->segs[s];
+	bool local = s >= pl->pre;
+	uint32_t li = s - pl->pre;
+	bool active = local && li == pl->N - 1;
+	bool single = local && !active && li + 1 + pl->tail >= pl->N;
+	memset(sg, 0, sizeof(*sg));
+	sg->base = ps->next_off;
+	sg->max_ts = -1;               /* TimestampOffset.UNKNOWN -> (-1, base) */
+	sg->max_ts_off = sg->base;
+	sg->tidx_last_ts = -1;
+	if (local) {
+		g->idxlen = g->tidxlen = 0;
+		if (sg->base > 0 && (err = write_snapshot(g, dirfd, ps, sg->base)))
+			return err;
+		snprintf(logname, 40, "%020" PRId64 ".log", sg->base);
+		g->logfd = openat(dirfd, logname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (g->logfd < 0) {
+			err = gfail(g, -errno, "cannot create %s/%s/%s", o->outdir, g->dir, logname);
+			return err;
+		}
+	}
+	int32_t want = single ? 1 : (int32_t)o->records_per_batch;
+	/* a single-record segment is rolled by segment.ms: the next batch came late */
+	int64_t gap = (single || (active && pl->tail)) ? g->tail_gap : 0;
+	uint64_t max_batches = single ? 1 : active ? pl->active_batches : UINT64_MAX;
+	for (uint64_t nb = 0; nb < max_batches; nb++) {
+		int64_t extra = nb == 0 ? gap : 0;
+		if (pend->valid && (extra || pend->nrec != want))
+			pend->valid = false;
+		if (!pend->valid && (err = build_batch(g, ps, want, extra, pend)))
+			return err;
+		/* LogSegment.shouldRoll: size > segment.bytes - incoming */
+		if (sg->size + (int64_t)pend->len > o->segment_bytes) {
+			if (sg->size == 0) {
+				err = gfail(g, -EINVAL, "--segment-bytes=%" PRId64 " cannot hold one batch of %" PRId32
+					    " records (%zu bytes); raise it or lower --records-per-batch/--value-bytes",
+					    o->segment_bytes, want, pend->len);
+				return err;
+			}
+			break;  /* the batch opens the next segment */
+		}
+		if ((err = commit_batch(g, ps, sg, pend, local, logname)))
+			return err;
+	}
+	if (local && (err = finish_segment(g, dirfd, sg, active, logname)))
+		return err;
+	return 0;
+}
+
+/* After the segments: the log start offset and what Kafka would checkpoint for it, the
+ * snapshot a clean shutdown takes, the remote state, the epoch checkpoint and
+ * partition.metadata. */
+static int partition_end(struct gen *g, struct pstate *ps, const struct pplan *pl, int dirfd, uint32_t t, uint32_t p)
+{
+	const struct ss_gen_opts *o = g->o;
+	int err;
+
+	/* log start offset and what Kafka would checkpoint for it (§1.1, §5.0) */
+	int64_t first_local = g->segs[pl->pre].base;
+	int64_t log_start;
+	if (pl->tiered) {
+		log_start = pl->is_del && pl->pre >= 1 ? g->segs[1].base : 0;
+	} else {
+		log_start = first_local;
+		if (g->has_delrec && t == g->delrec_t && p == g->delrec_p && g->segs[pl->pre].records >= 2)
+			log_start = first_local + g->segs[pl->pre].records / 2;  /* DeleteRecords */
+	}
+	struct gen_psum *sum = &g->sums[(uint64_t)t * o->partitions + p];
+	sum->leo = ps->next_off;
+	sum->log_start = log_start;
+	sum->lso_in_ckpt = pl->tiered || log_start > first_local;
+
+	if (o->clean_shutdown && ps->next_off > g->segs[pl->V - 1].base &&
+	    (err = write_snapshot(g, dirfd, ps, ps->next_off)))  /* taken on close */
+		return err;
+
+	if (pl->tiered && g->remote) {
+		bool dangling = (mix(mix(mix(o->seed, TAG_DANG), t), p) & 3) == 0 ||
+				(g->has_dang && t == g->dang_t && p == g->dang_p);
+		if ((err = SS_DA_RESERVE(&g->range, &g->rangecap, g->nep + 1))) {
+			err = gfail(g, err, "out of memory");
+			return err;
+		}
+		remote_events(g, ps, pl->V, pl->pre, pl->N - 1, dangling, pl->is_del && pl->pre >= 1);
+	}
+
+	if ((err = write_epoch_checkpoint(g, dirfd, log_start)))
+		return err;
+	{
+		char md[64];
+		int n = snprintf(md, sizeof(md), "version: 0\ntopic_id: %s", ps->tp->id_txt);  /* no final LF (§1.5) */
+		if ((err = put_file(g, dirfd, "partition.metadata", md, (size_t)n, 0)))
+			return err;
+	}
+	return 0;
+}
+
+static int gen_partition(struct gen *g, uint32_t t, uint32_t p)
+{
+	const struct ss_gen_opts *o = g->o;
+	struct pstate ps;
+	struct pplan pl;
+	int err = 0, dirfd = -1;
+	char logname[40] = "";
+	struct built pend = { .valid = false };
+
+	if ((err = plan_partition(g, &ps, t, p, &pl)))
+		return err;
 	snprintf(g->dir, sizeof(g->dir), "%s-%" PRIu32, ps.tp->name, p);
 	if (mkdirat(g->outfd, g->dir, 0755) < 0 && !(errno == EEXIST && o->force))
 		return gfail(g, -errno, "cannot create %s/%s", o->outdir, g->dir);
@@ -755,92 +880,11 @@ static int gen_partition(struct gen *g, uint32_t t, uint32_t p)
 	if (dirfd < 0)
 		return gfail(g, -errno, "cannot open %s/%s", o->outdir, g->dir);
 
-	for (uint32_t s = 0; s < V; s++) {
-		struct gen_seg *sg = &g->segs[s];
-		bool local = s >= pre;
-		uint32_t li = s - pre;
-		bool active = local && li == N - 1;
-		bool single = local && !active && li + 1 + tail >= N;
-		memset(sg, 0, sizeof(*sg));
-		sg->base = ps.next_off;
-		sg->max_ts = -1;               /* TimestampOffset.UNKNOWN -> (-1, base) */
-		sg->max_ts_off = sg->base;
-		sg->tidx_last_ts = -1;
-		if (local) {
-			g->idxlen = g->tidxlen = 0;
-			if (sg->base > 0 && (err = write_snapshot(g, dirfd, &ps, sg->base)))
-				goto out;
-			snprintf(logname, sizeof(logname), "%020" PRId64 ".log", sg->base);
-			g->logfd = openat(dirfd, logname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-			if (g->logfd < 0) {
-				err = gfail(g, -errno, "cannot create %s/%s/%s", o->outdir, g->dir, logname);
-				goto out;
-			}
-		}
-		int32_t want = single ? 1 : (int32_t)o->records_per_batch;
-		/* a single-record segment is rolled by segment.ms: the next batch came late */
-		int64_t gap = (single || (active && tail)) ? g->tail_gap : 0;
-		uint64_t max_batches = single ? 1 : active ? active_batches : UINT64_MAX;
-		for (uint64_t nb = 0; nb < max_batches; nb++) {
-			int64_t extra = nb == 0 ? gap : 0;
-			if (pend.valid && (extra || pend.nrec != want))
-				pend.valid = false;
-			if (!pend.valid && (err = build_batch(g, &ps, want, extra, &pend)))
-				goto out;
-			/* LogSegment.shouldRoll: size > segment.bytes - incoming */
-			if (sg->size + (int64_t)pend.len > o->segment_bytes) {
-				if (sg->size == 0) {
-					err = gfail(g, -EINVAL, "--segment-bytes=%" PRId64 " cannot hold one batch of %" PRId32
-						    " records (%zu bytes); raise it or lower --records-per-batch/--value-bytes",
-						    o->segment_bytes, want, pend.len);
-					goto out;
-				}
-				break;  /* the batch opens the next segment */
-			}
-			if ((err = commit_batch(g, &ps, sg, &pend, local, logname)))
-				goto out;
-		}
-		if (local && (err = finish_segment(g, dirfd, sg, active, logname)))
+	for (uint32_t s = 0; s < pl.V; s++)
+		if ((err = gen_segment(g, &ps, &pl, dirfd, s, &pend, logname)))
 			goto out;
-	}
-
-	/* log start offset and what Kafka would checkpoint for it (§1.1, §5.0) */
-	int64_t first_local = g->segs[pre].base;
-	int64_t log_start;
-	if (tiered) {
-		log_start = is_del && pre >= 1 ? g->segs[1].base : 0;
-	} else {
-		log_start = first_local;
-		if (g->has_delrec && t == g->delrec_t && p == g->delrec_p && g->segs[pre].records >= 2)
-			log_start = first_local + g->segs[pre].records / 2;  /* DeleteRecords */
-	}
-	struct gen_psum *sum = &g->sums[(uint64_t)t * o->partitions + p];
-	sum->leo = ps.next_off;
-	sum->log_start = log_start;
-	sum->lso_in_ckpt = tiered || log_start > first_local;
-
-	if (o->clean_shutdown && ps.next_off > g->segs[V - 1].base &&
-	    (err = write_snapshot(g, dirfd, &ps, ps.next_off)))  /* taken on close */
+	if ((err = partition_end(g, &ps, &pl, dirfd, t, p)))
 		goto out;
-
-	if (tiered && g->remote) {
-		bool dangling = (mix(mix(mix(o->seed, TAG_DANG), t), p) & 3) == 0 ||
-				(g->has_dang && t == g->dang_t && p == g->dang_p);
-		if ((err = SS_DA_RESERVE(&g->range, &g->rangecap, g->nep + 1))) {
-			err = gfail(g, err, "out of memory");
-			goto out;
-		}
-		remote_events(g, &ps, V, pre, N - 1, dangling, is_del && pre >= 1);
-	}
-
-	if ((err = write_epoch_checkpoint(g, dirfd, log_start)))
-		goto out;
-	{
-		char md[64];
-		int n = snprintf(md, sizeof(md), "version: 0\ntopic_id: %s", ps.tp->id_txt);  /* no final LF (§1.5) */
-		if ((err = put_file(g, dirfd, "partition.metadata", md, (size_t)n, 0)))
-			goto out;
-	}
 	g->st.partitions++;
 out:
 	if (g->logfd >= 0) {

@@ -122,6 +122,16 @@ const struct ss_optdef ss_optdefs[] = {
 	{ .name = "findings-only", .type = SS_OPT_BOOL, .def = "false", .off = F(findings_only),
 	  .err = "expected true or false",
 	  .help = "report only partitions with findings or errors; every format" },
+	{ .name = "metrics-level", .type = SS_OPT_CHOICE, .values = "partition|topic", .def = "partition",
+	  .off = F(metrics_level), .err = "expected partition or topic",
+	  .help = "the prom format's (and serve's /metrics) detail: partition, series\n"
+		  "per partition replica (at most 8 each, plus its findings); topic,\n"
+		  "per-topic sums instead, remote and lag figures over the partitions\n"
+		  "this broker leads (default partition)" },
+	{ .name = "metrics-extra", .type = SS_OPT_BOOL, .def = "false", .off = F(metrics_extra),
+	  .err = "expected true or false",
+	  .help = "prom format, partition level: also the extra series per partition\n"
+		  "(segment counts, offsets, dangling, retention per kind, ...)" },
 	{ .name = "now", .type = SS_OPT_INT, .values = "EPOCH_MS", .lo = 0, .hi = INT64_MAX / 2,
 	  .off = F(now_ms), .has_off = SS_OPT_HAS(has_now), .err = "expected milliseconds since the epoch",
 	  .help = "the clock for time retention and dangling detection (default: now)" },

@@ -186,12 +186,9 @@ static void replica_absent_text(const struct ss_cluster *c, int64_t node, char *
  * leader to find and no assignment to check, and its replicas are what the reports hold. */
 static bool is_raft(const char *topic) { return !strcmp(topic, "__cluster_metadata"); }
 
-static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref *refs, uint32_t n)
+/* The partition's replicas, one a report's row, and its topic id (the first row that has one). */
+static int part_replicas(struct ss_cpart *p, const struct ref *refs, uint32_t n)
 {
-	uint32_t fcap = 0;
-	char buf[1024], tmp[256];
-	int r;
-
 	p->topic = refs[0].row->topic;
 	p->partition = refs[0].row->partition;
 	p->leader = -1;
@@ -208,6 +205,17 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 		if (!p->topic_id && refs[i].row->topic_id)
 			p->topic_id = refs[i].row->topic_id;
 	}
+	return 0;
+}
+
+/* The assignment every replica's metadata log should give the same, and the topic id the
+ * same way: *as the agreed one (NULL: no report knows it), *conflict when they differ (then
+ * ASSIGNMENT_DISAGREEMENT, and no leader is taken). */
+static int part_assignment(struct ss_cpart *p, const struct ref *refs, uint32_t n, uint32_t *fcap,
+			   const struct ss_rep_row **as_out, bool *conflict)
+{
+	char buf[1024], tmp[256];
+	int r;
 
 	/* the assignment: every replica's metadata log should say the same */
 	const struct ss_rep_row *as = NULL;
@@ -239,7 +247,7 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%snode %lld: %s", o ? ", " : "",
 					      (long long)refs[i].row->node_id,
 					      refs[i].row->topic_id ? refs[i].row->topic_id : "unknown");
-		if ((r = add_finding(p, &fcap, "ASSIGNMENT_DISAGREEMENT",
+		if ((r = add_finding(p, fcap, "ASSIGNMENT_DISAGREEMENT",
 				     "the replicas' reports give different topic ids (%s): different incarnations of the "
 				     "topic (deleted and created again); the leader is not taken from either",
 				     buf)))
@@ -262,7 +270,7 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%snode %lld: replicas [%s] leader %s", o ? "; " : "",
 					      (long long)w->node_id, tmp, ld);
 		}
-		if ((r = add_finding(p, &fcap, "ASSIGNMENT_DISAGREEMENT",
+		if ((r = add_finding(p, fcap, "ASSIGNMENT_DISAGREEMENT",
 				     "the replicas' reports give different assignments (%s): their metadata logs were "
 				     "read at different points; the leader is not taken from either",
 				     buf)))
@@ -273,15 +281,25 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 		p->n_assigned = as->n_replicas;
 		p->leader = as->leader;
 	}
+	*as_out = as;
+	*conflict = disagree || tid_disagree;
+	return 0;
+}
 
-	/* the leader's row */
+/* The leader's row, or LEADER_NOT_REPORTED saying why none of the reports is the leader's. */
+static int part_leader(struct ss_cluster *c, struct ss_cpart *p, uint32_t n, uint32_t *fcap,
+		       const struct ss_rep_row *as, bool conflict)
+{
+	char tmp[256];
+	int r;
+
 	if (p->has_assignment && p->leader >= 0)
 		for (uint32_t i = 0; i < n; i++)
 			if (p->replicas[i].node_id == p->leader) {
 				p->leader_replica = (int32_t)i;
 				p->replicas[i].leader = true;
 			}
-	if (p->leader_replica < 0 && !disagree && !tid_disagree && !is_raft(p->topic)) {
+	if (p->leader_replica < 0 && !conflict && !is_raft(p->topic)) {
 		char why[768];
 		if (!as)
 			snprintf(why, sizeof(why), "no report knows its assignment (scanned without the cluster's "
@@ -293,14 +311,21 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 			replica_absent_text(c, p->leader, tmp, sizeof(tmp));
 			snprintf(why, sizeof(why), "its leader is node %lld, and %s", (long long)p->leader, tmp);
 		}
-		if ((r = add_finding(p, &fcap, "LEADER_NOT_REPORTED",
+		if ((r = add_finding(p, fcap, "LEADER_NOT_REPORTED",
 				     "no scanned broker leads %s-%d: %s; its copy lag and only-local set (the "
 				     "leader's) are unknown",
 				     p->topic, p->partition, why)))
 			return r;
 	}
+	return 0;
+}
 
-	/* replicas the assignment lists that no report has */
+/* REPLICA_NOT_REPORTED for each replica the assignment lists that no report has. */
+static int part_unreported(struct ss_cluster *c, struct ss_cpart *p, uint32_t n, uint32_t *fcap)
+{
+	char buf[1024];
+	int r;
+
 	for (uint32_t k = 0; p->has_assignment && k < p->n_assigned; k++) {
 		int64_t node = p->assigned[k];
 		bool have = false;
@@ -309,13 +334,20 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 		if (have)
 			continue;
 		replica_absent_text(c, node, buf, sizeof(buf));
-		if ((r = add_finding(p, &fcap, "REPLICA_NOT_REPORTED",
+		if ((r = add_finding(p, fcap, "REPLICA_NOT_REPORTED",
 				     "the assignment lists a replica of %s-%d on node %lld, but %s", p->topic,
 				     p->partition, (long long)node, buf)))
 			return r;
 	}
+	return 0;
+}
 
-	/* tiering: the topic's remote.storage.enable, the same for every replica */
+/* Tiering: the topic's remote.storage.enable, the same for every replica (*disagree: not). */
+static int part_tiering(struct ss_cpart *p, const struct ref *refs, uint32_t n, uint32_t *fcap, bool *disagree)
+{
+	char buf[1024];
+	int r;
+
 	int8_t rs = -1;
 	bool rs_disagree = false;
 	for (uint32_t i = 0; i < n; i++) {
@@ -334,16 +366,24 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 					      (long long)refs[i].row->node_id,
 					      refs[i].row->remote_storage < 0 ? "unknown" :
 					      refs[i].row->remote_storage ? "tiered" : "not tiered");
-		if ((r = add_finding(p, &fcap, "REMOTE_STATE_DISAGREEMENT",
+		if ((r = add_finding(p, fcap, "REMOTE_STATE_DISAGREEMENT",
 				     "the replicas disagree on whether %s-%d is tiered (%s)", p->topic, p->partition,
 				     buf)))
 			return r;
 	} else {
 		p->remote_storage = rs;
 	}
+	*disagree = rs_disagree;
+	return 0;
+}
 
-	/* the remote state: one __remote_log_metadata for every replica, so the replicas that
-	 * know it must agree; then it is counted once */
+/* The remote state: one __remote_log_metadata for every replica, so the replicas that know
+ * it must agree; then it is counted once. */
+static int part_remote(struct ss_cpart *p, const struct ref *refs, uint32_t n, uint32_t *fcap, bool rs_disagree)
+{
+	char buf[1024], tmp[256];
+	int r;
+
 	const struct ss_rep_row *rk = NULL;
 	bool rdis = false;
 	for (uint32_t i = 0; i < n; i++) {
@@ -365,7 +405,7 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 		}
 		const struct ss_rep_row *lw = p->leader_replica >= 0 ? p->replicas[p->leader_replica].row : NULL;
 		bool settled = lw && remote_row_known(lw);
-		if ((r = add_finding(p, &fcap, "REMOTE_STATE_DISAGREEMENT",
+		if ((r = add_finding(p, fcap, "REMOTE_STATE_DISAGREEMENT",
 				     "the replicas of %s-%d report different remote state (%s): their "
 				     "__remote_log_metadata was read at different points, or one of them is stale; %s",
 				     p->topic, p->partition, buf,
@@ -385,6 +425,20 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 		p->dangling_segments = rk->dangling_segments;
 		p->dangling_bytes = rk->dangling_bytes;
 	}
+	return 0;
+}
+
+static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref *refs, uint32_t n)
+{
+	uint32_t fcap = 0;
+	const struct ss_rep_row *as;
+	bool conflict, rs_disagree;
+	int r;
+
+	if ((r = part_replicas(p, refs, n)) || (r = part_assignment(p, refs, n, &fcap, &as, &conflict)) ||
+	    (r = part_leader(c, p, n, &fcap, as, conflict)) || (r = part_unreported(c, p, n, &fcap)) ||
+	    (r = part_tiering(p, refs, n, &fcap, &rs_disagree)) || (r = part_remote(p, refs, n, &fcap, rs_disagree)))
+		return r;
 
 	/* copy lag and the only-local set: the leader copies, so they are its */
 	if (p->leader_replica >= 0) {
@@ -457,25 +511,12 @@ static void total_unknown(struct ss_ctotal *t)
 		*v[i] = (struct ss_cval){ 0 };
 }
 
-int ss_merge(const struct ss_merge_input *in, uint32_t n, struct ss_cluster *c, char *err, size_t errlen)
+/* One cluster, one segscan release: each input's broker, the reports' release and cluster
+ * id, which must be the same in all of them. */
+static int merge_brokers(const struct ss_merge_input *in, uint32_t n, struct ss_cluster *c, char *err, size_t errlen)
 {
-	struct ref *refs = NULL;
-	struct nodeset reported = { 0 }, named = { 0 };
-	uint32_t nrefs = 0, wcap = 0, pcap = 0, tcap = 0;
 	const struct ss_merge_input *first = NULL;
-	int r;
 
-	if (err && errlen)
-		err[0] = 0;
-	if (!in || !n) {
-		mismatch(err, errlen, "no report to merge");
-		return -EINVAL;
-	}
-	if (!(c->brokers = calloc(n, sizeof(*c->brokers))))
-		return -ENOMEM;
-	c->n_brokers = n;
-
-	/* one cluster, one segscan release */
 	for (uint32_t i = 0; i < n; i++) {
 		struct ss_cbroker *b = &c->brokers[i];
 		b->input = in[i].name;
@@ -492,69 +533,81 @@ int ss_merge(const struct ss_merge_input *in, uint32_t n, struct ss_cluster *c, 
 		}
 		const struct ss_report *a = first->rep, *b2 = in[i].rep;
 		if (!same_str(a->version, b2->version)) {
-			r = mismatch(err, errlen, "reports of different segscan versions: %s (segscan %s) and %s (segscan %s): "
-				     "scan every broker with the same release before merging",
-				     first->name, a->version, in[i].name, b2->version);
-			goto out;
+			return mismatch(err, errlen, "reports of different segscan versions: %s (segscan %s) and %s (segscan %s): "
+				        "scan every broker with the same release before merging",
+				        first->name, a->version, in[i].name, b2->version);
 		}
 		if (!same_str(a->cluster_id, b2->cluster_id)) {
 			if (a->cluster_id && b2->cluster_id)
-				r = mismatch(err, errlen, "reports of different clusters: %s (cluster %s) and %s (cluster %s)",
-					     first->name, a->cluster_id, in[i].name, b2->cluster_id);
-			else
-				r = mismatch(err, errlen, "cannot tell whether %s and %s are one cluster's: %s has no cluster "
-					     "id (scanned without its meta.properties or metadata log)",
-					     first->name, in[i].name, a->cluster_id ? in[i].name : first->name);
-			goto out;
+				return mismatch(err, errlen, "reports of different clusters: %s (cluster %s) and %s (cluster %s)",
+					        first->name, a->cluster_id, in[i].name, b2->cluster_id);
+			return mismatch(err, errlen, "cannot tell whether %s and %s are one cluster's: %s has no cluster "
+				        "id (scanned without its meta.properties or metadata log)",
+				        first->name, in[i].name, a->cluster_id ? in[i].name : first->name);
 		}
 	}
 	if (first) {
 		c->cluster_id = first->rep->cluster_id;
 		c->version = first->rep->version;
 	}
+	return 0;
+}
 
-	/* every row, sorted by partition then node */
+/* Every row of every report, sorted by partition then node; the nodes that report. A row
+ * without a node id, or one replica in two reports, is refused. */
+static int merge_rows(const struct ss_merge_input *in, uint32_t n, struct ss_cluster *c, struct ref **refs_out,
+		      uint32_t *nrefs_out, struct nodeset *reported, char *err, size_t errlen)
+{
+	uint32_t wcap = 0;
+	int r;
+
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ss_report *rep = in[i].rep;
 		if (!rep)
 			continue;
-		if (rep->node_id >= 0 && (r = nodes_add(&reported, rep->node_id)))
-			goto out;
+		if (rep->node_id >= 0 && (r = nodes_add(reported, rep->node_id)))
+			return r;
 		if (rep->exit_code > 0)
 			c->exit_code = 1;
 		for (uint32_t k = 0; k < rep->n_rows; k++) {
 			const struct ss_rep_row *w = &rep->rows[k];
 			if (w->node_id < 0) {
-				r = mismatch(err, errlen, "%s: partition %s-%d has no node id (neither the row nor "
-					     "summary.broker says which broker it is): scan each broker with its metadata log "
-					     "or --server-properties",
-					     in[i].name, w->topic, w->partition);
-				goto out;
+				return mismatch(err, errlen, "%s: partition %s-%d has no node id (neither the row nor "
+					        "summary.broker says which broker it is): scan each broker with its metadata log "
+					        "or --server-properties",
+					        in[i].name, w->topic, w->partition);
 			}
-			if ((r = nodes_add(&reported, w->node_id)))
-				goto out;
+			if ((r = nodes_add(reported, w->node_id)))
+				return r;
 			struct ref *slot;
-			if ((r = SS_DA_PUSH(&refs, &nrefs, &wcap, &slot)) < 0)
-				goto out;
+			if ((r = SS_DA_PUSH(refs_out, nrefs_out, &wcap, &slot)) < 0)
+				return r;
 			slot->in = i;
 			slot->row = w;
 		}
 	}
-	if (nrefs)
-		qsort(refs, nrefs, sizeof(*refs), cmp_ref);
-	for (uint32_t i = 1; i < nrefs; i++) {
-		const struct ref *a = &refs[i - 1], *b = &refs[i];
+	if (*nrefs_out)
+		qsort(*refs_out, *nrefs_out, sizeof(**refs_out), cmp_ref);
+	for (uint32_t i = 1; i < *nrefs_out; i++) {
+		const struct ref *a = &(*refs_out)[i - 1], *b = &(*refs_out)[i];
 		if (a->row->node_id == b->row->node_id && a->row->partition == b->row->partition &&
 		    !strcmp(a->row->topic, b->row->topic)) {
-			r = mismatch(err, errlen, "node %lld's replica of %s-%d is in %s and in %s: merging both would count it "
-				     "twice (the same broker given twice?)",
-				     (long long)a->row->node_id, a->row->topic, a->row->partition, in[a->in].name,
-				     in[b->in].name);
-			goto out;
+			return mismatch(err, errlen, "node %lld's replica of %s-%d is in %s and in %s: merging both would count it "
+				        "twice (the same broker given twice?)",
+				        (long long)a->row->node_id, a->row->topic, a->row->partition, in[a->in].name,
+				        in[b->in].name);
 		}
 	}
+	return 0;
+}
 
-	/* partitions */
+/* The partitions, each merged from its replicas' rows (refs sorted by merge_rows); the nodes
+ * their assignments name. */
+static int merge_parts(struct ss_cluster *c, const struct ref *refs, uint32_t nrefs, struct nodeset *named)
+{
+	uint32_t pcap = 0;
+	int r;
+
 	for (uint32_t i = 0; i < nrefs;) {
 		uint32_t j = i + 1;
 		while (j < nrefs && refs[j].row->partition == refs[i].row->partition &&
@@ -562,38 +615,52 @@ int ss_merge(const struct ss_merge_input *in, uint32_t n, struct ss_cluster *c, 
 			j++;
 		struct ss_cpart *p;
 		if ((r = SS_DA_PUSH(&c->parts, &c->n_parts, &pcap, &p)) < 0)
-			goto out;
+			return r;
 		if ((r = merge_part(c, p, refs + i, j - i)))
-			goto out;
+			return r;
 		c->n_findings += p->n_findings;
 		for (uint32_t k = 0; p->has_assignment && k < p->n_assigned; k++)
-			if ((r = nodes_add(&named, p->assigned[k])))
-				goto out;
+			if ((r = nodes_add(named, p->assigned[k])))
+				return r;
 		i = j;
 	}
+	return 0;
+}
 
-	/* nodes the assignments name that nothing reports */
-	for (uint32_t i = 0; i < named.n; i++) {
-		if (nodes_has(&reported, named.v[i]))
+/* The nodes the assignments name that nothing reports, sorted. */
+static int merge_unreported(struct ss_cluster *c, const struct nodeset *reported, const struct nodeset *named)
+{
+	int r;
+
+	for (uint32_t i = 0; i < named->n; i++) {
+		if (nodes_has(reported, named->v[i]))
 			continue;
 		int64_t *slot;
 		uint32_t ucap = c->n_unreported;
 		if ((r = SS_DA_PUSH(&c->unreported, &c->n_unreported, &ucap, &slot)) < 0)
-			goto out;
-		*slot = named.v[i];
+			return r;
+		*slot = named->v[i];
 	}
 	if (c->n_unreported)
 		qsort(c->unreported, c->n_unreported, sizeof(int64_t), cmp_i64);
+	return 0;
+}
 
-	/* is every broker in? */
+/* Is every broker in? Each reason it may not be is a line of why; an incomplete cluster
+ * report is not a clean one, whatever the reason. */
+static int merge_complete(const struct ss_merge_input *in, uint32_t n, struct ss_cluster *c)
+{
+	uint32_t tcap = 0;
+	int r;
+
 	for (uint32_t i = 0; i < n; i++)
 		if (!in[i].rep && (r = add_why(c, &tcap, "%s is missing: %s", in[i].name,
 					       in[i].error ? in[i].error : "no report")))
-			goto out;
+			return r;
 	for (uint32_t i = 0; i < c->n_unreported; i++)
 		if ((r = add_why(c, &tcap, "node %lld is a replica in the assignment, but no report of it is among the "
 				 "inputs", (long long)c->unreported[i])))
-			goto out;
+			return r;
 	uint32_t no_asg = 0;
 	const struct ss_cpart *no_asg_first = NULL;
 	for (uint32_t i = 0; i < c->n_parts; i++)
@@ -603,13 +670,20 @@ int ss_merge(const struct ss_merge_input *in, uint32_t n, struct ss_cluster *c, 
 				   "broker holding %s is in cannot be told", no_asg, no_asg == 1 ? "" : "s",
 				   no_asg_first->topic, no_asg_first->partition, no_asg > 1 ? ", ..." : "",
 				   no_asg == 1 ? "has" : "have", no_asg == 1 ? "it" : "them")))
-		goto out;
+		return r;
 	c->complete = c->n_why == 0;
 	/* an incomplete cluster report is not a clean one, whatever the reason */
 	if (!c->complete)
 		c->exit_code = 1;
+	return 0;
+}
 
-	/* totals: per topic and for the cluster, each partition once */
+/* The totals, per topic and for the cluster, each partition once; unknown where the cluster
+ * is not all in. */
+static int merge_totals(struct ss_cluster *c)
+{
+	int r;
+
 	total_init(&c->total, NULL);
 	uint32_t tc = 0;
 	for (uint32_t i = 0; i < c->n_parts; i++) {
@@ -617,7 +691,7 @@ int ss_merge(const struct ss_merge_input *in, uint32_t n, struct ss_cluster *c, 
 		if (!c->n_topics || strcmp(c->topics[c->n_topics - 1].topic, p->topic)) {
 			struct ss_ctotal *t;
 			if ((r = SS_DA_PUSH(&c->topics, &c->n_topics, &tc, &t)) < 0)
-				goto out;
+				return r;
 			total_init(t, p->topic);
 		}
 		total_add(&c->topics[c->n_topics - 1], p);
@@ -628,7 +702,31 @@ int ss_merge(const struct ss_merge_input *in, uint32_t n, struct ss_cluster *c, 
 		for (uint32_t i = 0; i < c->n_topics; i++)
 			total_unknown(&c->topics[i]);
 	}
-	r = 0;
+	return 0;
+}
+
+int ss_merge(const struct ss_merge_input *in, uint32_t n, struct ss_cluster *c, char *err, size_t errlen)
+{
+	struct ref *refs = NULL;
+	struct nodeset reported = { 0 }, named = { 0 };
+	uint32_t nrefs = 0;
+	int r;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!in || !n) {
+		mismatch(err, errlen, "no report to merge");
+		return -EINVAL;
+	}
+	if (!(c->brokers = calloc(n, sizeof(*c->brokers))))
+		return -ENOMEM;
+	c->n_brokers = n;
+
+	if ((r = merge_brokers(in, n, c, err, errlen)) ||
+	    (r = merge_rows(in, n, c, &refs, &nrefs, &reported, err, errlen)) ||
+	    (r = merge_parts(c, refs, nrefs, &named)) || (r = merge_unreported(c, &reported, &named)) ||
+	    (r = merge_complete(in, n, c)) || (r = merge_totals(c)))
+		goto out;
 out:
 	free(refs);
 	free(reported.v);

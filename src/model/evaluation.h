@@ -174,6 +174,14 @@ struct ss_eval {
 	bool        has_assignment;         /* the metadata log assigns this partition */
 	struct ss_assignment assignment;    /* valid with has_assignment */
 	int         here;                   /* -1 unknown (no node id), 0, 1 */
+	/* The replica's role (issue 22): LEADER its node is the partition's leader
+	 * (assignment.leader == node id), FOLLOWER another node leads, UNKNOWN (zero: a
+	 * hand-built evaluation is unknown, never a follower) no metadata log, no assignment,
+	 * no node id, or no leader in the metadata. Only the leader copies to remote storage,
+	 * reports RemoteCopyLag* and runs the remote expiration: on a follower copy_lag and
+	 * broker_copy_lag are null (a note says why) and PHANTOM_COPY_LAG and
+	 * UNSEEDED_SIZE_RETENTION are not raised. */
+	enum ss_role { SS_ROLE_UNKNOWN = 0, SS_ROLE_LEADER, SS_ROLE_FOLLOWER } role;
 	bool        stray;                  /* STRAY_PARTITION raised */
 	char      **notes;              /* owned: facts an operator should know that are not
 					   findings (how highest_offset was derived, a remote

@@ -28,6 +28,8 @@ struct ss_res_logdir {
 	const char *path;       /* as given (or from log.dirs) */
 	int         err;        /* 0, or why the log dir is missing or unreadable (exit 3) */
 	int         node;       /* NUMA node of its block device, -1 unknown */
+	int32_t     node_id;    /* the broker that owns it (its meta.properties node.id), -1 unknown */
+	const char *cluster_id; /* its meta.properties cluster.id, NULL unknown */
 };
 
 /* --horizon, per log dir: its filesystem's free bytes (statvfs), and after the forecast's
@@ -63,6 +65,8 @@ struct ss_res_run {
 	const char *remote_source;   /* "remote-state" | "metadata-topic" | NULL: no remote metadata */
 	uint64_t    remote_warnings; /* remote events dropped or warned about */
 	int         exit_code;       /* the contract's: 0, 1, 2 or 3 */
+	bool        metrics_topic;   /* --metrics-level=topic: prom writes per-topic sums */
+	bool        metrics_extra;   /* --metrics-extra: prom writes the extra partition series */
 	int64_t     horizon_ms;      /* --horizon, 0 when not given (ss_eval.forecast) */
 	struct ss_res_times times;
 };
@@ -102,6 +106,8 @@ struct ss_res_cluster {
 	int32_t     node_id;             /* -1 unknown */
 	const char *cluster_id;
 	const char *kafka_version;       /* "4.3.1", "4.4", or what the metadata.version implies */
+	bool        kafka_version_known; /* kafka_version is exact or one release line, not a level
+					    two lines share */
 	const char *kafka_version_source;/* "--kafka-version" | "metadata log" */
 	const char *kafka_version_note;  /* what else the metadata.version level can mean */
 	const char *metadata_version;    /* the finalized metadata.version as Kafka names it */

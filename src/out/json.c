@@ -249,6 +249,14 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 	ss_jw_ki64(&w, "partition", p->partition);
 	ss_jw_kstr(&w, "log_dir", ss_res_logdir_of(r, p));
 	ss_jw_kstr(&w, "dir", p->dir);
+	/* the broker this replica belongs to: its log dir's meta.properties node.id */
+	ss_jw_ki64n(&w, "node_id", r->logdirs[p->logdir].node_id >= 0, r->logdirs[p->logdir].node_id);
+	/* whether that node leads the partition (assignment.leader == node id); null unknown */
+	ss_jw_key(&w, "leader");
+	if (!ev || ev->role == SS_ROLE_UNKNOWN)
+		ss_jw_null(&w);
+	else
+		ss_jw_bool(&w, ev->role == SS_ROLE_LEADER);
 	if (p->has_topic_id) {
 		ss_uuid_format(p->topic_id, idtxt);
 		ss_jw_kstr(&w, "topic_id", idtxt);

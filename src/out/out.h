@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "model/cluster.h"
 #include "model/results.h"
@@ -62,6 +63,35 @@ int ss_out_cluster_table(const struct ss_cluster *c, FILE *f);
 
 void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum);
 
+/* Counting each partition once whatever the replication factor (a scan of several brokers'
+ * log dirs has a row per replica, adjacent: partitions are sorted by topic, partition, log
+ * dir). A partition-wide figure every replica sees the same (remote size, dangling, copy
+ * lag) is summed as the largest over its replicas: ss_once_add(&o, i, v) returns what to
+ * add to a total for the value v of figure i of the row ss_once_row last named. */
+#define SS_ONCE_MAX 8
+struct ss_once {
+	const struct ss_part *last;
+	int64_t               seen[SS_ONCE_MAX];
+};
+static inline bool ss_same_partition(const struct ss_part *a, const struct ss_part *b)
+{
+	return a && b && a->partition == b->partition && strcmp(a->topic, b->topic) == 0;
+}
+/* Call ss_once_row once per row before its ss_once_add calls. */
+static inline void ss_once_row(struct ss_once *o, const struct ss_part *p)
+{
+	if (!ss_same_partition(o->last, p))
+		memset(o->seen, 0, sizeof(o->seen));
+	o->last = p;
+}
+static inline int64_t ss_once_add(struct ss_once *o, unsigned i, int64_t v)
+{
+	int64_t add = v > o->seen[i] ? v - o->seen[i] : 0;
+	if (v > o->seen[i])
+		o->seen[i] = v;
+	return add;
+}
+
 /* ---- --remote-store (out/store.c): what every format adds when the view has a store ---- */
 struct ss_jw;
 /* A partition's findings[] (json.c's writer, shared with the store's other partitions). */
@@ -77,6 +107,11 @@ void ss_out_table_text(FILE *f, const char *s);
 /* The table's store section (after the partition rows, inside the table's buffer: its lines
  * wrap to the table's width); nothing without a store. */
 void ss_out_store_table(const struct ss_results *r, FILE *f);
+/* Prometheus label helpers (prom.c), for every partition series: a label value escaped as the
+ * text format wants, and {topic,partition,log_dir,node_id} of a replica (node_id absent where
+ * its node is unknown). */
+void ss_out_prom_label_value(FILE *f, const char *s);
+void ss_out_prom_labels(FILE *f, const struct ss_results *r, const struct ss_part *p);
 /* segscan_remote_store_bytes, segscan_remote_orphan_bytes, segscan_remote_missing_objects
  * (and the extras); nothing without a store. */
 void ss_out_store_prom(const struct ss_results *r, FILE *f);

@@ -252,18 +252,6 @@ void ss_out_store_table(const struct ss_results *r, FILE *f)
 
 /* ---- metrics ---- */
 
-static void label_value(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', f);
-		if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 void ss_out_store_prom(const struct ss_results *r, FILE *f)
 {
 	if (!r->store)
@@ -291,16 +279,14 @@ void ss_out_store_prom(const struct ss_results *r, FILE *f)
 			int64_t v = fam[k].which == 0 ? ap->stored_bytes : fam[k].which == 1 ? ap->orphan_bytes
 				  : fam[k].which == 2 ? ap->missing_objects : fam[k].which == 3 ? ap->objects
 				  : ap->torn_bytes;
-			fprintf(f, "%s{topic=\"", fam[k].name);
-			label_value(f, p->topic);
-			fprintf(f, "\",partition=\"%d\",log_dir=\"", p->partition);
-			label_value(f, ss_res_logdir_of(r, p));
-			fprintf(f, "\"} %" PRId64 "\n", v);
+			fputs(fam[k].name, f);
+			ss_out_prom_labels(f, r, p);   /* with node_id, as every partition series (issue 22) */
+			fprintf(f, " %" PRId64 "\n", v);
 		}
 	}
 	fprintf(f, "# HELP segscan_remote_store_listing_complete 1 when the last listing of the remote store reached "
 		   "its end, 0 when it stopped early (the report's errors say why).\n"
 		   "# TYPE segscan_remote_store_listing_complete gauge\nsegscan_remote_store_listing_complete{store=\"");
-	label_value(f, r->store->uri);
+	ss_out_prom_label_value(f, r->store->uri);
 	fprintf(f, "\"} %d\n", r->store->totals && r->store->totals->complete ? 1 : 0);
 }

@@ -8,6 +8,7 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 {
 	memset(sum, 0, sizeof(*sum));
 	const char *prev = NULL;
+	struct ss_once once = { 0 };   /* partition-wide figures: once per partition, not per replica */
 	for (uint32_t i = 0; i < r->n_parts; i++) {
 		const struct ss_part *p = &r->parts[i];
 		const struct ss_eval *ev = p->eval;
@@ -34,25 +35,29 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 			sum->tiered_unknown++;
 		else if (ev->tiered)
 			sum->tiered++;
+		ss_once_row(&once, p);
 		if (ev->remote_unknown) {
-			sum->remote_unknown++;
+			/* every replica lacks the same remote state: one unknown partition */
+			sum->remote_unknown += ss_once_add(&once, 7, 1);
 		} else {
-			sum->remote_segments += ev->remote_segments;
-			sum->remote_bytes += ev->remote_bytes;
+			sum->remote_segments += ss_once_add(&once, 0, ev->remote_segments);
+			sum->remote_bytes += ss_once_add(&once, 1, ev->remote_bytes);
 		}
+		/* only the leader's replica has them: a follower's are null, the leader's to
+		 * count, and no unknown member */
 		if (!ev->copy_lag_null) {
-			sum->copy_lag_segments += ev->copy_lag_segments;
-			sum->copy_lag_bytes += ev->copy_lag_bytes;
-		} else if (ev->tiered || tier_unk) {
+			sum->copy_lag_segments += ss_once_add(&once, 2, ev->copy_lag_segments);
+			sum->copy_lag_bytes += ss_once_add(&once, 3, ev->copy_lag_bytes);
+		} else if ((ev->tiered || tier_unk) && ev->role != SS_ROLE_FOLLOWER) {
 			sum->copy_lag_unknown++;   /* null for want of an input, not "not tiered" */
 		}
 		if (!ev->broker_copy_lag_null) {
-			sum->broker_copy_lag_segments += ev->broker_copy_lag_segments;
-			sum->broker_copy_lag_bytes += ev->broker_copy_lag_bytes;
+			sum->broker_copy_lag_segments += ss_once_add(&once, 4, ev->broker_copy_lag_segments);
+			sum->broker_copy_lag_bytes += ss_once_add(&once, 5, ev->broker_copy_lag_bytes);
 		}
 		if (!ev->only_local_null)
-			sum->only_local_bytes += ev->only_local_bytes;
-		sum->dangling_segments += ev->dangling_segments;
+			sum->only_local_bytes += ev->only_local_bytes;   /* each replica's own disk */
+		sum->dangling_segments += ss_once_add(&once, 6, ev->dangling_segments);
 	}
 	sum->errors = r->n_problems;
 	for (uint32_t i = 0; i < r->n_segs; i++)

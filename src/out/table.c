@@ -317,13 +317,15 @@ static void part_row(const struct ss_results *r, const struct ss_part *p, const 
 		snprintf(w->remote, sizeof(w->remote), "-");
 	w->c[C_REMOTE] = w->remote;
 	/* a null lag is '-' where it does not apply (known not tiered), '?' where unknown */
-	bool lag_unk = ev->copy_lag_null && (ev->tiered || tier_unk);
-	w->c[C_LAG] = lag_unk ? "?" : lag_text(ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes, w->lag,
+	bool lag_unk = ev->copy_lag_null && (ev->tiered || tier_unk) && ev->role != SS_ROLE_FOLLOWER;
+	/* a follower's replica: its copy lag is the leader's row ("follower": not unknown) */
+	bool follower = ev->tiered && ev->role == SS_ROLE_FOLLOWER;
+	w->c[C_LAG] = follower ? "follower" : lag_unk ? "?" : lag_text(ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes, w->lag,
 						sizeof(w->lag));
 	w->lag_short = ev->copy_lag_null || ev->copy_lag_segments == 0
 			       ? w->c[C_LAG]
 			       : ss_human_bytes(ev->copy_lag_bytes, w->lag_s, sizeof(w->lag_s));
-	w->c[C_BROKER] = ev->broker_copy_lag_null && (ev->tiered || tier_unk) ? "?" :
+	w->c[C_BROKER] = follower ? "follower" : ev->broker_copy_lag_null && (ev->tiered || tier_unk) ? "?" :
 			 lag_text(ev->broker_copy_lag_null, ev->broker_copy_lag_segments, ev->broker_copy_lag_bytes,
 				  w->broker, sizeof(w->broker));
 	w->c[C_RET] = retention_text(ev, w->ret, sizeof(w->ret));
@@ -337,6 +339,7 @@ static void part_row(const struct ss_results *r, const struct ss_part *p, const 
 struct topic_total {
 	int64_t size, remote, lag, lagb;
 	bool    size_unk, remote_unk, lag_unk;
+	struct ss_once once;   /* remote and lag: once per partition, not per replica */
 };
 
 static void total_add(struct topic_total *t, const struct ss_part *p)
@@ -347,15 +350,16 @@ static void total_add(struct topic_total *t, const struct ss_part *p)
 		return;
 	}
 	bool tier_unk = ev->remote_storage < 0 && !ev->tiered;
+	ss_once_row(&t->once, p);
 	t->size += ev->size_bytes;
 	t->size_unk |= ev->size_unknown;
-	t->remote += ev->remote_bytes;
+	t->remote += ss_once_add(&t->once, 0, ev->remote_bytes);
 	t->remote_unk |= ev->remote_unknown;
 	if (!ev->copy_lag_null) {
-		t->lag += ev->copy_lag_segments;
-		t->lagb += ev->copy_lag_bytes;
-	} else if (ev->tiered || tier_unk) {
-		t->lag_unk = true;
+		t->lag += ss_once_add(&t->once, 1, ev->copy_lag_segments);
+		t->lagb += ss_once_add(&t->once, 2, ev->copy_lag_bytes);
+	} else if ((ev->tiered || tier_unk) && ev->role != SS_ROLE_FOLLOWER) {
+		t->lag_unk = true;   /* a follower's is the leader's to count, not unknown */
 	}
 }
 
@@ -747,6 +751,10 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 		fprintf(f, ", %" PRId64 " remote segments (%s)", sum.remote_segments,
 			ss_human_bytes(sum.remote_bytes, b2, sizeof(b2)));
 	fprintf(f, "\n  log dirs:");
+	/* several brokers' log dirs in one scan: each with its node (meta.properties) */
+	bool nodes = false;
+	for (uint32_t i = 1; i < r->n_logdirs && !nodes; i++)
+		nodes = r->logdirs[i].node_id != r->logdirs[0].node_id;
 	for (uint32_t i = 0; i < r->n_logdirs; i++) {
 		/* numbered (a narrow table): one per line, so a wrap never parts a number
 		 * from its path */
@@ -754,6 +762,10 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 			fprintf(f, "%s [%u]", i ? "\n           " : "", i + 1);
 		fputc(' ', f);
 		put_text(f, r->logdirs[i].path);
+		if (nodes && r->logdirs[i].node_id >= 0)
+			fprintf(f, " (node %d)", r->logdirs[i].node_id);
+		else if (nodes)
+			fputs(" (node unknown)", f);
 	}
 	fprintf(f, "\n  scan: %s, io=%s, %u threads, %.3f s, %s read%s\n", r->run.verify ? "verify (every byte)" : "fast path (index tails)",
 		r->run.io, r->run.threads, r->run.times.total,

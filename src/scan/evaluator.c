@@ -172,7 +172,7 @@ static void cluster_facts(const struct segscan_scan *s, const struct ss_part *p,
 {
 	const struct ss_cluster_ctx *c = s->cluster;
 	memset(ec, 0, sizeof(*ec));
-	ec->node_id = c ? c->node_id : -1;
+	ec->node_id = ss_cluster_ctx_replica_node(c, p, &s->cat);
 	/* a topic the replay does not know for sure (the metadata log was not read whole) is
 	 * as if there were no metadata log: no assignment, no STRAY_PARTITION */
 	if (!c || !c->mlog_used || !ss_cimage_topic_known(c->img, p->topic))

@@ -13,6 +13,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "common/esc.h"
 #include "common/clock.h"
 #include "common/probes.h"
 #include "scan/embed.h"
@@ -130,6 +131,69 @@ static int topic_regex(segscan_scan *s, regex_t *re)
 	return 0;
 }
 
+/* Log dirs whose meta.properties name different cluster.ids are a usage error naming
+ * them: the two clusters' topics, assignments and nodes are unrelated. */
+static int check_cluster_ids(segscan_scan *s)
+{
+	const struct ss_catalog *c = &s->cat;
+	int32_t first = -1;
+	for (uint32_t i = 0; i < c->n_logdirs; i++) {
+		const char *id = c->logdirs[i].cluster_id;
+		if (!id)
+			continue;
+		if (first < 0) {
+			first = (int32_t)i;
+			continue;
+		}
+		const char *id0 = c->logdirs[first].cluster_id;
+		if (strcmp(id, id0) == 0)
+			continue;
+		char *a = ss_esc_line(c->logdirs[first].path), *b = ss_esc_line(c->logdirs[i].path);
+		char *ia = ss_esc_line(id0), *ib = ss_esc_line(id);
+		int rc = -ENOMEM;
+		if (a && b && ia && ib) {
+			s->usage_error = true;
+			rc = fail(s, -EINVAL, "log dirs of different clusters in one scan: %s (cluster.id %s) and %s "
+				  "(cluster.id %s), from their meta.properties; scan each cluster's log dirs on their own",
+				  a, ia, b, ib);
+		}
+		free(a);
+		free(b);
+		free(ia);
+		free(ib);
+		return rc;
+	}
+	return 0;
+}
+
+/* The metadata log read (--metadata-dir, metadata.log.dir) belongs to the log dirs'
+ * cluster: another cluster's would assign their partitions to unrelated nodes. */
+static int check_metadata_cluster(segscan_scan *s)
+{
+	const struct ss_cluster_ctx *cc = s->cluster;
+	if (!cc || !cc->mlog_used || !cc->cluster_id)
+		return 0;
+	for (uint32_t i = 0; i < s->cat.n_logdirs; i++) {
+		const char *id = s->cat.logdirs[i].cluster_id;
+		if (!id || strcmp(id, cc->cluster_id) == 0)
+			continue;
+		char *a = ss_esc_line(cc->info.dir), *b = ss_esc_line(s->cat.logdirs[i].path);
+		char *ia = ss_esc_line(cc->cluster_id), *ib = ss_esc_line(id);
+		int rc = -ENOMEM;
+		if (a && b && ia && ib) {
+			s->usage_error = true;
+			rc = fail(s, -EINVAL, "the metadata log %s is of another cluster (cluster.id %s) than the log dir "
+				  "%s (cluster.id %s), from their meta.properties", a, ia, b, ib);
+		}
+		free(a);
+		free(b);
+		free(ia);
+		free(ib);
+		return rc;
+	}
+	return 0;
+}
+
 static int run_pipeline(segscan_scan *s)
 {
 	int r;
@@ -194,6 +258,10 @@ static int run_pipeline(segscan_scan *s)
 	}
 	if (r)
 		return fail(s, r, "discovery: %s", segscan_strerror(r));
+	/* one scan, one cluster: the per-node evaluation (here, STRAY_PARTITION) reads one
+	 * cluster's metadata, which says nothing about another's */
+	if ((r = check_cluster_ids(s)))
+		return r;
 	/* a --seed for a partition that is not here is a typo, not a no-op */
 	for (uint32_t i = 0; i < s->opts.n_seeds; i++) {
 		const struct ss_seed *sd = &s->opts.seeds[i];
@@ -214,6 +282,8 @@ static int run_pipeline(segscan_scan *s)
 	t0 = ss_mono();
 	if ((r = ss_scan_cluster_ctx(s)))
 		return fail(s, r, "cluster metadata: %s", segscan_strerror(r));
+	if ((r = check_metadata_cluster(s)))
+		return r;
 	s->times.cluster = ss_mono() - t0;
 	t0 = ss_mono();
 	if ((r = ss_scan_load_remote(s)))
@@ -474,7 +544,9 @@ int ss_scan_publish_results(segscan_scan *s)
 		if (!l)
 			return -ENOMEM;
 		for (uint32_t i = 0; i < c->n_logdirs; i++)
-			l[i] = (struct ss_res_logdir){ c->logdirs[i].path, c->logdirs[i].err, c->logdirs[i].node };
+			l[i] = (struct ss_res_logdir){ .path = c->logdirs[i].path, .err = c->logdirs[i].err,
+						       .node = c->logdirs[i].node, .node_id = c->logdirs[i].node_id,
+						       .cluster_id = c->logdirs[i].cluster_id };
 		s->res_logdirs = l;
 		if (s->opts.horizon_ms > 0) {
 			struct ss_res_space *sp = realloc(s->res_space, c->n_logdirs * sizeof(*sp));
@@ -502,6 +574,8 @@ int ss_scan_publish_results(segscan_scan *s)
 		.remote_source = s->remote_source,
 		.remote_warnings = s->remote_warnings,
 		.times = s->times,
+		.metrics_topic = s->opts.metrics_level && strcmp(s->opts.metrics_level, "topic") == 0,
+		.metrics_extra = s->opts.metrics_extra,
 		.horizon_ms = s->opts.horizon_ms,
 	};
 	r->run.exit_code = s->usage_error ? 2 : ss_results_exit_code(r);
@@ -517,6 +591,7 @@ int ss_scan_publish_results(segscan_scan *s)
 		cl->node_id = cc->node_id;
 		cl->cluster_id = cc->cluster_id;
 		cl->kafka_version = cc->version_text[0] ? cc->version_text : NULL;
+		cl->kafka_version_known = cc->has_version && cc->version_text[0];
 		cl->kafka_version_source = cc->version_source;
 		cl->kafka_version_note = cc->version_note[0] ? cc->version_note : NULL;
 	}

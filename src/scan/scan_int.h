@@ -81,6 +81,8 @@ struct ss_opts {
 	bool         has_avoid;
 	cpu_set_t    avoid_cpus;     /* workers never run here (the broker's cores) */
 	bool         progress;       /* force progress lines */
+	char        *metrics_level;  /* --metrics-level: "partition" | "topic" (out/prom.c) */
+	bool         metrics_extra;  /* --metrics-extra: the extra partition series too */
 	char        *remote_store;   /* --remote-store=URI (fmt/store_uri.h) */
 	char        *remote_layout;  /* --remote-layout: "local-tiered-storage" | "aiven" */
 	bool         store_deep;     /* --deep: read the .log objects too */

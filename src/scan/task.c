@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/assert.h"
+#include "common/extent.h"
 #include "scan/task.h"
 #include "sched/arena.h"
 #include "segscan.h"
@@ -423,22 +424,11 @@ static int zprobe_start(struct ss_task *t)
 	t->zp_n = 0;
 	if (pos >= t->log_hole_from)
 		return finish(t);   /* inside the hole found when the file was opened */
-	while (pos < end && nr < SS_TASK_ZREGIONS) {
-		off_t d = lseek(t->fd_log, (off_t)pos, SEEK_DATA), h;
-		if (d < 0 && errno == ENXIO)
-			break;          /* no data from pos to the end of the file: a hole */
-		if (d < 0) {
-			d = (off_t)pos; /* cannot tell (EINVAL, EIO): all of it is data */
-			h = (off_t)end;
-		} else if ((h = lseek(t->fd_log, d, SEEK_HOLE)) < 0 || h > (off_t)end) {
-			h = (off_t)end;
-		}
-		if (d >= (off_t)end)
-			break;
-		rb[nr] = d;
-		re[nr] = h;
+	/* the data extents after the walk's zeros (a lookup that cannot tell gives the rest as
+	 * data, common/extent.h); none: a hole to the end */
+	while (nr < SS_TASK_ZREGIONS && ss_next_data(t->fd_log, pos, end, &rb[nr], &re[nr]) > 0) {
+		pos = re[nr];
 		nr++;
-		pos = h;
 	}
 	if (nr == SS_TASK_ZREGIONS && pos < end)
 		re[nr - 1] = end;   /* extents not looked up: sampled with the last one */
@@ -631,184 +621,235 @@ static void feed_fn(void *arg)
 	g->r = ss_walk_feed(g->w, g->off, g->p, g->n);
 }
 
-/* Called when every request of the current phase has completed. */
-static int advance(struct ss_task *t, bool *finished)
+/* PH_OPEN: the .log opened (or vanished since discovery); fstat it next. */
+static int open_done(struct ss_task *t, bool *finished)
+{
+	struct ss_seg *s = seg_of(t);
+	struct ss_io_req *rq = t->req;
+
+	if (rq[0].res < 0) {
+		if (rq[0].res == -ENOENT)
+			s->flags |= SS_SEG_VANISHED; /* deleted by retention or compaction since discovery */
+		else
+			seg_error(t, (int)rq[0].res, SS_HAS_LOG, -1);
+		*finished = true;
+		return 0;
+	}
+	t->fd_log = (int)rq[0].res;
+	if (t->env->evict)
+		ss_evict_no_readahead(t->fd_log);
+	t->phase = PH_STAT;
+	return sub_fstat(t, 1, t->fd_log);
+}
+
+/* PH_STAT: the .log's size and identity; then the fast path through the index files, or a
+ * walk from the start (--verify, a small or index-less segment, a short preallocated one). */
+static int stat_done(struct ss_task *t)
+{
+	struct ss_seg *s = seg_of(t);
+	struct ss_io_req *rq = t->req;
+
+	if (rq[1].res < 0) {
+		seg_error(t, (int)rq[1].res, SS_HAS_LOG, -1);
+		t->phase = PH_CLOSE;
+		int fd = t->fd_log;
+		t->fd_log = -1;
+		return sub_close(t, 0, fd);
+	}
+	s->size_bytes = rq[1].st.size;
+	t->mtime_ns = rq[1].st.mtime_ns;
+	if (t->env->cat->ids)
+		t->env->cat->ids[t->seg_idx] = (struct ss_seg_id){ rq[1].st.dev, rq[1].st.ino, rq[1].st.mtime_ns };
+	t->log_data_end = t->log_hole_from = s->size_bytes;
+	if (!t->env->verify && (s->flags & SS_SEG_ACTIVE) && s->size_bytes > SS_TASK_SMALL) {
+		/* A preallocated active .log is a few KiB of batches in a hole of
+		 * segment.bytes: read the batches only, and when they are few, walk them
+		 * from the start without the index files. */
+		t->log_data_end = t->log_hole_from = data_prefix_end(t->fd_log, s->size_bytes);
+		if (t->log_data_end <= SS_TASK_SMALL)
+			return start_walk(t, 0, false);
+	}
+	if (t->env->verify || s->size_bytes <= SS_TASK_SMALL || !(s->files & SS_HAS_INDEX)) {
+		if (!(s->files & SS_HAS_INDEX) && s->size_bytes > 0)
+			s->flags |= SS_SEG_INDEX_BAD;
+		return start_walk(t, 0, false);
+	}
+	return begin_side(t);
+}
+
+/* PH_SIDE: the first batch header and the index files opened; small closed indexes are read
+ * whole, others fstat'ed first. */
+static int side_done(struct ss_task *t)
 {
 	struct ss_seg *s = seg_of(t);
 	struct ss_io_req *rq = t->req;
 	int r;
 
+	int64_t head = rq[4].res;
+	if (head < 0) {
+		seg_error(t, (int)head, SS_HAS_LOG, 0);
+	} else {
+		struct ss_batch_hdr h;
+		t->bytes_read += head;
+		if (ss_batch_header(t->buf, (size_t)head, &h) > 0 && h.has_base)
+			set_first_base(s, h.base_offset);
+	}
+	/* an index that vanished since discovery is simply absent: walk without it */
+	if (s->files & SS_HAS_INDEX) {
+		if (rq[0].res >= 0)
+			t->fd_idx = (int)rq[0].res;
+		else if (rq[0].res != -ENOENT)
+			seg_error(t, (int)rq[0].res, SS_HAS_INDEX, -1);
+	}
+	if (s->files & SS_HAS_TIMEINDEX) {
+		if (rq[1].res >= 0)
+			t->fd_tim = (int)rq[1].res;
+		else if (rq[1].res != -ENOENT)
+			seg_error(t, (int)rq[1].res, SS_HAS_TIMEINDEX, -1);
+	}
+	if (t->env->evict) {
+		if (t->fd_idx >= 0)
+			ss_evict_no_readahead(t->fd_idx);
+		if (t->fd_tim >= 0)
+			ss_evict_no_readahead(t->fd_tim);
+	}
+	if (!(s->flags & SS_SEG_ACTIVE) && t->fd_idx >= 0 && t->fd_tim >= 0 &&
+	    index_bound(s->size_bytes, SS_TIME_ENTRY) <= SS_TASK_WHOLE_INDEX) {
+		/* small closed indexes: read them whole, the short read tells the size */
+		t->phase = PH_WHOLE;
+		if ((r = sub_read(t, 0, t->fd_idx, t->ibuf,
+				  (size_t)index_bound(s->size_bytes, SS_OFFSET_ENTRY), 0)))
+			return r;
+		return sub_read(t, 1, t->fd_tim, t->tbuf, (size_t)index_bound(s->size_bytes, SS_TIME_ENTRY), 0);
+	}
+	return side_stats(t);
+}
+
+/* PH_WHOLE: both small indexes read whole, each searched in one feed. */
+static int whole_done(struct ss_task *t)
+{
+	struct ss_seg *s = seg_of(t);
+	struct ss_io_req *rq = t->req;
+
+	int64_t bi = index_bound(s->size_bytes, SS_OFFSET_ENTRY), bt = index_bound(s->size_bytes, SS_TIME_ENTRY);
+	if (rq[0].res < 0 || rq[0].res >= bi || rq[1].res < 0 || rq[1].res >= bt)
+		return side_stats(t); /* an error, or more than the bound: the fstat path decides */
+	t->bytes_read += rq[0].res + rq[1].res;
+	t->idx_size = rq[0].res;
+	t->tim_size = rq[1].res;
+	/* one window over the whole file: the search ends with this feed */
+	ss_index_tail_init(&t->tf_idx, SS_OFFSET_ENTRY, t->idx_size, (size_t)bi);
+	ss_index_tail_init(&t->tf_tim, SS_TIME_ENTRY, t->tim_size, (size_t)bt);
+	if (!t->tf_idx.done)
+		ss_index_tail_feed(&t->tf_idx, t->ibuf, t->idx_size);
+	if (!t->tf_tim.done)
+		ss_index_tail_feed(&t->tf_tim, t->tbuf, t->tim_size);
+	return tails_done(t);
+}
+
+/* PH_TAIL: the next window of each index's tail fed to its search, until both are done. */
+static int tail_read_done(struct ss_task *t)
+{
+	struct ss_seg *s = seg_of(t);
+	struct ss_io_req *rq = t->req;
+
+	if (!t->tf_idx.done) {
+		if (rq[0].res < 0) {
+			seg_error(t, (int)rq[0].res, SS_HAS_INDEX, rq[0].off);
+			t->tf_idx.best = -1;
+			t->tf_idx.done = true;
+			s->flags |= SS_SEG_INDEX_BAD;
+		} else {
+			t->bytes_read += rq[0].res;
+			ss_index_tail_feed(&t->tf_idx, t->ibuf, rq[0].res);
+		}
+	}
+	if (!t->tf_tim.done) {
+		if (rq[1].res < 0) {
+			seg_error(t, (int)rq[1].res, SS_HAS_TIMEINDEX, rq[1].off);
+			t->tf_tim.best = -1;
+			t->tf_tim.done = true;
+		} else {
+			t->bytes_read += rq[1].res;
+			ss_index_tail_feed(&t->tf_tim, t->tbuf, rq[1].res);
+		}
+	}
+	if (t->tf_idx.done && t->tf_tim.done)
+		return tails_done(t);
+	return submit_tail_reads(t);
+}
+
+/* PH_WALK: a window of the .log (a copy, or a mapping fed under the SIGBUS guard) fed to
+ * the walker. */
+static int walk_read_done(struct ss_task *t)
+{
+	struct ss_seg *s = seg_of(t);
+	struct ss_io_req *rq = t->req;
+	int r;
+
+	int64_t got = rq[0].res;
+	if (got < 0 && rq[0].borrow && !t->no_borrow) {
+		/* not mapped (ENOMEM under ulimit -v, a file system without mmap): the
+		 * same read copying, which reports the file's own error if it has one */
+		t->no_borrow = true;
+		return next_read(t);
+	}
+	if (got < 0) {
+		seg_error(t, (int)got, SS_HAS_LOG, rq[0].off);
+		/* Stop here; what we walked so far stands. */
+		t->w.done = true;
+		return finish(t);
+	}
+	t->bytes_read += got;
+	if (rq[0].data != t->buf) {
+		struct guarded_feed gf = { &t->w, rq[0].off, rq[0].data, (size_t)got, 0 };
+		if (ss_io_guarded(feed_fn, &gf, rq[0].data, (size_t)got) < 0) {
+			/* The file shrank under the mapping: the walker stopped somewhere
+			 * inside this feed, so walk the segment again with copies, which
+			 * end where the file now ends. */
+			s->flags |= SS_SEG_CHANGED;
+			t->no_borrow = true;
+			return start_walk(t, 0, false);
+		}
+		r = gf.r;
+		t->env->borrowed += (uint64_t)got;
+	} else {
+		r = ss_walk_feed(&t->w, rq[0].off, t->buf, (size_t)got);
+	}
+	if (r)
+		return r;
+	if (t->idx_target >= 0 && t->w.want_pos != t->walk_from && !index_start_ok(t, false)) {
+		s->flags |= SS_SEG_INDEX_BAD;
+		return start_walk(t, 0, false);
+	}
+	return next_read(t);
+}
+
+/* Called when every request of the current phase has completed: the phase's step. */
+static int advance(struct ss_task *t, bool *finished)
+{
 	ss_assert(t->pending == 0); /* a phase's requests have all completed */
 	switch (t->phase) {
 	case PH_OPEN:
-		if (rq[0].res < 0) {
-			if (rq[0].res == -ENOENT)
-				s->flags |= SS_SEG_VANISHED; /* deleted by retention or compaction since discovery */
-			else
-				seg_error(t, (int)rq[0].res, SS_HAS_LOG, -1);
-			*finished = true;
-			return 0;
-		}
-		t->fd_log = (int)rq[0].res;
-		if (t->env->evict)
-			ss_evict_no_readahead(t->fd_log);
-		t->phase = PH_STAT;
-		return sub_fstat(t, 1, t->fd_log);
+		return open_done(t, finished);
 
 	case PH_STAT:
-		if (rq[1].res < 0) {
-			seg_error(t, (int)rq[1].res, SS_HAS_LOG, -1);
-			t->phase = PH_CLOSE;
-			int fd = t->fd_log;
-			t->fd_log = -1;
-			return sub_close(t, 0, fd);
-		}
-		s->size_bytes = rq[1].st.size;
-		t->mtime_ns = rq[1].st.mtime_ns;
-		if (t->env->cat->ids)
-			t->env->cat->ids[t->seg_idx] = (struct ss_seg_id){ rq[1].st.dev, rq[1].st.ino, rq[1].st.mtime_ns };
-		t->log_data_end = t->log_hole_from = s->size_bytes;
-		if (!t->env->verify && (s->flags & SS_SEG_ACTIVE) && s->size_bytes > SS_TASK_SMALL) {
-			/* A preallocated active .log is a few KiB of batches in a hole of
-			 * segment.bytes: read the batches only, and when they are few, walk them
-			 * from the start without the index files. */
-			t->log_data_end = t->log_hole_from = data_prefix_end(t->fd_log, s->size_bytes);
-			if (t->log_data_end <= SS_TASK_SMALL)
-				return start_walk(t, 0, false);
-		}
-		if (t->env->verify || s->size_bytes <= SS_TASK_SMALL ||
-		    !(s->files & SS_HAS_INDEX)) {
-			if (!(s->files & SS_HAS_INDEX) && s->size_bytes > 0)
-				s->flags |= SS_SEG_INDEX_BAD;
-			return start_walk(t, 0, false);
-		}
-		return begin_side(t);
+		return stat_done(t);
 
-	case PH_SIDE: {
-		int64_t head = rq[4].res;
-		if (head < 0) {
-			seg_error(t, (int)head, SS_HAS_LOG, 0);
-		} else {
-			struct ss_batch_hdr h;
-			t->bytes_read += head;
-			if (ss_batch_header(t->buf, (size_t)head, &h) > 0 && h.has_base)
-				set_first_base(s, h.base_offset);
-		}
-		/* an index that vanished since discovery is simply absent: walk without it */
-		if (s->files & SS_HAS_INDEX) {
-			if (rq[0].res >= 0)
-				t->fd_idx = (int)rq[0].res;
-			else if (rq[0].res != -ENOENT)
-				seg_error(t, (int)rq[0].res, SS_HAS_INDEX, -1);
-		}
-		if (s->files & SS_HAS_TIMEINDEX) {
-			if (rq[1].res >= 0)
-				t->fd_tim = (int)rq[1].res;
-			else if (rq[1].res != -ENOENT)
-				seg_error(t, (int)rq[1].res, SS_HAS_TIMEINDEX, -1);
-		}
-		if (t->env->evict) {
-			if (t->fd_idx >= 0)
-				ss_evict_no_readahead(t->fd_idx);
-			if (t->fd_tim >= 0)
-				ss_evict_no_readahead(t->fd_tim);
-		}
-		if (!(s->flags & SS_SEG_ACTIVE) && t->fd_idx >= 0 && t->fd_tim >= 0 &&
-		    index_bound(s->size_bytes, SS_TIME_ENTRY) <= SS_TASK_WHOLE_INDEX) {
-			/* small closed indexes: read them whole, the short read tells the size */
-			t->phase = PH_WHOLE;
-			if ((r = sub_read(t, 0, t->fd_idx, t->ibuf,
-					  (size_t)index_bound(s->size_bytes, SS_OFFSET_ENTRY), 0)))
-				return r;
-			return sub_read(t, 1, t->fd_tim, t->tbuf, (size_t)index_bound(s->size_bytes, SS_TIME_ENTRY), 0);
-		}
-		return side_stats(t);
-	}
+	case PH_SIDE:
+		return side_done(t);
 
-	case PH_WHOLE: {
-		int64_t bi = index_bound(s->size_bytes, SS_OFFSET_ENTRY), bt = index_bound(s->size_bytes, SS_TIME_ENTRY);
-		if (rq[0].res < 0 || rq[0].res >= bi || rq[1].res < 0 || rq[1].res >= bt)
-			return side_stats(t); /* an error, or more than the bound: the fstat path decides */
-		t->bytes_read += rq[0].res + rq[1].res;
-		t->idx_size = rq[0].res;
-		t->tim_size = rq[1].res;
-		/* one window over the whole file: the search ends with this feed */
-		ss_index_tail_init(&t->tf_idx, SS_OFFSET_ENTRY, t->idx_size, (size_t)bi);
-		ss_index_tail_init(&t->tf_tim, SS_TIME_ENTRY, t->tim_size, (size_t)bt);
-		if (!t->tf_idx.done)
-			ss_index_tail_feed(&t->tf_idx, t->ibuf, t->idx_size);
-		if (!t->tf_tim.done)
-			ss_index_tail_feed(&t->tf_tim, t->tbuf, t->tim_size);
-		return tails_done(t);
-	}
+	case PH_WHOLE:
+		return whole_done(t);
 
 	case PH_SIDESTAT:
 		return sidestat_done(t);
 
 	case PH_TAIL:
-		if (!t->tf_idx.done) {
-			if (rq[0].res < 0) {
-				seg_error(t, (int)rq[0].res, SS_HAS_INDEX, rq[0].off);
-				t->tf_idx.best = -1;
-				t->tf_idx.done = true;
-				s->flags |= SS_SEG_INDEX_BAD;
-			} else {
-				t->bytes_read += rq[0].res;
-				ss_index_tail_feed(&t->tf_idx, t->ibuf, rq[0].res);
-			}
-		}
-		if (!t->tf_tim.done) {
-			if (rq[1].res < 0) {
-				seg_error(t, (int)rq[1].res, SS_HAS_TIMEINDEX, rq[1].off);
-				t->tf_tim.best = -1;
-				t->tf_tim.done = true;
-			} else {
-				t->bytes_read += rq[1].res;
-				ss_index_tail_feed(&t->tf_tim, t->tbuf, rq[1].res);
-			}
-		}
-		if (t->tf_idx.done && t->tf_tim.done)
-			return tails_done(t);
-		return submit_tail_reads(t);
+		return tail_read_done(t);
 
-	case PH_WALK: {
-		int64_t got = rq[0].res;
-		if (got < 0 && rq[0].borrow && !t->no_borrow) {
-			/* not mapped (ENOMEM under ulimit -v, a file system without mmap): the
-			 * same read copying, which reports the file's own error if it has one */
-			t->no_borrow = true;
-			return next_read(t);
-		}
-		if (got < 0) {
-			seg_error(t, (int)got, SS_HAS_LOG, rq[0].off);
-			/* Stop here; what we walked so far stands. */
-			t->w.done = true;
-			return finish(t);
-		}
-		t->bytes_read += got;
-		if (rq[0].data != t->buf) {
-			struct guarded_feed gf = { &t->w, rq[0].off, rq[0].data, (size_t)got, 0 };
-			if (ss_io_guarded(feed_fn, &gf, rq[0].data, (size_t)got) < 0) {
-				/* The file shrank under the mapping: the walker stopped somewhere
-				 * inside this feed, so walk the segment again with copies, which
-				 * end where the file now ends. */
-				s->flags |= SS_SEG_CHANGED;
-				t->no_borrow = true;
-				return start_walk(t, 0, false);
-			}
-			r = gf.r;
-			t->env->borrowed += (uint64_t)got;
-		} else {
-			r = ss_walk_feed(&t->w, rq[0].off, t->buf, (size_t)got);
-		}
-		if (r)
-			return r;
-		if (t->idx_target >= 0 && t->w.want_pos != t->walk_from && !index_start_ok(t, false)) {
-			s->flags |= SS_SEG_INDEX_BAD;
-			return start_walk(t, 0, false);
-		}
-		return next_read(t);
-	}
+	case PH_WALK:
+		return walk_read_done(t);
 
 	case PH_CLOSE:
 		*finished = true;

@@ -206,8 +206,10 @@ static int worker_tasks(struct ss_worker *w, struct wloop *L)
 	w->tasks = calloc(w->n_tasks, sizeof(*w->tasks));
 	L->idle = calloc(w->n_tasks, sizeof(*L->idle));
 	L->done = calloc(MAX_DONE, sizeof(*L->done));
-	if (!w->tasks || !L->idle || !L->done)
+	if (!w->tasks || !L->idle || !L->done) {
+		w->n_tasks = 0; /* worker_teardown destroys the first n_tasks: none was made */
 		return -ENOMEM;
+	}
 	for (unsigned i = 0; i < w->n_tasks; i++) {
 		if ((r = ss_task_init(&w->tasks[i], &w->env))) {
 			w->n_tasks = i;

@@ -837,29 +837,20 @@ int ss_http_start(struct ss_http **out, const struct sockaddr *sa, socklen_t sal
 	return ss_http_start_web(out, sa, salen, pub, NULL, err, errlen);
 }
 
-int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
-		      struct ss_web_config *web, char *err, size_t errlen)
+/* The handle's locks and condition variables (the reaper's on CLOCK_MONOTONIC); on a
+ * failure those made are destroyed again; their partners are the destroys of ss_http_stop
+ * and of ss_http_start_web's fail path. 0 or a negative errno, err set. */
+static int http_sync_init(struct ss_http *h, char *err, size_t errlen)
 {
-	char at[NI_MAXHOST + NI_MAXSERV + 4];
-	int r, one = 1;
-	struct ss_http *h = calloc(1, sizeof(*h));
-	if (!h) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	h->pub = pub;
-	h->web = web;
-	h->fd = -1;
-	atomic_init(&h->inflight, 0);
+	int r;
+
 	if ((r = pthread_mutex_init(&h->log_mu, NULL))) {
-		free(h);
 		snprintf(err, errlen, "pthread_mutex_init: %s", strerror(r));
 		return -r;
 	}
 	pthread_condattr_t ca;
 	if ((r = pthread_mutex_init(&h->conn_mu, NULL))) {
 		pthread_mutex_destroy(&h->log_mu);
-		free(h);
 		snprintf(err, errlen, "pthread_mutex_init: %s", strerror(r));
 		return -r;
 	}
@@ -867,7 +858,6 @@ int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t
 	    (r = pthread_cond_init(&h->reaper_cv, &ca))) {
 		pthread_mutex_destroy(&h->conn_mu);
 		pthread_mutex_destroy(&h->log_mu);
-		free(h);
 		snprintf(err, errlen, "pthread_cond_init: %s", strerror(r));
 		return -r;
 	}
@@ -876,7 +866,6 @@ int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t
 		pthread_cond_destroy(&h->reaper_cv);
 		pthread_mutex_destroy(&h->conn_mu);
 		pthread_mutex_destroy(&h->log_mu);
-		free(h);
 		snprintf(err, errlen, "pthread_mutex_init: %s", strerror(r));
 		return -r;
 	}
@@ -885,36 +874,49 @@ int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t
 		pthread_cond_destroy(&h->reaper_cv);
 		pthread_mutex_destroy(&h->conn_mu);
 		pthread_mutex_destroy(&h->log_mu);
-		free(h);
 		snprintf(err, errlen, "pthread_cond_init: %s", strerror(r));
 		return -r;
 	}
-	addr_text(sa, salen, at, sizeof(at));
-	/* Our own socket rather than MHD's: bind errors get a precise message, and an
-	 * IPv6 listener stays IPv6-only instead of silently taking IPv4 too. */
+	return 0;
+}
+
+/* Our own socket rather than MHD's: bind errors get a precise message, and an IPv6
+ * listener stays IPv6-only instead of silently taking IPv4 too. h->fd, or a negative errno
+ * with err naming the address (at) and the step that failed; the caller closes h->fd. */
+static int http_listen_socket(struct ss_http *h, const struct sockaddr *sa, socklen_t salen, const char *at,
+			      char *err, size_t errlen)
+{
+	int r, one = 1;
+
 	h->fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (h->fd < 0) {
 		r = -errno;
 		snprintf(err, errlen, "socket for %s: %s", at, strerror(-r));
-		goto fail;
+		return r;
 	}
 	if (setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    (sa->sa_family == AF_INET6 && setsockopt(h->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)))) {
 		r = -errno;
 		snprintf(err, errlen, "setsockopt for %s: %s", at, strerror(-r));
-		goto fail;
+		return r;
 	}
 	if (bind(h->fd, sa, salen)) {
 		r = -errno;
 		snprintf(err, errlen, "bind %s: %s", at, strerror(-r));
-		goto fail;
+		return r;
 	}
 	if (listen(h->fd, 1024)) {
 		r = -errno;
 		snprintf(err, errlen, "listen %s: %s", at, strerror(-r));
-		goto fail;
+		return r;
 	}
-	/* ITC: MHD_quiesce_daemon needs it with an internal thread (see ss_http_stop) */
+	return 0;
+}
+
+/* MHD's flags: an internal thread with ITC (MHD_quiesce_daemon needs it, see ss_http_stop),
+ * suspend/resume for the basic-auth verifier, IPv6, TLS. */
+static unsigned http_flags(const struct sockaddr *sa, const struct ss_web_config *web)
+{
 	/* epoll (MHD picks it on Linux): more connections than select(2) could watch */
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	if (web && web->n_users)
@@ -923,13 +925,19 @@ int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t
 		flags |= MHD_USE_IPv6;
 	if (ss_web_tls(web))
 		flags |= MHD_USE_TLS;
+	return flags;
+}
+
+/* MHD's options for h: its logger first, our listening socket, the connection limits and
+ * callbacks, the certificate and key under TLS. opts holds 16. */
+static void http_options(struct ss_http *h, const struct ss_web_config *web, struct MHD_OptionItem *opts)
+{
 	/* slots: what the open-file limit leaves after the scan's own share */
 	unsigned soft = ss_fd_soft(), limit = soft > 512 ? (soft - 256) / 2 : SS_HTTP_CONN_MIN;
 	if (limit > SS_HTTP_CONN_MAX)
 		limit = SS_HTTP_CONN_MAX;
 	if (limit < SS_HTTP_CONN_MIN)
 		limit = SS_HTTP_CONN_MIN;
-	struct MHD_OptionItem opts[16];
 	int no = 0;
 #define OPT(o, v, p) (opts[no++] = (struct MHD_OptionItem){ (o), (intptr_t)(v), (p) })
 	/* the logger first: MHD reports options parsed before it on its own */
@@ -949,6 +957,32 @@ int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t
 	}
 	OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
+}
+
+int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
+		      struct ss_web_config *web, char *err, size_t errlen)
+{
+	char at[NI_MAXHOST + NI_MAXSERV + 4];
+	int r;
+	struct ss_http *h = calloc(1, sizeof(*h));
+	if (!h) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	h->pub = pub;
+	h->web = web;
+	h->fd = -1;
+	atomic_init(&h->inflight, 0);
+	if ((r = http_sync_init(h, err, errlen))) {
+		free(h);
+		return r;
+	}
+	addr_text(sa, salen, at, sizeof(at));
+	if ((r = http_listen_socket(h, sa, salen, at, err, errlen)))
+		goto fail;
+	unsigned flags = http_flags(sa, web);
+	struct MHD_OptionItem opts[16];
+	http_options(h, web, opts);
 	/* the verifier before MHD: it waits for jobs, and stops in auth_stop */
 	if (web && web->n_users) {
 		if ((r = pthread_create(&h->auth_th, NULL, auth_main, h))) {

@@ -687,22 +687,21 @@ static bool listen_is_loopback(const struct sockaddr_storage *sa)
 	return false;
 }
 
-int ss_serve_main(const struct ss_serve_opts *o)
-{
-	struct svc v;
-	struct sockaddr_storage sa;
-	socklen_t salen = 0;
-	struct ss_http *http = NULL;
-	sigset_t set;
-	pthread_t th;
-	char err[512];
-	int r, rc = 0;
+#define SERVE_GO (-1) /* go on; anything else is the exit code */
 
+/* What serve reads once, before anything starts: --server-properties (*props: its bytes, or
+ * NULL), the --collector.textfile.directory check, --listen (sa, salen) and
+ * --web.config.file (*webp). SERVE_GO, or the exit code (2) with the message printed. */
+static int serve_inputs(const struct ss_serve_opts *o, const struct ss_serve_props **props,
+			struct sockaddr_storage *sa, socklen_t *salen, struct ss_web_config **webp)
+{
+	char err[512];
+
+	*props = NULL;
 	/* --server-properties is read once, here: every rescan and the textfile check parse
 	 * these bytes, so a FIFO or pipe the user named (empty after its first read) serves
 	 * them all; a change to the file takes a restart (docs/serve.md) */
 	static struct ss_serve_props props_buf;
-	const struct ss_serve_props *props = NULL;
 	for (size_t i = 0; i < o->n_scan_opts; i++)
 		if (!strcmp(o->scan_opts[i].name, "server-properties"))
 			props_buf.name = o->scan_opts[i].value;   /* the last one wins, as segscan_set */
@@ -712,13 +711,13 @@ int ss_serve_main(const struct ss_serve_opts *o)
 			fprintf(stderr, "segscan: %s\n", err);
 			return 2;
 		}
-		props = &props_buf;   /* the process's lifetime, like the options */
+		*props = &props_buf;   /* the process's lifetime, like the options */
 	}
-	if (o->textfile && ss_textfile_check(o->textfile, o->logdirs, o->n_logdirs, props, err, sizeof(err))) {
+	if (o->textfile && ss_textfile_check(o->textfile, o->logdirs, o->n_logdirs, *props, err, sizeof(err))) {
 		fprintf(stderr, "segscan: %s\n", err);
 		return 2;
 	}
-	if (!o->once && ss_parse_listen(o->listen, &sa, &salen)) {
+	if (!o->once && ss_parse_listen(o->listen, sa, salen)) {
 		fprintf(stderr, "segscan: --listen=%s: expected HOST:PORT or [IPV6]:PORT with a port from 1 to 65535\n",
 			o->listen);
 		return 2;
@@ -727,10 +726,122 @@ int ss_serve_main(const struct ss_serve_opts *o)
 	 * --once loads it too, so the dry run reports a bad file (a hash, a key) as the
 	 * listening serve would, exit 2, before it scans */
 	static struct ss_web_config web;
+	*webp = &web;
 	if (o->web_config && ss_web_config_load(o->web_config, &web, err, sizeof(err))) {
 		fprintf(stderr, "segscan: %s\n", err);
 		return 2;
 	}
+	return SERVE_GO;
+}
+
+/* The "listening" line, and a warning when the metrics leave this host unprotected. */
+static void log_listening(const struct ss_serve_opts *o, const struct sockaddr_storage *sa,
+			  const struct ss_web_config *web)
+{
+	struct ss_logline l;
+	ss_log_begin(&l, "info", "listening");
+	ss_log_str(&l, "listen", o->listen);
+	ss_log_fmt(&l, "interval_s", "%g", o->interval_s);
+	ss_log_str(&l, "version", segscan_version());
+	ss_log_str(&l, "tls", ss_web_tls(web) ? "true" : "false");
+	ss_log_str(&l, "basic_auth", web->n_users ? "true" : "false");
+	ss_log_end(&l);
+	if (!listen_is_loopback(sa) && (!ss_web_tls(web) || !web->n_users)) {
+		/* the metrics name every topic of the broker: beyond this host they deserve
+		 * what Prometheus exporters offer */
+		ss_log_begin(&l, "warn", "listening beyond loopback without TLS and basic auth");
+		ss_log_str(&l, "listen", o->listen);
+		ss_log_str(&l, "hint", "--web.config.file with tls_server_config and basic_auth_users "
+			   "(the Prometheus exporter-toolkit format)");
+		ss_log_end(&l);
+	}
+}
+
+/* The signals, taken only here (blocked in every thread): SIGHUP asks the next scan to
+ * re-read its files, SIGUSR1 from the scan thread reports a fatal error (its exit code),
+ * SIGINT and SIGTERM stop; with WatchdogSec= the wait pings at half the interval. Returns
+ * the exit code. */
+static int signal_loop(struct svc *v, const sigset_t *set, uint64_t wd_us)
+{
+	struct timespec wd_ts = { .tv_sec = (time_t)(wd_us / 2000000), .tv_nsec = (long)(wd_us / 2 % 1000000) * 1000 };
+	struct ss_logline l;
+	int rc;
+
+	for (;;) {
+		siginfo_t si;
+		int sig = wd_us ? sigtimedwait(set, &si, &wd_ts) : sigwaitinfo(set, &si);
+		if (sig < 0) {
+			if (wd_us && errno == EAGAIN)
+				ss_notify("WATCHDOG=1");
+			continue; /* or EINTR from a signal outside the set (e.g. SIGCONT) */
+		}
+		if (sig == SIGHUP) {
+			ss_log("info", "reload requested: the next scan re-reads the topic config and remote state files",
+			       NULL);
+			pthread_mutex_lock(&v->mu);
+			v->reload = true;
+			pthread_cond_signal(&v->cv);
+			pthread_mutex_unlock(&v->mu);
+			continue;
+		}
+		if (sig == SIGUSR1) {
+			pthread_mutex_lock(&v->mu);
+			rc = v->fatal_rc;
+			pthread_mutex_unlock(&v->mu);
+			if (!rc)
+				continue; /* someone else's SIGUSR1: nothing to do */
+			return rc;
+		}
+		ss_log_begin(&l, "info", "shutting down");
+		ss_log_str(&l, "signal", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		ss_log_end(&l);
+		return 0;
+	}
+}
+
+/* Stop: the scan thread told, the listener closed, the scan in flight waited for briefly
+ * (else left: the process exits with rc here). */
+static void serve_stop(struct svc *v, struct ss_http *http, pthread_t th, int rc)
+{
+	ss_notify("STOPPING=1");
+	double t_stop = ss_mono();
+	pthread_mutex_lock(&v->mu);
+	v->stop = true;
+	pthread_cond_signal(&v->cv);
+	pthread_mutex_unlock(&v->mu);
+	ss_http_stop(http);
+
+	/* wait for an in-flight scan until 0.7 s after the signal, then leave it: exiting a
+	 * process with its scan threads and mappings takes its own tens of milliseconds */
+	struct timespec now_rt;
+	clock_gettime(CLOCK_REALTIME, &now_rt);
+	double left = t_stop + 0.7 - ss_mono();
+	if (left < 0.05)
+		left = 0.05;
+	struct timespec dl = ts_of((double)now_rt.tv_sec + (double)now_rt.tv_nsec / 1e9 + left);
+	if (pthread_timedjoin_np(th, NULL, &dl)) {
+		ss_log("warn", "abandoning the scan in flight: it cannot be interrupted and only reads", NULL);
+		fflush(stdout);
+		_exit(rc);
+	}
+}
+
+int ss_serve_main(const struct ss_serve_opts *o)
+{
+	struct svc v;
+	struct sockaddr_storage sa;
+	socklen_t salen = 0;
+	struct ss_http *http = NULL;
+	sigset_t set;
+	pthread_t th;
+	char err[512];
+	int r, rc;
+
+	const struct ss_serve_props *props;
+	struct ss_web_config *web;
+	if ((rc = serve_inputs(o, &props, &sa, &salen, &web)) != SERVE_GO)
+		return rc;
+	rc = 0;
 	if ((r = svc_init(&v, o))) {
 		fprintf(stderr, "segscan: %s\n", segscan_strerror(r));
 		return 1;
@@ -756,35 +867,18 @@ int ss_serve_main(const struct ss_serve_opts *o)
 	}
 	signal(SIGPIPE, SIG_IGN); /* a scraper hanging up must not kill us */
 
-	if ((r = ss_http_start_web(&http, (struct sockaddr *)&sa, salen, v.pub, o->web_config ? &web : NULL, err,
+	if ((r = ss_http_start_web(&http, (struct sockaddr *)&sa, salen, v.pub, o->web_config ? web : NULL, err,
 				     sizeof(err)))) {
 		ss_log("error", "cannot listen", err);
 		svc_destroy(&v);
 		return 1;
 	}
-	struct ss_logline l;
-	ss_log_begin(&l, "info", "listening");
-	ss_log_str(&l, "listen", o->listen);
-	ss_log_fmt(&l, "interval_s", "%g", o->interval_s);
-	ss_log_str(&l, "version", segscan_version());
-	ss_log_str(&l, "tls", ss_web_tls(&web) ? "true" : "false");
-	ss_log_str(&l, "basic_auth", web.n_users ? "true" : "false");
-	ss_log_end(&l);
-	if (!listen_is_loopback(&sa) && (!ss_web_tls(&web) || !web.n_users)) {
-		/* the metrics name every topic of the broker: beyond this host they deserve
-		 * what Prometheus exporters offer */
-		ss_log_begin(&l, "warn", "listening beyond loopback without TLS and basic auth");
-		ss_log_str(&l, "listen", o->listen);
-		ss_log_str(&l, "hint", "--web.config.file with tls_server_config and basic_auth_users "
-			   "(the Prometheus exporter-toolkit format)");
-		ss_log_end(&l);
-	}
+	log_listening(o, &sa, web);
 	/* Type=notify: ready once the socket listens (/healthz says 503 until the first scan).
 	 * With WatchdogSec= the signal loop below pings at half the interval; a scan that
 	 * hangs is caught by the scan-age alert (contrib/prometheus), not by the watchdog,
 	 * because a scan's length has no bound the unit could name. */
 	uint64_t wd_us = ss_notify_watchdog_usec();
-	struct timespec wd_ts = { .tv_sec = (time_t)(wd_us / 2000000), .tv_nsec = (long)(wd_us / 2 % 1000000) * 1000 };
 	ss_notify("READY=1\nSTATUS=listening; the first scan is running");
 
 	/* the __remote_log_metadata consumer, before the first scan so it reads from it */
@@ -802,58 +896,9 @@ int ss_serve_main(const struct ss_serve_opts *o)
 		return 1;
 	}
 
-	for (;;) {
-		siginfo_t si;
-		int sig = wd_us ? sigtimedwait(&set, &si, &wd_ts) : sigwaitinfo(&set, &si);
-		if (sig < 0) {
-			if (wd_us && errno == EAGAIN)
-				ss_notify("WATCHDOG=1");
-			continue; /* or EINTR from a signal outside the set (e.g. SIGCONT) */
-		}
-		if (sig == SIGHUP) {
-			ss_log("info", "reload requested: the next scan re-reads the topic config and remote state files",
-			       NULL);
-			pthread_mutex_lock(&v.mu);
-			v.reload = true;
-			pthread_cond_signal(&v.cv);
-			pthread_mutex_unlock(&v.mu);
-			continue;
-		}
-		if (sig == SIGUSR1) {
-			pthread_mutex_lock(&v.mu);
-			rc = v.fatal_rc;
-			pthread_mutex_unlock(&v.mu);
-			if (!rc)
-				continue; /* someone else's SIGUSR1: nothing to do */
-			break;
-		}
-		ss_log_begin(&l, "info", "shutting down");
-		ss_log_str(&l, "signal", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-		ss_log_end(&l);
-		break;
-	}
+	rc = signal_loop(&v, &set, wd_us);
 
-	ss_notify("STOPPING=1");
-	double t_stop = ss_mono();
-	pthread_mutex_lock(&v.mu);
-	v.stop = true;
-	pthread_cond_signal(&v.cv);
-	pthread_mutex_unlock(&v.mu);
-	ss_http_stop(http);
-
-	/* wait for an in-flight scan until 0.7 s after the signal, then leave it: exiting a
-	 * process with its scan threads and mappings takes its own tens of milliseconds */
-	struct timespec now_rt;
-	clock_gettime(CLOCK_REALTIME, &now_rt);
-	double left = t_stop + 0.7 - ss_mono();
-	if (left < 0.05)
-		left = 0.05;
-	struct timespec dl = ts_of((double)now_rt.tv_sec + (double)now_rt.tv_nsec / 1e9 + left);
-	if ((r = pthread_timedjoin_np(th, NULL, &dl))) {
-		ss_log("warn", "abandoning the scan in flight: it cannot be interrupted and only reads", NULL);
-		fflush(stdout);
-		_exit(rc);
-	}
+	serve_stop(&v, http, th, rc);
 	ss_serve_cluster_stop();   /* after the scan thread: no scan reads the tail any more */
 	svc_destroy(&v);
 	ss_log("info", "stopped", NULL);

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,21 +13,8 @@
 
 #include "common/darray.h"
 #include "common/file.h"
-#include "fmt/lines.h"
 #include "fmt/yamlkv.h"
 #include "segscan.h"
-
-static int bad(char *err, size_t errlen, const char *fname, unsigned line, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (err && errlen)
-		snprintf(err, errlen, "%s:%u: %s", fname, line, msg);
-	return SEGSCAN_ECONFIG;
-}
 
 static int set_str(char **dst, const char *v, size_t vn)
 {
@@ -48,24 +34,24 @@ static int check_bcrypt(const char *v, size_t vn, char *err, size_t errlen, cons
 	int un = (int)(kn > 60 ? 60 : kn);
 	if (vn < 7 || v[0] != '$' || v[1] != '2' || (v[2] != 'a' && v[2] != 'b' && v[2] != 'y') || v[3] != '$' ||
 	    v[4] < '0' || v[4] > '9' || v[5] < '0' || v[5] > '9' || v[6] != '$')
-		return bad(err, errlen, fname, line, "user \"%.*s\": expected a bcrypt hash ($2a$, $2b$ or $2y$, "
+		return ss_yaml_bad(err, errlen, fname, line, "user \"%.*s\": expected a bcrypt hash ($2a$, $2b$ or $2y$, "
 			   "then the cost: $2y$10$...)", un, k);
 	int cost = (v[4] - '0') * 10 + (v[5] - '0');
 	if (cost < SS_WEB_BCRYPT_MIN_COST)
-		return bad(err, errlen, fname, line, "user \"%.*s\": bcrypt cost %d is below bcrypt's minimum of %d", un,
+		return ss_yaml_bad(err, errlen, fname, line, "user \"%.*s\": bcrypt cost %d is below bcrypt's minimum of %d", un,
 			   k, cost, SS_WEB_BCRYPT_MIN_COST);
 	if (cost > SS_WEB_BCRYPT_MAX_COST)
-		return bad(err, errlen, fname, line,
+		return ss_yaml_bad(err, errlen, fname, line,
 			   "user \"%.*s\": bcrypt cost %d is above the maximum of %d (a verification would take "
 			   "about %.3g s; hash the password again, e.g. htpasswd -nBC 10 USER)",
 			   un, k, cost, SS_WEB_BCRYPT_MAX_COST, ldexp(0.05, cost - 10) /* 50 ms at 10, x2 a step */);
 	if (vn != 60)
-		return bad(err, errlen, fname, line, "user \"%.*s\": a bcrypt hash is 60 characters, this one %zu", un, k,
+		return ss_yaml_bad(err, errlen, fname, line, "user \"%.*s\": a bcrypt hash is 60 characters, this one %zu", un, k,
 			   vn);
 	for (size_t i = 7; i < vn; i++)
 		if (!(v[i] == '.' || v[i] == '/' || (v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= 'a' && v[i] <= 'z') ||
 		      (v[i] >= '0' && v[i] <= '9')))
-			return bad(err, errlen, fname, line, "user \"%.*s\": a bcrypt hash holds only ./A-Za-z0-9 after "
+			return ss_yaml_bad(err, errlen, fname, line, "user \"%.*s\": a bcrypt hash holds only ./A-Za-z0-9 after "
 				   "its cost", un, k);
 	return 0;
 }
@@ -74,61 +60,42 @@ int ss_web_config_parse(const char *buf, size_t len, const char *fname, struct s
 			size_t errlen)
 {
 	enum { TOP, TLS, USERS } sect = TOP;
-	struct ss_lines l = ss_lines_init(buf, len, SS_LINES_LF);
-	const char *s;
-	size_t n;
-	unsigned line = 0;
-	int r;
+	struct ss_yaml_lines it = ss_yaml_lines_init(buf, len);
+	struct ss_yaml_kv kv;
+	const char *why;
+	int r, more;
 	if (!fname)
 		fname = "web config";
 	if (memchr(buf, 0, len))
-		return bad(err, errlen, fname, 1, "a NUL byte: not a text file");
-	while (ss_lines_next(&l, &s, &n)) {
-		line++;
-		if (n && s[n - 1] == '\r')
-			n--;
-		size_t ind = 0;
-		while (ind < n && ss_yaml_ws(s[ind]))
-			ind++;
-		if (ind == n || s[ind] == '#')
-			continue; /* blank or comment */
-		if (ind < n && s[ind] == '-')
-			return bad(err, errlen, fname, line, "YAML lists are not supported here");
-		const char *colon = memchr(s + ind, ':', n - ind);
-		if (!colon || (colon + 1 < s + n && !ss_yaml_ws(colon[1])))
-			return bad(err, errlen, fname, line, "expected \"key: value\"");
-		const char *k;
-		size_t kn;
-		if (!ss_yaml_scalar(s + ind, (size_t)(colon - s - ind), &k, &kn) || kn == 0)
-			return bad(err, errlen, fname, line, "empty or malformed key");
-		const char *v;
-		size_t vn;
-		if (!ss_yaml_scalar(colon + 1, (size_t)(s + n - colon - 1), &v, &vn))
-			return bad(err, errlen, fname, line, "unterminated quote");
-		if (ind == 0) {
+		return ss_yaml_bad(err, errlen, fname, 1, "a NUL byte: not a text file");
+	while ((more = ss_yaml_next(&it, &kv, &why)) > 0) {
+		unsigned line = it.l.no;
+		const char *k = kv.k, *v = kv.v;
+		size_t kn = kv.kn, vn = kv.vn;
+		if (kv.indent == 0) {
 			if (vn == 2 && !memcmp(v, "{}", 2))
 				vn = 0; /* an empty mapping written inline */
 			if (vn)
-				return bad(err, errlen, fname, line, "\"%.*s\" must be a mapping", (int)(kn > 60 ? 60 : kn), k);
+				return ss_yaml_bad(err, errlen, fname, line, "\"%.*s\" must be a mapping", (int)(kn > 60 ? 60 : kn), k);
 			if (kn == 17 && !memcmp(k, "tls_server_config", 17))
 				sect = TLS;
 			else if (kn == 16 && !memcmp(k, "basic_auth_users", 16))
 				sect = USERS;
 			else
-				return bad(err, errlen, fname, line, "unknown or unsupported key \"%.*s\"",
+				return ss_yaml_bad(err, errlen, fname, line, "unknown or unsupported key \"%.*s\"",
 					   (int)(kn > 60 ? 60 : kn), k);
 			continue;
 		}
 		if (sect == TOP)
-			return bad(err, errlen, fname, line, "indented line outside a section");
+			return ss_yaml_bad(err, errlen, fname, line, "indented line outside a section");
 		if (sect == TLS) {
 			char **dst = kn == 9 && !memcmp(k, "cert_file", 9) ? &c->cert_file :
 				     kn == 8 && !memcmp(k, "key_file", 8) ? &c->key_file : NULL;
 			if (!dst)
-				return bad(err, errlen, fname, line, "tls_server_config: unsupported key \"%.*s\" "
+				return ss_yaml_bad(err, errlen, fname, line, "tls_server_config: unsupported key \"%.*s\" "
 					   "(cert_file and key_file only)", (int)(kn > 60 ? 60 : kn), k);
 			if (!vn || memchr(v, 0, vn))
-				return bad(err, errlen, fname, line, "%.*s: expected a file name", (int)kn, k);
+				return ss_yaml_bad(err, errlen, fname, line, "%.*s: expected a file name", (int)kn, k);
 			if ((r = set_str(dst, v, vn)))
 				return r;
 			continue;
@@ -138,7 +105,7 @@ int ss_web_config_parse(const char *buf, size_t len, const char *fname, struct s
 			return r;
 		for (uint32_t i = 0; i < c->n_users; i++)
 			if (strlen(c->users[i].name) == kn && !memcmp(c->users[i].name, k, kn))
-				return bad(err, errlen, fname, line, "user \"%.*s\" given twice", (int)(kn > 60 ? 60 : kn), k);
+				return ss_yaml_bad(err, errlen, fname, line, "user \"%.*s\" given twice", (int)(kn > 60 ? 60 : kn), k);
 		struct ss_web_user *u;
 		if ((r = SS_DA_PUSH(&c->users, &c->n_users, &c->cap_users, &u)) < 0)
 			return r;
@@ -147,8 +114,10 @@ int ss_web_config_parse(const char *buf, size_t len, const char *fname, struct s
 		if (!u->name || !u->hash)
 			return -ENOMEM; /* freed by ss_web_config_free */
 	}
+	if (more < 0)
+		return ss_yaml_bad(err, errlen, fname, it.l.no, "%s", why);
 	if (!c->cert_file != !c->key_file)
-		return bad(err, errlen, fname, line ? line : 1, "tls_server_config needs both cert_file and key_file");
+		return ss_yaml_bad(err, errlen, fname, it.l.no ? it.l.no : 1, "tls_server_config needs both cert_file and key_file");
 	return 0;
 }
 

@@ -425,6 +425,109 @@ static int watermarks(struct ss_cluster *c, int32_t mpart, int64_t *lo, int64_t 
 	}
 }
 
+/* One message of the read: a record for its metadata partition's sink, that partition's
+ * end, a batch check.crcs refused (the partition's read ends there), or an error (final,
+ * unless the connection's, which the progress clock judges). 0, or what ends the read:
+ * the sink's verdict or the partition's error (err set). */
+static int rlmm_message(struct ss_cluster *c, struct rd_part *ps, uint32_t n, const rd_kafka_message_t *m,
+			const struct ss_cluster_sink *sink, struct ss_cluster_read_stats *s, uint32_t *left,
+			double now, char *err, size_t errlen)
+{
+	int r = 0;
+
+	struct rd_part *p = NULL;
+	for (uint32_t i = 0; i < n; i++)
+		if (ps[i].mpart == m->partition)
+			p = &ps[i];
+	if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+		if (p && !p->done && m->offset >= p->hi) {
+			p->done = true;
+			(*left)--;
+		}
+	} else if (m->err == RD_KAFKA_RESP_ERR__BAD_MSG && p && !p->done) {
+		/* check.crcs refused a batch; its records never reach us. Its metadata
+		 * partition's later records would not be applied (the sink's taint),
+		 * and librdkafka 2.0's reader loses its place in the rest of a response
+		 * after a CRC failure (its skip_to takes a length for a position), so
+		 * what it delivers next cannot be trusted to follow in order: the read
+		 * of this partition ends here. */
+		p->bad_first = m->offset;
+		p->done = true;
+		(*left)--;
+		if (sink->corrupt)
+			r = sink->corrupt(sink->arg, p->mpart, m->offset, rd_kafka_message_errstr(m));
+	} else if (m->err && p && p->done) {
+		/* what the client made of the bytes after a refused batch (see above) */
+	} else if (m->err) {
+		/* connection trouble is retried by librdkafka and judged by the progress
+		 * clock below; anything else about the partition is final */
+		if (m->err != RD_KAFKA_RESP_ERR__TRANSPORT && m->err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN &&
+		    m->err != RD_KAFKA_RESP_ERR__TIMED_OUT && m->err != RD_KAFKA_RESP_ERR__BAD_MSG) {
+			r = ss_cluster_errno_of(m->err);
+			snprintf(err, errlen, "cluster %s: cannot read %s-%d: %s%s", c->bootstrap,
+				 c->topic, m->partition,
+				 m->err == RD_KAFKA_RESP_ERR__AUTHENTICATION ? "authentication failed: " : "",
+				 rd_kafka_message_errstr(m));
+		}
+	} else if (p && !p->done) {
+		if (m->offset < p->hi) {
+			int64_t ts = rd_kafka_message_timestamp(m, NULL);
+			s->records++;
+			s->bytes += m->len;
+			r = sink->record(sink->arg, p->mpart, m->offset, ts, m->payload, m->len,
+					 m->payload != NULL);
+		}
+		if (p->t_first == 0) {
+			p->t_first = now;
+			p->off_first = m->offset;
+		}
+		p->next = m->offset + 1;
+		p->last_progress = now;
+		if (p->next >= p->hi) {
+			p->done = true;
+			(*left)--;
+		}
+	}
+	return r;
+}
+
+/* Each partition still read against its bounds: no progress for --kafka-timeout, or a rate
+ * that cannot reach the high watermark before --kafka-deadline (giving up early). 0 or the
+ * error, err set. */
+static int rlmm_progress(struct ss_cluster *c, const struct rd_part *ps, uint32_t n, double now, char *err,
+			 size_t errlen)
+{
+	int r;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rd_part *p = &ps[i];
+		if (p->done)
+			continue;
+		if ((now - p->last_progress) * 1000.0 > (double)c->timeout_ms) {
+			r = ss_cluster_fail(c, RD_KAFKA_RESP_ERR__TIMED_OUT, err, errlen,
+				 "%s-%d made no progress at offset %" PRId64 " of %" PRId64, c->topic, p->mpart, p->next,
+				 p->hi);
+			return r;
+		}
+		double dt = now - p->t_first, time_left = c->t_deadline - now;
+		if (c->t_deadline > 0 && p->t_first > 0 && dt >= GIVEUP_MIN_S && p->next > p->off_first) {
+			double rate = (double)(p->next - p->off_first) / dt;
+			double eta = (double)(p->hi - p->next) / rate;
+			if (eta > GIVEUP_FACTOR * time_left) {
+				snprintf(err, errlen,
+					 "cluster %s: %s-%d cannot be read to its high watermark within "
+					 "--kafka-deadline=%" PRId64 " ms: at offset %" PRId64 " of %" PRId64
+					 " after %.1f s (%.0f records/s) the rest would take %.3g s; giving up (does "
+					 "the peer claim more records than it has?)",
+					 c->bootstrap, c->topic, p->mpart, c->deadline_ms, p->next, p->hi, dt, rate, eta);
+				r = -ETIMEDOUT;
+				return r;
+			}
+		}
+	}
+	return 0;
+}
+
 int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n, const struct ss_cluster_sink *sink,
 			 struct ss_cluster_read_stats *st, char *err, size_t errlen)
 {
@@ -476,59 +579,7 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 		now = ss_mono();
 		for (ssize_t bi = 0; bi < got; bi++) {
 			rd_kafka_message_t *m = batch[bi];
-			struct rd_part *p = NULL;
-			for (uint32_t i = 0; i < n; i++)
-				if (ps[i].mpart == m->partition)
-					p = &ps[i];
-			if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-				if (p && !p->done && m->offset >= p->hi) {
-					p->done = true;
-					left--;
-				}
-			} else if (m->err == RD_KAFKA_RESP_ERR__BAD_MSG && p && !p->done) {
-				/* check.crcs refused a batch; its records never reach us. Its metadata
-				 * partition's later records would not be applied (the sink's taint),
-				 * and librdkafka 2.0's reader loses its place in the rest of a response
-				 * after a CRC failure (its skip_to takes a length for a position), so
-				 * what it delivers next cannot be trusted to follow in order: the read
-				 * of this partition ends here. */
-				p->bad_first = m->offset;
-				p->done = true;
-				left--;
-				if (sink->corrupt)
-					r = sink->corrupt(sink->arg, p->mpart, m->offset, rd_kafka_message_errstr(m));
-			} else if (m->err && p && p->done) {
-				/* what the client made of the bytes after a refused batch (see above) */
-			} else if (m->err) {
-				/* connection trouble is retried by librdkafka and judged by the progress
-				 * clock below; anything else about the partition is final */
-				if (m->err != RD_KAFKA_RESP_ERR__TRANSPORT && m->err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN &&
-				    m->err != RD_KAFKA_RESP_ERR__TIMED_OUT && m->err != RD_KAFKA_RESP_ERR__BAD_MSG) {
-					r = ss_cluster_errno_of(m->err);
-					snprintf(err, errlen, "cluster %s: cannot read %s-%d: %s%s", c->bootstrap,
-						 c->topic, m->partition,
-						 m->err == RD_KAFKA_RESP_ERR__AUTHENTICATION ? "authentication failed: " : "",
-						 rd_kafka_message_errstr(m));
-				}
-			} else if (p && !p->done) {
-				if (m->offset < p->hi) {
-					int64_t ts = rd_kafka_message_timestamp(m, NULL);
-					s.records++;
-					s.bytes += m->len;
-					r = sink->record(sink->arg, p->mpart, m->offset, ts, m->payload, m->len,
-							 m->payload != NULL);
-				}
-				if (p->t_first == 0) {
-					p->t_first = now;
-					p->off_first = m->offset;
-				}
-				p->next = m->offset + 1;
-				p->last_progress = now;
-				if (p->next >= p->hi) {
-					p->done = true;
-					left--;
-				}
-			}
+			r = rlmm_message(c, ps, n, m, sink, &s, &left, now, err, errlen);
 			if (r) {
 				while (bi < got)
 					rd_kafka_message_destroy(batch[bi++]);
@@ -536,32 +587,8 @@ int ss_cluster_read_rlmm(struct ss_cluster *c, const int32_t *mparts, uint32_t n
 			}
 			rd_kafka_message_destroy(m);
 		}
-		for (uint32_t i = 0; i < n; i++) {
-			struct rd_part *p = &ps[i];
-			if (p->done)
-				continue;
-			if ((now - p->last_progress) * 1000.0 > (double)c->timeout_ms) {
-				r = ss_cluster_fail(c, RD_KAFKA_RESP_ERR__TIMED_OUT, err, errlen,
-					 "%s-%d made no progress at offset %" PRId64 " of %" PRId64, c->topic, p->mpart, p->next,
-					 p->hi);
-				goto out;
-			}
-			double dt = now - p->t_first, time_left = c->t_deadline - now;
-			if (c->t_deadline > 0 && p->t_first > 0 && dt >= GIVEUP_MIN_S && p->next > p->off_first) {
-				double rate = (double)(p->next - p->off_first) / dt;
-				double eta = (double)(p->hi - p->next) / rate;
-				if (eta > GIVEUP_FACTOR * time_left) {
-					snprintf(err, errlen,
-						 "cluster %s: %s-%d cannot be read to its high watermark within "
-						 "--kafka-deadline=%" PRId64 " ms: at offset %" PRId64 " of %" PRId64
-						 " after %.1f s (%.0f records/s) the rest would take %.3g s; giving up (does "
-						 "the peer claim more records than it has?)",
-						 c->bootstrap, c->topic, p->mpart, c->deadline_ms, p->next, p->hi, dt, rate, eta);
-					r = -ETIMEDOUT;
-					goto out;
-				}
-			}
-		}
+		if ((r = rlmm_progress(c, ps, n, now, err, errlen)))
+			goto out;
 	}
 	r = 0;   /* read whole: a deadline or a cancel from here on is the caller's to see */
 out:

@@ -192,8 +192,45 @@ static int cfgs_from_cluster(const struct ss_cluster_opts *o, const struct ss_ca
 	return 0;
 }
 
+static int ctx_load(const struct ss_cluster_ctx_opts *o, const struct ss_config *config,
+		    const struct ss_catalog *cat, struct ss_logsink *log, struct ss_cluster_ctx **out);
+
+/* The node a replica in a log dir without a known meta.properties node.id is evaluated
+ * for: the scan's one broker when only one is in view (no log dir names another node than
+ * the context's), else unknown: with several brokers' log dirs in one scan, which one a
+ * dir without meta.properties belongs to cannot be told. */
+static int32_t dirs_node(const struct ss_catalog *cat, int32_t ctx_node)
+{
+	int32_t one = ctx_node;
+	for (uint32_t i = 0; i < cat->n_logdirs; i++) {
+		int32_t n = cat->logdirs[i].node_id;
+		if (n < 0)
+			continue;
+		if (one >= 0 && n != one)
+			return -1;
+		one = n;
+	}
+	return one;
+}
+
 int ss_cluster_ctx_load(const struct ss_cluster_ctx_opts *o, const struct ss_config *config,
 			const struct ss_catalog *cat, struct ss_logsink *log, struct ss_cluster_ctx **out)
+{
+	int r = ctx_load(o, config, cat, log, out);
+	if (!r && *out)
+		(*out)->dirs_node = dirs_node(cat, (*out)->node_id);
+	return r;
+}
+
+int32_t ss_cluster_ctx_replica_node(const struct ss_cluster_ctx *c, const struct ss_part *p,
+				    const struct ss_catalog *cat)
+{
+	int32_t n = p->logdir < cat->n_logdirs ? cat->logdirs[p->logdir].node_id : -1;
+	return n >= 0 ? n : c ? c->dirs_node : -1;
+}
+
+static int ctx_load(const struct ss_cluster_ctx_opts *o, const struct ss_config *config,
+		    const struct ss_catalog *cat, struct ss_logsink *log, struct ss_cluster_ctx **out)
 {
 	struct ss_cluster_ctx *c = calloc(1, sizeof(*c));
 	int r = 0;
@@ -201,6 +238,7 @@ int ss_cluster_ctx_load(const struct ss_cluster_ctx_opts *o, const struct ss_con
 	if (!c)
 		return -ENOMEM;
 	c->node_id = -1;
+	c->dirs_node = -1;
 	c->rlmm_partitions = -1;
 
 	if (o->kafka_version && ss_kver_parse(o->kafka_version, &c->version) == 0) {

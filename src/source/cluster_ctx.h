@@ -33,6 +33,9 @@ struct ss_cluster_ctx {
 	int32_t              node_id;        /* -1 unknown */
 	const char          *node_id_source; /* "meta.properties" | "server.properties" | NULL */
 	char                *cluster_id;     /* NULL unknown (owned) */
+	/* the node a replica is evaluated for when its log dir's meta.properties names none
+	 * (ss_cluster_ctx_replica_node); -1 unknown */
+	int32_t              dirs_node;
 	/* the release */
 	bool                 has_version;    /* version is exact or a line */
 	struct ss_kver       version;
@@ -89,6 +92,11 @@ struct ss_cluster_ctx_opts {
  * then says why); only -ENOMEM is. */
 int  ss_cluster_ctx_load(const struct ss_cluster_ctx_opts *o, const struct ss_config *config,
 			 const struct ss_catalog *cat, struct ss_logsink *log, struct ss_cluster_ctx **out);
+/* The broker a partition replica belongs to: its log dir's meta.properties node.id, else,
+ * when the scan sees one broker only, that broker (node_id above), else -1 unknown. */
+struct ss_part;
+int32_t ss_cluster_ctx_replica_node(const struct ss_cluster_ctx *c, const struct ss_part *p,
+				    const struct ss_catalog *cat);
 void ss_cluster_ctx_free(struct ss_cluster_ctx *c);
 
 /* The dynamic-config face of the metadata log for ss_config_resolve_ctx (eval/config.h).

@@ -28,6 +28,7 @@
 #include "fmt/kraft.h"
 #include "fmt/names.h"
 #include "segscan.h"
+#include "fmt/meta_properties.h"
 #include "source/logread.h"
 #include "source/metadata_log.h"
 
@@ -487,30 +488,21 @@ int ss_mlog_find(const char *path, char **out)
 	return 0;
 }
 
-/* node.id and cluster.id from meta.properties beside the metadata log, if it is there. */
+/* node.id and cluster.id from meta.properties beside the metadata log, if it is there and
+ * parses (fmt/meta_properties.h, as Kafka's MetaProperties reads it); otherwise both stay unknown. */
 static void read_meta_properties(const char *dir, struct ss_mlog_info *info)
 {
 	char *path = NULL, *text = NULL;
 	size_t len;
+	struct ss_meta_props m;
 	if (asprintf(&path, "%s/../meta.properties", dir) < 0)
 		return;
-	if (ss_read_file(AT_FDCWD, path, 64 << 10, &text, &len) == 0) {
-		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			while (*line == ' ' || *line == '\t')
-				line++;
-			size_t l = strlen(line);
-			while (l && (line[l - 1] == '\r' || line[l - 1] == ' '))
-				line[--l] = 0;
-			if (!strncmp(line, "node.id=", 8)) {
-				char *end;
-				errno = 0;
-				long v = strtol(line + 8, &end, 10);
-				if (!errno && end != line + 8 && !*end && v >= 0 && v <= INT32_MAX)
-					info->node_id = (int32_t)v;
-			} else if (!strncmp(line, "cluster.id=", 11) && !info->cluster_id) {
-				info->cluster_id = strdup(line + 11);
-			}
-		}
+	if (ss_read_file(AT_FDCWD, path, 64 << 10, &text, &len) == 0 &&
+	    ss_meta_props_parse(text, len, path, &m, NULL, 0) == 0) {
+		info->node_id = m.node_id;
+		info->cluster_id = m.cluster_id;   /* taken over */
+		m.cluster_id = NULL;
+		ss_meta_props_free(&m);
 	}
 	free(text);
 	free(path);
