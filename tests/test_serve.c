@@ -1873,8 +1873,13 @@ static void test_server_properties_fifo(void **state)
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	int n = snprintf(text, sizeof(text), "log.dirs=%s\\nlog.retention.bytes=-1\\n", ld);
 	assert_true(n > 0 && (size_t)n < sizeof(text));
-	/* one writer, once: it blocks in open until serve opens the FIFO for reading */
-	assert_int_equal(tu_run(NULL, "(printf '%s' > '%s' &) </dev/null >/dev/null 2>&1", text, fifo), 0);
+	/* one writer per serve that srv_start may start: each blocks in open until a serve opens
+	 * the FIFO for reading. serve reads it before it binds its port, so a start that retries on
+	 * "Address already in use" starts a second serve, which found the FIFO empty and waited for a
+	 * writer forever (the failures under load); the writers left over end at the timeout. The
+	 * text is printf's format, as before: its backslash-n escapes end the lines */
+	assert_int_equal(tu_run(NULL, "(timeout 900 sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do printf \"$0\" > \"$1\" "
+				 "|| exit; done' '%s' '%s' &) </dev/null >/dev/null 2>&1", text, fifo), 0);
 	snprintf(opt, sizeof(opt), "--server-properties=%s", fifo);
 	const char *args[] = { "--interval=1", opt, NULL };
 	struct srv s;
