@@ -35,67 +35,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZER_BUILD 1
-#else
-#define SANITIZER_BUILD 0
-#endif
+#include "testutil.h"
 
-static char results[4096];
-static char lines[32][4096];
-static int n_lines;
+TU_SCRIPT_SUITE("fleet_real")
 
-static int group_setup(void **state)
-{
-	const char *tmp = getenv("SEGSCAN_TEST_TMP");
-	char cmd[8192];
-	(void)state;
-	snprintf(results, sizeof(results), "%s/fleet-real-results.%d", tmp ? tmp : "/tmp", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "bash tests/fleet_real.sh '%s'", results);
-	int rc = system(cmd);
-	FILE *f = fopen(results, "r");
-	if (!f) {
-		fprintf(stderr, "fleet_real.sh (exit %d) wrote no results\n", rc);
-		return 0; /* every test then fails: "no verdict" */
-	}
-	while (n_lines < 32 && fgets(lines[n_lines], sizeof(lines[0]), f)) {
-		lines[n_lines][strcspn(lines[n_lines], "\n")] = 0;
-		n_lines++;
-	}
-	fclose(f);
-	unlink(results);
-	return 0;
-}
-
-static void verdict(const char *name)
-{
-	size_t nl = strlen(name);
-	for (int i = 0; i < n_lines; i++) {
-		const char *l = lines[i];
-		const char *sp = strchr(l, ' ');
-		if (!sp || strncmp(sp + 1, name, nl) || (sp[1 + nl] != 0 && sp[1 + nl] != ' ' && sp[1 + nl] != ':'))
-			continue;
-		print_message("%s\n", l);
-		if (!strncmp(l, "PASS ", 5))
-			return;
-		if (!strncmp(l, "SKIP ", 5)) {
-			skip();
-			return;
-		}
-		fail_msg("%s", l);
-	}
-	fail_msg("fleet_real.sh gave no verdict for %s", name);
-}
-
-static void prometheus_rules(void **s) { (void)s; verdict("prometheus_rules"); }
-static void node_labels(void **s) { (void)s; verdict("node_labels"); }
-static void merge(void **s) { (void)s; verdict("merge"); }
-static void topic_level(void **s) { (void)s; verdict("topic_level"); }
-static void prometheus_released(void **s) { (void)s; verdict("prometheus_released"); }
+TU_SCRIPT_CASE(prometheus_rules)
+TU_SCRIPT_CASE(node_labels)
+TU_SCRIPT_CASE(merge)
+TU_SCRIPT_CASE(topic_level)
+TU_SCRIPT_CASE(prometheus_released)
 
 int main(void)
 {
-	if (SANITIZER_BUILD) {
+	if (TU_SANITIZER_BUILD) {
 		printf("test_fleet_real: not run in sanitizer builds: its time is Kafka's and Prometheus's; "
 		       "the release suite runs it\n");
 		return 0;
@@ -107,5 +59,5 @@ int main(void)
 		cmocka_unit_test(topic_level),
 		cmocka_unit_test(prometheus_released),
 	};
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, tu_suite_setup, NULL);
 }
