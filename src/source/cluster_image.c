@@ -1467,124 +1467,156 @@ static int pend_hold(struct ss_cimage *img, const uint8_t *value, size_t len, co
 	return 0;
 }
 
+static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, const struct ss_ci_where *w,
+		       bool held);
+
+/* A BeginTransactionRecord: a new transaction (one inside another is inconsistent). */
+static int txn_begin(struct ss_cimage *img, const struct ss_ci_where *w)
+{
+	if (img->in_txn) {
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: BeginTransactionRecord inside a transaction", (long long)w->offset);
+	} else {
+		img->txn_begin = w->offset;
+		img->txn_records = 0;
+		img->txn_over = false;
+		img->txn_cats = img->txn_lost = 0;
+	}
+	img->in_txn = true;
+	return 0;
+}
+
+/* The held records of a committed transaction, applied in order. */
+static int txn_replay(struct ss_cimage *img)
+{
+	int rc = 0;
+	for (uint32_t i = 0; i < img->n_pend && !rc; i++) {
+		const struct pending *p = &img->pend[i];
+		struct ss_ci_where pw = { p->file == UINT32_MAX ? NULL : img->pfiles[p->file], p->pos, p->offset };
+		rc = apply_value(img, img->parena + p->at, p->len, &pw, true);
+	}
+	/* a record of it that did not decode could have changed any of them */
+	ss_cimage_mark_lost(img, img->txn_lost);
+	return rc;
+}
+
+/* An EndTransactionRecord (commit) or AbortTransactionRecord. */
+static int txn_end(struct ss_cimage *img, bool commit, const struct ss_ci_where *w)
+{
+	int rc = 0;
+	if (!img->in_txn) {
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: %s without a BeginTransactionRecord", (long long)w->offset,
+			commit ? "EndTransactionRecord" : "AbortTransactionRecord");
+		return 0;
+	}
+	img->in_txn = false;
+	if (commit && img->txn_over) {
+		/* Kafka published it; what it changed was not held, so the image keeps the
+		 * state from before it */
+		img->st.txn_committed++;
+		img->st.txn_dropped_records += img->txn_records;
+		img->st.unapplied += img->txn_records;
+		warn_at(img, w,
+			"offset %lld: the transaction begun at offset %lld is committed, but its %llu record(s) "
+			"were too many to hold (more than %llu bytes) and are not applied: the configs, topics "
+			"and brokers are reported as they were before it",
+			(long long)w->offset, (long long)img->txn_begin, (unsigned long long)img->txn_records,
+			(unsigned long long)img->txn_limit);
+		ss_cimage_mark_lost(img, img->txn_cats | img->txn_lost);
+	} else if (commit) {
+		img->st.txn_committed++;
+		rc = txn_replay(img);
+	} else {
+		img->st.txn_aborted++;
+		img->st.txn_dropped_records += img->txn_records;
+	}
+	pend_clear(img);
+	img->txn_over = false;
+	img->txn_records = 0;
+	img->txn_cats = img->txn_lost = 0;
+	return rc;
+}
+
+/* A record inside a transaction, first seen: held until End (NoOpRecord changes nothing:
+ * counted, never held). */
+static int txn_hold(struct ss_cimage *img, int16_t api_key, const uint8_t *value, size_t len,
+		    const struct ss_ci_where *w)
+{
+	if (api_key == SS_KR_NO_OP)
+		return 0;
+	img->txn_cats |= kinds_of(api_key);
+	if (img->txn_over)
+		return 0;
+	int rc = pend_hold(img, value, len, w);
+	if (rc == 1) {
+		/* degrade rather than abort: drop what is held, hold nothing more of it */
+		warn_at(img, w,
+			"offset %lld: the transaction begun at offset %lld holds more than %llu bytes of records: "
+			"they are not held, and its records are not applied (the state before it is kept)",
+			(long long)w->offset, (long long)img->txn_begin, (unsigned long long)img->txn_limit);
+		pend_clear(img);
+		img->txn_over = true;
+		img->st.txn_overflowed++;
+		rc = 0;
+	}
+	return rc;
+}
+
+/* A record that did not decode, though its batch's CRC matched: the controller wrote this,
+ * and what it changed is unknown (its api key with it: the frame may be what is broken). */
+static int malformed_record(struct ss_cimage *img, int rc, const struct ss_ci_where *w, bool held)
+{
+	img->st.malformed++;
+	warn_at(img, w, "offset %lld: malformed metadata record: %s", (long long)w->offset, segscan_strerror(rc));
+	if (img->in_txn && !held)
+		img->txn_records++;
+	if (!held)
+		img->st.unapplied++;
+	record_lost(img, SS_CI_LOST_ALL, held);
+	return 0;
+}
+
+/* A record the replay does not read: a newer version of a record the image applies
+ * changed something unknown; an api key it does not know is counted only. */
+static int unknown_record(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w,
+			  bool held)
+{
+	if (!held)
+		img->st.unknown++;
+	if (ss_kraft_max_version(r->api_key) < 0)
+		return 0;
+	if (!held) {
+		warn_at(img, w, "offset %lld: %s version %d is newer than this replay reads (%d): not applied",
+			(long long)w->offset, ss_kraft_key_name(r->api_key), r->version, ss_kraft_max_version(r->api_key));
+		img->st.unapplied++;
+	}
+	record_lost(img, kinds_of(r->api_key), held);
+	return 0;
+}
+
 /* Decode, count and apply one value (no transaction handling). held: replayed at End. */
 static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, const struct ss_ci_where *w,
 		       bool held)
 {
 	struct ss_kraft_rec r;
 	int rc = ss_kraft_decode(value, len, &r);
-	if (rc < 0) {
-		/* the batch's CRC matched: the controller wrote this, and what it changed is
-		 * unknown (its api key with it: the frame may be what is broken) */
-		img->st.malformed++;
-		warn_at(img, w, "offset %lld: malformed metadata record: %s", (long long)w->offset, segscan_strerror(rc));
-		if (img->in_txn && !held)
-			img->txn_records++;
-		if (!held)
-			img->st.unapplied++;
-		record_lost(img, SS_CI_LOST_ALL, held);
-		return 0;
-	}
+	if (rc < 0)
+		return malformed_record(img, rc, w, held);
 	if (!held)
 		img->st.by_key[r.api_key < SS_KRAFT_KEY_SLOTS ? r.api_key : SS_KRAFT_KEY_SLOTS - 1]++;
 	bool control = r.known && (r.api_key == SS_KR_BEGIN_TRANSACTION || r.api_key == SS_KR_END_TRANSACTION ||
 				   r.api_key == SS_KR_ABORT_TRANSACTION);
 	if (img->in_txn && !held && !control)
 		img->txn_records++;
-	if (!r.known) {
-		if (!held)
-			img->st.unknown++;
-		/* a newer version of a record the image applies: what it changed is unknown */
-		if (ss_kraft_max_version(r.api_key) >= 0) {
-			if (!held) {
-				warn_at(img, w, "offset %lld: %s version %d is newer than this replay reads (%d): not applied",
-					(long long)w->offset, ss_kraft_key_name(r.api_key), r.version,
-					ss_kraft_max_version(r.api_key));
-				img->st.unapplied++;
-			}
-			record_lost(img, kinds_of(r.api_key), held);
-		}
-		return 0;
-	}
-	switch (r.api_key) {
-	case SS_KR_BEGIN_TRANSACTION:
-		if (img->in_txn) {
-			img->st.inconsistent++;
-			warn_at(img, w, "offset %lld: BeginTransactionRecord inside a transaction", (long long)w->offset);
-		} else {
-			img->txn_begin = w->offset;
-			img->txn_records = 0;
-			img->txn_over = false;
-			img->txn_cats = img->txn_lost = 0;
-		}
-		img->in_txn = true;
-		return 0;
-	case SS_KR_END_TRANSACTION:
-	case SS_KR_ABORT_TRANSACTION: {
-		bool commit = r.api_key == SS_KR_END_TRANSACTION;
-		if (!img->in_txn) {
-			img->st.inconsistent++;
-			warn_at(img, w, "offset %lld: %s without a BeginTransactionRecord", (long long)w->offset,
-				commit ? "EndTransactionRecord" : "AbortTransactionRecord");
-			return 0;
-		}
-		img->in_txn = false;
-		rc = 0;
-		if (commit && img->txn_over) {
-			/* Kafka published it; what it changed was not held, so the image keeps
-			 * the state from before it */
-			img->st.txn_committed++;
-			img->st.txn_dropped_records += img->txn_records;
-			img->st.unapplied += img->txn_records;
-			warn_at(img, w,
-				"offset %lld: the transaction begun at offset %lld is committed, but its %llu record(s) "
-				"were too many to hold (more than %llu bytes) and are not applied: the configs, topics "
-				"and brokers are reported as they were before it",
-				(long long)w->offset, (long long)img->txn_begin, (unsigned long long)img->txn_records,
-				(unsigned long long)img->txn_limit);
-			ss_cimage_mark_lost(img, img->txn_cats | img->txn_lost);
-		} else if (commit) {
-			img->st.txn_committed++;
-			for (uint32_t i = 0; i < img->n_pend && !rc; i++) {
-				const struct pending *p = &img->pend[i];
-				struct ss_ci_where pw = { p->file == UINT32_MAX ? NULL : img->pfiles[p->file], p->pos,
-							  p->offset };
-				rc = apply_value(img, img->parena + p->at, p->len, &pw, true);
-			}
-			/* a record of it that did not decode could have changed any of them */
-			ss_cimage_mark_lost(img, img->txn_lost);
-		} else {
-			img->st.txn_aborted++;
-			img->st.txn_dropped_records += img->txn_records;
-		}
-		pend_clear(img);
-		img->txn_over = false;
-		img->txn_records = 0;
-		img->txn_cats = img->txn_lost = 0;
-		return rc;
-	}
-	}
-	if (img->in_txn && !held) {
-		/* NoOpRecord changes nothing: counted, never held */
-		if (r.api_key == SS_KR_NO_OP)
-			return 0;
-		img->txn_cats |= kinds_of(r.api_key);
-		if (img->txn_over)
-			return 0;
-		rc = pend_hold(img, value, len, w);
-		if (rc == 1) {
-			/* degrade rather than abort: drop what is held, hold nothing more of it */
-			warn_at(img, w,
-				"offset %lld: the transaction begun at offset %lld holds more than %llu bytes of records: "
-				"they are not held, and its records are not applied (the state before it is kept)",
-				(long long)w->offset, (long long)img->txn_begin, (unsigned long long)img->txn_limit);
-			pend_clear(img);
-			img->txn_over = true;
-			img->st.txn_overflowed++;
-			rc = 0;
-		}
-		return rc;
-	}
+	if (!r.known)
+		return unknown_record(img, &r, w, held);
+	if (r.api_key == SS_KR_BEGIN_TRANSACTION)
+		return txn_begin(img, w);
+	if (r.api_key == SS_KR_END_TRANSACTION || r.api_key == SS_KR_ABORT_TRANSACTION)
+		return txn_end(img, r.api_key == SS_KR_END_TRANSACTION, w);
+	if (img->in_txn && !held)
+		return txn_hold(img, r.api_key, value, len, w);
 	return apply_decoded(img, &r, w);
 }
 
