@@ -1021,6 +1021,75 @@ static int64_t kv_find(struct ss_cimage *img, struct res *rs, const char *key, u
 	return *slot < 0 ? -1 : (int64_t)rs->kidx.pos[*slot] - 1;
 }
 
+/* A new config resource (type, name), taking *rname on success. */
+static int new_resource(struct ss_cimage *img, int8_t type, char **rname, struct ss_ci_resource **out)
+{
+	struct res *nr = calloc(1, sizeof *nr);
+	if (!nr)
+		return -ENOMEM;
+	struct ss_ci_resource *res = &nr->pub, **slot;
+	res->type = type;
+	res->name = *rname;
+	if (SS_DA_PUSH(&img->res, &img->n_res, &img->cap_res, &slot)) {
+		free(nr);
+		return -ENOMEM;
+	}
+	if (h_insert(&img->res_tab, hash_res(res->type, *rname), res)) {
+		img->n_res--;
+		free(nr);
+		return -ENOMEM;
+	}
+	*slot = res;
+	*rname = NULL; /* owned by res */
+	*out = res;
+	return 0;
+}
+
+/* Key i of a resource removed: the last entry takes its place (ks: its index slot, or -1). */
+static void remove_key(struct ss_cimage *img, struct res *rs, uint32_t i, int64_t ks)
+{
+	struct ss_ci_resource *res = &rs->pub;
+	uint32_t last = res->n - 1;
+	tomb_note(img, SS_CI_LOST_CONFIGS, res->type, res->name, res->kv[i].key);
+	free(res->kv[i].value);
+	free(res->kv[i].key);
+	if (ks >= 0)
+		ss_hidx_del(&rs->kidx, ks);
+	if (i != last) {
+		res->kv[i] = res->kv[last];
+		if (rs->kidx.cap)
+			ss_hidx_move(&rs->kidx, hash_str(res->kv[i].key), last, i, &img->st.work);
+	}
+	res->n--;
+}
+
+/* A new key of a resource, taking *key and *val on success. */
+static int add_key(struct ss_cimage *img, struct res *rs, uint32_t h, char **key, char **val)
+{
+	struct ss_ci_resource *res = &rs->pub;
+	struct ss_ci_config *kv;
+	if (SS_DA_PUSH(&res->kv, &res->n, &res->cap, &kv))
+		return -ENOMEM;
+	kv->key = *key;
+	kv->value = *val;
+	kv->seq_ = img->seq;
+	*key = *val = NULL; /* owned by the resource */
+	img->st.work++;
+	/* Past a few keys, an index: each key is then found in O(1). An index that cannot
+	 * grow is dropped and the resource scanned (slower, never wrong); the next key
+	 * tries to build it again. */
+	if (!rs->kidx.cap && res->n > KV_LINEAR) {
+		for (uint32_t j = 0; j < res->n; j++)
+			if (ss_hidx_insert(&rs->kidx, hash_str(res->kv[j].key), j, &img->st.work)) {
+				ss_hidx_free(&rs->kidx);
+				break;
+			}
+	} else if (rs->kidx.cap && ss_hidx_insert(&rs->kidx, h, res->n - 1, &img->st.work)) {
+		ss_hidx_free(&rs->kidx);
+	}
+	return 0;
+}
+
 static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
 {
 	const typeof(r->u.config) *c = &r->u.config;
@@ -1036,79 +1105,26 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 	if (c->value.len >= 0 && !(val = kdup(c->value)))
 		goto out;
 	struct ss_ci_resource *res = find_res(img, c->resource_type, rname);
-	if (!res) {
-		if (!val) { /* deleting from a resource that has nothing */
-			tomb_note(img, SS_CI_LOST_CONFIGS, c->resource_type, rname, key);
-			rc = 0;
-			goto out;
-		}
-		struct res *nr = calloc(1, sizeof *nr);
-		if (!nr)
-			goto out;
-		res = &nr->pub;
-		res->type = c->resource_type;
-		res->name = rname;
-		struct ss_ci_resource **slot;
-		if (SS_DA_PUSH(&img->res, &img->n_res, &img->cap_res, &slot)) {
-			free(nr);
-			goto out;
-		}
-		if (h_insert(&img->res_tab, hash_res(res->type, rname), res)) {
-			img->n_res--;
-			free(nr);
-			goto out;
-		}
-		*slot = res;
-		rname = NULL; /* owned by res */
+	if (!res && !val) { /* deleting from a resource that has nothing */
+		tomb_note(img, SS_CI_LOST_CONFIGS, c->resource_type, rname, key);
+		rc = 0;
+		goto out;
 	}
+	if (!res && (rc = new_resource(img, c->resource_type, &rname, &res)))
+		goto out;
 	struct res *rs = (struct res *)res;
 	uint32_t h = hash_str(key);
 	int64_t ks;
 	int64_t i = kv_find(img, rs, key, h, &ks);
-	if (i >= 0) {
+	if (i >= 0 && val) {
 		free(res->kv[i].value);
-		if (val) {
-			res->kv[i].value = val;
-			res->kv[i].seq_ = img->seq;
-			val = NULL;
-		} else {
-			tomb_note(img, SS_CI_LOST_CONFIGS, res->type, res->name, key);
-			/* removed: the last entry takes its place */
-			uint32_t last = res->n - 1;
-			free(res->kv[i].key);
-			if (ks >= 0)
-				ss_hidx_del(&rs->kidx, ks);
-			if ((uint32_t)i != last) {
-				res->kv[i] = res->kv[last];
-				if (rs->kidx.cap)
-					ss_hidx_move(&rs->kidx, hash_str(res->kv[i].key), last, (uint32_t)i, &img->st.work);
-			}
-			res->n--;
-		}
-		rc = 0;
+		res->kv[i].value = val;
+		res->kv[i].seq_ = img->seq;
+		val = NULL;
+	} else if (i >= 0) {
+		remove_key(img, rs, (uint32_t)i, ks);
+	} else if (val && (rc = add_key(img, rs, h, &key, &val))) {
 		goto out;
-	}
-	if (val) {
-		struct ss_ci_config *kv;
-		if (SS_DA_PUSH(&res->kv, &res->n, &res->cap, &kv))
-			goto out;
-		kv->key = key;
-		kv->value = val;
-		kv->seq_ = img->seq;
-		key = val = NULL; /* owned by the resource */
-		img->st.work++;
-		/* Past a few keys, an index: each key is then found in O(1). An index that cannot
-		 * grow is dropped and the resource scanned (slower, never wrong); the next key
-		 * tries to build it again. */
-		if (!rs->kidx.cap && res->n > KV_LINEAR) {
-			for (uint32_t j = 0; j < res->n; j++)
-				if (ss_hidx_insert(&rs->kidx, hash_str(res->kv[j].key), j, &img->st.work)) {
-					ss_hidx_free(&rs->kidx);
-					break;
-				}
-		} else if (rs->kidx.cap && ss_hidx_insert(&rs->kidx, h, res->n - 1, &img->st.work)) {
-			ss_hidx_free(&rs->kidx);
-		}
 	}
 	rc = 0;
 out:
