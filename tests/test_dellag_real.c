@@ -16,7 +16,8 @@
  *   phantom_finding    segscan --broker-metrics on the old leader: PHANTOM_DELETE_LAG with the
  *                      gauge's value on 4.3.1, none on 4.4.0
  *   true_lag           segscan's delete_lag on the new leader = its expiration task's gauges,
- *                      while its pass is held and after it has run
+ *                      while its pass is held (bytes: plus the retried segment's, which Kafka
+ *                      leaves out) and after it has run
  *
  * Its segscan runs are the release binary's ($SEGSCAN, set by tests/run.sh); the sanitizer builds
  * do not run it (the time is Kafka's). Skipped only where java/mvn are absent, and the segscan
