@@ -827,6 +827,27 @@ static void test_forecast(void **state)
 	assert_false(f.segs[0].flags & SS_SEG_ONLY_LOCAL);
 	fx_free(&f);
 
+	/* remote size retention counts what the copy task uploads by then: Kafka's total is
+	 * only-local + remote bytes (RemoteLogManager.buildRetentionSizeData), and an upload
+	 * moves a segment's bytes from one to the other. Remote A (500 bytes) and segments
+	 * 100..399 (1500 bytes) waiting for upload, the active 400..499: 2500 bytes */
+	tiered(&f, &ec, 1, 1);
+	f.in.stuck_after_ms = 0;
+	f.cfg.retention_bytes = 2000;   /* breach 500: A goes (500 - 500 >= 0, as Kafka) */
+	f.cfg.local_retention_bytes = -1;   /* (-2 on an unknown release: KAFKA-17360 leaves it open) */
+	fx_rseg(&f, "A", 0, 99, 0, 500, NOW - 3600000, SS_RSEG_COPY_FINISHED, NOW - 3500000);
+	f.in.horizon_ms = 60000;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->size.n_delete, 1);   /* today, with the same total */
+	assert_int_equal(ev->forecast.copy_segments, 3);
+	assert_int_equal(ev->forecast.remote_delete_segments, 1);
+	assert_int_equal(ev->forecast.remote_delete_bytes, 500);
+	f.cfg.retention_bytes = 2001;   /* breach 499: nothing */
+	ev = fx_eval(&f);
+	assert_int_equal(ev->size.n_delete, 0);
+	assert_int_equal(ev->forecast.remote_delete_segments, 0);
+	fx_free(&f);
+
 	/* a stuck copy copies nothing: only what is in remote storage now can go locally */
 	tiered(&f, &ec, 1, 1);
 	f.cfg.local_retention_ms = 3600000;

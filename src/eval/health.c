@@ -700,7 +700,9 @@ static int undeletable_local(struct ss_evctx *x)
 /*
  * The same evaluation at now + horizon: the copy task has copied every closed segment
  * (unless it is stuck, or copies are disabled), and retention of each kind runs at that
- * time over what exists now. No write is assumed in between: what new data would add to
+ * time over what exists now; remote size retention's total counts those uploads (their
+ * bytes move from only-local to remote, the total stays what Kafka sums), its walk goes
+ * over the remote segments of now only. No write is assumed in between: what new data would add to
  * size retention, and the segments it would roll, are not predicted (docs/contract.md).
  * The segments' evaluator fields are put back as the evaluation of now left them.
  */
@@ -744,6 +746,10 @@ static int forecast(struct ss_evctx *x)
 		if (copying && !ev->copy_lag_null && ev->copy_lag_segments > 0 && x->n_live >= 2) {
 			h = x->live[x->n_live - 2]->end_offset;
 			fc->copy_segments = ev->copy_lag_segments;
+			/* uploaded by then: remote bytes in Kafka's size total (RemoteLogManager
+			 * .buildRetentionSizeData: onlyLocalLogSegmentsSize + the copied segments'
+			 * sizes), though the remote state read now does not hold them */
+			in2.copied_bytes = ev->copy_lag_bytes;
 		} else if (copying && ev->copy_lag_null) {
 			fc->unknown = true;
 			fc->reason = "a segment could not be read";

@@ -513,14 +513,16 @@ static int tiered_retention(struct ss_evctx *x)
 	if ((why = remote_gate(x, "retention.bytes", cfg->retention_bytes, &unk))) {
 		(unk ? unknown : not_evaluated)(r, why, cfg->retention_bytes);
 		if (!unk && ev->seeded && !ev->remote_unknown)
-			r->total_bytes = ev->only_local_bytes + ev->remote_bytes;
+			r->total_bytes = ev->only_local_bytes + ev->remote_bytes + x->in->copied_bytes;
 	} else if (!ev->seeded) {
 		unknown(r, "unseeded", cfg->retention_bytes);
 	} else if (ev->only_local_null) {
 		unknown(r, WHY_UNREADABLE, cfg->retention_bytes);   /* the local half of the total */
 	} else {
 		r->evaluated = true;
-		r->total_bytes = ev->only_local_bytes + ev->remote_bytes;
+		/* a forecast's uploads in the meantime are no longer only-local, and not yet in
+		 * the remote state: Kafka counts them as remote bytes then */
+		r->total_bytes = ev->only_local_bytes + ev->remote_bytes + x->in->copied_bytes;
 		uint32_t k = r->total_bytes > r->limit ? remote_size_walk(x, r->total_bytes - r->limit) : 0;
 		if ((e = take_remote(x, r, k)))
 			return e;
