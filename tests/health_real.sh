@@ -21,6 +21,11 @@
 #                      the forecast's remote and local deletes (segments and bytes) and copies are
 #                      exactly what Kafka's metadata and log dir show after the horizon; nothing is
 #                      written to sized-0 meanwhile (the forecast's assumption), sized-1 is
+#   size_double_count  KAFKA-20977 in Kafka's size retention: single-0's highest copied segment holds
+#                      one offset, so 4.3.1 counts it twice in its size total; with retention.bytes
+#                      (a what-if, then Kafka's) between the strict and the doubled walk, Kafka deletes
+#                      4 remote segments and segscan --kafka-version=4.3.1 names exactly those; as the
+#                      metadata log gives the release (the 4.3 line) segscan says unknown
 #   undeletable_local  KAFKA-20609 on topic future (RF 2, local.retention.ms 1 h, segments rolled by
 #                      size): future-0 gets one record 30 min after the clock between records 20 h old;
 #                      once everything closed is copied and both brokers' local retention has passed
@@ -43,7 +48,7 @@ RESULTS=${1:?usage: health_real.sh RESULTS}
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SEGSCAN=${SEGSCAN:-$ROOT/build/segscan}
 case "$SEGSCAN" in /*) ;; *) SEGSCAN="$ROOT/$SEGSCAN" ;; esac
-CASES="stuck_copy stuck_released metadata_at_risk horizon_time horizon_size undeletable_local jittered_followers"
+CASES="stuck_copy stuck_released metadata_at_risk horizon_time horizon_size size_double_count undeletable_local jittered_followers"
 KV=${HEALTH_REAL_KAFKA:-4.3.1}
 
 res() { echo "$*" >>"$RESULTS"; echo "health_real: $*" >&2; }
@@ -67,7 +72,7 @@ trap cleanup EXIT
 
 sc_start "$WORK" --brokers 2 --rsm local-tiered-storage --topic orders:2:1 \
     --topic future:2:2:local.retention.ms=3600000 \
-    --topic sized:2:1 --topic jitter:1:2:segment.jitter.ms=50000 --rounds 2 \
+    --topic sized:2:1 --topic single:1:1 --topic jitter:1:2:segment.jitter.ms=50000 --rounds 2 \
     --broker-config rlmm.config.remote.log.metadata.topic.retention.ms=60000 \
     --broker-config rlmm.config.remote.log.metadata.topic.replication.factor=2 ||
     fail_rest "the scenario cluster did not start, twice: $ANS (work dir $WORK)"
@@ -394,6 +399,87 @@ EOF
 fi
 sc release >/dev/null 2>&1
 verdict horizon_size "$hs"
+
+# ---- size_double_count: KAFKA-20977 in Kafka's own size retention. single-0 (RF 1, on node 1)
+# gets five one-record segments (rolled by time) after the harness's two rounds; once they are in
+# remote storage the highest copied segment holds one offset, and Kafka 4.3.1's
+# onlyLocalLogSegmentsSize (baseOffset >= highestOffsetInRemoteStorage) counts it a second time.
+# retention.bytes is chosen from Kafka's sizes so that the strict total deletes 3 remote segments
+# and the broker's 4; segscan (with it as a what-if) must name exactly the ones Kafka deletes.
+# Nothing moves the highest offset meanwhile (no writes), so the broker's total is fixed. With
+# the release only as the metadata log gives it (the 4.3 line) segscan must say unknown. ----
+sd=""
+SD_T=$(( $(date +%s%3N) - 72000000 ))
+i=0
+for sz in 10000 20000 30000 40000 50000 1000; do
+    i=$((i + 1))
+    sc append single-0 1 "$sz" $((SD_T + i * 100000)) || { sd="append single-0: $ANS"; break; }
+    echo "$ANS" >"$WORK/sd-append-$i.json"
+done
+if [ -z "$sd" ] && ! sc wait-tiered single-0 $(( $(jget "$WORK/sd-append-6.json" "d['first_offset']") - 1 )); then sd="wait-tiered: $ANS"; fi
+if [ -z "$sd" ] && ! sc state single; then sd="state: $ANS"; fi
+if [ -z "$sd" ]; then
+    echo "$ANS" >"$WORK/state-sd0.json"
+    seg_listing 1 single-0 >"$WORK/sd0.ls"
+    SRB=$(python3 - "$WORK/state-sd0.json" "$WORK/sd0.ls" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))['partitions'][0]
+fin = sorted([s for s in p['remote_segments'] if s['state'] == 'COPY_SEGMENT_FINISHED'], key=lambda s: s['start_offset'])
+local = [tuple(int(v) for v in l.split()) for l in open(sys.argv[2])]
+h = p['latest_tiered']
+total = sum(sz for b, sz in local if b > h) + sum(s['size_bytes'] for s in fin)
+print(total - (sum(s['size_bytes'] for s in fin[:3]) + 1))   # strict breach: the 3 oldest + 1 byte
+EOF
+)
+    echo "single retention.bytes=$SRB" >"$WORK/topic-config-sd.txt"
+    # with the release the operator knows, and as the metadata log alone gives it (the 4.3 line,
+    # whose 4.3.2 nobody checked: which total applies is unknown)
+    if ! scan 1 "$WORK/sd.json" --topic-config="$WORK/topic-config-sd.txt" --kafka-version="$KV"; then
+        sd="segscan scan: exit $?: $(head -c 300 "$WORK/sd.json.err")"
+    elif ! scan 1 "$WORK/sd-line.json" --topic-config="$WORK/topic-config-sd.txt"; then
+        sd="segscan scan (no --kafka-version): exit $?: $(head -c 300 "$WORK/sd-line.json.err")"
+    elif ! sc alter-topic single retention.bytes="$SRB"; then sd="alter-topic: $ANS"
+    elif ! sc wait-remote single-0 DELETE_SEGMENT_FINISHED 3; then sd="wait-remote: $ANS"
+    else
+        # several more expiration passes (remote.log.manager.task.interval.ms=1000) for a fourth
+        t1=$(date +%s%3N)
+        while [ "$(date +%s%3N)" -lt $((t1 + 5000)) ]; do sleep 1; done
+        if ! sc state single; then sd="state: $ANS"
+        else
+            echo "$ANS" >"$WORK/state-sd1.json"
+            sd=$(python3 - "$WORK" "$SRB" <<'EOF'
+import json, sys
+work, rb = sys.argv[1], int(sys.argv[2])
+p0 = json.load(open(work + '/state-sd0.json'))['partitions'][0]
+p1 = json.load(open(work + '/state-sd1.json'))['partitions'][0]
+fin0 = sorted([s for s in p0['remote_segments'] if s['state'] == 'COPY_SEGMENT_FINISHED'], key=lambda s: s['start_offset'])
+st1 = {s['segment_id']: s['state'] for s in p1['remote_segments']}
+gone = [s['segment_id'] for s in fin0 if st1.get(s['segment_id'], 'DELETE_SEGMENT_FINISHED') != 'COPY_SEGMENT_FINISHED']
+row = [x for x in json.load(open(work + '/sd.json'))['partitions'] if x['topic'] == 'single' and x['partition'] == 0][0]
+size = row['retention']['size']
+top = fin0[-1]
+bad = []
+if top['start_offset'] != top['end_offset'] or top['end_offset'] != p0['latest_tiered']:
+    bad.append('the highest copied segment is %d..%d (LATEST_TIERED %d): the case proves nothing' % (top['start_offset'], top['end_offset'], p0['latest_tiered']))
+if len(gone) != 4:
+    bad.append('Kafka deleted %d remote segments, the broker\'s total should delete 4' % len(gone))
+if size.get('delete_segment_ids') != gone:
+    bad.append('segscan\'s size retention deletes %r (%s), Kafka deleted %r' % (size.get('delete_segment_ids'), size.get('reason'), gone))
+notes = [n for n in row.get('notes', []) if 'KAFKA-20977' in str(n)]
+line = [x for x in json.load(open(work + '/sd-line.json'))['partitions'] if x['topic'] == 'single' and x['partition'] == 0][0]
+ls = line['retention']['size']
+if ls.get('evaluated') is not False or 'KAFKA-20977' not in str(ls.get('reason')):
+    bad.append('without --kafka-version (the 4.3 line) size retention is %r, not unknown naming KAFKA-20977' % {k: ls.get(k) for k in ('evaluated', 'reason', 'delete_segment_ids')})
+print('FAIL ' + '; '.join(bad) if bad else
+      'ok retention.bytes %d: Kafka deleted the %d remote segments segscan named (the strict total, %d bytes, deletes 3; '
+      'the broker counts the one-offset segment %d..%d, %d bytes, twice); unknown for the 4.3 line%s' %
+      (rb, len(gone), size.get('total_bytes'), top['start_offset'], top['end_offset'], top['size_bytes'], '' if notes else ' [no note in the row]'))
+EOF
+)
+        fi
+    fi
+fi
+verdict size_double_count "$sd"
 
 # ---- undeletable_local: a record timestamped after the brokers' clock stops Kafka's local time
 # retention at its segment (UnifiedLog.deleteRetentionMsBreachedSegments); the copied segments

@@ -17,6 +17,10 @@
  *   horizon_size      --horizon=30s with retention.bytes and local.retention.bytes, three segments
  *                     waiting for upload behind a held copy: the forecast's remote and local deletes
  *                     and copies are exactly what Kafka did by then (nothing written meanwhile)
+ *   size_double_count KAFKA-20977 in size retention: with the highest copied segment holding one
+ *                     offset, Kafka 4.3.1 deletes the remote segments its doubled total reaches,
+ *                     and segscan (--kafka-version=4.3.1) names exactly those; unknown for the
+ *                     4.3 line
  *   undeletable_local KAFKA-20609: a record timestamped 30 min after the clock among records 20 h
  *                     old (local.retention.ms 1 h, RF 2): UNDELETABLE_LOCAL_SEGMENT on the leader
  *                     and the follower for exactly the copied segments behind it that Kafka keeps;
@@ -50,6 +54,7 @@ TU_SCRIPT_CASE(stuck_released)
 TU_SCRIPT_CASE(metadata_at_risk)
 TU_SCRIPT_CASE(horizon_time)
 TU_SCRIPT_CASE(horizon_size)
+TU_SCRIPT_CASE(size_double_count)
 TU_SCRIPT_CASE(undeletable_local)
 TU_SCRIPT_CASE(jittered_followers)
 
@@ -66,6 +71,7 @@ int main(void)
 		cmocka_unit_test(metadata_at_risk),
 		cmocka_unit_test(horizon_time),
 		cmocka_unit_test(horizon_size),
+		cmocka_unit_test(size_double_count),
 		cmocka_unit_test(undeletable_local),
 		cmocka_unit_test(jittered_followers),
 	};
