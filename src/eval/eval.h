@@ -72,6 +72,11 @@ struct ss_eval_input {
 	const struct ss_health_rlmm *rlmm;
 	/* --horizon: 0 off; else ss_eval.forecast says what acts within it */
 	int64_t                      horizon_ms;
+	/* The forecast's own evaluation (health.c): the bytes of the closed local segments the
+	 * copy task uploads before its clock, which seed already counts as copied but remote
+	 * does not hold yet. Kafka counts them in remote storage once copied, so remote size
+	 * retention's total counts them (0 everywhere else). */
+	int64_t                      copied_bytes;
 	/* --disable-tiering names this partition's topic: its forecast is the what-if of
 	 * KIP-950 (copies stop, local retention falls back to retention.*) */
 	bool                         disable_tiering;

@@ -697,10 +697,33 @@ static int undeletable_local(struct ss_evctx *x)
 
 /* ---- --horizon ---- */
 
+/* The forecast's numbers from the evaluation at now + horizon (ev2) and today's (ev). */
+static void forecast_take(struct ss_forecast *fc, const struct ss_eval *ev, const struct ss_eval *ev2)
+{
+	if (ev2->total.unknown) {
+		fc->unknown = true;
+		fc->reason = ev2->total.reason ? ev2->total.reason : "not evaluated";
+	} else {
+		fc->local_delete_segments = ev2->total.n_local;
+		fc->local_delete_bytes = ev2->total.local_bytes;
+		fc->remote_delete_segments = ev2->total.n_remote;
+		fc->remote_delete_bytes = ev2->total.remote_bytes;
+		/* what is due now goes within the horizon too; today's walk reaches further
+		 * only where the broker's size total counts today's highest copied segment
+		 * twice (KAFKA-20977) and the uploads end that */
+		if (!ev->total.unknown && ev->total.n_remote > fc->remote_delete_segments) {
+			fc->remote_delete_segments = ev->total.n_remote;
+			fc->remote_delete_bytes = ev->total.remote_bytes;
+		}
+	}
+}
+
 /*
  * The same evaluation at now + horizon: the copy task has copied every closed segment
  * (unless it is stuck, or copies are disabled), and retention of each kind runs at that
- * time over what exists now. No write is assumed in between: what new data would add to
+ * time over what exists now; remote size retention's total counts those uploads (their
+ * bytes move from only-local to remote, the total stays what Kafka sums), its walk goes
+ * over the remote segments of now only. No write is assumed in between: what new data would add to
  * size retention, and the segments it would roll, are not predicted (docs/contract.md).
  * The segments' evaluator fields are put back as the evaluation of now left them.
  */
@@ -744,6 +767,7 @@ static int forecast(struct ss_evctx *x)
 		if (copying && !ev->copy_lag_null && ev->copy_lag_segments > 0 && x->n_live >= 2) {
 			h = x->live[x->n_live - 2]->end_offset;
 			fc->copy_segments = ev->copy_lag_segments;
+			in2.copied_bytes = ev->copy_lag_bytes;   /* remote bytes by then */
 		} else if (copying && ev->copy_lag_null) {
 			fc->unknown = true;
 			fc->reason = "a segment could not be read";
@@ -774,15 +798,7 @@ static int forecast(struct ss_evctx *x)
 	free(ends);
 	if (e)
 		return e;
-	if (ev2->total.unknown) {
-		fc->unknown = true;
-		fc->reason = ev2->total.reason ? ev2->total.reason : "not evaluated";
-	} else {
-		fc->local_delete_segments = ev2->total.n_local;
-		fc->local_delete_bytes = ev2->total.local_bytes;
-		fc->remote_delete_segments = ev2->total.n_remote;
-		fc->remote_delete_bytes = ev2->total.remote_bytes;
-	}
+	forecast_take(fc, ev, ev2);
 	ss_eval_free(ev2);
 	return 0;
 }
