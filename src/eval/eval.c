@@ -272,35 +272,13 @@ static int64_t find_highest_remote_offset(const struct ss_part *part, const stru
 }
 
 /* ---- remote facts ---- */
-static int eval_remote(struct ss_evctx *x)
+/* DANGLING_REMOTE_SEGMENT for each dangling or stuck remote segment (KAFKA-17428). */
+static int eval_dangling(struct ss_evctx *x)
 {
 	const struct ss_eval_input *in = x->in;
 	struct ss_eval *ev = x->ev;
 	const struct ss_remote_part *rp = x->remote;
 	int e;
-
-	if (!rp)
-		return 0;
-	uint32_t nf = 0;
-	for (uint32_t i = 0; i < rp->n_segs; i++)
-		if (ss_remote_seg(rp, i)->state == SS_RSEG_COPY_FINISHED)
-			nf++;
-	if (nf && !(x->fin = malloc((size_t)nf * sizeof(*x->fin))))
-		return -ENOMEM;
-	for (uint32_t i = 0; i < rp->n_segs; i++) {
-		const struct ss_rseg *s = ss_remote_seg(rp, i);
-		if (s->state == SS_RSEG_COPY_FINISHED) {
-			x->fin[x->n_fin++] = s;
-			ev->remote_segments++;
-			ev->remote_bytes += s->size_bytes;
-			if (ss_remote_seg_lost(rp, s)) {
-				ev->lost_segments++;
-				ev->lost_bytes += s->size_bytes;
-			}
-		}
-	}
-	if (x->n_fin > 1)
-		qsort(x->fin, x->n_fin, sizeof(*x->fin), cmp_fin);
 
 	/* dangling: DANGLING, or a STARTED state older than dangling_after (KAFKA-17428).
 	 * Releases with the fix retry a delete left in DELETE_SEGMENT_STARTED on every cleanup
@@ -349,6 +327,17 @@ static int eval_remote(struct ss_evctx *x)
 			return e;
 	}
 
+	return 0;
+}
+
+/* LOST_EPOCH_SEGMENT for each finished segment the epoch index lost (KAFKA-20932). */
+static int eval_lost(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
+	const struct ss_remote_part *rp = x->remote;
+	int e;
+
 	/* KAFKA-20932: finished segments Kafka's epoch index lost (counted whatever the
 	 * release; a finding only where the broker's release drops them) */
 	char lost_caveat[512];
@@ -375,6 +364,37 @@ static int eval_remote(struct ss_evctx *x)
 			return e;
 	}
 	return 0;
+}
+
+static int eval_remote(struct ss_evctx *x)
+{
+	struct ss_eval *ev = x->ev;
+	const struct ss_remote_part *rp = x->remote;
+
+	if (!rp)
+		return 0;
+	uint32_t nf = 0;
+	for (uint32_t i = 0; i < rp->n_segs; i++)
+		if (ss_remote_seg(rp, i)->state == SS_RSEG_COPY_FINISHED)
+			nf++;
+	if (nf && !(x->fin = malloc((size_t)nf * sizeof(*x->fin))))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < rp->n_segs; i++) {
+		const struct ss_rseg *s = ss_remote_seg(rp, i);
+		if (s->state == SS_RSEG_COPY_FINISHED) {
+			x->fin[x->n_fin++] = s;
+			ev->remote_segments++;
+			ev->remote_bytes += s->size_bytes;
+			if (ss_remote_seg_lost(rp, s)) {
+				ev->lost_segments++;
+				ev->lost_bytes += s->size_bytes;
+			}
+		}
+	}
+	if (x->n_fin > 1)
+		qsort(x->fin, x->n_fin, sizeof(*x->fin), cmp_fin);
+	int e = eval_dangling(x);
+	return e ? e : eval_lost(x);
 }
 
 /* ---- local findings from the scanner's flags ---- */
