@@ -80,11 +80,11 @@ int ss_scan_find_static(struct segscan_scan *s)
 	return ss_cluster_find_static(&o, s->config, &s->static_config, &s->static_config_how);
 }
 
-int ss_scan_cluster_ctx(struct segscan_scan *s)
+/* The live-cluster client's options from the scan's: bounded and cancellable like every
+ * read of the cluster (--kafka-timeout, --kafka-deadline, segscan_cancel). */
+static struct ss_cluster_opts cluster_opts(struct segscan_scan *s)
 {
-	/* DescribeConfigs when no metadata log is readable: bounded and cancellable like the
-	 * read of remote metadata (--kafka-deadline, segscan_cancel), not only per wait */
-	const struct ss_cluster_opts co = {
+	return (struct ss_cluster_opts){
 		.bootstrap = s->opts.bootstrap_server,
 		.config_file = s->opts.kafka_config,
 		.timeout_ms = s->opts.kafka_timeout_ms,
@@ -93,6 +93,13 @@ int ss_scan_cluster_ctx(struct segscan_scan *s)
 		.warn = ss_logsink_warn,
 		.warn_arg = &s->log,
 	};
+}
+
+int ss_scan_cluster_ctx(struct segscan_scan *s)
+{
+	/* DescribeConfigs when no metadata log is readable: bounded and cancellable like the
+	 * read of remote metadata (--kafka-deadline, segscan_cancel), not only per wait */
+	const struct ss_cluster_opts co = cluster_opts(s);
 	const struct ss_cluster_ctx_opts o = {
 		.metadata_dir = s->opts.metadata_dir,
 		.cluster_metadata = s->opts.cluster_metadata,
@@ -155,15 +162,7 @@ static bool cluster_wanted(const struct segscan_scan *s)
  * (the caller owns got->remote and got->taint). */
 int ss_scan_cluster_read(struct segscan_scan *s, struct ss_cluster_loaded *got, char *err, size_t errlen)
 {
-	const struct ss_cluster_opts co = {
-		.bootstrap = s->opts.bootstrap_server,
-		.config_file = s->opts.kafka_config,
-		.timeout_ms = s->opts.kafka_timeout_ms,
-		.deadline_ms = s->opts.kafka_deadline_ms,
-		.cancel = &s->cancel,
-		.warn = ss_logsink_warn,
-		.warn_arg = &s->log,
-	};
+	const struct ss_cluster_opts co = cluster_opts(s);
 	/* serve's tail serves the scans of its own servers only */
 	struct ss_cluster_tail *tail = s->cluster_tail;
 	if (tail && s->opts.bootstrap_server && strcmp(s->opts.bootstrap_server, ss_cluster_tail_bootstrap(tail)))
