@@ -273,6 +273,9 @@ static int run_pipeline(segscan_scan *s)
 	}
 	if (s->prev && (r = build_reuse(s)))
 		return fail(s, r, "reuse: %s", segscan_strerror(r));
+	/* the brokers' own gauges: which endpoint is whose needs the log dirs' node ids */
+	if ((r = ss_scan_load_gauges(s)))
+		return s->usage_error ? r : fail(s, r, "--broker-metrics: %s", segscan_strerror(r));
 
 	/* The cluster context (the KRaft metadata log) and the remote state are complete
 	 * before the workers start and read-only after. */
@@ -580,6 +583,16 @@ int ss_scan_publish_results(segscan_scan *s)
 	if ((s->opts.topic_regex || s->opts.n_partitions || s->opts.findings_only) && (fe = filter_parts(s, r)))
 		return fe;
 	r->store = ss_store_job_results(s);
+	if (s->n_gauges) {
+		const struct ss_broker_gauges **g = realloc(s->res_gauges, s->n_gauges * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < s->n_gauges; i++)
+			g[i] = s->gauges[i];
+		s->res_gauges = g;
+		r->gauges = g;
+		r->n_gauges = s->n_gauges;
+	}
 	struct ss_res_cluster *cl = &r->cluster;
 	const struct ss_cluster_ctx *cc = s->cluster;
 	*cl = (struct ss_res_cluster){ .node_id = -1, .last_offset = -1, .rlmm_partitions = -1,
