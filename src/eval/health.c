@@ -430,17 +430,11 @@ static const struct ss_rseg *remote_for_epoch(const struct ss_evctx *x, int32_t 
 	return offset <= epoch_end ? best : NULL;
 }
 
-static int lineage(struct ss_evctx *x)
+static int lineage_gaps(struct ss_evctx *x)
 {
-	const struct ss_eval_input *in = x->in;
-	const struct ss_part *p = in->part;
 	struct ss_eval *ev = x->ev;
-	char want[512], got[512];
-	int e;
-
-	if (!x->remote || !x->n_fin)
-		return 0;
 	int64_t lso = ev->log_start_offset;
+	int e;
 
 	/* 1. offsets inside the remote tier's range that no finished segment holds, from the log
 	 * start up to the highest copied offset: they are nowhere below the first local segment,
@@ -485,8 +479,18 @@ static int lineage(struct ss_evctx *x)
 			covered = s->end_offset;
 	}
 
-	if (!p->epochs_read || p->n_epochs == 0)
-		return 0;
+	return 0;
+}
+
+static int lineage_disagrees(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	const struct ss_part *p = in->part;
+	struct ss_eval *ev = x->ev;
+	int64_t lso = ev->log_start_offset;
+	char want[512], got[512];
+	int e;
+
 	const struct ss_epoch_entry *le = p->epochs;
 	uint32_t nle = p->n_epochs;
 
@@ -532,6 +536,18 @@ static int lineage(struct ss_evctx *x)
 	}
 	free(want_e);
 
+	return 0;
+}
+
+static int lineage_aux_state(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	const struct ss_part *p = in->part;
+	struct ss_eval *ev = x->ev;
+	int64_t lso = ev->log_start_offset;
+	const struct ss_epoch_entry *le = p->epochs;
+	uint32_t nle = p->n_epochs;
+
 	/* 3. what a new replica fetching from this one needs (TierStateMachine
 	 * .buildRemoteLogAuxState): a finished segment holding the offset just below the first
 	 * local segment, in the epoch that offset has in this lineage */
@@ -571,6 +587,21 @@ static int lineage(struct ss_evctx *x)
 		"state from remote storage and its reassignment fails with \"previous remote log segment metadata was "
 		"not found\" (the symptom of KAFKA-16105)",
 		(long long)o, name, ep, why);
+}
+
+static int lineage(struct ss_evctx *x)
+{
+	const struct ss_part *p = x->in->part;
+	int e;
+	if (!x->remote || !x->n_fin)
+		return 0;
+	if ((e = lineage_gaps(x)))
+		return e;
+	if (!p->epochs_read || p->n_epochs == 0)
+		return 0;
+	if ((e = lineage_disagrees(x)))
+		return e;
+	return lineage_aux_state(x);
 }
 
 /* ---- UNDELETABLE_LOCAL_SEGMENT ---- */

@@ -37,6 +37,13 @@ struct ss_seed {
 	int64_t offset;
 };
 
+struct ss_broker_gauges; /* eval/gauges.h */
+
+struct ss_bm_url {
+	int32_t node_id;   /* -1: not given (the scan's only broker) */
+	char   *url;
+};
+
 struct ss_opts {
 	char        *io;             /* "uring" | "mmap" | "pread" */
 	unsigned     threads;        /* 0 = online CPUs in the affinity mask */
@@ -87,6 +94,11 @@ struct ss_opts {
 	char        *remote_layout;  /* --remote-layout: "local-tiered-storage" | "aiven" */
 	bool         store_deep;     /* --deep: read the .log objects too */
 	int64_t      store_rate;     /* --rate: store requests per second, 0 = unlimited */
+	struct ss_bm_url *bmetrics;  /* --broker-metrics=[NODE_ID=]URL (repeatable) */
+	uint32_t     n_bmetrics;
+	char        *bmetrics_names; /* --broker-metrics-names: the four series[,topic label] */
+	int64_t      bmetrics_timeout_ms; /* --broker-metrics-timeout */
+	char        *http_config;    /* --http.config.file: basic_auth, tls_config for HTTP reads */
 };
 
 struct ss_worker_stats {
@@ -186,6 +198,11 @@ struct segscan_scan {
 	struct ss_res_space  *res_space;     /* --horizon: each log dir's free space (ss_results.space) */
 	struct ss_part       *res_parts;     /* the reported partitions when a filter is set (copies) */
 	struct ss_store_job  *store_job;     /* --remote-store: the listing and its audit (scan/store_job.h) */
+	/* --broker-metrics: each endpoint's gauges (source/broker_metrics.h), read once before
+	 * the workers start, read-only after (the evaluator and the results view read them) */
+	struct ss_broker_gauges **gauges;
+	uint32_t             n_gauges;
+	const struct ss_broker_gauges **res_gauges; /* the same, for ss_results.gauges */
 };
 
 enum ss_scan_state { SS_SCAN_IDLE, SS_SCAN_RUNNING, SS_SCAN_DONE };
@@ -213,6 +230,13 @@ int  ss_scan_cluster_ctx(struct segscan_scan *s);
 /* Remote state after discovery: the file (unless already loaded) and its topic-id check,
  * the live cluster, or the metadata topic found by discovery. */
 int  ss_scan_load_remote(struct segscan_scan *s);
+/* --broker-metrics: every endpoint read (bounded by --broker-metrics-timeout, cancellable),
+ * after discovery (the log dirs' node ids say which endpoint is whose). An endpoint that
+ * cannot be read leaves its gauges unknown with a warning; a NODE_ID no scanned log dir
+ * has, or one URL for log dirs of several nodes, is a usage error. 0 or a negative errno. */
+int  ss_scan_load_gauges(struct segscan_scan *s);
+/* The gauges of the broker whose log dir holds partition p, NULL when none were read. */
+const struct ss_broker_gauges *ss_scan_gauges_of(const struct segscan_scan *s, const struct ss_part *p);
 /* One read of the remote state from the live cluster (or serve's tail) into *got, the
  * scan's own state untouched: ss_scan_load_remote's, and the audit's second replay
  * (scan/store_job.c). The caller frees got->remote and got->taint. */
