@@ -127,6 +127,15 @@ struct ss_eval {
 	bool     broker_copy_lag_null;  /* non-tiered topics */
 	int64_t  broker_copy_lag_segments, broker_copy_lag_bytes;
 
+	/* delete_lag (issue 27, eval/dellag.c): what the leader's remote expiration task would
+	 * count in RemoteDeleteLagSegments/Bytes if it ran now; null (why says why) where
+	 * unknown or not this row's: not tiered, no such gauge in the release, a follower's
+	 * replica, remote state or retention unknown */
+	bool        delete_lag_null;
+	bool        delete_lag_unknown; /* null for want of an input, not "does not apply here" */
+	const char *delete_lag_why;     /* static */
+	int64_t     delete_lag_segments, delete_lag_bytes;
+
 	struct ss_retention size, time, local;
 	/* retention.total: the distinct segments size, time and local retention delete
 	 * together. Each walk is a prefix of one list (the finished remote segments by

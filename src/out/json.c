@@ -311,7 +311,8 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 	ss_jw_arr_end(&w);
 
 	if (ev && p->unreadable) {
-		static const char *const nulls[] = { "remote", "only_local", "copy_lag", "broker_copy_lag", "retention" };
+		static const char *const nulls[] = { "remote", "only_local", "copy_lag", "broker_copy_lag", "delete_lag",
+						     "retention" };
 		for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
 			ss_jw_knull(&w, nulls[i]);
 		ss_jw_key(&w, "findings");
@@ -340,6 +341,7 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 		write_pair(&w, "copy_lag", ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes);
 		write_pair(&w, "broker_copy_lag", ev->broker_copy_lag_null, ev->broker_copy_lag_segments,
 			   ev->broker_copy_lag_bytes);
+		write_pair(&w, "delete_lag", ev->delete_lag_null, ev->delete_lag_segments, ev->delete_lag_bytes);
 		ss_jw_key(&w, "retention");
 		ss_jw_obj(&w);
 		write_retention(&w, "size", &ev->size, true, false);
@@ -492,12 +494,15 @@ int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 	ss_jw_ki64n(&w, "remote_bytes", !sum.remote_unknown, sum.remote_bytes);
 	ss_jw_ki64n(&w, "copy_lag_segments", !sum.copy_lag_unknown, sum.copy_lag_segments);
 	ss_jw_ki64n(&w, "copy_lag_bytes", !sum.copy_lag_unknown, sum.copy_lag_bytes);
+	ss_jw_ki64n(&w, "delete_lag_segments", !sum.delete_lag_unknown, sum.delete_lag_segments);
+	ss_jw_ki64n(&w, "delete_lag_bytes", !sum.delete_lag_unknown, sum.delete_lag_bytes);
 	ss_jw_key(&w, "unknown_partitions");
 	ss_jw_obj(&w);
 	ss_jw_ki64(&w, "size", sum.size_unknown);
 	ss_jw_ki64(&w, "tiering", sum.tiered_unknown);
 	ss_jw_ki64(&w, "remote", sum.remote_unknown);
 	ss_jw_ki64(&w, "copy_lag", sum.copy_lag_unknown);
+	ss_jw_ki64(&w, "delete_lag", sum.delete_lag_unknown);
 	ss_jw_obj_end(&w);
 	ss_jw_ki64(&w, "findings", sum.findings);
 	ss_jw_ki64(&w, "errors", sum.errors);

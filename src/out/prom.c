@@ -62,7 +62,7 @@ void ss_out_prom_labels(FILE *f, const struct ss_results *r, const struct ss_par
 enum which {
 	W_SIZE, W_SEGS, W_OL_SEGS, W_OL_BYTES, W_LAG_SEGS, W_LAG_BYTES, W_BLAG_SEGS, W_DANGLING, W_EXCESS,
 	W_LSO, W_LEO, W_REMOTE_SIZE, W_REMOTE_HIGHEST, W_BLAG_BYTES, W_REMOTE_KNOWN, W_DANGLING_BYTES,
-	W_LEADER, W_TIERED, W_REMOTE_SEGS,
+	W_LEADER, W_TIERED, W_REMOTE_SEGS, W_DLAG_SEGS, W_DLAG_BYTES,
 };
 
 /* Which families a partition has by default (D) and which only with --metrics-extra (X):
@@ -120,6 +120,14 @@ static const struct family {
 	  "1 when the partition is evaluated as tiered, 0 when known not to be; absent when unknown.", W_TIERED, D },
 	{ "segscan_remote_segments", "Finished remote segments of the partition (remote.segments of the report).",
 	  W_REMOTE_SEGS, X },
+	/* issue 27: the true delete lag, on the leader's replica only (a follower's is null) */
+	{ "segscan_remote_delete_lag_segments",
+	  "Remote segments the leader's expiration task would count in RemoteDeleteLagSegments now (due for deletion, "
+	  "not yet DELETE_SEGMENT_FINISHED); on the leader's replica only.",
+	  W_DLAG_SEGS, X },
+	{ "segscan_remote_delete_lag_bytes",
+	  "Bytes of the remote segments counted by segscan_remote_delete_lag_segments; on the leader's replica only.",
+	  W_DLAG_BYTES, X },
 };
 
 static bool value(const struct ss_part *p, enum which w, int64_t *v)
@@ -160,6 +168,8 @@ static bool value(const struct ss_part *p, enum which w, int64_t *v)
 	case W_LEADER: *v = ev->role == SS_ROLE_LEADER; return ev->role != SS_ROLE_UNKNOWN;
 	case W_TIERED: *v = ev->tiered; return ev->tiered || ev->remote_storage >= 0;
 	case W_REMOTE_SEGS: *v = ev->remote_segments; return !ev->remote_unknown;
+	case W_DLAG_SEGS: *v = ev->delete_lag_segments; return !ev->delete_lag_null;
+	case W_DLAG_BYTES: *v = ev->delete_lag_bytes; return !ev->delete_lag_null;
 	}
 	return false;
 }
@@ -388,8 +398,8 @@ static void write_retention_kinds(const struct ss_results *r, FILE *f)
  * for the topic (a total over unknowns is unknown), and so is a remote or lag figure while
  * a tiered replica's role is unknown: the series is then absent. */
 
-enum tfig { T_REPLICAS, T_LED, T_SIZE, T_OL, T_REMOTE, T_RSEGS, T_LAG_S, T_LAG_B, T_BLAG_S, T_BLAG_B, T_DANGLING,
-	    T_ERRORS, T_N };
+enum tfig { T_REPLICAS, T_LED, T_SIZE, T_OL, T_REMOTE, T_RSEGS, T_LAG_S, T_LAG_B, T_BLAG_S, T_BLAG_B, T_DLAG_S,
+	    T_DLAG_B, T_DANGLING, T_ERRORS, T_N };
 
 static const struct tfam {
 	const char *name, *help;
@@ -409,6 +419,11 @@ static const struct tfam {
 		       "What the broker's RemoteCopyLagSegments reports for the topic (the partitions it leads)." },
 	[T_BLAG_B] = { "segscan_topic_broker_reported_copy_lag_bytes",
 		       "What the broker's RemoteCopyLagBytes reports for the topic (the partitions it leads)." },
+	[T_DLAG_S] = { "segscan_topic_remote_delete_lag_segments",
+		       "Remote segments due for deletion (delete_lag), over the partitions this node leads: what its "
+		       "RemoteDeleteLagSegments for the topic should report." },
+	[T_DLAG_B] = { "segscan_topic_remote_delete_lag_bytes",
+		       "Bytes due for deletion (delete_lag), over the partitions this node leads." },
 	[T_DANGLING] = { "segscan_topic_remote_dangling_bytes",
 			 "Dangling remote bytes (KAFKA-17428) of the partitions this node leads." },
 	[T_ERRORS] = { "segscan_topic_read_errors", "Places of this node's replicas of the topic that could not be read." },
@@ -475,6 +490,11 @@ static void tagg_add(const struct ss_results *r, struct tagg *t, const struct ss
 		t->v[T_BLAG_B] += ev->broker_copy_lag_bytes;
 		t->unk[T_BLAG_S] |= ev->broker_copy_lag_null;
 		t->unk[T_BLAG_B] |= ev->broker_copy_lag_null;
+		/* a tiered leader's null delete lag is unknown or has no gauge: no sum either way */
+		t->v[T_DLAG_S] += ev->delete_lag_segments;
+		t->v[T_DLAG_B] += ev->delete_lag_bytes;
+		t->unk[T_DLAG_S] |= ev->delete_lag_null;
+		t->unk[T_DLAG_B] |= ev->delete_lag_null;
 	}
 }
 

@@ -24,6 +24,7 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 			sum->tiered_unknown++;
 			sum->remote_unknown++;
 			sum->copy_lag_unknown++;
+			sum->delete_lag_unknown++;
 			continue;
 		}
 		if (ev->size_unknown)
@@ -54,6 +55,13 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 		if (!ev->broker_copy_lag_null) {
 			sum->broker_copy_lag_segments += ss_once_add(&once, 4, ev->broker_copy_lag_segments);
 			sum->broker_copy_lag_bytes += ss_once_add(&once, 5, ev->broker_copy_lag_bytes);
+		}
+		/* the leader's row (or one whose role is unknown) has it, a follower's is null */
+		if (!ev->delete_lag_null) {
+			sum->delete_lag_segments += ss_once_add(&once, 8, ev->delete_lag_segments);
+			sum->delete_lag_bytes += ss_once_add(&once, 9, ev->delete_lag_bytes);
+		} else if (ev->delete_lag_unknown) {
+			sum->delete_lag_unknown++;
 		}
 		if (!ev->only_local_null)
 			sum->only_local_bytes += ev->only_local_bytes;   /* each replica's own disk */
