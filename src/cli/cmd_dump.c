@@ -217,6 +217,46 @@ static int oom(void)
 
 /* The command line into o and fl: DUMP_GO, or the exit code with its message printed
  * (--help: 0). */
+/* --files: kafka-dump-log's "comma separated list of data and index log files". */
+static int add_files(struct dump_files *fl, const char *arg)
+{
+	char **slot;
+	char *copy = strdup(arg);
+	if (!copy || SS_DA_PUSH(&fl->bufs, &fl->nbufs, &fl->cbufs, &slot) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	*slot = copy;   /* freed with fl->bufs: the names point into it */
+	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (SS_DA_PUSH(&fl->files, &fl->nfiles, &fl->cfiles, &slot) < 0)
+			return -ENOMEM;
+		*slot = t;
+	}
+	return 0;
+}
+
+static int parse_max_bytes(const char *arg, int64_t *out)
+{
+	char *e;
+	errno = 0;
+	long long v = strtoll(arg, &e, 10);
+	if (errno || *e || e == arg || v < 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* What getopt_long stopped at, said with the nearest option: the argument, or for a
+ * short option just "-X". */
+static void bad_getopt(int c, int argc, char **argv)
+{
+	char shortopt[3] = { '-', (char)optopt, 0 };
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	if (optopt && optopt < 0x100 && !(arg[0] == '-' && arg[1] == '-'))
+		arg = shortopt;
+	bad_option(c, arg);
+}
+
 static int dump_args(int argc, char **argv, struct ss_dump_opts *o, struct dump_files *fl)
 {
 	char **slot;
@@ -244,21 +284,10 @@ static int dump_args(int argc, char **argv, struct ss_dump_opts *o, struct dump_
 		case OPT_TXN_DEC: o->decode = SS_DEC_TXN; break;
 		case OPT_KRAFT_DEC: o->decode = SS_DEC_KRAFT; break;
 		case OPT_RLMM_DEC: o->decode = SS_DEC_RLMM; break;
-		case OPT_FILES: {
-			/* kafka-dump-log's "comma separated list of data and index log files" */
-			char *copy = strdup(optarg);
-			if (!copy || SS_DA_PUSH(&fl->bufs, &fl->nbufs, &fl->cbufs, &slot) < 0) {
-				free(copy);
+		case OPT_FILES:
+			if (add_files(fl, optarg))
 				return oom();
-			}
-			*slot = copy;
-			for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-				if (SS_DA_PUSH(&fl->files, &fl->nfiles, &fl->cfiles, &slot) < 0)
-					return oom();
-				*slot = t;
-			}
 			break;
-		}
 		case OPT_DECODE:
 			if (ss_dump_parse_decode(optarg, &o->decode)) {
 				bad_value("--decode", optarg, "expected remote-log-metadata, cluster-metadata, "
@@ -273,29 +302,18 @@ static int dump_args(int argc, char **argv, struct ss_dump_opts *o, struct dump_
 				return 2;
 			}
 			break;
-		case OPT_MAX_BYTES: {
-			char *e;
-			errno = 0;
-			long long v = strtoll(optarg, &e, 10);
-			if (errno || *e || e == optarg || v < 0) {
+		case OPT_MAX_BYTES:
+			if (parse_max_bytes(optarg, &o->max_bytes)) {
 				bad_value("--max-bytes", optarg, "expected a non-negative integer");
 				return 2;
 			}
-			o->max_bytes = v;
 			break;
-		}
 		case 'h':
 			fputs(usage_dump, stdout);
 			return 0;
-		default: {
-			/* the argument getopt_long stopped at; for a short option, just "-X" */
-			char shortopt[3] = { '-', (char)optopt, 0 };
-			const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
-			if (optopt && optopt < 0x100 && !(arg[0] == '-' && arg[1] == '-'))
-				arg = shortopt;
-			bad_option(c, arg);
+		default:
+			bad_getopt(c, argc, argv);
 			return 2;
-		}
 		}
 	}
 	for (int i = optind; i < argc; i++) {

@@ -184,8 +184,11 @@ struct gen_cli {
 
 #define GEN_GO (-1) /* an option taken: go on (anything else is the exit code) */
 
-/* One option of `segscan gen` into o and g: GEN_GO, or the exit code (its message printed). */
-static int gen_option(int c, const char *name, struct ss_gen_opts *o, struct gen_cli *g)
+#define GEN_NOT (-2) /* not an option of this group */
+
+/* One of gen's numeric options into o and g: GEN_GO, GEN_NOT, or the exit code (its
+ * message printed). */
+static int gen_number_option(int c, const char *name, struct ss_gen_opts *o, struct gen_cli *g)
 {
 	uint64_t v;
 	int64_t sz;
@@ -225,30 +228,10 @@ static int gen_option(int c, const char *name, struct ss_gen_opts *o, struct gen
 			return bad_value(name, optarg, "expected a whole number from 1 to 1000000");
 		o->records_per_batch = (uint32_t)v;
 		return GEN_GO;
-	case O_COMPRESSION: {
-		enum ss_codec codec;
-		if (ss_codec_parse(optarg, &codec))
-			return bad_value(name, optarg, "expected none, gzip, snappy, lz4 or zstd");
-		o->codec = codec;
-		return GEN_GO;
-	}
 	case O_TAIL:
 		if (parse_u64(optarg, 0, UINT32_MAX, &v))
 			return bad_value(name, optarg, "expected a whole number");
 		o->single_record_tail = (uint32_t)v;
-		return GEN_GO;
-	case O_REMOTE_STATE:
-		if (!*optarg || !strcmp(optarg, "-"))
-			return bad_value(name, optarg, "expected a file name");
-		o->remote_state = optarg;
-		return GEN_GO;
-	case O_TOPIC_CONFIG_OUT:
-		if (!*optarg)
-			return bad_value(name, optarg, "expected a file name");
-		o->topic_config_out = optarg;
-		return GEN_GO;
-	case O_TOPIC_PREFIX:
-		o->topic_prefix = optarg;
 		return GEN_GO;
 	case O_START_TIME:
 		if (parse_u64(optarg, 0, INT64_MAX / 4, &v))
@@ -260,15 +243,6 @@ static int gen_option(int c, const char *name, struct ss_gen_opts *o, struct gen
 			return bad_value(name, optarg, "expected a positive number of milliseconds");
 		o->span_ms = (int64_t)v;
 		return GEN_GO;
-	case O_TIERED: {
-		char *end;
-		errno = 0;
-		double f = strtod(optarg, &end);
-		if (!*optarg || *end || errno || !(f >= 0 && f <= 1))
-			return bad_value(name, optarg, "expected a fraction from 0 to 1 (0.5 = every other topic)");
-		o->tiered = f;
-		return GEN_GO;
-	}
 	case O_REMOTE_ONLY:
 	case O_UNCOPIED:
 	case O_ACTIVE_BATCHES:
@@ -284,6 +258,46 @@ static int gen_option(int c, const char *name, struct ss_gen_opts *o, struct gen
 			return bad_value(name, optarg, "expected a whole number");
 		o->node_id = (int32_t)v;
 		return GEN_GO;
+	}
+	return GEN_NOT;
+}
+
+/* One option of `segscan gen` into o and g: GEN_GO, or the exit code (its message printed). */
+static int gen_option(int c, const char *name, struct ss_gen_opts *o, struct gen_cli *g)
+{
+	int r = gen_number_option(c, name, o, g);
+	if (r != GEN_NOT)
+		return r;
+	switch (c) {
+	case O_COMPRESSION: {
+		enum ss_codec codec;
+		if (ss_codec_parse(optarg, &codec))
+			return bad_value(name, optarg, "expected none, gzip, snappy, lz4 or zstd");
+		o->codec = codec;
+		return GEN_GO;
+	}
+	case O_REMOTE_STATE:
+		if (!*optarg || !strcmp(optarg, "-"))
+			return bad_value(name, optarg, "expected a file name");
+		o->remote_state = optarg;
+		return GEN_GO;
+	case O_TOPIC_CONFIG_OUT:
+		if (!*optarg)
+			return bad_value(name, optarg, "expected a file name");
+		o->topic_config_out = optarg;
+		return GEN_GO;
+	case O_TOPIC_PREFIX:
+		o->topic_prefix = optarg;
+		return GEN_GO;
+	case O_TIERED: {
+		char *end;
+		errno = 0;
+		double f = strtod(optarg, &end);
+		if (!*optarg || *end || errno || !(f >= 0 && f <= 1))
+			return bad_value(name, optarg, "expected a fraction from 0 to 1 (0.5 = every other topic)");
+		o->tiered = f;
+		return GEN_GO;
+	}
 	case O_PREALLOCATE: o->preallocate = true; return GEN_GO;
 	case O_NO_CLEAN: o->clean_shutdown = false; return GEN_GO;
 	case O_FORCE: o->force = true; return GEN_GO;

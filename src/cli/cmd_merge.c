@@ -107,46 +107,50 @@ static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	return true;
 }
 
-int ss_cmd_merge(int argc, char **argv)
+struct merge_args {
+	int         fmt; /* 0 table, 1 json, 2 ndjson */
+	const char *http_config;
+	uint64_t    timeout_ms, max_bytes;
+};
+
+/* The options into a. 0, or the exit code to stop with (--help: 0 written as -1). */
+static int parse_merge_args(int argc, char **argv, struct merge_args *a)
 {
-	int fmt = 0; /* 0 table, 1 json, 2 ndjson */
-	const char *http_config = NULL;
-	uint64_t timeout_ms = 10000, max_bytes = SS_REPORT_MAX_BYTES;
-	int c, idx, rc = 2;
+	int c, idx;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:h", merge_longopts, &idx)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "table"))
-				fmt = 0;
+				a->fmt = 0;
 			else if (!strcmp(optarg, "json"))
-				fmt = 1;
+				a->fmt = 1;
 			else if (!strcmp(optarg, "ndjson"))
-				fmt = 2;
+				a->fmt = 2;
 			else {
 				say("--format: expected table, json or ndjson, not ", optarg);
 				return 2;
 			}
 			break;
 		case OPT_HTTP_CONFIG:
-			http_config = optarg;
+			a->http_config = optarg;
 			break;
 		case OPT_TIMEOUT:
-			if (!parse_u64(optarg, 1, 3600000, &timeout_ms)) {
+			if (!parse_u64(optarg, 1, 3600000, &a->timeout_ms)) {
 				say("--timeout: expected milliseconds from 1 to 3600000, not ", optarg);
 				return 2;
 			}
 			break;
 		case OPT_MAX_BYTES:
-			if (!parse_u64(optarg, 1, (uint64_t)1 << 40, &max_bytes)) {
+			if (!parse_u64(optarg, 1, (uint64_t)1 << 40, &a->max_bytes)) {
 				say("--max-report-bytes: expected a number of bytes from 1 to 2^40, not ", optarg);
 				return 2;
 			}
 			break;
 		case 'h':
 			fputs(usage_merge, stdout);
-			return 0;
+			return -1;
 		case ':':
 			fprintf(stderr, "segscan merge: option %s needs a value (try segscan merge --help)\n",
 				argv[optind - 1]);
@@ -156,6 +160,19 @@ int ss_cmd_merge(int argc, char **argv)
 			return 2;
 		}
 	}
+	return 0;
+}
+
+int ss_cmd_merge(int argc, char **argv)
+{
+	struct merge_args a = { .timeout_ms = 10000, .max_bytes = SS_REPORT_MAX_BYTES };
+	int rc = 2;
+	int pr = parse_merge_args(argc, argv, &a);
+	if (pr)
+		return pr < 0 ? 0 : pr;
+	const char *http_config = a.http_config;
+	uint64_t timeout_ms = a.timeout_ms, max_bytes = a.max_bytes;
+	int fmt = a.fmt;
 	int n = argc - optind;
 	if (n <= 0) {
 		fputs("segscan merge: no REPORT given (try segscan merge --help)\n", stderr);

@@ -110,15 +110,121 @@ int ss_cmd_scan(int argc, char **argv)
 	return ss_cli_run_scan(&scan, argc, argv);
 }
 
+/* What the command line asked of the CLI itself, beside the scan's options. */
+struct scan_args {
+	enum segscan_format fmt;
+	bool stats, quiet, force_progress, have_store;
+};
+
+/* --format's value into a->fmt; -1 when it is none of them (said on stderr). */
+static int parse_format(const char *v, struct scan_args *a)
+{
+	if (!strcmp(v, "table")) a->fmt = SEGSCAN_FMT_TABLE;
+	else if (!strcmp(v, "json")) a->fmt = SEGSCAN_FMT_JSON;
+	else if (!strcmp(v, "ndjson")) a->fmt = SEGSCAN_FMT_NDJSON;
+	else if (!strcmp(v, "prom")) a->fmt = SEGSCAN_FMT_PROM;
+	else {
+		fprintf(stderr, "segscan: --format=%s: expected table, json, ndjson or prom\n", v);
+		return -1;
+	}
+	return 0;
+}
+
+/* The options into the scan and a, the log dirs into the scan. -1: stop with *rc (an
+ * error said on stderr, or --help). */
+static int parse_scan_args(const struct ss_cli_scan_cmd *cmd, segscan_scan *s, int argc, char **argv,
+			   const struct option *longopts, struct scan_args *a, int *rc)
+{
+	char shortopts[32];
+	int c, idx, r;
+	ss_cli_shortopts(shortopts, sizeof(shortopts));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
+		if (c == 'f') {
+			if (parse_format(optarg, a))
+				return -1;
+			continue;
+		}
+		if (c == 'h') {
+			ss_cli_help(cmd->usage, cmd->tail);
+			*rc = 0;
+			return -1;
+		}
+		const struct ss_optdef *d = ss_cli_scan_option(cmd->name, longopts, c, idx);
+		if (!d)
+			return -1;
+		a->stats |= !strcmp(d->name, "stats");
+		a->quiet |= !strcmp(d->name, "quiet");
+		a->force_progress |= !strcmp(d->name, "progress");
+		if (ss_cli_apply(s, d->name, ss_optdef_has_arg(d) ? optarg : NULL))
+			return -1;
+		a->have_store |= !strcmp(d->name, "remote-store");
+	}
+	if (cmd->need_store && !a->have_store) {
+		fprintf(stderr, "segscan %s: --remote-store=URI is required\nTry 'segscan %s --help'.\n", cmd->name,
+			cmd->name);
+		return -1;
+	}
+	for (int i = optind; i < argc; i++) {
+		if ((r = segscan_add_logdir(s, argv[i]))) {
+			fprintf(stderr, "segscan: %s: %s\n", argv[i], segscan_strerror(r));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* segscan_run with SIGINT and SIGTERM cancelling it (on_signal), the progress line ended
+ * before anything else is written. */
+static int run_cancellable(segscan_scan *s, struct ss_cli_progress *prog)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	g_scan = s;
+	sigaction(SIGINT, &sa, &old_int);     /* restored below */
+	sigaction(SIGTERM, &sa, &old_term);
+	int r = segscan_run(s);
+	ss_cli_progress_finish(prog);   /* nothing of the progress line is left for what follows */
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	g_scan = NULL;
+	return r;
+}
+
+/* The report on stdout; 0, or 1 with the reason on stderr. */
+static int write_report(segscan_scan *s, enum segscan_format fmt)
+{
+	/* A report into a file or a pipe in 1 MiB writes, not stdio's st_blksize (4 KiB):
+	 * a million-segment NDJSON report is 300 MB, 75,000 write(2)s otherwise. A
+	 * terminal keeps its line buffering. Nothing has been written to stdout yet. */
+	/* (glibc ignores the size without a buffer; this one lives until exit's flush) */
+	static char outbuf[1 << 20];
+	int r;
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	errno = 0;
+	if ((r = segscan_write(s, fmt, stdout))) {
+		/* the writers say EIO for any stream error; the write(2) underneath said why
+		 * (ENOSPC on a full disk or /dev/full, EPIPE, ...): report that */
+		if (r == -EIO && ferror(stdout) && errno && errno != EIO)
+			r = -errno;
+		fprintf(stderr, "segscan: writing the report: %s\n", segscan_strerror(r));
+		return 1;
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "segscan: writing the report: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 int ss_cli_run_scan(const struct ss_cli_scan_cmd *cmd, int argc, char **argv)
 {
-	enum segscan_format fmt = SEGSCAN_FMT_TABLE;
-	bool stats = false, quiet = false, force_progress = false, have_store = false;
+	struct scan_args a = { .fmt = SEGSCAN_FMT_TABLE };
 	struct ss_cli_progress prog;
 	segscan_scan *s = NULL;
 	struct option *longopts = NULL;
-	char shortopts[32];
-	int r, c, idx, rc = 2;
+	int r, rc = 2;
 
 	if ((r = segscan_scan_new(&s))) {
 		fprintf(stderr, "segscan: %s\n", segscan_strerror(r));
@@ -129,67 +235,16 @@ int ss_cli_run_scan(const struct ss_cli_scan_cmd *cmd, int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	ss_cli_shortopts(shortopts, sizeof(shortopts));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
-		const struct ss_optdef *d;
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "table")) fmt = SEGSCAN_FMT_TABLE;
-			else if (!strcmp(optarg, "json")) fmt = SEGSCAN_FMT_JSON;
-			else if (!strcmp(optarg, "ndjson")) fmt = SEGSCAN_FMT_NDJSON;
-			else if (!strcmp(optarg, "prom")) fmt = SEGSCAN_FMT_PROM;
-			else {
-				fprintf(stderr, "segscan: --format=%s: expected table, json, ndjson or prom\n", optarg);
-				goto out;
-			}
-			continue;
-		case 'h':
-			ss_cli_help(cmd->usage, cmd->tail);
-			rc = 0;
-			goto out;
-		}
-		if (!(d = ss_cli_scan_option(cmd->name, longopts, c, idx)))
-			goto out;
-		if (!strcmp(d->name, "stats"))
-			stats = true;
-		if (!strcmp(d->name, "quiet"))
-			quiet = true;
-		if (!strcmp(d->name, "progress"))
-			force_progress = true;
-		if (ss_cli_apply(s, d->name, ss_optdef_has_arg(d) ? optarg : NULL))
-			goto out;
-		if (!strcmp(d->name, "remote-store"))
-			have_store = true;
-	}
-	if (cmd->need_store && !have_store) {
-		fprintf(stderr, "segscan %s: --remote-store=URI is required\nTry 'segscan %s --help'.\n", cmd->name,
-			cmd->name);
+	if (parse_scan_args(cmd, s, argc, argv, longopts, &a, &rc))
 		goto out;
-	}
-	for (int i = optind; i < argc; i++) {
-		if ((r = segscan_add_logdir(s, argv[i]))) {
-			fprintf(stderr, "segscan: %s: %s\n", argv[i], segscan_strerror(r));
-			goto out;
-		}
-	}
 	/* the library's warnings and progress come back through the renderer (cli/progress.h) */
-	ss_cli_progress_init(&prog, stderr, "segscan", quiet, force_progress);
+	ss_cli_progress_init(&prog, stderr, "segscan", a.quiet, a.force_progress);
 	if ((r = segscan_set_log(s, ss_cli_log, &prog, SEGSCAN_LOG_INFO))) {
 		fprintf(stderr, "segscan: %s\n", segscan_strerror(r));
 		rc = 1;
 		goto out;
 	}
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-	sigemptyset(&sa.sa_mask);
-	g_scan = s;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	r = segscan_run(s);
-	ss_cli_progress_finish(&prog);   /* nothing of the progress line is left for what follows */
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	g_scan = NULL;
+	r = run_cancellable(s, &prog);
 	if (g_signal) {
 		fprintf(stderr, "segscan: %s: the scan stopped early; no report written\n",
 			g_signal == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)");
@@ -208,29 +263,9 @@ int ss_cli_run_scan(const struct ss_cli_scan_cmd *cmd, int argc, char **argv)
 		goto out;
 	}
 	print_errors(s);
-	/* A report into a file or a pipe in 1 MiB writes, not stdio's st_blksize (4 KiB):
-	 * a million-segment NDJSON report is 300 MB, 75,000 write(2)s otherwise. A
-	 * terminal keeps its line buffering. Nothing has been written to stdout yet. */
-	/* (glibc ignores the size without a buffer; this one lives until exit's flush) */
-	static char outbuf[1 << 20];
-	if (!isatty(STDOUT_FILENO))
-		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	errno = 0;
-	if ((r = segscan_write(s, fmt, stdout))) {
-		/* the writers say EIO for any stream error; the write(2) underneath said why
-		 * (ENOSPC on a full disk or /dev/full, EPIPE, ...): report that */
-		if (r == -EIO && ferror(stdout) && errno && errno != EIO)
-			r = -errno;
-		fprintf(stderr, "segscan: writing the report: %s\n", segscan_strerror(r));
-		rc = 1;
+	if ((rc = write_report(s, a.fmt)))
 		goto out;
-	}
-	if (fflush(stdout) != 0) {
-		fprintf(stderr, "segscan: writing the report: %s\n", strerror(errno));
-		rc = 1;
-		goto out;
-	}
-	if (stats)
+	if (a.stats)
 		segscan_write_stats(s, stderr);
 	rc = segscan_exit_code(s);
 out:

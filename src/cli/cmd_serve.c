@@ -176,15 +176,113 @@ static int parse_interval(const char *v, double *out)
 	return 0;
 }
 
+/* One of serve's own options: 1 taken, 0 not serve's (a scan option), -1 stop with *rc
+ * (an error said on stderr, or --help). */
+static int serve_option(int c, struct ss_serve_opts *o, bool *no_evict, int *rc)
+{
+	switch (c) {
+	case O_LISTEN:
+		o->listen = optarg;
+		return 1;
+	case O_INTERVAL:
+		if (parse_interval(optarg, &o->interval_s)) {
+			fprintf(stderr, "segscan: --interval=%s: expected seconds from 0.1 to 604800\n", optarg);
+			return -1;
+		}
+		return 1;
+	case O_FULL_CHECK:
+		if (strcmp(optarg, "0") != 0 && parse_interval(optarg, &o->full_check_s)) {
+			fprintf(stderr, "segscan: --full-rescan-interval=%s: expected 0 or seconds from 0.1 to "
+				"604800\n", optarg);
+			return -1;
+		}
+		if (!strcmp(optarg, "0"))
+			o->full_check_s = 0;
+		return 1;
+	case O_TEXTFILE:
+		if (!*optarg) {
+			fputs("segscan: --textfile: expected a file path\n", stderr);
+			return -1;
+		}
+		o->textfile = optarg;
+		return 1;
+	case O_ONCE:
+		o->once = true;
+		return 1;
+	case O_WEB_CONFIG:
+		if (!*optarg) {
+			fputs("segscan: --web.config.file: expected a file path\n", stderr);
+			return -1;
+		}
+		o->web_config = optarg;
+		return 1;
+	case O_NO_EVICT:
+		*no_evict = true;
+		return 1;
+	case 'f':
+		fputs("segscan: serve has no --format: /metrics is the prom format, /v1/partitions the json "
+		      "format\n", stderr);
+		return -1;
+	case 'h':
+		ss_cli_help_except(usage_serve, tail_help, not_serve);
+		*rc = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* A scan option given to serve: kept in order in uo (serve's defaults go in front later).
+ * -1: refused (said on stderr; *rc 1 when out of memory). */
+static int serve_scan_option(const struct option *longopts, int c, int idx, struct ss_serve_opts *o,
+			     struct ss_serve_opts *uo, int *rc)
+{
+	const struct ss_optdef *d = ss_cli_scan_option("serve", longopts, c, idx);
+	if (!d)
+		return -1;
+	if (ss_cli_skipped(not_serve, d->name)) {
+		/* --help does not list them: taking them silently would promise something */
+		fprintf(stderr, "segscan: serve has no --%s: it draws no progress (its log on stderr is one logfmt "
+			"line per event)\nTry 'segscan serve --help'.\n", d->name);
+		return -1;
+	}
+	const char *name = d->name, *val = ss_optdef_has_arg(d) ? optarg : NULL;
+	if (!strcmp(name, "remote-state") && val && !strcmp(val, "-")) {
+		fputs("segscan: serve cannot take --remote-state=-: every scan re-reads the file; give a path\n", stderr);
+		return -1;
+	}
+	if (!strcmp(name, "stats"))
+		o->stats = true;
+	if (add_kv(uo, name, val)) {
+		fputs("segscan: out of memory\n", stderr);
+		*rc = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* The scan options serve runs with: its polite defaults first, so that the user's own
+ * values (uo, in order) override them, then --no-evict. */
+static int serve_scan_opts(struct ss_serve_opts *o, const struct ss_serve_opts *uo, bool no_evict)
+{
+	if (add_kv(o, "io-priority", "idle") || add_kv(o, "evict", "true"))
+		return -ENOMEM;
+	for (size_t i = 0; i < uo->n_scan_opts; i++)
+		if (add_kv(o, uo->scan_opts[i].name, uo->scan_opts[i].value))
+			return -ENOMEM;
+	if (no_evict && add_kv(o, "evict", "false"))
+		return -ENOMEM;
+	return 0;
+}
+
 int ss_cmd_serve(int argc, char **argv)
 {
 	struct ss_serve_opts o = { .listen = SS_SERVE_DEFAULT_LISTEN, .interval_s = 60,
 				   .full_check_s = SS_SERVE_DEFAULT_FULL_CHECK };
+	struct ss_serve_opts uo = { 0 };
 	struct option *longopts = NULL;
-	struct ss_serve_kv *user = NULL;
 	segscan_scan *probe = NULL;
 	bool no_evict = false;
-	size_t n_user = 0, n_serve = sizeof(serve_opts) / sizeof(serve_opts[0]);
+	size_t n_serve = sizeof(serve_opts) / sizeof(serve_opts[0]);
 	char shortopts[32];
 	int c, idx, r, rc = 2;
 
@@ -194,93 +292,17 @@ int ss_cmd_serve(int argc, char **argv)
 		return 1;
 	}
 	ss_cli_shortopts(shortopts, sizeof(shortopts));
-
-	/* the user's scan options, in order, before serve's defaults are put in front */
-	struct ss_serve_opts uo = { 0 };
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
-		const struct ss_optdef *d;
-		switch (c) {
-		case O_LISTEN:
-			o.listen = optarg;
-			continue;
-		case O_INTERVAL:
-			if (parse_interval(optarg, &o.interval_s)) {
-				fprintf(stderr, "segscan: --interval=%s: expected seconds from 0.1 to 604800\n", optarg);
-				goto out;
-			}
-			continue;
-		case O_FULL_CHECK:
-			if (strcmp(optarg, "0") != 0 && parse_interval(optarg, &o.full_check_s)) {
-				fprintf(stderr, "segscan: --full-rescan-interval=%s: expected 0 or seconds from 0.1 to "
-					"604800\n", optarg);
-				goto out;
-			}
-			if (!strcmp(optarg, "0"))
-				o.full_check_s = 0;
-			continue;
-		case O_TEXTFILE:
-			if (!*optarg) {
-				fputs("segscan: --textfile: expected a file path\n", stderr);
-				goto out;
-			}
-			o.textfile = optarg;
-			continue;
-		case O_ONCE:
-			o.once = true;
-			continue;
-		case O_WEB_CONFIG:
-			if (!*optarg) {
-				fputs("segscan: --web.config.file: expected a file path\n", stderr);
-				goto out;
-			}
-			o.web_config = optarg;
-			continue;
-		case O_NO_EVICT:
-			no_evict = true;
-			continue;
-		case 'f':
-			fputs("segscan: serve has no --format: /metrics is the prom format, /v1/partitions the json "
-			      "format\n", stderr);
+		int t = serve_option(c, &o, &no_evict, &rc);
+		if (t < 0 || (!t && serve_scan_option(longopts, c, idx, &o, &uo, &rc)))
 			goto out;
-		case 'h':
-			ss_cli_help_except(usage_serve, tail_help, not_serve);
-			rc = 0;
-			goto out;
-		}
-		if (!(d = ss_cli_scan_option("serve", longopts, c, idx)))
-			goto out;
-		if (ss_cli_skipped(not_serve, d->name)) {
-			/* --help does not list them: taking them silently would promise something */
-			fprintf(stderr, "segscan: serve has no --%s: it draws no progress (its log on stderr is one logfmt "
-				"line per event)\nTry 'segscan serve --help'.\n", d->name);
-			goto out;
-		}
-		const char *name = d->name, *val = ss_optdef_has_arg(d) ? optarg : NULL;
-		if (!strcmp(name, "remote-state") && val && !strcmp(val, "-")) {
-			fputs("segscan: serve cannot take --remote-state=-: every scan re-reads the file; give a path\n",
-			      stderr);
-			goto out;
-		}
-		if (!strcmp(name, "stats"))
-			o.stats = true;
-		if (add_kv(&uo, name, val)) {
-			fputs("segscan: out of memory\n", stderr);
-			rc = 1;
-			goto out;
-		}
 	}
-	user = uo.scan_opts;
-	n_user = uo.n_scan_opts;
-
-	/* serve's polite defaults first, so the user's own values override them */
-	if (add_kv(&o, "io-priority", "idle") || add_kv(&o, "evict", "true"))
-		goto oom;
-	for (size_t i = 0; i < n_user; i++)
-		if (add_kv(&o, user[i].name, user[i].value))
-			goto oom;
-	if (no_evict && add_kv(&o, "evict", "false"))
-		goto oom;
+	if (serve_scan_opts(&o, &uo, no_evict)) {
+		fputs("segscan: out of memory\n", stderr);
+		rc = 1;
+		goto out;
+	}
 
 	/* every value checked now, against the library itself */
 	if ((r = segscan_scan_new(&probe))) {
@@ -303,10 +325,6 @@ int ss_cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	rc = ss_serve_main(&o);
-	goto out;
-oom:
-	fputs("segscan: out of memory\n", stderr);
-	rc = 1;
 out:
 	segscan_scan_free(probe);
 	free_kv(&o);

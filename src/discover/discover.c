@@ -983,22 +983,26 @@ int ss_discover(struct ss_catalog *cat, char *const *paths, uint32_t n)
 	return ss_discover_mt(cat, paths, n, 1);
 }
 
-int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsigned nthreads)
+/* Is log dir i the same directory as an earlier one (by another path, a symlink)? */
+static bool logdir_seen_before(const struct ss_catalog *cat, uint32_t i)
 {
-	struct pjobs jobs = { 0 };
-	struct lister *ls = NULL;
-	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	atomic_uint next = 0;
-	unsigned started = 0;
+	struct stat st_i;
+	if (fstat(cat->logdirs[i].fd, &st_i) != 0)
+		return false;
+	for (uint32_t k = 0; k < i; k++) {
+		struct stat st_k;
+		if (cat->logdirs[k].fd >= 0 && fstat(cat->logdirs[k].fd, &st_k) == 0 &&
+		    st_k.st_dev == st_i.st_dev && st_k.st_ino == st_i.st_ino)
+			return true;
+	}
+	return false;
+}
+
+/* Open each log dir (a missing one is a problem, the same one twice a note) and walk its
+ * top level into jobs: one per partition directory. */
+static int open_logdirs(struct ss_catalog *cat, char *const *paths, uint32_t n, struct pjobs *jobs)
+{
 	int r;
-	cat->logdirs = calloc(n ? n : 1, sizeof(*cat->logdirs));
-	if (!cat->logdirs)
-		return -ENOMEM;
-	cat->n_logdirs = n;
-	/* the total is known once the log dirs are listed; until then "unknown" */
-	ss_progress(cat->log, SEGSCAN_PHASE_DISCOVERY, SEGSCAN_UNIT_ITEMS, "partition directories", 0, 0);
-	if (cat->reuse && (r = dreuse_prepare(cat, paths, n)))
-		goto out;
 	for (uint32_t i = 0; i < n; i++) {
 		struct ss_logdir *ld = &cat->logdirs[i];
 		ld->node = -1;
@@ -1015,50 +1019,44 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 			continue;
 		}
 		ld->fd = fd;
-		/* The same directory twice (by another path, a symlink): listed once. */
-		struct stat st_i;
-		bool dup = false;
-		if (fstat(fd, &st_i) == 0) {
-			for (uint32_t k = 0; k < i && !dup; k++) {
-				struct stat st_k;
-				if (cat->logdirs[k].fd >= 0 && fstat(cat->logdirs[k].fd, &st_k) == 0 &&
-				    st_k.st_dev == st_i.st_dev && st_k.st_ino == st_i.st_ino) {
-					dup = true;
-					if ((r = add_note(cat, paths[i], ".", NULL, "the same log dir was given twice: scanned once")))
-						goto out;
-				}
-			}
-		}
-		if (dup) {
+		if (logdir_seen_before(cat, i)) {
 			close(fd);
 			ld->fd = -1;
+			if ((r = add_note(cat, paths[i], ".", NULL, "the same log dir was given twice: scanned once")))
+				return r;
 			continue;
 		}
-		if ((r = walk_logdir(cat, i, &jobs)))
-			goto out;
+		if ((r = walk_logdir(cat, i, jobs)))
+			return r;
 	}
+	return 0;
+}
 
-	/* List the partition directories on several threads: a million segments means
-	 * forty thousand directories, and each is a few getdents plus two small files. */
+/* List the partition directories on several threads: a million segments means forty
+ * thousand directories, and each is a few getdents plus two small files. */
+static int list_partitions(struct ss_catalog *cat, struct pjobs *jobs, unsigned nthreads)
+{
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	atomic_uint next = 0;
+	unsigned started = 0;
+	int r = 0;
 	if (nthreads < 1)
 		nthreads = 1;
 	/* partitions copied from a previous scan (ss_dreuse) cost no I/O: only the dirs to
 	 * list count, so a rescan that lists few runs on this thread alone, without the lock */
 	uint32_t to_list = 0;
-	for (uint32_t i = 0; i < jobs.n; i++)
-		to_list += jobs.v[i].from_prev < 0;
+	for (uint32_t i = 0; i < jobs->n; i++)
+		to_list += jobs->v[i].from_prev < 0;
 	if (nthreads > to_list / 64 + 1)
 		nthreads = to_list / 64 + 1; /* a thread per few dozen dirs is plenty */
-	ls = calloc(nthreads, sizeof(*ls));
-	if (!ls) {
-		r = -ENOMEM;
-		goto out;
-	}
+	struct lister *ls = calloc(nthreads, sizeof(*ls));
+	if (!ls)
+		return -ENOMEM;
 	if (nthreads > 1)
 		cat->mu = &mu;
 	for (unsigned t = 0; t < nthreads; t++) {
 		ls[t].cat = cat;
-		ls[t].jobs = &jobs;
+		ls[t].jobs = jobs;
 		ls[t].next = &next;
 		ls[t].self0 = &ls[0];
 	}
@@ -1069,37 +1067,37 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 	}
 	lister_main(&ls[0]); /* this thread lists too */
 	for (unsigned t = 1; t <= started; t++)
-		pthread_join(ls[t].th, NULL);
+		pthread_join(ls[t].th, NULL); /* joins the pthread_create above */
 	cat->mu = NULL;
-	r = 0;
 	for (unsigned t = 0; t < nthreads; t++)
 		if (!r && ls[t].err)
 			r = ls[t].err;
-	if (r)
-		goto out;
-	ss_progress_end(cat->log, SEGSCAN_PHASE_DISCOVERY, SEGSCAN_UNIT_ITEMS, "partition directories", jobs.n, jobs.n);
+	free(ls);
+	return r;
+}
 
-	for (uint32_t i = 0; i < n; i++)
-		if ((r = check_logdir(cat, i)))
-			goto out;
-
-	/* The array grew by doubling: give back the unused tail (up to half of it, of a
-	 * million-segment scan's largest allocation). A shrink that fails leaves the block
-	 * as it was, which is still correct. */
-	if (cat->n_segs && cat->cap_segs > cat->n_segs) {
-		struct ss_seg *t = realloc(cat->segs, (size_t)cat->n_segs * sizeof(*cat->segs));
-		if (t) {
-			cat->segs = t;
-			cat->cap_segs = cat->n_segs;
-		}
-		struct ss_seg_id *ti = cat->ids ? realloc(cat->ids, (size_t)cat->n_segs * sizeof(*cat->ids)) : NULL;
-		if (ti) {
-			cat->ids = ti;
-			cat->cap_ids = cat->n_segs;
-		}
+/* The segment arrays grew by doubling: give back the unused tail (up to half of a
+ * million-segment scan's largest allocation). A shrink that fails leaves the block as it
+ * was, which is still correct. */
+static void shrink_segments(struct ss_catalog *cat)
+{
+	if (!cat->n_segs || cat->cap_segs <= cat->n_segs)
+		return;
+	struct ss_seg *t = realloc(cat->segs, (size_t)cat->n_segs * sizeof(*cat->segs));
+	if (t) {
+		cat->segs = t;
+		cat->cap_segs = cat->n_segs;
 	}
+	struct ss_seg_id *ti = cat->ids ? realloc(cat->ids, (size_t)cat->n_segs * sizeof(*cat->ids)) : NULL;
+	if (ti) {
+		cat->ids = ti;
+		cat->cap_ids = cat->n_segs;
+	}
+}
 
-	/* Sort partitions; then point every segment at its partition's new index. */
+/* Sort partitions; then point every segment at its partition's new index. */
+static void sort_partitions(struct ss_catalog *cat)
+{
 	if (cat->n_parts)
 		qsort(cat->parts, cat->n_parts, sizeof(*cat->parts), cmp_part);
 	for (uint32_t pi = 0; pi < cat->n_parts; pi++) {
@@ -1107,6 +1105,28 @@ int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsig
 		for (uint32_t k = 0; k < p->seg_count; k++)
 			cat->segs[p->seg_first + k].part = pi;
 	}
+}
+
+int ss_discover_mt(struct ss_catalog *cat, char *const *paths, uint32_t n, unsigned nthreads)
+{
+	struct pjobs jobs = { 0 };
+	int r;
+	cat->logdirs = calloc(n ? n : 1, sizeof(*cat->logdirs));
+	if (!cat->logdirs)
+		return -ENOMEM;
+	cat->n_logdirs = n;
+	/* the total is known once the log dirs are listed; until then "unknown" */
+	ss_progress(cat->log, SEGSCAN_PHASE_DISCOVERY, SEGSCAN_UNIT_ITEMS, "partition directories", 0, 0);
+	if (cat->reuse && (r = dreuse_prepare(cat, paths, n)))
+		goto out;
+	if ((r = open_logdirs(cat, paths, n, &jobs)) || (r = list_partitions(cat, &jobs, nthreads)))
+		goto out;
+	ss_progress_end(cat->log, SEGSCAN_PHASE_DISCOVERY, SEGSCAN_UNIT_ITEMS, "partition directories", jobs.n, jobs.n);
+	for (uint32_t i = 0; i < n; i++)
+		if ((r = check_logdir(cat, i)))
+			goto out;
+	shrink_segments(cat);
+	sort_partitions(cat);
 	for (uint32_t i = 0; i < n; i++)
 		if (cat->logdirs[i].fd >= 0 && ((r = read_logdir_meta(cat, i)) || (r = read_logdir_checkpoints(cat, i))))
 			goto out;
@@ -1115,7 +1135,6 @@ out:
 	cat->mu = NULL;
 	if (cat->reuse)
 		ss_dreuse_release(cat->reuse);
-	free(ls);
 	for (uint32_t i = 0; i < jobs.n; i++)
 		free(jobs.v[i].name);
 	free(jobs.v);

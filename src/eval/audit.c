@@ -551,12 +551,10 @@ static int unrecognised_store(struct ss_audit *a, const char *key, size_t len, i
 	return list_key(&a->tot.unrec_keys, &a->tot.n_unrec_keys, key, len);
 }
 
-int ss_audit_object(struct ss_audit *a, const char *key, size_t len, int64_t size)
+/* The join needs S3's order: every key after the one before, bytewise. The key becomes
+ * the one before the next. */
+static int check_order(struct ss_audit *a, const char *key, size_t len)
 {
-	int e;
-	if (a->ended)
-		return -EINVAL;
-	/* the join needs S3's order: every key after the one before, bytewise */
 	if (len > KEY_MAX) {
 		snprintf(a->err, sizeof(a->err), "a key of %zu bytes (more than %d)", len, KEY_MAX);
 		return -EPROTO;
@@ -575,6 +573,51 @@ int ss_audit_object(struct ss_audit *a, const char *key, size_t len, int64_t siz
 	a->prev[len] = 0;
 	a->prev_len = len;
 	a->have_prev = true;
+	return 0;
+}
+
+/* An object of a segment: into the open group of (start offset, segment id), which a key
+ * of another segment closes first. */
+static int group_add(struct ss_audit *a, const char *key, size_t len, const struct ss_store_key *k, int64_t size)
+{
+	struct group *g = &a->g;
+	int e;
+	if (g->open && (g->off != k->start_offset || memcmp(g->id, k->seg_id, 16))) {
+		if ((e = close_group(a)))
+			return e;
+	}
+	if (!g->open) {
+		memset(g, 0, sizeof(*g));
+		g->open = true;
+		g->off = k->start_offset;
+		memcpy(g->id, k->seg_id, 16);
+		char t[23];
+		ss_uuid_format(k->seg_id, t);
+		memcpy(g->txt, t, ID_TXT);
+		g->log_size = g->indexes_size = -1;
+	}
+	g->mask |= (uint16_t)(1u << k->kind);
+	g->objects++;
+	g->bytes += size > 0 ? size : 0;
+	if (k->kind == SS_OBJ_LOG)
+		g->log_size = size;
+	else if (k->kind == SS_OBJ_INDEXES)
+		g->indexes_size = size;
+	else if (k->kind == SS_OBJ_MANIFEST && a->judge) {
+		free(g->manifest_key);
+		if (!(g->manifest_key = strndup(key, len)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int ss_audit_object(struct ss_audit *a, const char *key, size_t len, int64_t size)
+{
+	int e;
+	if (a->ended)
+		return -EINVAL;
+	if ((e = check_order(a, key, len)))
+		return e;
 	snprintf(a->tot.last_key, sizeof(a->tot.last_key), "%.*s", (int)(len > 1024 ? 1024 : len), key);
 	a->tot.objects++;
 	a->tot.stored_bytes += size > 0 ? size : 0;
@@ -610,34 +653,7 @@ int ss_audit_object(struct ss_audit *a, const char *key, size_t len, int64_t siz
 		ap->unrecognised_bytes += size > 0 ? size : 0;
 		return list_key(&ap->unrec_keys, &ap->n_unrec_keys, key, len);
 	}
-	struct group *g = &a->g;
-	if (g->open && (g->off != k.start_offset || memcmp(g->id, k.seg_id, 16))) {
-		if ((e = close_group(a)))
-			return e;
-	}
-	if (!g->open) {
-		memset(g, 0, sizeof(*g));
-		g->open = true;
-		g->off = k.start_offset;
-		memcpy(g->id, k.seg_id, 16);
-		char t[23];
-		ss_uuid_format(k.seg_id, t);
-		memcpy(g->txt, t, ID_TXT);
-		g->log_size = g->indexes_size = -1;
-	}
-	g->mask |= (uint16_t)(1u << k.kind);
-	g->objects++;
-	g->bytes += size > 0 ? size : 0;
-	if (k.kind == SS_OBJ_LOG)
-		g->log_size = size;
-	else if (k.kind == SS_OBJ_INDEXES)
-		g->indexes_size = size;
-	else if (k.kind == SS_OBJ_MANIFEST && a->judge) {
-		free(g->manifest_key);
-		if (!(g->manifest_key = strndup(key, len)))
-			return -ENOMEM;
-	}
-	return 0;
+	return group_add(a, key, len, &k, size);
 }
 
 /* ---- manifests ---- */
@@ -899,73 +915,55 @@ bool ss_audit_suspects(const struct ss_audit *a)
 	return false;
 }
 
-int ss_audit_confirm(struct ss_audit *a, const struct ss_remote *second)
+/* A compared partition's findings: confirmed against the second replay, the dropped ones
+ * removed, sorted, counted into its own numbers and the totals. */
+static int finish_part(struct ss_audit_part *ap, const struct ss_remote *second, struct ss_audit_totals *t)
 {
 	int e;
-	if (!a->ended && (e = ss_audit_end_listing(a, false)))
+	if (second && ap->n_items && (e = confirm_part(ap, second)))
 		return e;
-	if (a->final)
-		return 0;
-	struct ss_audit_totals *t = &a->tot;
-	for (uint32_t i = 0; i < a->n_parts; i++) {
-		struct ss_audit_part *ap = &a->parts[i];
-		if (!ap->compared) {
-			/* nothing about it is known to be wrong or right: no findings */
-			ap->n_items = 0;
-			t->not_compared_objects += ap->objects;
-			t->not_compared_bytes += ap->stored_bytes;
-			continue;
+	uint32_t k = 0;
+	for (uint32_t j = 0; j < ap->n_items; j++)
+		if (!ap->items[j].dropped)
+			ap->items[k++] = ap->items[j];
+	ap->n_items = k;
+	if (k > 1)
+		qsort(ap->items, k, sizeof(*ap->items), cmp_item);
+	for (uint32_t j = 0; j < k; j++) {
+		const struct ss_audit_item *it = &ap->items[j];
+		if (it->code == SS_AUDIT_MISSING) {
+			ap->missing_objects += it->objects;
+		} else if (it->code == SS_AUDIT_ORPHAN) {
+			ap->orphan_objects += it->objects;
+			ap->orphan_bytes += it->bytes;
+		} else if (it->code == SS_AUDIT_TORN) {
+			ap->torn_objects += it->objects;
+			ap->torn_bytes += it->bytes;
 		}
-		if (second && ap->n_items && (e = confirm_part(ap, second)))
-			return e;
-		uint32_t k = 0;
-		for (uint32_t j = 0; j < ap->n_items; j++)
-			if (!ap->items[j].dropped)
-				ap->items[k++] = ap->items[j];
-		ap->n_items = k;
-		if (k > 1)
-			qsort(ap->items, k, sizeof(*ap->items), cmp_item);
-		for (uint32_t j = 0; j < k; j++) {
-			const struct ss_audit_item *it = &ap->items[j];
-			switch (it->code) {
-			case SS_AUDIT_MISSING:
-				ap->missing_objects += it->objects;
-				break;
-			case SS_AUDIT_ORPHAN:
-				ap->orphan_objects += it->objects;
-				ap->orphan_bytes += it->bytes;
-				break;
-			case SS_AUDIT_TORN:
-				ap->torn_objects += it->objects;
-				ap->torn_bytes += it->bytes;
-				break;
-			default:
-				break;
-			}
-		}
-		ap->pending_objects = ap->objects - ap->unrecognised - ap->ok_objects - ap->orphan_objects - ap->torn_objects;
-		ap->pending_bytes = ap->stored_bytes - ap->unrecognised_bytes - ap->ok_bytes - ap->orphan_bytes -
-				    ap->torn_bytes;
-		t->partitions_compared++;
-		t->accounted_bytes += ap->accounted_bytes;
-		t->orphan_objects += ap->orphan_objects;
-		t->orphan_bytes += ap->orphan_bytes;
-		t->missing_objects += ap->missing_objects;
-		t->torn_objects += ap->torn_objects;
-		t->torn_bytes += ap->torn_bytes;
-		t->pending_objects += ap->pending_objects;
-		t->pending_bytes += ap->pending_bytes;
 	}
-	t->partitions = a->n_parts;
-	for (uint32_t i = 0; i < a->n_parts; i++)
-		t->unrecognised += a->parts[i].unrecognised, t->unrecognised_bytes += a->parts[i].unrecognised_bytes;
+	ap->pending_objects = ap->objects - ap->unrecognised - ap->ok_objects - ap->orphan_objects - ap->torn_objects;
+	ap->pending_bytes = ap->stored_bytes - ap->unrecognised_bytes - ap->ok_bytes - ap->orphan_bytes - ap->torn_bytes;
+	t->partitions_compared++;
+	t->accounted_bytes += ap->accounted_bytes;
+	t->orphan_objects += ap->orphan_objects;
+	t->orphan_bytes += ap->orphan_bytes;
+	t->missing_objects += ap->missing_objects;
+	t->torn_objects += ap->torn_objects;
+	t->torn_bytes += ap->torn_bytes;
+	t->pending_objects += ap->pending_objects;
+	t->pending_bytes += ap->pending_bytes;
+	return 0;
+}
+
+/* Per topic, in name order: the partitions sorted by name (a->sorted) give the runs. */
+static int topic_totals(struct ss_audit *a)
+{
 	if (a->n_parts && !(a->sorted = malloc(a->n_parts * sizeof(uint32_t))))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < a->n_parts; i++)
 		a->sorted[i] = i;
 	if (a->n_parts > 1)
 		qsort_r(a->sorted, a->n_parts, sizeof(uint32_t), cmp_sorted, a);
-	/* per topic, in name order: the sorted parts give the runs */
 	for (uint32_t i = 0; i < a->n_parts; i++) {
 		const struct ss_audit_part *ap = &a->parts[a->sorted[i]];
 		if (!ap->compared)
@@ -991,6 +989,33 @@ int ss_audit_confirm(struct ss_audit *a, const struct ss_remote *second)
 		tp->torn_bytes += ap->torn_bytes;
 		tp->unrecognised += ap->unrecognised;
 	}
+	return 0;
+}
+
+int ss_audit_confirm(struct ss_audit *a, const struct ss_remote *second)
+{
+	int e;
+	if (!a->ended && (e = ss_audit_end_listing(a, false)))
+		return e;
+	if (a->final)
+		return 0;
+	struct ss_audit_totals *t = &a->tot;
+	for (uint32_t i = 0; i < a->n_parts; i++) {
+		struct ss_audit_part *ap = &a->parts[i];
+		if (!ap->compared) {
+			/* nothing about it is known to be wrong or right: no findings */
+			ap->n_items = 0;
+			t->not_compared_objects += ap->objects;
+			t->not_compared_bytes += ap->stored_bytes;
+		} else if ((e = finish_part(ap, second, t))) {
+			return e;
+		}
+	}
+	t->partitions = a->n_parts;
+	for (uint32_t i = 0; i < a->n_parts; i++)
+		t->unrecognised += a->parts[i].unrecognised, t->unrecognised_bytes += a->parts[i].unrecognised_bytes;
+	if ((e = topic_totals(a)))
+		return e;
 	t->topics = a->topics;
 	t->n_topics = a->n_topics;
 	a->final = true;

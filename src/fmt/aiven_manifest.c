@@ -179,6 +179,56 @@ static void segment_metadata(const json_t *m, struct ss_aiven_manifest *out)
 	out->has_segment = true;
 }
 
+/* "chunkIndex": the chunking of the stored .log (fixed or variable), its stored size. */
+static int chunk_index(const json_t *m, struct ss_aiven_manifest *out, char *err, size_t errlen)
+{
+	const json_t *ci = json_object_get(m, "chunkIndex");
+	const json_t *type = json_object_get(ci, "type");
+	if (!json_is_object(ci) || !json_is_string(type))
+		return bad(err, errlen, "no \"chunkIndex\" object with a \"type\"");
+	if (!get_int(ci, "originalChunkSize", 1, &out->original_chunk) ||
+	    !get_int(ci, "originalFileSize", 0, &out->original_size))
+		return bad(err, errlen, "chunkIndex: originalChunkSize (> 0) or originalFileSize (>= 0) missing or invalid");
+	if (!strcmp(json_string_value(type), "fixed")) {
+		int64_t t, fin;
+		out->fixed = true;
+		if (!get_int(ci, "transformedChunkSize", 0, &t) || !get_int(ci, "finalTransformedChunkSize", 0, &fin))
+			return bad(err, errlen, "chunkIndex: transformedChunkSize or finalTransformedChunkSize missing or invalid");
+		uint64_t n = ((uint64_t)out->original_size + (uint64_t)out->original_chunk - 1) / (uint64_t)out->original_chunk;
+		out->chunks = n;
+		out->stored_log_size = n ? (int64_t)(n - 1) * t + fin : 0;
+		return 0;
+	}
+	if (!strcmp(json_string_value(type), "variable")) {
+		const json_t *tc = json_object_get(ci, "transformedChunks");
+		if (!json_is_string(tc))
+			return bad(err, errlen, "chunkIndex: transformedChunks missing");
+		return variable_chunks(json_string_value(tc), json_string_length(tc), &out->chunks, &out->stored_log_size,
+				       err, errlen);
+	}
+	return bad(err, errlen, "chunkIndex type \"%.40s\" is neither fixed nor variable", json_string_value(type));
+}
+
+/* "segmentIndexes": where each index sits in the indexes object, hence its size. */
+static int segment_indexes(const json_t *m, struct ss_aiven_manifest *out, char *err, size_t errlen)
+{
+	const json_t *si = json_object_get(m, "segmentIndexes");
+	if (!json_is_object(si))
+		return bad(err, errlen, "no \"segmentIndexes\" object");
+	static const char *const names[] = { "offset", "timestamp", "producerSnapshot", "leaderEpoch", "transaction" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const json_t *x = json_object_get(si, names[i]);
+		int64_t pos, size;
+		if (i == 4 && (!x || json_is_null(x)))
+			continue;   /* no transaction index: null */
+		if (!json_is_object(x) || !get_int(x, "position", 0, &pos) || !get_int(x, "size", 0, &size))
+			return bad(err, errlen, "segmentIndexes.%s is not {position, size}", names[i]);
+		if (pos + size > out->indexes_size)
+			out->indexes_size = pos + size;
+	}
+	return 0;
+}
+
 int ss_aiven_manifest_parse(const char *buf, size_t len, struct ss_aiven_manifest *out, char *err, size_t errlen)
 {
 	json_error_t jerr;
@@ -196,58 +246,8 @@ int ss_aiven_manifest_parse(const char *buf, size_t len, struct ss_aiven_manifes
 		r = bad(err, errlen, "\"version\" is not \"1\" (the only manifest version)");
 		goto out;
 	}
-	const json_t *ci = json_object_get(m, "chunkIndex");
-	const json_t *type = json_object_get(ci, "type");
-	if (!json_is_object(ci) || !json_is_string(type)) {
-		r = bad(err, errlen, "no \"chunkIndex\" object with a \"type\"");
+	if ((r = chunk_index(m, out, err, errlen)) || (r = segment_indexes(m, out, err, errlen)))
 		goto out;
-	}
-	if (!get_int(ci, "originalChunkSize", 1, &out->original_chunk) ||
-	    !get_int(ci, "originalFileSize", 0, &out->original_size)) {
-		r = bad(err, errlen, "chunkIndex: originalChunkSize (> 0) or originalFileSize (>= 0) missing or invalid");
-		goto out;
-	}
-	if (!strcmp(json_string_value(type), "fixed")) {
-		int64_t t, fin;
-		out->fixed = true;
-		if (!get_int(ci, "transformedChunkSize", 0, &t) || !get_int(ci, "finalTransformedChunkSize", 0, &fin)) {
-			r = bad(err, errlen, "chunkIndex: transformedChunkSize or finalTransformedChunkSize missing or invalid");
-			goto out;
-		}
-		uint64_t n = ((uint64_t)out->original_size + (uint64_t)out->original_chunk - 1) / (uint64_t)out->original_chunk;
-		out->chunks = n;
-		out->stored_log_size = n ? (int64_t)(n - 1) * t + fin : 0;
-	} else if (!strcmp(json_string_value(type), "variable")) {
-		const json_t *tc = json_object_get(ci, "transformedChunks");
-		if (!json_is_string(tc)) {
-			r = bad(err, errlen, "chunkIndex: transformedChunks missing");
-			goto out;
-		}
-		if ((r = variable_chunks(json_string_value(tc), json_string_length(tc), &out->chunks, &out->stored_log_size,
-					 err, errlen)))
-			goto out;
-	} else {
-		r = bad(err, errlen, "chunkIndex type \"%.40s\" is neither fixed nor variable", json_string_value(type));
-		goto out;
-	}
-	const json_t *si = json_object_get(m, "segmentIndexes");
-	if (!json_is_object(si)) {
-		r = bad(err, errlen, "no \"segmentIndexes\" object");
-		goto out;
-	}
-	static const char *const names[] = { "offset", "timestamp", "producerSnapshot", "leaderEpoch", "transaction" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const json_t *x = json_object_get(si, names[i]);
-		int64_t pos, size;
-		if (i == 4 && (!x || json_is_null(x)))
-			continue;   /* no transaction index: null */
-		if (!json_is_object(x) || !get_int(x, "position", 0, &pos) || !get_int(x, "size", 0, &size)) {
-			r = bad(err, errlen, "segmentIndexes.%s is not {position, size}", names[i]);
-			goto out;
-		}
-		if (pos + size > out->indexes_size)
-			out->indexes_size = pos + size;
-	}
 	const json_t *c = json_object_get(m, "compression");
 	if (!json_is_boolean(c)) {
 		r = bad(err, errlen, "\"compression\" is not a boolean");

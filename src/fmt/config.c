@@ -667,25 +667,19 @@ static int split_dirs(struct ss_config *c, const char *v)
 	return 0;
 }
 
-static int server_apply(struct cctx *x, struct prop *props)
+/* KafkaConfig.logRetentionTimeMillis: ms, else minutes, else hours (168); the first one
+ * present decides. Every one given is kept for the sources. */
+static int server_retention(struct cctx *x, struct prop *props, struct ss_cfg_vals *v)
 {
-	struct ss_config *c = x->c;
-	struct ss_cfg_vals v;
-	int64_t n;
-	bool b;
-	int e;
-
-	memset(&v, 0, sizeof(v));
-#define PROP(i) (&props[i])
-	/* KafkaConfig.logRetentionTimeMillis: ms, else minutes, else hours (168); the first
-	 * one present decides */
 	static const struct { int idx; const char *name; int64_t min, max, unit; } rt[] = {
 		{ 2, "log.retention.ms", INT64_MIN, INT64_MAX, 1 },
 		{ 3, "log.retention.minutes", INT32_MIN, INT32_MAX, 60000 },
 		{ 4, "log.retention.hours", INT32_MIN, INT32_MAX, 3600000 },
 	};
+	struct ss_config *c = x->c;
+	int64_t n;
 	for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]); i++) {
-		struct prop *p = PROP(rt[i].idx);
+		struct prop *p = &props[rt[i].idx];
 		if (!p->val)
 			continue;
 		x->line = p->line;
@@ -693,12 +687,71 @@ static int server_apply(struct cctx *x, struct prop *props)
 			return cfail(x, "%s=%.80s: not an integer", rt[i].name, p->val);
 		c->server_retention[i] = n;
 		c->server_retention_set |= (uint8_t)(1u << i);
-		if (v.set & SS_CFG_RETENTION_MS)
+		if (v->set & SS_CFG_RETENTION_MS)
 			continue;   /* a later synonym is kept for the sources, not for the value */
 		n *= rt[i].unit;
-		v.retention_ms = n < 0 ? -1 : n;
-		v.set |= SS_CFG_RETENTION_MS;
+		v->retention_ms = n < 0 ? -1 : n;
+		v->set |= SS_CFG_RETENTION_MS;
 	}
+	return 0;
+}
+
+/* An integer property in [min, max] into *out; absent leaves *out alone. */
+static int server_long(struct cctx *x, const struct prop *p, const char *what, int64_t min, int64_t max,
+		       int64_t *out)
+{
+	int64_t n;
+	if (!p->val)
+		return 0;
+	x->line = p->line;
+	if (!parse_long(p->val, strlen(p->val), min, max, &n))
+		return cfail(x, "%s=%.80s: the value must be %s", what, p->val,
+			     min == 1 ? "an integer >= 1" : "an integer");
+	*out = n;
+	return 0;
+}
+
+/* The broker's own keys: its id, metadata.log.dir, and what the tiering health rules read
+ * (eval/health.h: -1 when absent). */
+static int server_broker_keys(struct cctx *x, struct prop *props)
+{
+	struct ss_config *c = x->c;
+	int64_t n = -1;
+	int e;
+	if (props[12].val && props[12].val[0] && !(c->metadata_log_dir = strdup(props[12].val)))
+		return -ENOMEM;
+	/* node.id, else broker.id (KafkaConfig: the two must agree when both are set) */
+	for (int k = 13; k <= 14 && n == -1; k++) {
+		if (!props[k].val)
+			continue;
+		x->line = props[k].line;
+		if (!parse_long(props[k].val, strlen(props[k].val), -1, INT32_MAX, &n))
+			return cfail(x, "%s=%.80s: not an integer", prop_keys[k], props[k].val);
+		break;
+	}
+	c->node_id = (int32_t)n;
+	/* RemoteLogManagerConfig: a long, at least 1 */
+	c->rlm_task_interval_ms = -1;
+	if ((e = server_long(x, &props[15], "remote.log.manager.task.interval.ms", 1, INT64_MAX, &c->rlm_task_interval_ms)))
+		return e;
+	/* ServerLogConfigs: an int, at least 1 */
+	n = -1;
+	if ((e = server_long(x, &props[16], "min.insync.replicas", 1, INT32_MAX, &n)))
+		return e;
+	c->min_isr = (int32_t)n;
+	return 0;
+}
+
+static int server_apply(struct cctx *x, struct prop *props)
+{
+	struct ss_config *c = x->c;
+	struct ss_cfg_vals v;
+	bool b;
+	int e;
+
+	memset(&v, 0, sizeof(v));
+	if ((e = server_retention(x, props, &v)))
+		return e;
 	static const struct { int idx; struct keydef d; } simple[] = {
 		{ 5, { "log.retention.bytes", VK_LONG, INT64_MIN, SS_CFG_RETENTION_BYTES } },
 		{ 6, { "log.local.retention.ms", VK_LONG, -2, SS_CFG_LOCAL_RETENTION_MS } },
@@ -708,7 +761,7 @@ static int server_apply(struct cctx *x, struct prop *props)
 		{ 11, { "log.preallocate", VK_BOOL, 0, SS_CFG_PREALLOCATE } },
 	};
 	for (size_t i = 0; i < sizeof(simple) / sizeof(simple[0]); i++) {
-		struct prop *p = PROP(simple[i].idx);
+		struct prop *p = &props[simple[i].idx];
 		if (!p->val)
 			continue;
 		x->line = p->line;
@@ -717,49 +770,19 @@ static int server_apply(struct cctx *x, struct prop *props)
 				     kind_text(simple[i].d.kind, simple[i].d.min));
 	}
 	bool sys = false;   /* RemoteLogManagerConfig default */
-	if (PROP(9)->val) {
-		x->line = PROP(9)->line;
-		if (!parse_bool(PROP(9)->val, strlen(PROP(9)->val), &b))
+	if (props[9].val) {
+		x->line = props[9].line;
+		if (!parse_bool(props[9].val, strlen(props[9].val), &b))
 			return cfail(x, "remote.log.storage.system.enable=%.80s: the value must be true or false",
-				     PROP(9)->val);
+				     props[9].val);
 		sys = b;
 	}
-	if (PROP(12)->val && PROP(12)->val[0] && !(c->metadata_log_dir = strdup(PROP(12)->val)))
-		return -ENOMEM;
-	/* node.id, else broker.id (KafkaConfig: the two must agree when both are set) */
-	c->node_id = -1;
-	for (int k = 13; k <= 14; k++) {
-		if (!PROP(k)->val)
-			continue;
-		x->line = PROP(k)->line;
-		if (!parse_long(PROP(k)->val, strlen(PROP(k)->val), -1, INT32_MAX, &n))
-			return cfail(x, "%s=%.80s: not an integer", prop_keys[k], PROP(k)->val);
-		c->node_id = (int32_t)n;
-		break;
-	}
-	/* what the tiering health rules read (eval/health.h): -1 when absent */
-	c->rlm_task_interval_ms = -1;
-	c->min_isr = -1;
-	if (PROP(15)->val) {
-		x->line = PROP(15)->line;
-		/* RemoteLogManagerConfig: a long, at least 1 */
-		if (!parse_long(PROP(15)->val, strlen(PROP(15)->val), 1, INT64_MAX, &n))
-			return cfail(x, "remote.log.manager.task.interval.ms=%.80s: the value must be an integer >= 1",
-				     PROP(15)->val);
-		c->rlm_task_interval_ms = n;
-	}
-	if (PROP(16)->val) {
-		x->line = PROP(16)->line;
-		/* ServerLogConfigs: an int, at least 1 */
-		if (!parse_long(PROP(16)->val, strlen(PROP(16)->val), 1, INT32_MAX, &n))
-			return cfail(x, "min.insync.replicas=%.80s: the value must be an integer >= 1", PROP(16)->val);
-		c->min_isr = (int32_t)n;
-	}
+	if ((e = server_broker_keys(x, props)))
+		return e;
 	/* log.dirs wins over log.dir (KafkaConfig.logDirs) */
-	struct prop *dirs = PROP(0)->val ? PROP(0) : PROP(1)->val ? PROP(1) : NULL;
+	struct prop *dirs = props[0].val ? &props[0] : props[1].val ? &props[1] : NULL;
 	if (dirs && (e = split_dirs(c, dirs->val)))
 		return e;
-#undef PROP
 	c->server = v;
 	c->has_server = true;
 	c->remote_system_enable = sys;

@@ -492,6 +492,69 @@ static int rd_frame_short(struct kr *r, int16_t *out)
 	return 0;
 }
 
+/* The record's fields after its frame, by api key (one the version table knows). */
+static int dec_body(struct kr *rp, struct ss_kraft_rec *rec)
+{
+	struct tctx t = { rec, rec->version };
+	int rc;
+	switch (rec->api_key) {
+	case SS_KR_TOPIC:
+		if ((rc = rd_str(rp, &rec->u.topic.name, false)) || (rc = rd_uuid(rp, rec->u.topic.topic_id)))
+			break;
+		rc = rd_tags(rp, NULL, NULL);
+		break;
+	case SS_KR_REMOVE_TOPIC:
+		if (!(rc = rd_uuid(rp, rec->u.remove_topic.topic_id)))
+			rc = rd_tags(rp, NULL, NULL);
+		break;
+	case SS_KR_PARTITION:
+		rc = dec_partition(rp, rec);
+		break;
+	case SS_KR_PARTITION_CHANGE:
+		rc = dec_change(rp, rec);
+		break;
+	case SS_KR_CONFIG:
+		if ((rc = rd_i8(rp, &rec->u.config.resource_type)) ||
+		    (rc = rd_str(rp, &rec->u.config.resource_name, false)) ||
+		    (rc = rd_str(rp, &rec->u.config.name, false)) ||
+		    (rc = rd_str(rp, &rec->u.config.value, true)))
+			break;
+		rc = rd_tags(rp, NULL, NULL);
+		break;
+	case SS_KR_REGISTER_BROKER:
+		rc = dec_register(rp, rec);
+		break;
+	case SS_KR_UNREGISTER_BROKER:
+	case SS_KR_FENCE_BROKER:
+	case SS_KR_UNFENCE_BROKER:
+		if ((rc = rd_i32(rp, &rec->u.broker.broker_id)) || (rc = rd_i64(rp, &rec->u.broker.broker_epoch)))
+			break;
+		rc = rd_tags(rp, NULL, NULL);
+		break;
+	case SS_KR_BROKER_REGISTRATION_CHANGE:
+		rc = dec_change_broker(rp, rec);
+		break;
+	case SS_KR_FEATURE_LEVEL:
+		if ((rc = rd_str(rp, &rec->u.feature.name, false)) || (rc = rd_i16(rp, &rec->u.feature.level)))
+			break;
+		rc = rd_tags(rp, NULL, NULL);
+		break;
+	case SS_KR_BEGIN_TRANSACTION:
+	case SS_KR_ABORT_TRANSACTION:
+		rec->u.txn.text.p = NULL;
+		rec->u.txn.text.len = -1;
+		rc = rd_tags(rp, tags_txn, &t);
+		break;
+	case SS_KR_END_TRANSACTION:
+	case SS_KR_NO_OP:
+		rc = rd_tags(rp, NULL, NULL);
+		break;
+	default:
+		rc = SEGSCAN_ESCHEMA; /* unreachable: max_version said known */
+	}
+	return rc;
+}
+
 int ss_kraft_decode(const uint8_t *buf, size_t len, struct ss_kraft_rec *rec)
 {
 	struct kr r = { buf, buf + len };
@@ -512,62 +575,7 @@ int ss_kraft_decode(const uint8_t *buf, size_t len, struct ss_kraft_rec *rec)
 		return 0;
 	}
 	rec->known = true;
-	struct tctx t = { rec, rec->version };
-	switch (rec->api_key) {
-	case SS_KR_TOPIC:
-		if ((rc = rd_str(&r, &rec->u.topic.name, false)) || (rc = rd_uuid(&r, rec->u.topic.topic_id)))
-			break;
-		rc = rd_tags(&r, NULL, NULL);
-		break;
-	case SS_KR_REMOVE_TOPIC:
-		if (!(rc = rd_uuid(&r, rec->u.remove_topic.topic_id)))
-			rc = rd_tags(&r, NULL, NULL);
-		break;
-	case SS_KR_PARTITION:
-		rc = dec_partition(&r, rec);
-		break;
-	case SS_KR_PARTITION_CHANGE:
-		rc = dec_change(&r, rec);
-		break;
-	case SS_KR_CONFIG:
-		if ((rc = rd_i8(&r, &rec->u.config.resource_type)) ||
-		    (rc = rd_str(&r, &rec->u.config.resource_name, false)) ||
-		    (rc = rd_str(&r, &rec->u.config.name, false)) ||
-		    (rc = rd_str(&r, &rec->u.config.value, true)))
-			break;
-		rc = rd_tags(&r, NULL, NULL);
-		break;
-	case SS_KR_REGISTER_BROKER:
-		rc = dec_register(&r, rec);
-		break;
-	case SS_KR_UNREGISTER_BROKER:
-	case SS_KR_FENCE_BROKER:
-	case SS_KR_UNFENCE_BROKER:
-		if ((rc = rd_i32(&r, &rec->u.broker.broker_id)) || (rc = rd_i64(&r, &rec->u.broker.broker_epoch)))
-			break;
-		rc = rd_tags(&r, NULL, NULL);
-		break;
-	case SS_KR_BROKER_REGISTRATION_CHANGE:
-		rc = dec_change_broker(&r, rec);
-		break;
-	case SS_KR_FEATURE_LEVEL:
-		if ((rc = rd_str(&r, &rec->u.feature.name, false)) || (rc = rd_i16(&r, &rec->u.feature.level)))
-			break;
-		rc = rd_tags(&r, NULL, NULL);
-		break;
-	case SS_KR_BEGIN_TRANSACTION:
-	case SS_KR_ABORT_TRANSACTION:
-		rec->u.txn.text.p = NULL;
-		rec->u.txn.text.len = -1;
-		rc = rd_tags(&r, tags_txn, &t);
-		break;
-	case SS_KR_END_TRANSACTION:
-	case SS_KR_NO_OP:
-		rc = rd_tags(&r, NULL, NULL);
-		break;
-	default:
-		rc = SEGSCAN_ESCHEMA; /* unreachable: max_version said known */
-	}
+	rc = dec_body(&r, rec);
 	if (rc)
 		return rc;
 	/* "Found N byte(s) of garbage after ..." */

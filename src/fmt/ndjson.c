@@ -109,13 +109,80 @@ static int get_epochs(struct ndj *c, json_t *o, struct ss_remote_event *ev)
 	return 0;
 }
 
+/* The fields of one event object, into *ev (its strings point into o). */
+static int parse_event(struct ndj *c, json_t *o, struct ss_remote_event *ev)
+{
+	const char *s;
+	size_t sl;
+	int64_t v;
+	int e;
+
+	if ((e = get_str(c, o, "type", true, &s, &sl)))
+		return e;
+	if (strcmp(s, "segment") == 0) {
+		ev->type = SS_REV_SEGMENT;
+	} else if (strcmp(s, "update") == 0) {
+		ev->type = SS_REV_UPDATE;
+	} else if (strcmp(s, "partition_delete") == 0) {
+		ev->type = SS_REV_PARTITION_DELETE;
+	} else {
+		return fail(c, SEGSCAN_EJSON, "unknown type \"%.40s\" (segment, update or partition_delete)", s);
+	}
+
+	if ((e = get_str(c, o, "topic", true, &ev->topic, &ev->topic_len)))
+		return e;
+	if (!ss_topic_name_ok(ev->topic, ev->topic_len)) {
+		return fail(c, SEGSCAN_EJSON, "\"%.60s\" is not a Kafka topic name", ev->topic);
+	}
+	if ((e = get_int(c, o, "partition", 0, INT32_MAX, &v)))
+		return e;
+	ev->partition = (int32_t)v;
+
+	if ((e = get_str(c, o, "topic_id", false, &s, &sl)))
+		return e;
+	if (s) {
+		if (ss_uuid_parse(s, sl, ev->topic_id)) {
+			return fail(c, SEGSCAN_EJSON, "topic_id \"%.40s\" is not a Kafka Uuid (22 base64url characters)", s);
+		}
+		ev->has_topic_id = true;
+	}
+
+	if ((e = get_int(c, o, "broker_id", INT32_MIN, INT32_MAX, &v)))
+		return e;
+	ev->broker_id = (int32_t)v;
+	if ((e = get_int(c, o, "event_timestamp_ms", INT64_MIN, INT64_MAX, &ev->event_timestamp_ms)))
+		return e;
+
+	if ((e = get_str(c, o, "state", true, &s, &sl)))
+		return e;
+	if (ev->type == SS_REV_PARTITION_DELETE) {
+		if ((ev->state = ss_rpart_state_parse(s, sl)) < 0) {
+			return fail(c, SEGSCAN_EJSON, "unknown partition delete state \"%.40s\"", s);
+		}
+	} else {
+		if ((ev->state = ss_rseg_state_parse(s, sl)) < 0) {
+			return fail(c, SEGSCAN_EJSON, "unknown segment state \"%.40s\"", s);
+		}
+		if ((e = get_str(c, o, "segment_id", true, &ev->segment_id, &ev->segment_id_len)))
+			return e;
+	}
+
+	if (ev->type == SS_REV_SEGMENT) {
+		if ((e = get_int(c, o, "start_offset", INT64_MIN, INT64_MAX, &ev->start_offset)) ||
+		    (e = get_int(c, o, "end_offset", INT64_MIN, INT64_MAX, &ev->end_offset)) ||
+		    (e = get_int(c, o, "size_bytes", 0, INT32_MAX, &ev->size_bytes)) ||
+		    (e = get_int(c, o, "max_timestamp_ms", INT64_MIN, INT64_MAX, &ev->max_timestamp_ms)) ||
+		    (e = get_epochs(c, o, ev)))
+			return e;
+	}
+
+	return 0;
+}
+
 static int do_line(struct ndj *c, const char *line, size_t len)
 {
 	json_error_t jerr;
 	struct ss_remote_event ev;
-	const char *s;
-	size_t sl;
-	int64_t v;
 	int e;
 
 	size_t k = 0;
@@ -140,69 +207,8 @@ static int do_line(struct ndj *c, const char *line, size_t len)
 	}
 	memset(&ev, 0, sizeof(ev));
 
-	if ((e = get_str(c, o, "type", true, &s, &sl)))
+	if ((e = parse_event(c, o, &ev)))
 		goto out;
-	if (strcmp(s, "segment") == 0) {
-		ev.type = SS_REV_SEGMENT;
-	} else if (strcmp(s, "update") == 0) {
-		ev.type = SS_REV_UPDATE;
-	} else if (strcmp(s, "partition_delete") == 0) {
-		ev.type = SS_REV_PARTITION_DELETE;
-	} else {
-		e = fail(c, SEGSCAN_EJSON, "unknown type \"%.40s\" (segment, update or partition_delete)", s);
-		goto out;
-	}
-
-	if ((e = get_str(c, o, "topic", true, &ev.topic, &ev.topic_len)))
-		goto out;
-	if (!ss_topic_name_ok(ev.topic, ev.topic_len)) {
-		e = fail(c, SEGSCAN_EJSON, "\"%.60s\" is not a Kafka topic name", ev.topic);
-		goto out;
-	}
-	if ((e = get_int(c, o, "partition", 0, INT32_MAX, &v)))
-		goto out;
-	ev.partition = (int32_t)v;
-
-	if ((e = get_str(c, o, "topic_id", false, &s, &sl)))
-		goto out;
-	if (s) {
-		if (ss_uuid_parse(s, sl, ev.topic_id)) {
-			e = fail(c, SEGSCAN_EJSON, "topic_id \"%.40s\" is not a Kafka Uuid (22 base64url characters)", s);
-			goto out;
-		}
-		ev.has_topic_id = true;
-	}
-
-	if ((e = get_int(c, o, "broker_id", INT32_MIN, INT32_MAX, &v)))
-		goto out;
-	ev.broker_id = (int32_t)v;
-	if ((e = get_int(c, o, "event_timestamp_ms", INT64_MIN, INT64_MAX, &ev.event_timestamp_ms)))
-		goto out;
-
-	if ((e = get_str(c, o, "state", true, &s, &sl)))
-		goto out;
-	if (ev.type == SS_REV_PARTITION_DELETE) {
-		if ((ev.state = ss_rpart_state_parse(s, sl)) < 0) {
-			e = fail(c, SEGSCAN_EJSON, "unknown partition delete state \"%.40s\"", s);
-			goto out;
-		}
-	} else {
-		if ((ev.state = ss_rseg_state_parse(s, sl)) < 0) {
-			e = fail(c, SEGSCAN_EJSON, "unknown segment state \"%.40s\"", s);
-			goto out;
-		}
-		if ((e = get_str(c, o, "segment_id", true, &ev.segment_id, &ev.segment_id_len)))
-			goto out;
-	}
-
-	if (ev.type == SS_REV_SEGMENT) {
-		if ((e = get_int(c, o, "start_offset", INT64_MIN, INT64_MAX, &ev.start_offset)) ||
-		    (e = get_int(c, o, "end_offset", INT64_MIN, INT64_MAX, &ev.end_offset)) ||
-		    (e = get_int(c, o, "size_bytes", 0, INT32_MAX, &ev.size_bytes)) ||
-		    (e = get_int(c, o, "max_timestamp_ms", INT64_MIN, INT64_MAX, &ev.max_timestamp_ms)) ||
-		    (e = get_epochs(c, o, &ev)))
-			goto out;
-	}
 
 	char msg[512];
 	msg[0] = '\0';

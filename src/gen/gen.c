@@ -1170,6 +1170,52 @@ static int setup_pool(struct gen *g)
 	return 0;
 }
 
+/* The buffers, the value pool, the topics and the output directory. */
+static int gen_setup(struct gen *g, uint64_t nparts)
+{
+	const struct ss_gen_opts *o = g->o;
+	int rc;
+	g->tail_gap = o->span_ms / (4 * ((int64_t)o->single_record_tail + 1));
+	if (g->tail_gap > 3600000)
+		g->tail_gap = 3600000;  /* a segment.ms of an hour on a quiet partition */
+	if (g->tail_gap < 1)
+		g->tail_gap = 1;
+	g->sums = calloc(nparts, sizeof(*g->sums));
+	g->recs = calloc(o->records_per_batch, sizeof(*g->recs));
+	g->logbuf = malloc(LOGBUF_FLUSH);
+	if (!g->sums || !g->recs || !g->logbuf)
+		return gfail(g, -ENOMEM, "out of memory");
+	if ((rc = setup_pool(g)) || (rc = setup_topics(g)) || (rc = prepare_outdir(g)))
+		return rc;
+	return 0;
+}
+
+/* The --remote-state file (g->remote, closed by the caller) and the path of the topic
+ * config written beside it or where --topic-config-out says (*cfg_path, freed by the
+ * caller; NULL when neither is asked for). */
+static int open_side_files(struct gen *g, char **cfg_path)
+{
+	const struct ss_gen_opts *o = g->o;
+	if (o->remote_state) {
+		g->remote = fopen(o->remote_state, "w");
+		if (!g->remote)
+			return gfail(g, -errno, "cannot create %s", o->remote_state);
+		setvbuf(g->remote, NULL, _IOFBF, 1 << 20);
+	}
+	if (o->topic_config_out) {
+		*cfg_path = strdup(o->topic_config_out);
+	} else if (o->remote_state) {
+		const char *slash = strrchr(o->remote_state, '/');
+		if (!slash)
+			*cfg_path = strdup("topic-config.txt");
+		else if (asprintf(cfg_path, "%.*s/topic-config.txt", (int)(slash - o->remote_state), o->remote_state) < 0)
+			*cfg_path = NULL;
+	}
+	if ((o->topic_config_out || o->remote_state) && !*cfg_path)
+		return gfail(g, -ENOMEM, "out of memory");
+	return 0;
+}
+
 int ss_gen_run(const struct ss_gen_opts *o, struct ss_gen_stats *st, char *err, size_t errlen)
 {
 	struct gen g;
@@ -1188,44 +1234,9 @@ int ss_gen_run(const struct ss_gen_opts *o, struct ss_gen_stats *st, char *err, 
 
 	if ((rc = check_opts(&g)))
 		goto out;
-	uint32_t tail = o->single_record_tail;
-	g.tail_gap = o->span_ms / (4 * ((int64_t)tail + 1));
-	if (g.tail_gap > 3600000)
-		g.tail_gap = 3600000;  /* a segment.ms of an hour on a quiet partition */
-	if (g.tail_gap < 1)
-		g.tail_gap = 1;
 	uint64_t nparts = (uint64_t)o->topics * o->partitions;
-	g.sums = calloc(nparts, sizeof(*g.sums));
-	g.recs = calloc(o->records_per_batch, sizeof(*g.recs));
-	g.logbuf = malloc(LOGBUF_FLUSH);
-	if (!g.sums || !g.recs || !g.logbuf) {
-		rc = gfail(&g, -ENOMEM, "out of memory");
+	if ((rc = gen_setup(&g, nparts)) || (rc = open_side_files(&g, &cfg_path)))
 		goto out;
-	}
-	if ((rc = setup_pool(&g)) || (rc = setup_topics(&g)) || (rc = prepare_outdir(&g)))
-		goto out;
-
-	if (o->remote_state) {
-		g.remote = fopen(o->remote_state, "w");
-		if (!g.remote) {
-			rc = gfail(&g, -errno, "cannot create %s", o->remote_state);
-			goto out;
-		}
-		setvbuf(g.remote, NULL, _IOFBF, 1 << 20);
-	}
-	if (o->topic_config_out) {
-		cfg_path = strdup(o->topic_config_out);
-	} else if (o->remote_state) {
-		const char *slash = strrchr(o->remote_state, '/');
-		if (!slash)
-			cfg_path = strdup("topic-config.txt");
-		else if (asprintf(&cfg_path, "%.*s/topic-config.txt", (int)(slash - o->remote_state), o->remote_state) < 0)
-			cfg_path = NULL;
-	}
-	if ((o->topic_config_out || o->remote_state) && !cfg_path) {
-		rc = gfail(&g, -ENOMEM, "out of memory");
-		goto out;
-	}
 
 	uint64_t done = 0;
 	for (uint32_t t = 0; t < o->topics; t++)

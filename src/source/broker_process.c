@@ -101,6 +101,60 @@ static int serves(const struct find *f, const struct ss_config *c, int pfd, int 
 	return c->n_log_dirs > n ? -E2BIG : 0;
 }
 
+/* Which log dirs a process run by these uids (real, effective, saved, fs) may speak for:
+ * those whose owner runs it, or root. f->allow set; false when none. */
+static bool allow_users(const struct find *f, const uint32_t u[4])
+{
+	bool any = false;
+	for (uint32_t k = 0; k < f->n; k++) {
+		f->allow[k] = f->dirs[k].ok;
+		for (int i = 0; i < 4 && f->allow[k]; i++)
+			f->allow[k] = u[i] == 0 || u[i] == (uint32_t)f->dirs[k].uid;
+		any |= f->allow[k];
+	}
+	return any;
+}
+
+/* Of those, the log dirs whose owner (or root) owns the config file. false when none. */
+static bool allow_file_owner(const struct find *f, const struct stat *st)
+{
+	bool any = false;
+	for (uint32_t k = 0; k < f->n; k++) {
+		f->allow[k] = f->allow[k] && (st->st_uid == 0 || st->st_uid == f->dirs[k].uid);
+		any |= f->allow[k];
+	}
+	return any;
+}
+
+/* A verified config whose log.dirs did not show it serves these: why, when it is a limit
+ * (counted as unverified); 0 when it is a broker of other log dirs, which lends nothing. */
+static int not_served(struct ss_broker_config *out, int e, const struct ss_config *c)
+{
+	if (e == -ETIME)
+		return unverified(out, "its log.dirs could not be checked within %.0f s", SS_BROKER_CANDIDATE_SECONDS);
+	if (e == -E2BIG)
+		return unverified(out, "its log.dirs lists %u entries, more than the %u looked at", c->n_log_dirs,
+				  SS_BROKER_LOGDIRS_MAX);
+	return 0;
+}
+
+/* The config file's bytes, from its one descriptor, bounded. *stop when they cannot be
+ * had (the size over the limit, a read error: counted by unverified(), whose result is
+ * returned); -ENOMEM. */
+static int read_config(int cfd, const struct stat *st, struct ss_broker_config *out, char **text, size_t *tlen,
+		       bool *stop)
+{
+	*stop = true;
+	if (st->st_size > (off_t)SS_BROKER_CONFIG_MAX)
+		return unverified(out, "its config file has %lld bytes, more than the %zu read", (long long)st->st_size,
+				  SS_BROKER_CONFIG_MAX);
+	int e = ss_read_fd(cfd, (size_t)st->st_size, SS_BROKER_CONFIG_MAX, text, tlen);
+	if (e < 0)
+		return e == -ENOMEM ? e : unverified(out, "its config file cannot be read: %s", segscan_strerror(e));
+	*stop = false;
+	return 0;
+}
+
 /* One /proc entry. 1 when it is the verified broker (out filled), 0 when not, -ENOMEM. */
 static int candidate(const struct find *f, int procfd, const char *name, struct ss_broker_config *out)
 {
@@ -110,7 +164,7 @@ static int candidate(const struct find *f, int procfd, const char *name, struct 
 	struct ss_config *c = NULL;
 	struct stat st;
 	uint32_t u[4];
-	bool any = false;
+	bool stop;
 	double t_cand = ss_mono() + SS_BROKER_CANDIDATE_SECONDS;
 
 	/* Everything below is read through this descriptor: if the process exits and its pid
@@ -123,13 +177,7 @@ static int candidate(const struct find *f, int procfd, const char *name, struct 
 	/* Who runs it first: a process of another user is never read any further, so eight
 	 * of them with 40,000-entry log.dirs cost eight small reads. Not the /proc/PID
 	 * owner: a non-dumpable process's /proc entries are root's whoever runs it. */
-	for (uint32_t k = 0; k < f->n; k++) {
-		f->allow[k] = f->dirs[k].ok;
-		for (int i = 0; i < 4 && f->allow[k]; i++)
-			f->allow[k] = u[i] == 0 || u[i] == (uint32_t)f->dirs[k].uid;
-		any |= f->allow[k];
-	}
-	if (!any)
+	if (!allow_users(f, u))
 		goto out;
 	if (ss_read_file(pfd, "cmdline", SS_BROKER_CMDLINE_MAX, &cmd, &clen) < 0)
 		goto out;
@@ -152,22 +200,10 @@ static int candidate(const struct find *f, int procfd, const char *name, struct 
 		goto out;
 	}
 	/* A file another user could have written is not the broker's word: said nothing of. */
-	any = false;
-	for (uint32_t k = 0; k < f->n; k++) {
-		f->allow[k] = f->allow[k] && (st.st_uid == 0 || st.st_uid == f->dirs[k].uid);
-		any |= f->allow[k];
-	}
-	if (!any || (st.st_mode & S_IWOTH))
+	if (!allow_file_owner(f, &st) || (st.st_mode & S_IWOTH))
 		goto out;
-	if (st.st_size > (off_t)SS_BROKER_CONFIG_MAX) {
-		r = unverified(out, "its config file has %lld bytes, more than the %zu read", (long long)st.st_size,
-			       SS_BROKER_CONFIG_MAX);
+	if ((r = read_config(cfd, &st, out, &text, &tlen, &stop)) || stop)
 		goto out;
-	}
-	if ((e = ss_read_fd(cfd, (size_t)st.st_size, SS_BROKER_CONFIG_MAX, &text, &tlen)) < 0) {
-		r = e == -ENOMEM ? e : unverified(out, "its config file cannot be read: %s", segscan_strerror(e));
-		goto out;
-	}
 	if (!(file = display_path(pfd, arg)) || !(shown = ss_esc_line(file)) || ss_config_new(&c)) {
 		r = -ENOMEM;
 		goto out;
@@ -183,13 +219,9 @@ static int candidate(const struct find *f, int procfd, const char *name, struct 
 		out->pid = atoi(name);
 		file = text = NULL;
 		r = 1;
-	} else if (e == -ETIME) {
-		r = unverified(out, "its log.dirs could not be checked within %.0f s", SS_BROKER_CANDIDATE_SECONDS);
-	} else if (e == -E2BIG) {
-		r = unverified(out, "its log.dirs lists %u entries, more than the %u looked at", c->n_log_dirs,
-			       SS_BROKER_LOGDIRS_MAX);
+	} else {
+		r = not_served(out, e, c);
 	}
-	/* else a broker of other log dirs: it lends nothing to these */
 out:
 	ss_config_free(c);
 	free(shown);

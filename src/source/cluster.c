@@ -135,36 +135,12 @@ int ss_cluster_slice_ms(const struct ss_cluster *c, double until)
 }
 
 
-int ss_cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o, struct ss_cluster_tail *tail,
-		       char *err, size_t errlen)
+/* The client's properties: segscan's own (why each, below), then --kafka-config's, then
+ * the statistics serve's tail reads. -EINVAL with err set when librdkafka refuses one. */
+static int client_conf(rd_kafka_conf_t *conf, const struct ss_cluster *c, const struct ss_cluster_opts *o,
+		       const struct ss_client_conf *cc, bool tail, char *err, size_t errlen)
 {
-	struct ss_client_conf cc = { 0 };
-	struct ss_cluster *c = calloc(1, sizeof(*c));
-	rd_kafka_conf_t *conf = NULL;
 	char es[512], v[32];
-	int e = -ENOMEM;
-
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	pthread_mutex_init(&c->emu, NULL);   /* destroyed in ss_cluster_close */
-	c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : SS_CLUSTER_DEFAULT_TIMEOUT_MS;
-	c->cancel = o->cancel;
-	if (!tail) {
-		c->deadline_ms = o->deadline_ms > 0 ? o->deadline_ms : SS_CLUSTER_DEFAULT_DEADLINE_MS;
-		c->t_deadline = ss_mono() + (double)c->deadline_ms / 1000.0;
-	}
-	if (!o->bootstrap || !*o->bootstrap) {
-		snprintf(err, errlen, "--bootstrap-server: no servers given");
-		e = -EINVAL;
-		goto fail;
-	}
-	if (!(c->bootstrap = strdup(o->bootstrap)) || !(c->topic = strdup(o->topic ? o->topic : SS_CLUSTER_RLMM_TOPIC)))
-		goto fail;
-	if (o->config_file && (e = ss_client_conf_read(&cc, o->config_file, o->warn, o->warn_arg, err, errlen)))
-		goto fail;
-	conf = rd_kafka_conf_new();   /* owned by rk after rd_kafka_new succeeds */
 	snprintf(v, sizeof(v), "%" PRId64, c->timeout_ms);
 	const char *base[][2] = {
 		{ "bootstrap.servers", o->bootstrap },
@@ -197,27 +173,59 @@ int ss_cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o, str
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++) {
 		if (rd_kafka_conf_set(conf, base[i][0], base[i][1], es, sizeof(es)) != RD_KAFKA_CONF_OK) {
 			snprintf(err, errlen, "librdkafka: %s=%s: %s", base[i][0], base[i][1], es);
-			e = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 	}
-	for (uint32_t i = 0; i < cc.n; i++) {
-		if (rd_kafka_conf_set(conf, cc.kv[i].k, cc.kv[i].v, es, sizeof(es)) != RD_KAFKA_CONF_OK) {
-			snprintf(err, errlen, "--kafka-config=%s line %u: %s: %s", o->config_file, cc.kv[i].line,
-				 cc.kv[i].k, es);
-			e = -EINVAL;
-			goto fail;
+	for (uint32_t i = 0; i < cc->n; i++) {
+		if (rd_kafka_conf_set(conf, cc->kv[i].k, cc->kv[i].v, es, sizeof(es)) != RD_KAFKA_CONF_OK) {
+			snprintf(err, errlen, "--kafka-config=%s line %u: %s: %s", o->config_file, cc->kv[i].line,
+				 cc->kv[i].k, es);
+			return -EINVAL;
 		}
 	}
 	if (tail) {
-		c->tail = tail;
 		if (rd_kafka_conf_set(conf, "statistics.interval.ms", "1000", es, sizeof(es)) != RD_KAFKA_CONF_OK) {
 			snprintf(err, errlen, "librdkafka: statistics.interval.ms: %s", es);
-			e = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		rd_kafka_conf_set_stats_cb(conf, ss_cluster_tail_stats_cb);
 	}
+	return 0;
+}
+
+int ss_cluster_new(struct ss_cluster **out, const struct ss_cluster_opts *o, struct ss_cluster_tail *tail,
+		       char *err, size_t errlen)
+{
+	struct ss_client_conf cc = { 0 };
+	struct ss_cluster *c = calloc(1, sizeof(*c));
+	rd_kafka_conf_t *conf = NULL;
+	char es[512];
+	int e = -ENOMEM;
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&c->emu, NULL);   /* destroyed in ss_cluster_close */
+	c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : SS_CLUSTER_DEFAULT_TIMEOUT_MS;
+	c->cancel = o->cancel;
+	if (!tail) {
+		c->deadline_ms = o->deadline_ms > 0 ? o->deadline_ms : SS_CLUSTER_DEFAULT_DEADLINE_MS;
+		c->t_deadline = ss_mono() + (double)c->deadline_ms / 1000.0;
+	}
+	if (!o->bootstrap || !*o->bootstrap) {
+		snprintf(err, errlen, "--bootstrap-server: no servers given");
+		e = -EINVAL;
+		goto fail;
+	}
+	if (!(c->bootstrap = strdup(o->bootstrap)) || !(c->topic = strdup(o->topic ? o->topic : SS_CLUSTER_RLMM_TOPIC)))
+		goto fail;
+	if (o->config_file && (e = ss_client_conf_read(&cc, o->config_file, o->warn, o->warn_arg, err, errlen)))
+		goto fail;
+	conf = rd_kafka_conf_new();   /* owned by rk after rd_kafka_new succeeds */
+	if ((e = client_conf(conf, c, o, &cc, tail != NULL, err, errlen)))
+		goto fail;
+	c->tail = tail;
 	rd_kafka_conf_set_error_cb(conf, error_cb);
 	rd_kafka_conf_set_log_cb(conf, log_cb);
 	rd_kafka_conf_set_opaque(conf, c);

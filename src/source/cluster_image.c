@@ -1021,6 +1021,75 @@ static int64_t kv_find(struct ss_cimage *img, struct res *rs, const char *key, u
 	return *slot < 0 ? -1 : (int64_t)rs->kidx.pos[*slot] - 1;
 }
 
+/* A new config resource (type, name), taking *rname on success. */
+static int new_resource(struct ss_cimage *img, int8_t type, char **rname, struct ss_ci_resource **out)
+{
+	struct res *nr = calloc(1, sizeof *nr);
+	if (!nr)
+		return -ENOMEM;
+	struct ss_ci_resource *res = &nr->pub, **slot;
+	res->type = type;
+	res->name = *rname;
+	if (SS_DA_PUSH(&img->res, &img->n_res, &img->cap_res, &slot)) {
+		free(nr);
+		return -ENOMEM;
+	}
+	if (h_insert(&img->res_tab, hash_res(res->type, *rname), res)) {
+		img->n_res--;
+		free(nr);
+		return -ENOMEM;
+	}
+	*slot = res;
+	*rname = NULL; /* owned by res */
+	*out = res;
+	return 0;
+}
+
+/* Key i of a resource removed: the last entry takes its place (ks: its index slot, or -1). */
+static void remove_key(struct ss_cimage *img, struct res *rs, uint32_t i, int64_t ks)
+{
+	struct ss_ci_resource *res = &rs->pub;
+	uint32_t last = res->n - 1;
+	tomb_note(img, SS_CI_LOST_CONFIGS, res->type, res->name, res->kv[i].key);
+	free(res->kv[i].value);
+	free(res->kv[i].key);
+	if (ks >= 0)
+		ss_hidx_del(&rs->kidx, ks);
+	if (i != last) {
+		res->kv[i] = res->kv[last];
+		if (rs->kidx.cap)
+			ss_hidx_move(&rs->kidx, hash_str(res->kv[i].key), last, i, &img->st.work);
+	}
+	res->n--;
+}
+
+/* A new key of a resource, taking *key and *val on success. */
+static int add_key(struct ss_cimage *img, struct res *rs, uint32_t h, char **key, char **val)
+{
+	struct ss_ci_resource *res = &rs->pub;
+	struct ss_ci_config *kv;
+	if (SS_DA_PUSH(&res->kv, &res->n, &res->cap, &kv))
+		return -ENOMEM;
+	kv->key = *key;
+	kv->value = *val;
+	kv->seq_ = img->seq;
+	*key = *val = NULL; /* owned by the resource */
+	img->st.work++;
+	/* Past a few keys, an index: each key is then found in O(1). An index that cannot
+	 * grow is dropped and the resource scanned (slower, never wrong); the next key
+	 * tries to build it again. */
+	if (!rs->kidx.cap && res->n > KV_LINEAR) {
+		for (uint32_t j = 0; j < res->n; j++)
+			if (ss_hidx_insert(&rs->kidx, hash_str(res->kv[j].key), j, &img->st.work)) {
+				ss_hidx_free(&rs->kidx);
+				break;
+			}
+	} else if (rs->kidx.cap && ss_hidx_insert(&rs->kidx, h, res->n - 1, &img->st.work)) {
+		ss_hidx_free(&rs->kidx);
+	}
+	return 0;
+}
+
 static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w)
 {
 	const typeof(r->u.config) *c = &r->u.config;
@@ -1036,79 +1105,26 @@ static int apply_config(struct ss_cimage *img, const struct ss_kraft_rec *r, con
 	if (c->value.len >= 0 && !(val = kdup(c->value)))
 		goto out;
 	struct ss_ci_resource *res = find_res(img, c->resource_type, rname);
-	if (!res) {
-		if (!val) { /* deleting from a resource that has nothing */
-			tomb_note(img, SS_CI_LOST_CONFIGS, c->resource_type, rname, key);
-			rc = 0;
-			goto out;
-		}
-		struct res *nr = calloc(1, sizeof *nr);
-		if (!nr)
-			goto out;
-		res = &nr->pub;
-		res->type = c->resource_type;
-		res->name = rname;
-		struct ss_ci_resource **slot;
-		if (SS_DA_PUSH(&img->res, &img->n_res, &img->cap_res, &slot)) {
-			free(nr);
-			goto out;
-		}
-		if (h_insert(&img->res_tab, hash_res(res->type, rname), res)) {
-			img->n_res--;
-			free(nr);
-			goto out;
-		}
-		*slot = res;
-		rname = NULL; /* owned by res */
+	if (!res && !val) { /* deleting from a resource that has nothing */
+		tomb_note(img, SS_CI_LOST_CONFIGS, c->resource_type, rname, key);
+		rc = 0;
+		goto out;
 	}
+	if (!res && (rc = new_resource(img, c->resource_type, &rname, &res)))
+		goto out;
 	struct res *rs = (struct res *)res;
 	uint32_t h = hash_str(key);
 	int64_t ks;
 	int64_t i = kv_find(img, rs, key, h, &ks);
-	if (i >= 0) {
+	if (i >= 0 && val) {
 		free(res->kv[i].value);
-		if (val) {
-			res->kv[i].value = val;
-			res->kv[i].seq_ = img->seq;
-			val = NULL;
-		} else {
-			tomb_note(img, SS_CI_LOST_CONFIGS, res->type, res->name, key);
-			/* removed: the last entry takes its place */
-			uint32_t last = res->n - 1;
-			free(res->kv[i].key);
-			if (ks >= 0)
-				ss_hidx_del(&rs->kidx, ks);
-			if ((uint32_t)i != last) {
-				res->kv[i] = res->kv[last];
-				if (rs->kidx.cap)
-					ss_hidx_move(&rs->kidx, hash_str(res->kv[i].key), last, (uint32_t)i, &img->st.work);
-			}
-			res->n--;
-		}
-		rc = 0;
+		res->kv[i].value = val;
+		res->kv[i].seq_ = img->seq;
+		val = NULL;
+	} else if (i >= 0) {
+		remove_key(img, rs, (uint32_t)i, ks);
+	} else if (val && (rc = add_key(img, rs, h, &key, &val))) {
 		goto out;
-	}
-	if (val) {
-		struct ss_ci_config *kv;
-		if (SS_DA_PUSH(&res->kv, &res->n, &res->cap, &kv))
-			goto out;
-		kv->key = key;
-		kv->value = val;
-		kv->seq_ = img->seq;
-		key = val = NULL; /* owned by the resource */
-		img->st.work++;
-		/* Past a few keys, an index: each key is then found in O(1). An index that cannot
-		 * grow is dropped and the resource scanned (slower, never wrong); the next key
-		 * tries to build it again. */
-		if (!rs->kidx.cap && res->n > KV_LINEAR) {
-			for (uint32_t j = 0; j < res->n; j++)
-				if (ss_hidx_insert(&rs->kidx, hash_str(res->kv[j].key), j, &img->st.work)) {
-					ss_hidx_free(&rs->kidx);
-					break;
-				}
-		} else if (rs->kidx.cap && ss_hidx_insert(&rs->kidx, h, res->n - 1, &img->st.work)) {
-			ss_hidx_free(&rs->kidx);
-		}
 	}
 	rc = 0;
 out:
@@ -1467,124 +1483,156 @@ static int pend_hold(struct ss_cimage *img, const uint8_t *value, size_t len, co
 	return 0;
 }
 
+static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, const struct ss_ci_where *w,
+		       bool held);
+
+/* A BeginTransactionRecord: a new transaction (one inside another is inconsistent). */
+static int txn_begin(struct ss_cimage *img, const struct ss_ci_where *w)
+{
+	if (img->in_txn) {
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: BeginTransactionRecord inside a transaction", (long long)w->offset);
+	} else {
+		img->txn_begin = w->offset;
+		img->txn_records = 0;
+		img->txn_over = false;
+		img->txn_cats = img->txn_lost = 0;
+	}
+	img->in_txn = true;
+	return 0;
+}
+
+/* The held records of a committed transaction, applied in order. */
+static int txn_replay(struct ss_cimage *img)
+{
+	int rc = 0;
+	for (uint32_t i = 0; i < img->n_pend && !rc; i++) {
+		const struct pending *p = &img->pend[i];
+		struct ss_ci_where pw = { p->file == UINT32_MAX ? NULL : img->pfiles[p->file], p->pos, p->offset };
+		rc = apply_value(img, img->parena + p->at, p->len, &pw, true);
+	}
+	/* a record of it that did not decode could have changed any of them */
+	ss_cimage_mark_lost(img, img->txn_lost);
+	return rc;
+}
+
+/* An EndTransactionRecord (commit) or AbortTransactionRecord. */
+static int txn_end(struct ss_cimage *img, bool commit, const struct ss_ci_where *w)
+{
+	int rc = 0;
+	if (!img->in_txn) {
+		img->st.inconsistent++;
+		warn_at(img, w, "offset %lld: %s without a BeginTransactionRecord", (long long)w->offset,
+			commit ? "EndTransactionRecord" : "AbortTransactionRecord");
+		return 0;
+	}
+	img->in_txn = false;
+	if (commit && img->txn_over) {
+		/* Kafka published it; what it changed was not held, so the image keeps the
+		 * state from before it */
+		img->st.txn_committed++;
+		img->st.txn_dropped_records += img->txn_records;
+		img->st.unapplied += img->txn_records;
+		warn_at(img, w,
+			"offset %lld: the transaction begun at offset %lld is committed, but its %llu record(s) "
+			"were too many to hold (more than %llu bytes) and are not applied: the configs, topics "
+			"and brokers are reported as they were before it",
+			(long long)w->offset, (long long)img->txn_begin, (unsigned long long)img->txn_records,
+			(unsigned long long)img->txn_limit);
+		ss_cimage_mark_lost(img, img->txn_cats | img->txn_lost);
+	} else if (commit) {
+		img->st.txn_committed++;
+		rc = txn_replay(img);
+	} else {
+		img->st.txn_aborted++;
+		img->st.txn_dropped_records += img->txn_records;
+	}
+	pend_clear(img);
+	img->txn_over = false;
+	img->txn_records = 0;
+	img->txn_cats = img->txn_lost = 0;
+	return rc;
+}
+
+/* A record inside a transaction, first seen: held until End (NoOpRecord changes nothing:
+ * counted, never held). */
+static int txn_hold(struct ss_cimage *img, int16_t api_key, const uint8_t *value, size_t len,
+		    const struct ss_ci_where *w)
+{
+	if (api_key == SS_KR_NO_OP)
+		return 0;
+	img->txn_cats |= kinds_of(api_key);
+	if (img->txn_over)
+		return 0;
+	int rc = pend_hold(img, value, len, w);
+	if (rc == 1) {
+		/* degrade rather than abort: drop what is held, hold nothing more of it */
+		warn_at(img, w,
+			"offset %lld: the transaction begun at offset %lld holds more than %llu bytes of records: "
+			"they are not held, and its records are not applied (the state before it is kept)",
+			(long long)w->offset, (long long)img->txn_begin, (unsigned long long)img->txn_limit);
+		pend_clear(img);
+		img->txn_over = true;
+		img->st.txn_overflowed++;
+		rc = 0;
+	}
+	return rc;
+}
+
+/* A record that did not decode, though its batch's CRC matched: the controller wrote this,
+ * and what it changed is unknown (its api key with it: the frame may be what is broken). */
+static int malformed_record(struct ss_cimage *img, int rc, const struct ss_ci_where *w, bool held)
+{
+	img->st.malformed++;
+	warn_at(img, w, "offset %lld: malformed metadata record: %s", (long long)w->offset, segscan_strerror(rc));
+	if (img->in_txn && !held)
+		img->txn_records++;
+	if (!held)
+		img->st.unapplied++;
+	record_lost(img, SS_CI_LOST_ALL, held);
+	return 0;
+}
+
+/* A record the replay does not read: a newer version of a record the image applies
+ * changed something unknown; an api key it does not know is counted only. */
+static int unknown_record(struct ss_cimage *img, const struct ss_kraft_rec *r, const struct ss_ci_where *w,
+			  bool held)
+{
+	if (!held)
+		img->st.unknown++;
+	if (ss_kraft_max_version(r->api_key) < 0)
+		return 0;
+	if (!held) {
+		warn_at(img, w, "offset %lld: %s version %d is newer than this replay reads (%d): not applied",
+			(long long)w->offset, ss_kraft_key_name(r->api_key), r->version, ss_kraft_max_version(r->api_key));
+		img->st.unapplied++;
+	}
+	record_lost(img, kinds_of(r->api_key), held);
+	return 0;
+}
+
 /* Decode, count and apply one value (no transaction handling). held: replayed at End. */
 static int apply_value(struct ss_cimage *img, const uint8_t *value, size_t len, const struct ss_ci_where *w,
 		       bool held)
 {
 	struct ss_kraft_rec r;
 	int rc = ss_kraft_decode(value, len, &r);
-	if (rc < 0) {
-		/* the batch's CRC matched: the controller wrote this, and what it changed is
-		 * unknown (its api key with it: the frame may be what is broken) */
-		img->st.malformed++;
-		warn_at(img, w, "offset %lld: malformed metadata record: %s", (long long)w->offset, segscan_strerror(rc));
-		if (img->in_txn && !held)
-			img->txn_records++;
-		if (!held)
-			img->st.unapplied++;
-		record_lost(img, SS_CI_LOST_ALL, held);
-		return 0;
-	}
+	if (rc < 0)
+		return malformed_record(img, rc, w, held);
 	if (!held)
 		img->st.by_key[r.api_key < SS_KRAFT_KEY_SLOTS ? r.api_key : SS_KRAFT_KEY_SLOTS - 1]++;
 	bool control = r.known && (r.api_key == SS_KR_BEGIN_TRANSACTION || r.api_key == SS_KR_END_TRANSACTION ||
 				   r.api_key == SS_KR_ABORT_TRANSACTION);
 	if (img->in_txn && !held && !control)
 		img->txn_records++;
-	if (!r.known) {
-		if (!held)
-			img->st.unknown++;
-		/* a newer version of a record the image applies: what it changed is unknown */
-		if (ss_kraft_max_version(r.api_key) >= 0) {
-			if (!held) {
-				warn_at(img, w, "offset %lld: %s version %d is newer than this replay reads (%d): not applied",
-					(long long)w->offset, ss_kraft_key_name(r.api_key), r.version,
-					ss_kraft_max_version(r.api_key));
-				img->st.unapplied++;
-			}
-			record_lost(img, kinds_of(r.api_key), held);
-		}
-		return 0;
-	}
-	switch (r.api_key) {
-	case SS_KR_BEGIN_TRANSACTION:
-		if (img->in_txn) {
-			img->st.inconsistent++;
-			warn_at(img, w, "offset %lld: BeginTransactionRecord inside a transaction", (long long)w->offset);
-		} else {
-			img->txn_begin = w->offset;
-			img->txn_records = 0;
-			img->txn_over = false;
-			img->txn_cats = img->txn_lost = 0;
-		}
-		img->in_txn = true;
-		return 0;
-	case SS_KR_END_TRANSACTION:
-	case SS_KR_ABORT_TRANSACTION: {
-		bool commit = r.api_key == SS_KR_END_TRANSACTION;
-		if (!img->in_txn) {
-			img->st.inconsistent++;
-			warn_at(img, w, "offset %lld: %s without a BeginTransactionRecord", (long long)w->offset,
-				commit ? "EndTransactionRecord" : "AbortTransactionRecord");
-			return 0;
-		}
-		img->in_txn = false;
-		rc = 0;
-		if (commit && img->txn_over) {
-			/* Kafka published it; what it changed was not held, so the image keeps
-			 * the state from before it */
-			img->st.txn_committed++;
-			img->st.txn_dropped_records += img->txn_records;
-			img->st.unapplied += img->txn_records;
-			warn_at(img, w,
-				"offset %lld: the transaction begun at offset %lld is committed, but its %llu record(s) "
-				"were too many to hold (more than %llu bytes) and are not applied: the configs, topics "
-				"and brokers are reported as they were before it",
-				(long long)w->offset, (long long)img->txn_begin, (unsigned long long)img->txn_records,
-				(unsigned long long)img->txn_limit);
-			ss_cimage_mark_lost(img, img->txn_cats | img->txn_lost);
-		} else if (commit) {
-			img->st.txn_committed++;
-			for (uint32_t i = 0; i < img->n_pend && !rc; i++) {
-				const struct pending *p = &img->pend[i];
-				struct ss_ci_where pw = { p->file == UINT32_MAX ? NULL : img->pfiles[p->file], p->pos,
-							  p->offset };
-				rc = apply_value(img, img->parena + p->at, p->len, &pw, true);
-			}
-			/* a record of it that did not decode could have changed any of them */
-			ss_cimage_mark_lost(img, img->txn_lost);
-		} else {
-			img->st.txn_aborted++;
-			img->st.txn_dropped_records += img->txn_records;
-		}
-		pend_clear(img);
-		img->txn_over = false;
-		img->txn_records = 0;
-		img->txn_cats = img->txn_lost = 0;
-		return rc;
-	}
-	}
-	if (img->in_txn && !held) {
-		/* NoOpRecord changes nothing: counted, never held */
-		if (r.api_key == SS_KR_NO_OP)
-			return 0;
-		img->txn_cats |= kinds_of(r.api_key);
-		if (img->txn_over)
-			return 0;
-		rc = pend_hold(img, value, len, w);
-		if (rc == 1) {
-			/* degrade rather than abort: drop what is held, hold nothing more of it */
-			warn_at(img, w,
-				"offset %lld: the transaction begun at offset %lld holds more than %llu bytes of records: "
-				"they are not held, and its records are not applied (the state before it is kept)",
-				(long long)w->offset, (long long)img->txn_begin, (unsigned long long)img->txn_limit);
-			pend_clear(img);
-			img->txn_over = true;
-			img->st.txn_overflowed++;
-			rc = 0;
-		}
-		return rc;
-	}
+	if (!r.known)
+		return unknown_record(img, &r, w, held);
+	if (r.api_key == SS_KR_BEGIN_TRANSACTION)
+		return txn_begin(img, w);
+	if (r.api_key == SS_KR_END_TRANSACTION || r.api_key == SS_KR_ABORT_TRANSACTION)
+		return txn_end(img, r.api_key == SS_KR_END_TRANSACTION, w);
+	if (img->in_txn && !held)
+		return txn_hold(img, r.api_key, value, len, w);
 	return apply_decoded(img, &r, w);
 }
 

@@ -68,6 +68,80 @@ static int on_corrupt(void *arg, int32_t mpart, int64_t offset, const char *what
 	return warn_fn(x, x->where, mpart, offset, -1, SEGSCAN_ECRC, msg);
 }
 
+/* The scanned partitions whose metadata partition can be computed (they have a topic id
+ * and are not internal): *tps is the caller's to free. */
+static int scanned_tps(const struct ss_catalog *cat, struct ss_cluster_tp **tps, uint32_t *n_tp)
+{
+	*n_tp = 0;
+	if (cat->n_parts && !(*tps = calloc(cat->n_parts, sizeof(**tps))))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cat->n_parts; i++) {
+		const struct ss_part *p = &cat->parts[i];
+		if (!p->has_topic_id)
+			continue;   /* without partition.metadata there is no placement to compute */
+		if (!strncmp(p->topic, "__", 2))
+			continue;   /* Kafka's internal topics are never tiered (remote.storage.enable is refused) */
+		memcpy((*tps)[*n_tp].topic_id, p->topic_id, 16);
+		(*tps)[*n_tp].partition = p->partition;
+		(*n_tp)++;
+	}
+	return 0;
+}
+
+/* The metadata topic's partition count, from serve's tail or a client opened here (*c,
+ * the caller's to close). -EINVAL: a config the operator must fix (errbuf, usage). */
+static int rlmm_partition_count(const struct ss_cluster_load_in *in, struct ss_cluster **c, int32_t *nparts,
+				char *err, size_t errlen, struct ss_cluster_loaded *out, char *errbuf, size_t errbuflen)
+{
+	if (in->tail)
+		return ss_cluster_tail_rlmm_partitions(in->tail, nparts, err, errlen);
+	int r = ss_cluster_open(c, in->cluster, err, errlen);
+	if (r == -EINVAL) {
+		/* the config file or a client property: the operator's to fix */
+		snprintf(errbuf, errbuflen, "%s", err);
+		out->usage_error = true;
+		return r;
+	}
+	return r ? r : ss_cluster_rlmm_partitions(*c, nparts, err, errlen);
+}
+
+/* Every metadata partition instead of those of the scanned partitions: the remote-store
+ * audit joins every partition the store holds, the whole topic (scan/store_job.c). */
+static int all_mparts(int32_t nparts, int32_t **mparts, uint32_t *n_mp)
+{
+	int32_t *all = realloc(*mparts, (size_t)nparts * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	*mparts = all;
+	for (int32_t m = 0; m < nparts; m++)
+		all[m] = m;
+	*n_mp = (uint32_t)nparts;
+	return 0;
+}
+
+/* A finished replay: its taint (the evaluator reads it, the scan frees it), the warnings
+ * beyond the listed ones, the progress line. */
+static int finish_replay(struct replay *x, const struct ss_cluster_load_in *in, struct ss_cluster_loaded *out)
+{
+	int r;
+	ss_remote_taint_finish(&x->taint, x->nparts);
+	if (x->taint.n_mparts) {
+		if (!(out->taint = malloc(sizeof(*out->taint))))
+			return -ENOMEM;
+		*out->taint = x->taint;
+		memset(&x->taint, 0, sizeof(x->taint));
+	}
+	if (x->warnings > SS_REMOTE_TOPIC_MAX_PROBLEMS &&
+	    (r = ss_catalog_problem(x->cat, x->where, SEGSCAN_ESCHEMA, -1, false,
+				    "%llu more __remote_log_metadata warnings not listed",
+				    (unsigned long long)(x->warnings - SS_REMOTE_TOPIC_MAX_PROBLEMS))))
+		return r;
+	ss_progress_end(in->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_ITEMS, "records", x->records, x->records);
+	out->warnings = x->warnings;
+	out->all_mparts = in->all_mparts && x->nparts > 0;
+	return 0;
+}
+
 int ss_cluster_load_remote(const struct ss_cluster_load_in *in, struct ss_cluster_loaded *out, char *errbuf,
 			   size_t errlen)
 {
@@ -89,51 +163,17 @@ int ss_cluster_load_remote(const struct ss_cluster_load_in *in, struct ss_cluste
 		out->usage_error = true;
 		return -EINVAL;
 	}
-	if (cat->n_parts && !(tps = calloc(cat->n_parts, sizeof(*tps)))) {
-		r = -ENOMEM;
+	if ((r = scanned_tps(cat, &tps, &n_tp)))
 		goto out;
-	}
-	for (uint32_t i = 0; i < cat->n_parts; i++) {
-		const struct ss_part *p = &cat->parts[i];
-		if (!p->has_topic_id)
-			continue;   /* without partition.metadata there is no placement to compute */
-		if (!strncmp(p->topic, "__", 2))
-			continue;   /* Kafka's internal topics are never tiered (remote.storage.enable is refused) */
-		memcpy(tps[n_tp].topic_id, p->topic_id, 16);
-		tps[n_tp].partition = p->partition;
-		n_tp++;
-	}
-	struct ss_cluster_tail *tail = in->tail;
-	if (tail) {
-		r = ss_cluster_tail_rlmm_partitions(tail, &x.nparts, err, sizeof(err));
-	} else {
-		r = ss_cluster_open(&c, in->cluster, err, sizeof(err));   /* closed at out */
-		if (r == -EINVAL) {
-			/* the config file or a client property: the operator's to fix */
-			snprintf(errbuf, errlen, "%s", err);
-			out->usage_error = true;
-			goto out;
-		}
-		if (!r)
-			r = ss_cluster_rlmm_partitions(c, &x.nparts, err, sizeof(err));
-	}
+	r = rlmm_partition_count(in, &c, &x.nparts, err, sizeof(err), out, errbuf, errlen);   /* c closed at out */
+	if (r == -EINVAL && out->usage_error)
+		goto out;
 	if (r)
 		goto unavailable;
 	if ((r = ss_cluster_mparts_for(tps, n_tp, x.nparts, &mparts, &n_mp)))
 		goto out;
-	if (in->all_mparts && x.nparts > 0) {
-		/* the remote-store audit joins every partition the store holds, not only the
-		 * scanned ones: the whole topic (scan/store_job.c) */
-		int32_t *all = realloc(mparts, (size_t)x.nparts * sizeof(*all));
-		if (!all) {
-			r = -ENOMEM;
-			goto out;
-		}
-		mparts = all;
-		for (int32_t m = 0; m < x.nparts; m++)
-			mparts[m] = m;
-		n_mp = (uint32_t)x.nparts;
-	}
+	if (in->all_mparts && x.nparts > 0 && (r = all_mparts(x.nparts, &mparts, &n_mp)))
+		goto out;
 	if ((r = ss_remote_new(SS_REMOTE_KAFKA, SS_SOURCE_CLUSTER, &store)))   /* freed at out unless kept */
 		goto out;
 	x.r = store;
@@ -141,34 +181,18 @@ int ss_cluster_load_remote(const struct ss_cluster_load_in *in, struct ss_cluste
 	x.log = in->log;
 	snprintf(x.where, sizeof(x.where), "%s@%s", SS_CLUSTER_RLMM_TOPIC, bootstrap);
 	const struct ss_cluster_sink sink = { .record = on_rec, .corrupt = on_corrupt, .arg = &x };
-	if (tail)
-		r = ss_cluster_tail_snapshot(tail, mparts, n_mp, &sink, in->cluster->cancel, err, sizeof(err));
+	if (in->tail)
+		r = ss_cluster_tail_snapshot(in->tail, mparts, n_mp, &sink, in->cluster->cancel, err, sizeof(err));
 	else
 		r = ss_cluster_read_rlmm(c, mparts, n_mp, &sink, NULL, err, sizeof(err));
 	if (r == -ENOMEM)
 		goto out;
 	if (r)
 		goto unavailable;
-	ss_remote_taint_finish(&x.taint, x.nparts);
-	if (x.taint.n_mparts) {
-		/* the evaluator reads it, the scan frees it */
-		if (!(out->taint = malloc(sizeof(*out->taint)))) {
-			r = -ENOMEM;
-			goto out;
-		}
-		*out->taint = x.taint;
-		memset(&x.taint, 0, sizeof(x.taint));
-	}
-	if (x.warnings > SS_REMOTE_TOPIC_MAX_PROBLEMS &&
-	    (r = ss_catalog_problem(cat, x.where, SEGSCAN_ESCHEMA, -1, false,
-				    "%llu more __remote_log_metadata warnings not listed",
-				    (unsigned long long)(x.warnings - SS_REMOTE_TOPIC_MAX_PROBLEMS))))
+	if ((r = finish_replay(&x, in, out)))
 		goto out;
-	ss_progress_end(in->log, SEGSCAN_PHASE_REMOTE_STATE, SEGSCAN_UNIT_ITEMS, "records", x.records, x.records);
 	out->remote = store;
 	store = NULL;
-	out->warnings = x.warnings;
-	out->all_mparts = in->all_mparts && x.nparts > 0;
 	r = 0;
 	goto out;
 

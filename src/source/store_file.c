@@ -85,17 +85,16 @@ static void free_ents(struct fent *v, size_t n)
 	free(v);
 }
 
-static int walk_dir(struct walk *w, int dfd, size_t klen, int depth)
+/* One directory's entries with their kinds and sizes (an entry deleted while listed is
+ * left out), in S3's order; *v is the caller's to free (free_ents) whatever is returned. */
+static int read_entries(struct walk *w, int dfd, size_t klen, struct fent **v, size_t *n)
 {
+	size_t cap = 0;
 	int r = 0;
-	struct fent *v = NULL;
-	size_t n = 0, cap = 0;
-	if ((r = ss_store_pace(w->st)))
-		return r;
 	int lfd = dup(dfd);
 	if (lfd < 0)
 		return -errno;
-	DIR *d = fdopendir(lfd);
+	DIR *d = fdopendir(lfd);   /* closedir below closes lfd */
 	if (!d) {
 		r = -errno;
 		close(lfd);
@@ -114,34 +113,84 @@ static int walk_dir(struct walk *w, int dfd, size_t klen, int depth)
 			snprintf(w->err, w->errlen, "%.*s%s: %s", (int)klen, w->key, de->d_name, strerror(errno));
 			goto out;
 		}
-		if (n == cap) {
+		if (*n == cap) {
 			size_t nc = cap ? cap * 2 : 64;
-			struct fent *nv = realloc(v, nc * sizeof(*nv));
+			struct fent *nv = realloc(*v, nc * sizeof(*nv));
 			if (!nv) {
 				r = -ENOMEM;
 				goto out;
 			}
-			v = nv;
+			*v = nv;
 			cap = nc;
 		}
-		if (!(v[n].name = strdup(de->d_name))) {
+		if (!((*v)[*n].name = strdup(de->d_name))) {
 			r = -ENOMEM;
 			goto out;
 		}
-		v[n].dir = S_ISDIR(sb.st_mode);
-		v[n].size = v[n].dir ? 0 : (int64_t)sb.st_size;
-		n++;
+		(*v)[*n].dir = S_ISDIR(sb.st_mode);
+		(*v)[*n].size = (*v)[*n].dir ? 0 : (int64_t)sb.st_size;
+		(*n)++;
 		errno = 0;
 	}
 	if (errno) {
 		r = -errno;
 		snprintf(w->err, w->errlen, "%.*s: reading the directory: %s", (int)klen, w->key, strerror(errno));
-		goto out;
 	}
+out:
 	closedir(d);
-	d = NULL;
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_fent);
+	if (!r && *n > 1)
+		qsort(*v, *n, sizeof(**v), cmp_fent);
+	return r;
+}
+
+static int walk_dir(struct walk *w, int dfd, size_t klen, int depth);
+
+/* A subdirectory (its key, with the '/', already in w->key up to klen): walked, unless it
+ * went away meanwhile. */
+static int walk_subdir(struct walk *w, int dfd, const char *name, size_t klen, int depth)
+{
+	if (depth >= MAX_DEPTH) {
+		snprintf(w->err, w->errlen, "%.*s: more than %d directory levels", (int)(klen - 1), w->key, MAX_DEPTH);
+		return -ELOOP;
+	}
+	int cfd = ss_open_ro(dfd, name, O_DIRECTORY | O_NOFOLLOW);
+	if (cfd == -ENOENT)
+		return 0;   /* deleted while listed */
+	if (cfd < 0) {
+		snprintf(w->err, w->errlen, "%.*s: %s", (int)(klen - 1), w->key, strerror(-cfd));
+		return cfd;
+	}
+	int r = walk_dir(w, cfd, klen, depth + 1);
+	close(cfd);   /* opened above */
+	return r;
+}
+
+/* An object: handed on, counted, and a page ends every PAGE objects. */
+static int list_object(struct walk *w, size_t keylen, int64_t size)
+{
+	int r;
+	if ((r = w->fn(w->arg, w->key, keylen, size)))
+		return r;
+	w->listed++;
+	if (++w->since_page >= PAGE) {
+		w->since_page = 0;
+		if (w->page && (r = w->page(w->arg, w->listed)))
+			return r;
+		if (ss_store_cancelled(w->st))
+			return -ECANCELED;
+	}
+	return 0;
+}
+
+static int walk_dir(struct walk *w, int dfd, size_t klen, int depth)
+{
+	int r = 0;
+	struct fent *v = NULL;
+	size_t n = 0;
+	if ((r = ss_store_pace(w->st)))
+		return r;
+	if ((r = read_entries(w, dfd, klen, &v, &n)))
+		goto out;
 	for (size_t i = 0; i < n && !r; i++) {
 		size_t nl = strlen(v[i].name);
 		if (klen + nl + 1 >= sizeof(w->key)) {
@@ -152,39 +201,14 @@ static int walk_dir(struct walk *w, int dfd, size_t klen, int depth)
 		}
 		memcpy(w->key + klen, v[i].name, nl + 1);
 		if (v[i].dir) {
-			if (depth >= MAX_DEPTH) {
-				snprintf(w->err, w->errlen, "%s: more than %d directory levels", w->key, MAX_DEPTH);
-				r = -ELOOP;
-				break;
-			}
-			int cfd = ss_open_ro(dfd, v[i].name, O_DIRECTORY | O_NOFOLLOW);
-			if (cfd == -ENOENT)
-				continue;   /* deleted while listed */
-			if (cfd < 0) {
-				snprintf(w->err, w->errlen, "%s: %s", w->key, strerror(-cfd));
-				r = cfd;
-				break;
-			}
 			w->key[klen + nl] = '/';
 			w->key[klen + nl + 1] = 0;
-			r = walk_dir(w, cfd, klen + nl + 1, depth + 1);
-			close(cfd);   /* opened above */
-			continue;
-		}
-		if ((r = w->fn(w->arg, w->key, klen + nl, v[i].size)))
-			break;
-		w->listed++;
-		if (++w->since_page >= PAGE) {
-			w->since_page = 0;
-			if (w->page && (r = w->page(w->arg, w->listed)))
-				break;
-			if (ss_store_cancelled(w->st))
-				r = -ECANCELED;
+			r = walk_subdir(w, dfd, v[i].name, klen + nl + 1, depth);
+		} else {
+			r = list_object(w, klen + nl, v[i].size);
 		}
 	}
 out:
-	if (d)
-		closedir(d);
 	free_ents(v, n);
 	return r;
 }
