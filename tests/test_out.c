@@ -1465,6 +1465,63 @@ static void test_table_hidden_columns(void **state)
 	free(out);
 }
 
+/* --broker-metrics (issue 27): a broker's per-topic delete-lag gauges and PHANTOM_DELETE_LAG
+ * sit in summary.broker_topics, in their own prom series (topic and node_id, no partition)
+ * and in the table's findings, never on a partition's row. */
+static void test_broker_topics(void **state)
+{
+	(void)state;
+	struct ss_finding fd = { .code = "PHANTOM_DELETE_LAG", .ref = "KAFKA-21098", .message = "node 1's gauge",
+				 .has_amount = true, .segments = 3, .bytes = 300 };
+	struct ss_topic_dellag td[2] = {
+		{ .topic = "orders", .node_id = 1, .broker_known = true, .broker_segments = 3, .broker_bytes = 300,
+		  .known = true, .led = 0, .findings = &fd, .n_findings = 1 },
+		{ .topic = "plain", .node_id = 1, .why = "no metadata log" },
+	};
+	struct ss_results r = view();
+	r.topic_dellag = td;
+	r.n_topic_dellag = 2;
+	char *out = NULL;
+	CAPTURE(out, ss_out_json(&r, f, false));
+	json_t *j = load(out);
+	json_t *bt = json_object_get(json_object_get(j, "summary"), "broker_topics");
+	assert_int_equal(json_array_size(bt), 2);
+	json_t *o = json_array_get(bt, 0);
+	assert_string_equal(json_string_value(json_object_get(o, "topic")), "orders");
+	assert_int_equal(json_integer_value(json_object_get(o, "node_id")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "broker_delete_lag"), "segments")), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "delete_lag"), "size_bytes")), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "led_partitions")), 0);
+	json_t *f0 = json_array_get(json_object_get(o, "findings"), 0);
+	assert_string_equal(json_string_value(json_object_get(f0, "code")), "PHANTOM_DELETE_LAG");
+	o = json_array_get(bt, 1);
+	assert_true(json_is_null(json_object_get(o, "broker_delete_lag")));
+	assert_true(json_is_null(json_object_get(o, "delete_lag")));
+	assert_string_equal(json_string_value(json_object_get(o, "delete_lag_reason")), "no metadata log");
+	/* counted among the findings, once */
+	json_int_t nf = json_integer_value(json_object_get(json_object_get(j, "summary"), "findings"));
+	json_decref(j);
+	free(out);
+	struct ss_results r0 = view();
+	CAPTURE(out, ss_out_json(&r0, f, false));
+	j = load(out);
+	assert_int_equal(nf, json_integer_value(json_object_get(json_object_get(j, "summary"), "findings")) + 1);
+	assert_null(json_object_get(json_object_get(j, "summary"), "broker_topics"));
+	json_decref(j);
+	free(out);
+
+	CAPTURE(out, ss_out_prom(&r, f));
+	assert_non_null(strstr(out, "\nsegscan_broker_delete_lag_segments{topic=\"orders\",node_id=\"1\"} 3\n"));
+	assert_non_null(strstr(out, "\nsegscan_broker_delete_lag_bytes{topic=\"orders\",node_id=\"1\"} 300\n"));
+	assert_null(strstr(out, "segscan_broker_delete_lag_segments{topic=\"plain\""));
+	assert_non_null(strstr(out, "\nsegscan_broker_topic_findings{topic=\"orders\",node_id=\"1\",code=\"PHANTOM_DELETE_LAG\"} 1\n"));
+	free(out);
+
+	CAPTURE(out, ss_out_table(&r, f));
+	assert_non_null(strstr(out, "\n  orders (node 1)  PHANTOM_DELETE_LAG (KAFKA-21098): node 1's gauge\n"));
+	free(out);
+}
+
 int main(void)
 {
 	/* ss_out_table reads COLUMNS: the full table whatever the caller's environment */
@@ -1487,6 +1544,7 @@ int main(void)
 		cmocka_unit_test(test_summary_replicas_once),
 		cmocka_unit_test(test_table_newlines),
 		cmocka_unit_test(test_table_hidden_columns),
+		cmocka_unit_test(test_broker_topics),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,9 +27,12 @@
  * epochs unknown where they decide; a rule the unknown release leaves open.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/dellag.h"
 #include "eval/eval_int.h"
 
 static const char WHY_NOT_TIERED[] = "not tiered";
@@ -177,6 +180,21 @@ static int unreferenced(const struct ss_evctx *x, struct lag *l)
 	return 0;
 }
 
+/* What finished deleting within SS_DELLAG_SLACK_MS before now (by the broker's event
+ * time): a gauge read then may have counted it still. */
+static void recent_finished(const struct ss_evctx *x)
+{
+	const struct ss_remote_part *rp = x->remote;
+	struct ss_eval *ev = x->ev;
+	for (uint32_t i = 0; rp && i < rp->n_segs; i++) {
+		const struct ss_rseg *s = ss_remote_seg(rp, i);
+		if (s->state == SS_RSEG_DELETE_FINISHED && !ss_older_than(x->in->now_ms, s->event_ms, SS_DELLAG_SLACK_MS)) {
+			ev->delete_lag_recent_segments++;
+			ev->delete_lag_recent_bytes += s->size_bytes;
+		}
+	}
+}
+
 /* Does the partition have a remote segment the broker's cache still holds (anything but
  * DELETE_SEGMENT_FINISHED)? Then which walk lists it, and how often, needs the local epochs. */
 static bool any_live(const struct ss_remote_part *rp)
@@ -218,6 +236,7 @@ int ss_eval_delete_lag(struct ss_evctx *x)
 	if (!any_live(x->remote)) {
 		ev->delete_lag_segments = 0;
 		ev->delete_lag_bytes = 0;
+		recent_finished(x);
 		return 0;
 	}
 	if (!epochs_known(in->part))
@@ -247,5 +266,137 @@ int ss_eval_delete_lag(struct ss_evctx *x)
 		return e;
 	ev->delete_lag_segments = l.segments;
 	ev->delete_lag_bytes = l.bytes;
+	recent_finished(x);
 	return 0;
+}
+
+/* ---- one broker's gauge for one topic against the partitions it leads ---------------- */
+
+static const char WHY_NO_NODE[] = "the broker's node id is unknown: which partitions it leads cannot be told";
+static const char WHY_NO_IMAGE[] = "no metadata log: which partitions of the topic the broker leads is unknown";
+static const char WHY_NOT_SCANNED[] = "a partition the broker leads is not in the scanned log dirs";
+static const char WHY_MEMBER[] = "the delete lag of a partition the broker leads is unknown";
+static const char WHY_STALE[] =
+	"the broker's gauges were read more than 10 minutes away from the scan's clock: not comparable";
+
+void ss_topic_dellag_free(struct ss_topic_dellag *t)
+{
+	/* a PHANTOM_DELETE_LAG names no segment ids or object keys: its message is all it owns */
+	for (uint32_t i = 0; i < t->n_findings; i++)
+		free(t->findings[i].message);
+	free(t->findings);
+	t->findings = NULL;
+	t->n_findings = 0;
+}
+
+/* The true delete lag over the partitions the broker leads, and the margin of deletes that
+ * finished recently; NULL, or why it is unknown. */
+static const char *led_sum(const struct ss_dellag_input *in, struct ss_topic_dellag *out, int64_t *slack_s,
+			   int64_t *slack_b)
+{
+	*slack_s = *slack_b = 0;
+	if (in->node_id < 0)
+		return WHY_NO_NODE;
+	if (!in->image)
+		return WHY_NO_IMAGE;
+	for (uint32_t i = 0; i < in->n_members; i++) {
+		const struct ss_dellag_member *m = &in->members[i];
+		if (m->leader != in->node_id)
+			continue;
+		out->led++;
+		if (!m->ev)
+			return WHY_NOT_SCANNED;
+		if (m->ev->delete_lag_null) {
+			if (m->ev->delete_lag_unknown || m->ev->tiered)
+				return m->ev->delete_lag_why ? m->ev->delete_lag_why : WHY_MEMBER;
+			continue;   /* not tiered: no gauge value of its own */
+		}
+		out->segments += m->ev->delete_lag_segments;
+		out->bytes += m->ev->delete_lag_bytes;
+		*slack_s += m->ev->delete_lag_recent_segments;
+		*slack_b += m->ev->delete_lag_recent_bytes;
+	}
+	return NULL;
+}
+
+/* "0 (led by node 2, leader epoch 7), 3 (no leader)": the partitions it does not lead. */
+static void moved_text(const struct ss_dellag_input *in, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < in->n_members && o + 1 < len; i++) {
+		const struct ss_dellag_member *m = &in->members[i];
+		if (m->leader == in->node_id)
+			continue;
+		int w = m->leader < 0 ? snprintf(buf + o, len - o, "%s%d (no leader)", o ? ", " : "", m->partition)
+				      : snprintf(buf + o, len - o, "%s%d (led by node %d, leader epoch %d)", o ? ", " : "",
+						 m->partition, m->leader, m->leader_epoch);
+		if (w < 0 || (size_t)w >= len - o) {
+			snprintf(buf + (len > 5 ? len - 5 : 0), len > 5 ? 5 : len, " ...");
+			return;
+		}
+		o += (size_t)w;
+	}
+}
+
+static int phantom(const struct ss_dellag_input *in, struct ss_topic_dellag *out)
+{
+	struct ss_eval_input ein = { .release = in->release };
+	char caveat[512], moved[1024], led[64];
+	ss_eval_release_caveat(&ein, "KAFKA-21098", caveat, sizeof(caveat));
+	moved_text(in, moved, sizeof(moved));
+	if (out->led)
+		snprintf(led, sizeof(led), "the %u partition%s of it that it leads", out->led, out->led == 1 ? "" : "s");
+	else
+		snprintf(led, sizeof(led), "no partition of it: it leads none");
+	int64_t xs = out->broker_segments - out->segments, xb = out->broker_bytes - out->bytes;
+	const struct ss_finding_spec spec = {
+		.code = "PHANTOM_DELETE_LAG", .ref = "KAFKA-21098", .has_amount = true,
+		.segments = xs > 0 ? xs : 0, .bytes = xb > 0 ? xb : 0,
+	};
+	struct ss_eval tmp = { 0 };
+	int e = ss_eval_add_finding(
+		&tmp, &spec,
+		"node %d's RemoteDeleteLagSegments/RemoteDeleteLagBytes for topic %s report %" PRId64 " segments and %" PRId64
+		" bytes (read from %s), but the remote segments due for deletion on %s add up to %" PRId64 " segments and "
+		"%" PRId64 " bytes%s%s: an expiration pass still running when a partition's leadership moved away "
+		"re-registered the gauge after the move removed it, and nothing drains it (KAFKA-21098, fixed in 4.4.0 by "
+		"apache/kafka#23471)%s",
+		in->node_id, in->topic, out->broker_segments, out->broker_bytes,
+		in->gauges->url ? in->gauges->url : "--broker-metrics", led, out->segments, out->bytes,
+		moved[0] ? "; partitions it no longer leads: " : "", moved, caveat);
+	out->findings = tmp.findings;
+	out->n_findings = tmp.n_findings;
+	return e;
+}
+
+int ss_eval_topic_delete_lag(const struct ss_dellag_input *in, struct ss_topic_dellag *out)
+{
+	out->topic = in->topic;
+	out->node_id = in->node_id;
+	const struct ss_topic_gauges *tg = in->gauges && in->gauges->ok ? in->tg : NULL;
+	out->broker_known = tg && tg->delete_lag_segments.present && tg->delete_lag_bytes.present;
+	if (out->broker_known) {
+		out->broker_segments = tg->delete_lag_segments.value;
+		out->broker_bytes = tg->delete_lag_bytes.value;
+	}
+	int64_t ss, sb;
+	out->why = led_sum(in, out, &ss, &sb);
+	out->known = out->why == NULL;
+	if (!out->known) {
+		out->segments = out->bytes = 0;
+		return 0;
+	}
+	if (!out->broker_known || (out->broker_segments <= out->segments + ss && out->broker_bytes <= out->bytes + sb))
+		return 0;
+	/* the gauges and the remote state must be of about the same time */
+	if (ss_older_than(in->now_ms, in->gauges->read_at_ms, SS_DELLAG_SLACK_MS) ||
+	    ss_older_than(in->gauges->read_at_ms, in->now_ms, SS_DELLAG_SLACK_MS)) {
+		out->why = WHY_STALE;
+		return 0;
+	}
+	struct ss_eval_input ein = { .release = in->release };
+	if (ss_eval_affects(&ein, "KAFKA-21098") == SS_NOT_AFFECTED)
+		return 0;
+	return phantom(in, out);
 }

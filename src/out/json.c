@@ -182,12 +182,12 @@ static void write_part_errors(const struct ss_results *r, const struct ss_part *
 	ss_jw_arr_end(w);
 }
 
-void ss_out_findings_json(struct ss_jw *w, const struct ss_eval *ev)
+static void findings_json(struct ss_jw *w, const struct ss_finding *findings, uint32_t n)
 {
 	ss_jw_key(w, "findings");
 	ss_jw_arr(w);
-	for (uint32_t i = 0; i < ev->n_findings; i++) {
-		const struct ss_finding *fd = &ev->findings[i];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ss_finding *fd = &findings[i];
 		ss_jw_obj(w);
 		ss_jw_kstr(w, "code", fd->code);
 		/* no ticket: null, not "" (jq's select(.ref) and has() then say it) */
@@ -211,6 +211,35 @@ void ss_out_findings_json(struct ss_jw *w, const struct ss_eval *ev)
 				ss_jw_str(w, fd->object_keys[k]);
 			ss_jw_arr_end(w);
 		}
+		ss_jw_obj_end(w);
+	}
+	ss_jw_arr_end(w);
+}
+
+void ss_out_findings_json(struct ss_jw *w, const struct ss_eval *ev)
+{
+	findings_json(w, ev->findings, ev->n_findings);
+}
+
+/* summary.broker_topics (--broker-metrics): per (broker, topic) the broker's own delete lag
+ * beside the true one of the partitions it leads, and PHANTOM_DELETE_LAG; a per-topic fact,
+ * never on a partition's row, so that a sum over rows counts no gauge twice */
+static void write_broker_topics(struct ss_jw *w, const struct ss_results *r)
+{
+	if (!r->n_topic_dellag)
+		return;
+	ss_jw_key(w, "broker_topics");
+	ss_jw_arr(w);
+	for (uint32_t i = 0; i < r->n_topic_dellag; i++) {
+		const struct ss_topic_dellag *t = &r->topic_dellag[i];
+		ss_jw_obj(w);
+		ss_jw_kstr(w, "topic", t->topic);
+		ss_jw_ki64n(w, "node_id", t->node_id >= 0, t->node_id);
+		write_pair(w, "broker_delete_lag", !t->broker_known, t->broker_segments, t->broker_bytes);
+		write_pair(w, "delete_lag", !t->known, t->segments, t->bytes);
+		ss_jw_kstr(w, "delete_lag_reason", t->why);
+		ss_jw_ki64n(w, "led_partitions", t->known, t->led);
+		findings_json(w, t->findings, t->n_findings);
 		ss_jw_obj_end(w);
 	}
 	ss_jw_arr_end(w);
@@ -532,6 +561,7 @@ int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 		ss_jw_obj_end(&w);
 	}
 	write_broker(&w, &r->cluster);
+	write_broker_topics(&w, r);
 	ss_out_store_summary_json(&w, r);   /* --remote-store (out/store.c) */
 	ss_jw_key(&w, "notes");
 	ss_jw_arr(&w);

@@ -604,6 +604,52 @@ static int write_topic_level(const struct ss_results *r, FILE *f)
 
 /* ---- the scan and the broker: every level ---------------------------------------------- */
 
+/* --broker-metrics (issue 27): per (broker, topic), what its RemoteDeleteLag* gauges report and
+ * its per-topic findings (PHANTOM_DELETE_LAG), labels topic and node_id only: the gauge is a
+ * per-topic fact, so no partition's series carries it (a sum over partitions would count it
+ * once per partition). Absent where the gauge was not read. */
+static void write_broker_topics(const struct ss_results *r, FILE *f)
+{
+	if (!r->n_topic_dellag)
+		return;
+	static const char *const names[2] = { "segscan_broker_delete_lag_segments", "segscan_broker_delete_lag_bytes" };
+	for (int k = 0; k < 2; k++) {
+		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", names[k],
+			k ? "What the broker's RemoteDeleteLagBytes reports for the topic (--broker-metrics)."
+			  : "What the broker's RemoteDeleteLagSegments reports for the topic (--broker-metrics).",
+			names[k]);
+		for (uint32_t i = 0; i < r->n_topic_dellag; i++) {
+			const struct ss_topic_dellag *t = &r->topic_dellag[i];
+			if (!t->broker_known)
+				continue;
+			fputs(names[k], f);
+			fputs("{topic=\"", f);
+			ss_out_prom_label_value(f, t->topic);
+			fputc('"', f);
+			if (t->node_id >= 0)
+				fprintf(f, ",node_id=\"%d\"", t->node_id);
+			fputc('}', f);
+			put_value(f, k ? t->broker_bytes : t->broker_segments);
+		}
+	}
+	fputs("# HELP segscan_broker_topic_findings Findings about a broker's own gauges for a topic (PHANTOM_DELETE_LAG).\n"
+	      "# TYPE segscan_broker_topic_findings gauge\n", f);
+	for (uint32_t i = 0; i < r->n_topic_dellag; i++) {
+		const struct ss_topic_dellag *t = &r->topic_dellag[i];
+		for (uint32_t k = 0; k < t->n_findings; k++) {
+			fputs("segscan_broker_topic_findings{topic=\"", f);
+			ss_out_prom_label_value(f, t->topic);
+			fputc('"', f);
+			if (t->node_id >= 0)
+				fprintf(f, ",node_id=\"%d\"", t->node_id);
+			fputs(",code=\"", f);
+			ss_out_prom_label_value(f, t->findings[k].code);
+			fputs("\"}", f);
+			put_value(f, 1);
+		}
+	}
+}
+
 static void write_broker_info(const struct ss_results *r, FILE *f)
 {
 	fputs("# HELP segscan_broker_info The broker (node) the scanned log dirs belong to, its cluster and its Kafka "
@@ -644,6 +690,7 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 	int e = r->run.metrics_topic ? write_topic_level(r, f) : write_partition_level(r, f);
 	if (e)
 		return e;
+	write_broker_topics(r, f);
 	write_broker_info(r, f);
 	fprintf(f, "# HELP segscan_scan_duration_seconds Wall time of the last complete scan.\n"
 		   "# TYPE segscan_scan_duration_seconds gauge\nsegscan_scan_duration_seconds %.6f\n",

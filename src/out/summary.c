@@ -67,6 +67,8 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 			sum->only_local_bytes += ev->only_local_bytes;   /* each replica's own disk */
 		sum->dangling_segments += ss_once_add(&once, 6, ev->dangling_segments);
 	}
+	for (uint32_t i = 0; i < r->n_topic_dellag; i++)
+		sum->findings += r->topic_dellag[i].n_findings;   /* a broker's, per topic */
 	sum->errors = r->n_problems;
 	for (uint32_t i = 0; i < r->n_segs; i++)
 		if (ss_res_seg_failed(&r->segs[i]))

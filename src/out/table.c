@@ -793,6 +793,18 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 				fputc('\n', f);
 			}
 		}
+		/* a broker's, per topic (--broker-metrics: PHANTOM_DELETE_LAG) */
+		for (uint32_t i = 0; i < r->n_topic_dellag; i++) {
+			const struct ss_topic_dellag *t = &r->topic_dellag[i];
+			for (uint32_t k = 0; k < t->n_findings; k++) {
+				const struct ss_finding *fd = &t->findings[k];
+				fputs("  ", f);
+				put_text(f, t->topic);
+				fprintf(f, " (node %d)  %s (%s): ", t->node_id, fd->code, fd->ref ? fd->ref : "");
+				put_text(f, fd->message ? fd->message : "");
+				fputc('\n', f);
+			}
+		}
 	}
 	if (r->run.horizon_ms > 0)
 		write_forecast(r, f);

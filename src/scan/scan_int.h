@@ -30,6 +30,7 @@ struct ss_config;      /* eval/config.h */
 struct ss_cluster_ctx; /* source/cluster_ctx.h */
 struct ss_store_job;   /* scan/store_job.h */
 struct ss_cluster_tail;/* source/cluster.h */
+struct ss_broker_gauges;/* eval/gauges.h */
 
 struct ss_seed {
 	char   *topic;
@@ -186,6 +187,14 @@ struct segscan_scan {
 	struct ss_res_space  *res_space;     /* --horizon: each log dir's free space (ss_results.space) */
 	struct ss_part       *res_parts;     /* the reported partitions when a filter is set (copies) */
 	struct ss_store_job  *store_job;     /* --remote-store: the listing and its audit (scan/store_job.h) */
+	/* --broker-metrics (issue 27): each broker's own tiering gauges, as the context source
+	 * delivered them (not owned here: the source's, alive until segscan_scan_free); n 0 when
+	 * not given. What the scan made of them: one entry per (broker, topic) with delete-lag
+	 * gauges (scan/dellag_pass.c, eval/dellag.h; owned, ss_scan_dellag_free) */
+	const struct ss_broker_gauges *broker_gauges;
+	uint32_t             n_broker_gauges;
+	struct ss_topic_dellag *topic_dellag;
+	uint32_t             n_topic_dellag;
 };
 
 enum ss_scan_state { SS_SCAN_IDLE, SS_SCAN_RUNNING, SS_SCAN_DONE };
@@ -237,6 +246,12 @@ int  ss_workers_run(struct segscan_scan *s);
 unsigned ss_default_threads(void);
 /* evaluator.c: evaluate one partition now (all its segments are in) */
 int  ss_evaluate_partition(struct segscan_scan *s, uint32_t pi);
+/* The broker's release as the evaluator sees it, in *rel; NULL when unknown. */
+const struct ss_eval_release *ss_scan_release(const struct segscan_scan *s, struct ss_eval_release *rel);
+/* dellag_pass.c: the per-(broker, topic) delete-lag comparison once every partition is
+ * evaluated (s->topic_dellag), and its release. 0 or -ENOMEM. */
+int  ss_scan_dellag(struct segscan_scan *s);
+void ss_scan_dellag_free(struct segscan_scan *s);
 /* The evaluator's per-topic configs (segscan_scan_free). */
 void ss_cfg_cache_free(struct segscan_scan *s);
 void *ss_evaluator_main(void *arg);
