@@ -54,6 +54,57 @@ void ss_out_store_part_json(struct ss_jw *w, const struct ss_results *r, const s
 	ss_jw_obj_end(w);
 }
 
+/* The audit's per-topic totals, in name order. */
+static void topics_json(struct ss_jw *w, const struct ss_audit_totals *t)
+{
+	ss_jw_key(w, "topics");
+	ss_jw_arr(w);
+	for (uint32_t i = 0; t && i < t->n_topics; i++) {
+		const struct ss_audit_topic *tp = &t->topics[i];
+		ss_jw_obj(w);
+		ss_jw_kstr(w, "topic", tp->topic);
+		ss_jw_ki64(w, "partitions", tp->partitions);
+		ss_jw_ki64(w, "objects", tp->objects);
+		ss_jw_ki64(w, "stored_bytes", tp->stored_bytes);
+		ss_jw_ki64(w, "accounted_bytes", tp->accounted_bytes);
+		ss_jw_ki64(w, "orphan_objects", tp->orphan_objects);
+		ss_jw_ki64(w, "orphan_bytes", tp->orphan_bytes);
+		ss_jw_ki64(w, "missing_objects", tp->missing_objects);
+		ss_jw_ki64(w, "unrecognised", tp->unrecognised);
+		ss_jw_ki64(w, "torn_objects", tp->torn_objects);
+		ss_jw_ki64(w, "torn_bytes", tp->torn_bytes);
+		ss_jw_obj_end(w);
+	}
+	ss_jw_arr_end(w);
+}
+
+/* The partitions the store or the metadata holds that no scanned log dir has. */
+static void others_json(struct ss_jw *w, const struct ss_results *r, const struct ss_res_store *st)
+{
+	ss_jw_key(w, "other_partitions");
+	ss_jw_arr(w);
+	for (uint32_t i = 0; i < st->n_others; i++) {
+		const struct ss_audit_part *ap = st->others[i].ap;
+		const struct ss_eval *ev = st->others[i].ev;
+		char id[23];
+		ss_jw_obj(w);
+		ss_jw_kstr(w, "topic", ap->topic);
+		ss_jw_ki64(w, "partition", ap->partition);
+		if (ap->has_topic_id) {
+			ss_uuid_format(ap->topic_id, id);
+			ss_jw_kstr(w, "topic_id", id);
+		} else {
+			ss_jw_knull(w, "topic_id");
+		}
+		ss_jw_kbool(w, "in_metadata", ap->in_metadata);
+		ss_jw_kbool(w, "in_store", ap->in_store);
+		ss_out_store_part_json(w, r, ev);
+		ss_out_findings_json(w, ev);
+		ss_jw_obj_end(w);
+	}
+	ss_jw_arr_end(w);
+}
+
 void ss_out_store_summary_json(struct ss_jw *w, const struct ss_results *r)
 {
 	const struct ss_res_store *st = r->store;
@@ -94,47 +145,8 @@ void ss_out_store_summary_json(struct ss_jw *w, const struct ss_results *r)
 	for (uint32_t i = 0; t && i < t->n_unrec_keys; i++)
 		ss_jw_str(w, t->unrec_keys[i]);
 	ss_jw_arr_end(w);
-	ss_jw_key(w, "topics");
-	ss_jw_arr(w);
-	for (uint32_t i = 0; t && i < t->n_topics; i++) {
-		const struct ss_audit_topic *tp = &t->topics[i];
-		ss_jw_obj(w);
-		ss_jw_kstr(w, "topic", tp->topic);
-		ss_jw_ki64(w, "partitions", tp->partitions);
-		ss_jw_ki64(w, "objects", tp->objects);
-		ss_jw_ki64(w, "stored_bytes", tp->stored_bytes);
-		ss_jw_ki64(w, "accounted_bytes", tp->accounted_bytes);
-		ss_jw_ki64(w, "orphan_objects", tp->orphan_objects);
-		ss_jw_ki64(w, "orphan_bytes", tp->orphan_bytes);
-		ss_jw_ki64(w, "missing_objects", tp->missing_objects);
-		ss_jw_ki64(w, "unrecognised", tp->unrecognised);
-		ss_jw_ki64(w, "torn_objects", tp->torn_objects);
-		ss_jw_ki64(w, "torn_bytes", tp->torn_bytes);
-		ss_jw_obj_end(w);
-	}
-	ss_jw_arr_end(w);
-	ss_jw_key(w, "other_partitions");
-	ss_jw_arr(w);
-	for (uint32_t i = 0; i < st->n_others; i++) {
-		const struct ss_audit_part *ap = st->others[i].ap;
-		const struct ss_eval *ev = st->others[i].ev;
-		char id[23];
-		ss_jw_obj(w);
-		ss_jw_kstr(w, "topic", ap->topic);
-		ss_jw_ki64(w, "partition", ap->partition);
-		if (ap->has_topic_id) {
-			ss_uuid_format(ap->topic_id, id);
-			ss_jw_kstr(w, "topic_id", id);
-		} else {
-			ss_jw_knull(w, "topic_id");
-		}
-		ss_jw_kbool(w, "in_metadata", ap->in_metadata);
-		ss_jw_kbool(w, "in_store", ap->in_store);
-		ss_out_store_part_json(w, r, ev);
-		ss_out_findings_json(w, ev);
-		ss_jw_obj_end(w);
-	}
-	ss_jw_arr_end(w);
+	topics_json(w, t);
+	others_json(w, r, st);
 	ss_jw_obj_end(w);
 }
 

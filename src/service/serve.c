@@ -465,6 +465,52 @@ static double cpu_seconds(void)
 	       (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+/* Log dirs from --server-properties: watched from the next scan on. */
+static void watch_found_logdirs(struct svc *v, segscan_scan *s, size_t parts)
+{
+	const char *last = NULL;
+	for (size_t i = 0; i < parts; i++) {
+		const char *ld = segscan_partition_log_dir(segscan_partition_at(s, i));
+		if (ld && (!last || strcmp(ld, last)))
+			ss_watch_add_logdir(v->watch, last = ld);
+	}
+}
+
+/* What the "scan complete" (or "scan not published") line says of one scan. */
+struct scan_done {
+	uint64_t gen;
+	size_t   parts;
+	uint64_t parts_reused;
+	bool     full;
+	double   cpu0;
+	int      exit_code;
+	unsigned down;
+};
+
+/* A scan that could not read a log dir is a failed scan, published for what it read;
+ * r: ss_pub_publish's answer. */
+static void log_scan_done(const struct scan_done *d, const struct segscan_scan_stats *st, int r)
+{
+	struct ss_logline l;
+	ss_log_begin(&l, d->down ? "error" : r ? "warn" : "info", r ? "scan not published" : "scan complete");
+	ss_log_fmt(&l, "generation", "%" PRIu64, d->gen);
+	ss_log_fmt(&l, "partitions", "%zu", d->parts);
+	ss_log_fmt(&l, "segments", "%" PRIu64, st->segments);
+	ss_log_fmt(&l, "reused", "%" PRIu64, st->segments_reused);
+	ss_log_fmt(&l, "partitions_reused", "%" PRIu64, d->parts_reused);
+	ss_log_str(&l, "check", d->full ? "full" : "changes");
+	ss_log_fmt(&l, "bytes_read", "%" PRIu64, st->bytes_read);
+	ss_log_fmt(&l, "errors", "%" PRIu64, st->errors);
+	ss_log_fmt(&l, "duration_s", "%.3f", st->seconds);
+	ss_log_fmt(&l, "cpu_s", "%.3f", cpu_seconds() - d->cpu0);
+	ss_log_fmt(&l, "exit_code", "%d", d->exit_code);
+	if (d->down)
+		ss_log_fmt(&l, "log_dirs_down", "%u", d->down);
+	if (r)
+		ss_log_str(&l, "err", r == -ESTALE ? "a newer scan was already published" : segscan_strerror(r));
+	ss_log_end(&l);
+}
+
 /* One scan: returns 0 when it was published, 1 when it ran but was not published, or
  * a negative error when it failed; *exit_code gets the CLI exit code it deserves. */
 static int run_one(struct svc *v, const char *reason, int *exit_code)
@@ -515,36 +561,13 @@ static int run_one(struct svc *v, const char *reason, int *exit_code)
 	unsigned down = log_logdirs_down(s, gen);
 	if (st.errors)
 		log_errors(s, gen);
-	if (v->watch && v->o->n_logdirs == 0) {
-		/* log dirs from --server-properties: watched from the next scan on */
-		const char *last = NULL;
-		for (size_t i = 0; i < parts; i++) {
-			const char *ld = segscan_partition_log_dir(segscan_partition_at(s, i));
-			if (ld && (!last || strcmp(ld, last)))
-				ss_watch_add_logdir(v->watch, last = ld);
-		}
-	}
+	if (v->watch && v->o->n_logdirs == 0)
+		watch_found_logdirs(v, s, parts);
 
 	r = ss_pub_publish(v->pub, s, gen); /* owns s from here */
 	s = NULL;
-	/* a scan that could not read a log dir is a failed scan, published for what it read */
-	ss_log_begin(&l, down ? "error" : r ? "warn" : "info", r ? "scan not published" : "scan complete");
-	ss_log_fmt(&l, "generation", "%" PRIu64, gen);
-	ss_log_fmt(&l, "partitions", "%zu", parts);
-	ss_log_fmt(&l, "segments", "%" PRIu64, st.segments);
-	ss_log_fmt(&l, "reused", "%" PRIu64, st.segments_reused);
-	ss_log_fmt(&l, "partitions_reused", "%" PRIu64, parts_reused);
-	ss_log_str(&l, "check", full ? "full" : "changes");
-	ss_log_fmt(&l, "bytes_read", "%" PRIu64, st.bytes_read);
-	ss_log_fmt(&l, "errors", "%" PRIu64, st.errors);
-	ss_log_fmt(&l, "duration_s", "%.3f", st.seconds);
-	ss_log_fmt(&l, "cpu_s", "%.3f", cpu_seconds() - cpu0);
-	ss_log_fmt(&l, "exit_code", "%d", *exit_code);
-	if (down)
-		ss_log_fmt(&l, "log_dirs_down", "%u", down);
-	if (r)
-		ss_log_str(&l, "err", r == -ESTALE ? "a newer scan was already published" : segscan_strerror(r));
-	ss_log_end(&l);
+	struct scan_done d = { gen, parts, parts_reused, full, cpu0, *exit_code, down };
+	log_scan_done(&d, &st, r);
 	if (r == 0) {
 		/* `systemctl status segscan` shows the last publication (Type=notify) */
 		char status[160];

@@ -234,6 +234,73 @@ out:
 	return 0;   /* librdkafka frees json */
 }
 
+/* A partition caught up with its target wakes the snapshot waiters. Under t->mu. */
+static void tail_check_caught_up(struct ss_cluster_tail *t, struct tail_part *p)
+{
+	if (!p->caught_up && p->target >= 0 && p->next >= p->target) {
+		p->caught_up = true;
+		pthread_cond_broadcast(&t->cv);
+	}
+}
+
+/* One message of the consume queue into the tail. Under t->mu (the caller holds it).
+ * Returns a metadata partition to stop reading (outside the lock), or -1. */
+static int32_t tail_take(struct ss_cluster_tail *t, const rd_kafka_message_t *m)
+{
+	int32_t halt = -1;
+	double now = ss_mono();
+	struct tail_part *p = tail_find(t, m->partition);
+	if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+		if (p) {
+			if (p->next < m->offset)
+				p->next = m->offset;
+			p->hwm = m->offset;
+			if (p->target < 0)
+				p->target = m->offset;   /* the end, as of reaching it */
+			p->last_ok = now;
+			t->last_answer = now;
+			tail_check_caught_up(t, p);
+		}
+	} else if (m->err == RD_KAFKA_RESP_ERR__BAD_MSG && p && p->bad_first < 0) {
+		/* check.crcs refused a batch: every snapshot reports it, and the partition
+		 * is read no further (see ss_cluster_read_rlmm): it is as caught up as it
+		 * can be */
+		p->bad_first = m->offset;
+		snprintf(p->bad_msg, sizeof(p->bad_msg), "%s", rd_kafka_message_errstr(m));
+		p->last_ok = now;
+		if (!p->caught_up) {
+			p->caught_up = true;
+			pthread_cond_broadcast(&t->cv);
+		}
+		if (p->started) {
+			p->started = false;
+			halt = p->mpart;
+		}
+	} else if (p && (p->bad_first >= 0 || p->over)) {
+		/* in flight when it was halted, or the client's reading of the bytes after
+		 * the refused batch: nothing of it counts */
+	} else if (m->err) {
+		snprintf(t->last_error, sizeof(t->last_error), "%s", rd_kafka_message_errstr(m));
+	} else if (p && m->offset >= (p->next < 0 ? 0 : p->next)) {
+		uint64_t need = (uint64_t)m->len + SS_CLUSTER_TAIL_REC_BYTES;
+		/* a record that cannot be kept ends the partition's replay: dropping it
+		 * alone would replay a partial state as a whole one */
+		int e = t->bytes + need > t->max_bytes ? 1 : tail_append(p, m);
+		if (e) {
+			if (tail_over(t, p, m, e < 0 ? e : 0))
+				halt = p->mpart;
+		} else {
+			t->bytes += need;
+			p->next = m->offset + 1;
+			p->last_ok = now;
+			t->last_answer = now;
+			set_connected(t, true, now);
+			tail_check_caught_up(t, p);
+		}
+	}
+	return halt;
+}
+
 static void *tail_main(void *arg)
 {
 	struct ss_cluster_tail *t = arg;
@@ -251,64 +318,8 @@ static void *tail_main(void *arg)
 		rd_kafka_message_t *m = rd_kafka_consume_queue(t->q, 100);   /* destroyed below */
 		if (!m)
 			continue;
-		int32_t halt = -1;   /* a partition to stop reading, outside the lock */
 		pthread_mutex_lock(&t->mu);   /* released below */
-		double now = ss_mono();
-		struct tail_part *p = tail_find(t, m->partition);
-		if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-			if (p) {
-				if (p->next < m->offset)
-					p->next = m->offset;
-				p->hwm = m->offset;
-				if (p->target < 0)
-					p->target = m->offset;   /* the end, as of reaching it */
-				p->last_ok = now;
-				t->last_answer = now;
-				if (!p->caught_up && p->target >= 0 && p->next >= p->target) {
-					p->caught_up = true;
-					pthread_cond_broadcast(&t->cv);
-				}
-			}
-		} else if (m->err == RD_KAFKA_RESP_ERR__BAD_MSG && p && p->bad_first < 0) {
-			/* check.crcs refused a batch: every snapshot reports it, and the partition
-			 * is read no further (see ss_cluster_read_rlmm): it is as caught up as it
-			 * can be */
-			p->bad_first = m->offset;
-			snprintf(p->bad_msg, sizeof(p->bad_msg), "%s", rd_kafka_message_errstr(m));
-			p->last_ok = now;
-			if (!p->caught_up) {
-				p->caught_up = true;
-				pthread_cond_broadcast(&t->cv);
-			}
-			if (p->started) {
-				p->started = false;
-				halt = p->mpart;
-			}
-		} else if (p && (p->bad_first >= 0 || p->over)) {
-			/* in flight when it was halted, or the client's reading of the bytes after
-			 * the refused batch: nothing of it counts */
-		} else if (m->err) {
-			snprintf(t->last_error, sizeof(t->last_error), "%s", rd_kafka_message_errstr(m));
-		} else if (p && m->offset >= (p->next < 0 ? 0 : p->next)) {
-			uint64_t need = (uint64_t)m->len + SS_CLUSTER_TAIL_REC_BYTES;
-			/* a record that cannot be kept ends the partition's replay: dropping it
-			 * alone would replay a partial state as a whole one */
-			int e = t->bytes + need > t->max_bytes ? 1 : tail_append(p, m);
-			if (e) {
-				if (tail_over(t, p, m, e < 0 ? e : 0))
-					halt = p->mpart;
-			} else {
-				t->bytes += need;
-				p->next = m->offset + 1;
-				p->last_ok = now;
-				t->last_answer = now;
-				set_connected(t, true, now);
-				if (!p->caught_up && p->target >= 0 && p->next >= p->target) {
-					p->caught_up = true;
-					pthread_cond_broadcast(&t->cv);
-				}
-			}
-		}
+		int32_t halt = tail_take(t, m);   /* a partition to stop reading, outside the lock */
 		pthread_mutex_unlock(&t->mu);
 		rd_kafka_message_destroy(m);
 		if (halt >= 0)   /* partner of tail_assign's start; waits for librdkafka's own thread */
