@@ -108,6 +108,7 @@ static void test_leads_none(void **state)
 	assert_non_null(strstr(f->message, "http://b1:7071/metrics"));
 	assert_null(strstr(f->message, "unknown"));   /* a known affected release: no caveat */
 	/* 3.7.0 has it too (the pass runs on after convertToFollower) */
+	ss_topic_dellag_free(&c.out);
 	setup(&c, 3, 300, 3, 7, 0);
 	assert_non_null(run(&c));
 	ss_topic_dellag_free(&c.out);
