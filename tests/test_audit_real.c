@@ -7,6 +7,10 @@
  *
  *   clean        no remote-store finding; per partition objects and stored_bytes = the files,
  *                accounted_bytes = the finished segments' sizes = per topic RemoteLogSizeBytes
+ *   deep_clean   --deep over the untouched store, file:// and s3://: every finished .log read
+ *                and verified, no error; one request more per .log (a file opened, a GET)
+ *   deep_flip    a byte flipped inside a batch of one .log: exit 1, one error naming that key
+ *                and the batch's position, file:// and s3:// alike
  *   missing      a segment's objects deleted behind Kafka's back: MISSING_REMOTE_OBJECT for that
  *                segment id alone, naming exactly the deleted keys
  *   kafka_fetch  ... and Kafka's consumer reads nothing from its start offset while the broker
@@ -18,6 +22,13 @@
  *   torn         a copy held after its .log: in flight with the default --dangling-after (no
  *                finding), TORN_REMOTE_UPLOAD for that id past it
  *   s3_equal     versitygw over the same directory, 7 keys a page: the S3 audit = the file:// one
+ *   aiven_clean  the aiven layout in versitygw, objects written by the test from the layout's
+ *                rules with Kafka's bytes for Kafka's finished segments, .log objects plain,
+ *                zstd-compressed, AES-GCM-encrypted or both: no finding, the totals = the listing
+ *   aiven_mismatch  a transformed .log one byte short: REMOTE_SIZE_MISMATCH for that id only
+ *   aiven_missing   a .indexes object deleted: MISSING_REMOTE_OBJECT naming that key
+ *   aiven_orphan    a fileset under a new id, one of a DELETE_SEGMENT_FINISHED id: orphans
+ *   aiven_torn      .log and .indexes without the manifest, a new id: TORN_REMOTE_UPLOAD
  *   s3_errors    a wrong secret, an unknown bucket, a stopped server: exit 1 naming the store,
  *                nothing compared
  *
@@ -40,12 +51,19 @@
 TU_SCRIPT_SUITE("audit_real")
 
 TU_SCRIPT_CASE(clean)
+TU_SCRIPT_CASE(deep_clean)
+TU_SCRIPT_CASE(deep_flip)
 TU_SCRIPT_CASE(missing)
 TU_SCRIPT_CASE(kafka_fetch)
 TU_SCRIPT_CASE(orphan)
 TU_SCRIPT_CASE(expired)
 TU_SCRIPT_CASE(torn)
 TU_SCRIPT_CASE(s3_equal)
+TU_SCRIPT_CASE(aiven_clean)
+TU_SCRIPT_CASE(aiven_mismatch)
+TU_SCRIPT_CASE(aiven_missing)
+TU_SCRIPT_CASE(aiven_orphan)
+TU_SCRIPT_CASE(aiven_torn)
 TU_SCRIPT_CASE(s3_errors)
 
 int main(void)
@@ -57,12 +75,19 @@ int main(void)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(clean),
+		cmocka_unit_test(deep_clean),
+		cmocka_unit_test(deep_flip),
 		cmocka_unit_test(missing),
 		cmocka_unit_test(kafka_fetch),
 		cmocka_unit_test(orphan),
 		cmocka_unit_test(expired),
 		cmocka_unit_test(torn),
 		cmocka_unit_test(s3_equal),
+		cmocka_unit_test(aiven_clean),
+		cmocka_unit_test(aiven_mismatch),
+		cmocka_unit_test(aiven_missing),
+		cmocka_unit_test(aiven_orphan),
+		cmocka_unit_test(aiven_torn),
 		cmocka_unit_test(s3_errors),
 	};
 	return cmocka_run_group_tests(tests, tu_suite_setup, NULL);

@@ -480,6 +480,28 @@ static void t_s3(void **st)
 	assert_int_equal(count_lines(f.log, "HEAD "), 0);
 	free(vs);
 	json_decref(js);
+
+	/* --deep over s3 (the fixture's .log objects are not whole batches): each error names
+	 * its object as the store spells it, the bucket then the key, one slash between them */
+	js = run_json(&rc, NULL,
+		      "%s %s audit -q -f json --deep --now=" NOW " --remote-state=%s "
+		      "--remote-store='s3://kafka-tiered-storage?endpoint=http://127.0.0.1:%d&max-keys=2' %s",
+		      env, tu_segscan(), fx.ndjson, f.port, fx.logdir);
+	assert_non_null(js);
+	assert_int_equal(rc, 1);
+	size_t di, nd = 0;
+	json_t *de;
+	json_array_foreach(json_object_get(js, "errors"), di, de) {
+		const char *pp = json_string_value(json_object_get(de, "path"));
+		assert_non_null(pp);
+		if (!strstr(pp, ".log"))
+			continue;
+		nd++;
+		assert_true(!strncmp(pp, "s3://kafka-tiered-storage/orders", 32));
+		assert_null(strstr(pp + 5, "//"));
+	}
+	assert_true(nd > 0);
+	json_decref(js);
 	fake_stop(&f);
 
 	/* the same through a prefix, a listing without sizes (HEAD each) and two 503s first */

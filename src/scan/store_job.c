@@ -176,6 +176,13 @@ static int local_mparts(struct ss_store_job *j)
 
 /* ---- the listing thread ---- */
 
+/* An object's name in errors: for s3:// the bucket, then the whole key (the prefix is taken
+ * raw: j->name already ends in it); for file:// the directory, a slash, the key. */
+static void object_path(const struct ss_store_job *j, const char *key, char *out, size_t cap)
+{
+	snprintf(out, cap, j->uri.kind == SS_STORE_S3 ? "%s%s" : "%s/%s", j->name, key);
+}
+
 static void problem(struct ss_store_job *j, const char *path, int err, const char *what)
 {
 	if (j->n_problems >= MAX_PROBLEMS) {
@@ -218,7 +225,7 @@ static int read_manifests(struct ss_store_job *j)
 		}
 		struct ss_aiven_manifest m;
 		char path[SS_STORE_URI_MAX + 1100];
-		snprintf(path, sizeof(path), "%s/%s", j->name, key);
+		object_path(j, key, path, sizeof(path));
 		if (!r) {
 			r = ss_aiven_manifest_parse(buf, len, &m, err, sizeof(err));
 			if (r)
@@ -298,7 +305,7 @@ static int read_deep(struct ss_store_job *j)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ss_audit_deep *q = ss_audit_deep_at(j->audit, i);
 		char path[SS_STORE_URI_MAX + 1100], err[600] = "", what[800];
-		snprintf(path, sizeof(path), "%s/%s", j->name, q->key);
+		object_path(j, q->key, path, sizeof(path));
 		struct deep d = { .at = 0 };
 		ss_walk_init(&d.w, q->start_offset, q->size, 0, true);
 		int r = ss_store_read(j->st, q->key, deep_data, &d, err, sizeof(err));
