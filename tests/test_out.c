@@ -106,6 +106,7 @@ static struct ss_eval ev_tiered = {
 static struct ss_eval ev_unseeded = {
 	.log_start_offset = 0, .log_end_offset = 0, .size_bytes = 0, .remote_storage = 1, .tiered = true,
 	.only_local_null = true, .copy_lag_null = true, .remote_state_unknown = true, .remote_unknown = true,
+	.delete_lag_null = true, .delete_lag_unknown = true,
 	.here = -1,
 	.size = { .evaluated = false, .reason = NULL, .limit = -1 },
 	.time = { .evaluated = false, .reason = "not seeded", .limit = 604800000 },
@@ -118,6 +119,7 @@ static int64_t del_plain[] = { 0 };
 static struct ss_eval ev_plain = {
 	.log_start_offset = 0, .log_end_offset = 10, .size_bytes = 100, .remote_storage = 0,
 	.only_local_segments = 1, .only_local_bytes = 100, .copy_lag_null = true, .broker_copy_lag_null = true,
+	.delete_lag_null = true,
 	.size = { .evaluated = true, .limit = -1, .total_bytes = 100 },
 	.time = { .evaluated = true, .limit = 1000, .n_delete = 1, .delete_bytes = 100, .delete_offsets = del_plain },
 	.local = { .evaluated = false, .reason = "not tiered", .limit = -1 },
@@ -743,7 +745,8 @@ static void test_table(void **state)
 	assert_non_null(strstr(hdr, "  TOPIC  "));
 #define LD_A "/data/a               "
 #define LD_W "/data/we\"ird\\dir\\x0ax "
-	/* orders-1 has unknown remote state: '?' in ONLY-LOCAL, REMOTE, COPY LAG and RETENTION */
+	/* orders-1 has unknown remote state: '?' in ONLY-LOCAL, REMOTE, COPY LAG, DELETE LAG and
+	 * RETENTION */
 	char *unk = strstr(out, "\n" LD_W "orders                               1 ");
 	assert_non_null(unk);
 	char ul[400];
@@ -751,7 +754,7 @@ static void test_table(void **state)
 	int q = 0;
 	for (char *c = ul; (c = strstr(c, " ? ")); c++)
 		q++;
-	assert_int_equal(q, 4);
+	assert_int_equal(q, 5);
 	char *o0 = line_of(out, LD_A "orders  "), *pl = line_of(out, LD_A "plain "), *br = line_of(out, LD_A "zbroken ");
 	assert_non_null(o0);
 	assert_non_null(pl);
@@ -768,6 +771,7 @@ static void test_table(void **state)
 	expect_column(hdr, o0, "REMOTE", "1 seg/1000 B ");
 	expect_column(hdr, o0, "COPY LAG", "0 ");
 	expect_column(hdr, o0, "BROKER SAYS", "1 seg/1000 B ");
+	expect_column(hdr, o0, "DELETE LAG", "0 ");
 	expect_column(hdr, o0, "RETENTION", "remote: 1 seg/1000 B ");
 	/* each code once, in order of first appearance */
 	expect_column(hdr, o0, "FINDINGS", "REMOTE_DANGLING,COPY_LAG_MISREPORTED");
@@ -775,10 +779,12 @@ static void test_table(void **state)
 	expect_column(hdr, o1l, "ONLY-LOCAL", "? ");   /* REMOTE_STATE_UNKNOWN: unknown, not local-only */
 	expect_column(hdr, o1l, "REMOTE", "? ");
 	expect_column(hdr, o1l, "COPY LAG", "? ");
+	expect_column(hdr, o1l, "DELETE LAG", "? ");
 	expect_column(hdr, o1l, "RETENTION", "? ");   /* its local retention is unknown */
 	expect_column(hdr, o1l, "FINDINGS", "-");
 	expect_column(hdr, pl, "REMOTE", "- ");
 	expect_column(hdr, pl, "BROKER SAYS", "- ");
+	expect_column(hdr, pl, "DELETE LAG", "- ");
 	expect_column(hdr, pl, "RETENTION", "1 seg/100 B ");  /* not tiered: no "remote: " */
 	expect_column(hdr, br, "RETENTION", "nothing due ");
 	/* its read errors, counted where the findings are (spelled out under "Could not read") */
@@ -985,9 +991,10 @@ static void test_table_fit(void **state)
 		CAPTURE(full, ss_out_table_fit(&r, f, 0, true));
 		char *fh = header_of(full);
 		/* the full table: every column, the whole name, the whole path */
-		for (int c = 0; c < 10; c++) {
+		for (int c = 0; c < 11; c++) {
 			static const char *const all[] = { "TOPIC", "PART", "SEGS", "LOCAL", "ONLY-LOCAL", "REMOTE",
-							   "COPY LAG", "BROKER SAYS", "RETENTION", "FINDINGS" };
+							   "COPY LAG", "BROKER SAYS", "DELETE LAG", "RETENTION",
+							   "FINDINGS" };
 			assert_true(has_col(fh, all[c]));
 		}
 		assert_int_equal(!strncmp(fh, "LOG DIR ", 8), nld == 2);
@@ -1024,6 +1031,7 @@ static void test_table_fit(void **state)
 				if (w <= 80) {
 					assert_false(has_col(h, "SEGS"));
 					assert_false(has_col(h, "BROKER SAYS"));
+					assert_false(has_col(h, "DELETE LAG"));
 					assert_false(has_col(h, "RETENTION"));
 				}
 				if (w == 60) {
@@ -1031,9 +1039,9 @@ static void test_table_fit(void **state)
 					assert_false(has_col(h, "REMOTE"));
 				}
 				/* and always in that order: what is gone is a prefix of it */
-				static const char *const order[] = { "SEGS", "BROKER SAYS", "RETENTION", "ONLY-LOCAL",
-								     "REMOTE" };
-				for (int o = 1; o < 5; o++)
+				static const char *const order[] = { "SEGS", "BROKER SAYS", "DELETE LAG", "RETENTION",
+								     "ONLY-LOCAL", "REMOTE" };
+				for (int o = 1; o < 6; o++)
 					if (!has_col(h, order[o]) && has_col(h, order[o - 1]))
 						fail_msg("%s at %u: %s dropped before %s", what, w, order[o], order[o - 1]);
 				if (w == 120)
@@ -1456,12 +1464,12 @@ static void test_table_hidden_columns(void **state)
 	assert_null(strstr(out, "hidden"));
 	free(out);
 	CAPTURE(out, ss_out_table_fit(&r, f, 80, true));
-	assert_non_null(strstr(out, "\n  table: SEGS, BROKER SAYS and RETENTION hidden to fit 80 columns"));
+	assert_non_null(strstr(out, "\n  table: SEGS, BROKER SAYS, DELETE LAG and RETENTION hidden to fit 80 columns"));
 	lines_fit(out, 80, "hidden");
 	free(out);
 	CAPTURE(out, ss_out_table_fit(&r, f, 60, true));
-	assert_non_null(strstr(out, "\n  table: SEGS, ONLY-LOCAL, REMOTE, BROKER SAYS and RETENTION\n"));
-	assert_non_null(strstr(out, "hidden, COPY LAG in bytes only to fit 60 columns"));
+	assert_non_null(strstr(out, "\n  table: SEGS, ONLY-LOCAL, REMOTE, BROKER SAYS, DELETE LAG\n"));
+	assert_non_null(strstr(out, "and RETENTION hidden, COPY LAG in bytes only to fit\n      60 columns"));
 	free(out);
 }
 
