@@ -151,7 +151,7 @@ TSAN_TESTS := test_ring test_worker test_scan test_io test_races test_serve_life
 # REAL_TESTS start real Kafka brokers, Prometheus or an S3 server: `make test` runs them in a
 # lane beside the other suites (tests/suite.sh says why); test-unit runs them in line.
 # REAL_ASAN_TESTS: those of them that also run under ASan+UBSan (the others skip there).
-REAL_TESTS := test_harness_smoke test_health_real test_audit_real test_fleet_real test_live_cluster
+REAL_TESTS := test_harness_smoke test_health_real test_audit_real test_fleet_real test_dellag_real test_broker_metrics_real test_live_cluster
 REAL_ASAN_TESTS := test_live_cluster
 test: check-layers all $(TESTS) | $(DEPS_STAMP)
 	@ASAN_B=$(ASAN_B) ASAN_ENV="$(ASAN_ENV)" bash tests/suite.sh "$(MAKE)" $(B) "$(REAL_TESTS)" "$(REAL_ASAN_TESTS)"

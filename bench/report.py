@@ -542,6 +542,32 @@ def main():
                                                       fmt_time(so), r.med / d.med if d.med > 0 else 0))
             w("")
 
+    # ---- remote-store audit ------------------------------------------------------------------
+    au, rp, fl = (find("audit", "warm", t) for t in ("segscan-audit", "segscan-replay", "find-walk"))
+    if au:
+        w("## Remote-store audit (`segscan audit`, file:// store)")
+        w("")
+        w("A store of %s objects in Kafka's LocalTieredStorage layout (5 per segment, 100 segments a "
+          "partition) and the remote metadata that matches it (bench/auditgen.py: sparse files, a "
+          "STARTED and a FINISHED event per segment), page cache warm. The floor is the same directory "
+          "walk with nothing joined (`find -printf` of every object's key and size); the replay is "
+          "`segscan scan` with the same `--remote-state` and no store (what the audit pays before its "
+          "walk). Check of the audit's report: %s." % (format(au.segments, ","), meta.get("audit_check", "?")))
+        w("")
+        w("| measurement | objects | time | objects/s | CPU | peak RSS | time / floor |")
+        w("|---|---:|---|---:|---:|---:|---:|")
+        for name, g in (("`segscan audit` (replay + walk + join)", au), ("replay alone (`segscan scan --remote-state`)", rp),
+                        ("floor: `find -printf '%P %s'`", fl)):
+            if g:
+                w("| %s | %s | %s | %s | %.2f s | %.0f MiB | %s |" % (
+                    name, format(g.segments, ","), fmt_time(g), fmt_rate(g.segments / g.med if g.med > 0 else 0),
+                    g.cpu, g.rss_kb / 1024, "%.2f" % (g.med / fl.med) if fl and fl.med > 0 else "?"))
+        if rp and fl and au.med > rp.med:
+            w("")
+            w("Walk and join (audit minus replay): %.3f s, %s objects/s, %.2f× the floor." % (
+                au.med - rp.med, fmt_rate(au.segments / (au.med - rp.med)), (au.med - rp.med) / fl.med if fl.med > 0 else 0))
+        w("")
+
     # ---- reuse ---------------------------------------------------------------------------------
     ru = [(k, g) for k, g in groups.items() if k[2].startswith("reuse-")]
     if ru:
@@ -583,7 +609,8 @@ def main():
     w("```")
     w("make bench                                   # BENCH_SCALE=small BENCH_REPS=5")
     w("BENCH_SCALE=large BENCH_REPS=3 make bench    # >= 1M segments; checks free disk first")
-    w("BENCH_ONLY=many,peers make bench             # parts: many,zstd,large,peers,callgrind,strace,eval,reuse,kraft")
+    w("BENCH_ONLY=many,peers make bench             # parts: many,zstd,large,peers,callgrind,strace,eval,reuse,kraft,audit")
+    w("BENCH_SCALE=large BENCH_ONLY=audit make bench   # the 1M-object audit (BENCH_AUDIT_OBJECTS to change it)")
     w("```")
     w("")
     w("Every command the run executed is in `raw/%s.cmds`." % a.run_id)

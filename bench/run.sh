@@ -9,7 +9,9 @@
 #   BENCH_SCALE   small (default: a few minutes on 2 cores) | large (>= 1M segments)
 #   BENCH_REPS    repetitions of every measurement (default 5); medians with min-max
 #   BENCH_ONLY    comma-separated parts to run (default all): shapes,many,zstd,large,peers,
-#                 callgrind,strace,eval,reuse,kraft,rescan
+#                 callgrind,strace,eval,reuse,kraft,rescan,audit
+#   BENCH_AUDIT_OBJECTS  objects in the audit part's store (default 100000 at small scale,
+#                 1000000 at large)
 #   BENCH_SHAPES  comma-separated shapes of the shapes part (default all of the scale)
 #   BENCH_DATA    where generated trees live (default build/bench/data; reused between
 #                 runs while their gen parameters are unchanged: see the STAMP files)
@@ -655,6 +657,60 @@ if want reuse && [ -f "$DATA/many/STAMP" ]; then
     done
 fi
 
+# ---- audit: segscan audit over a file:// store of 1M objects (issue 24) ----------------------
+# A LocalTieredStorage-layout store and the remote metadata that matches it, made by
+# bench/auditgen.py (sparse files: inodes, not disk) and cached under BENCH_DATA. Timed in the
+# same run: the audit (replay of the metadata, the walk, the join); the replay alone (scan with
+# the same --remote-state, no store); the floor, the same directory walk with nothing joined
+# (find -printf of every object's key and size: a readdir of every directory and a stat per
+# file, what the audit's file:// walk does before it joins anything).
+if want audit; then
+    if [ "$SCALE" = large ]; then AOBJ=${BENCH_AUDIT_OBJECTS:-1000000}; else AOBJ=${BENCH_AUDIT_OBJECTS:-100000}; fi
+    [[ "$AOBJ" =~ ^[1-9][0-9]*$ ]] || die "BENCH_AUDIT_OBJECTS must be a positive integer"
+    AD="$DATA/audit"
+    astamp="v$STAMP_VERSION auditgen objects=$AOBJ $(md5sum <bench/auditgen.py | cut -c1-12)"
+    if [ -f "$AD/STAMP" ] && [ "$(cat "$AD/STAMP")" = "$astamp" ]; then
+        say "audit: reusing $AD"
+    else
+        ainodes=$(df -Pi "$DATA" | awk 'NR==2 {print $4}')
+        if [[ "$ainodes" =~ ^[0-9]+$ ]] && [ "$ainodes" -lt $((AOBJ + AOBJ / 100 + 1000)) ]; then
+            die "audit needs about $AOBJ inodes in $DATA but only $ainodes are free. Point BENCH_DATA elsewhere or set BENCH_AUDIT_OBJECTS."
+        fi
+        rm -rf "$AD"
+        say "audit: generating a store of $AOBJ objects into $AD"
+        logcmd "$PY bench/auditgen.py $AD $AOBJ"
+        "$PY" bench/auditgen.py "$AD" "$AOBJ" >"$WORK/auditgen.out" || die "bench/auditgen.py failed"
+        read -r an _ _ ab <"$WORK/auditgen.out"
+        echo "ld0 $an $ab $an" >"$AD/TREEINFO"   # the segments column counts objects here
+        echo "$astamp" >"$AD/STAMP"
+    fi
+    an=$(awk '{print $2}' "$AD/TREEINFO")
+    acmd="$SEGSCAN audit -q -f json --now=$NOW_MS --remote-state=$AD/remote.ndjson --remote-store=file://$AD/store $AD/ld0"
+    # once, untimed: the join is whole and clean (a measurement of a failing audit means nothing)
+    $acmd >"$WORK/audit.json" 2>"$WORK/audit.err" || say "audit exited $?: $(tail -n 1 "$WORK/audit.err")"
+    meta audit_check "$("$PY" - "$WORK/audit.json" "$an" <<'PYEOF'
+import json, sys
+try:
+    t = json.load(open(sys.argv[1]))['summary']['remote_store']
+except Exception as e:
+    print('FAILED: no report (%s)' % e); sys.exit()
+codes = sum(len(o.get('findings', [])) for o in t.get('other_partitions', []))
+ok = t.get('complete') and t.get('objects') == int(sys.argv[2]) and not codes and not t.get('unrecognised')
+print('%s: complete %s, %s objects of %s, %s partitions compared, %d findings, %s requests' % (
+    'ok' if ok else 'FAILED', t.get('complete'), t.get('objects'), sys.argv[2], t.get('partitions_compared'),
+    codes, t.get('requests')))
+PYEOF
+)"
+    # the tree's inodes and dentries in the cache: every measurement is warm
+    find "$AD/store" -type f -printf '%P %s\n' >/dev/null
+    $acmd >/dev/null 2>&1 || true
+    run_matrix audit warm \
+        "segscan-audit|objects=$an|1|$acmd >/dev/null" \
+        "segscan-replay|objects=$an|1|$SEGSCAN scan -q -f json --now=$NOW_MS --remote-state=$AD/remote.ndjson $AD/ld0 >/dev/null" \
+        "find-walk|objects=$an|1|find $AD/store -type f -printf '%P %s\\n' >/dev/null"
+    meta audit_objects "$an"
+fi
+
 # ---- serve rescans: inotify change detection against a full scan (bench/rescan.sh) ----------
 if want rescan; then
     logcmd "BENCH_SCALE=$SCALE BENCH_REPS=$REPS bash bench/rescan.sh $RESULTS/$RUN_ID-rescan.md"
@@ -667,7 +723,7 @@ meta load_after "$(cut -d' ' -f1-3 /proc/loadavg)"
 meta bench_seconds "$((SECONDS - T_START))"
 
 # ---- report --------------------------------------------------------------------------------------
-for wl in many zstd large cg; do
+for wl in many zstd large cg audit; do
     [ -f "$DATA/$wl/TREEINFO" ] && cp "$DATA/$wl/TREEINFO" "$WORK/treeinfo.$wl"
 done
 "$PY" bench/report.py --work "$WORK" --results "$RESULTS" --run-id "$RUN_ID" || die "report failed"

@@ -88,7 +88,9 @@ void segscan_scan_free(segscan_scan *s);
  * this list against):
  *   "verify", "remote-state", "remote-metadata", "seed" (repeatable), "topic-config",
  *   "server-properties", "metadata-dir", "cluster-metadata", "kafka-version",
- *   "bootstrap-server", "kafka-config", "kafka-timeout", "kafka-deadline", "broker-process", "proc-root",
+ *   "bootstrap-server", "kafka-config", "kafka-timeout", "kafka-deadline", "broker-process",
+ *   "broker-metrics" ([NODE_ID=]URL, repeatable: one per broker), "broker-metrics-names",
+ *   "broker-metrics-timeout", "http.config.file", "proc-root",
  *   "topic", "partition" (repeatable), "findings-only",
  *   "metrics-level" ("partition" or "topic": what the prom format writes), "metrics-extra",
  *   "now", "dangling-after", "stuck-after" (a duration: "5m", "90s", "300000"), "horizon" (a duration: "1d"),

@@ -59,6 +59,7 @@ if [ "${1:-}" = "--harness" ]; then
   for v in ${KAFKA_LTS_VERSIONS:-4.2.1 4.3.1}; do
     bash "$here/kafka-oracle/build.sh" "$v" >/dev/null
   done
+  KAFKA_LTS_FROM=4.3.1 bash "$here/kafka-oracle/build.sh" 4.4.0 >/dev/null   # tests/dellag_real.sh
   bash "$here/kafka-oracle/versitygw.sh" install >/dev/null || [ $? -eq 2 ]   # 2: no Go 1.25+ (SKIPs)
 fi
 exit 0

@@ -827,6 +827,27 @@ static void test_forecast(void **state)
 	assert_false(f.segs[0].flags & SS_SEG_ONLY_LOCAL);
 	fx_free(&f);
 
+	/* remote size retention counts what the copy task uploads by then: Kafka's total is
+	 * only-local + remote bytes (RemoteLogManager.buildRetentionSizeData), and an upload
+	 * moves a segment's bytes from one to the other. Remote A (500 bytes) and segments
+	 * 100..399 (1500 bytes) waiting for upload, the active 400..499: 2500 bytes */
+	tiered(&f, &ec, 1, 1);
+	f.in.stuck_after_ms = 0;
+	f.cfg.retention_bytes = 2000;   /* breach 500: A goes (500 - 500 >= 0, as Kafka) */
+	f.cfg.local_retention_bytes = -1;   /* (-2 on an unknown release: KAFKA-17360 leaves it open) */
+	fx_rseg(&f, "A", 0, 99, 0, 500, NOW - 3600000, SS_RSEG_COPY_FINISHED, NOW - 3500000);
+	f.in.horizon_ms = 60000;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->size.n_delete, 1);   /* today, with the same total */
+	assert_int_equal(ev->forecast.copy_segments, 3);
+	assert_int_equal(ev->forecast.remote_delete_segments, 1);
+	assert_int_equal(ev->forecast.remote_delete_bytes, 500);
+	f.cfg.retention_bytes = 2001;   /* breach 499: nothing */
+	ev = fx_eval(&f);
+	assert_int_equal(ev->size.n_delete, 0);
+	assert_int_equal(ev->forecast.remote_delete_segments, 0);
+	fx_free(&f);
+
 	/* a stuck copy copies nothing: only what is in remote storage now can go locally */
 	tiered(&f, &ec, 1, 1);
 	f.cfg.local_retention_ms = 3600000;
@@ -881,6 +902,93 @@ static void test_forecast(void **state)
 	fx_free(&f);
 }
 
+/*
+ * KAFKA-20977 in size retention: onlyLocalLogSegmentsSize counts baseOffset >= highest on 3.6.0
+ * to 4.3.1, so a copied segment of one offset at the top (10..10, 300 bytes) is in the
+ * broker's total twice. Local 0..9 (500), 10..10 (300), active 11..20 (200); remote A = 0..9,
+ * B = 10..10: the strict total is 1000 bytes, the broker's 1300.
+ */
+static void dup_setup(struct fx *f, struct ss_eval_cluster *ec, const struct ss_eval_release *rel, int64_t limit)
+{
+	fx_init(f, "t");
+	f->cfg.remote_storage = 1;
+	f->in.now_ms = NOW;
+	fx_epoch(f, 0, 0);
+	memset(ec, 0, sizeof(*ec));
+	ec->image = ec->topic_known = ec->partition_known = true;
+	ec->node_id = 1;
+	ec->a = (struct ss_assignment){ .replicas = replicas3, .isr = replicas3, .n_replicas = 3, .n_isr = 3,
+					.leader = 1, .leader_epoch = 0 };
+	f->in.cluster = ec;
+	f->cfg.retention_bytes = limit;
+	f->cfg.local_retention_bytes = -1;
+	f->in.release = rel;
+	fx_seg(f, 0, 9, 500, NOW - 7200000);
+	fx_seg(f, 10, 10, 300, NOW - 7100000);
+	fx_seg(f, 11, 20, 200, NOW - 1000);
+	fx_rseg(f, "A", 0, 9, 0, 500, NOW - 7200000, SS_RSEG_COPY_FINISHED, NOW - 7000000);
+	fx_rseg(f, "B", 10, 10, 0, 300, NOW - 7100000, SS_RSEG_COPY_FINISHED, NOW - 6900000);
+}
+
+static void test_size_double_count(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct ss_eval_cluster ec;
+	struct ss_eval_release r431 = { .known = true, .v = { 4, 3, 1 } }, r440 = { .known = true, .v = { 4, 4, 0 } },
+			       r360 = { .known = true, .v = { 3, 6, 0 } };
+
+	/* retention.bytes 600: the strict breach (400) deletes nothing, the broker's (700) A */
+	dup_setup(&f, &ec, &r431, 600);
+	struct ss_eval *ev = fx_eval(&f);
+	assert_int_equal(ev->highest_offset, 10);
+	assert_true(ev->size.evaluated);
+	assert_int_equal(ev->size.n_delete, 1);
+	assert_int_equal(ev->size.total_bytes, 1000);   /* the contract's total; the note has Kafka's */
+	bool said = false;
+	for (uint32_t i = 0; i < ev->n_notes; i++)
+		said |= strstr(ev->notes[i], "KAFKA-20977") && strstr(ev->notes[i], "(1300 bytes, not 1000)");
+	assert_true(said);
+	fx_free(&f);
+	dup_setup(&f, &ec, &r360, 600);   /* 3.6 had the >= before the gauges that name it */
+	assert_int_equal(fx_eval(&f)->size.n_delete, 1);
+	fx_free(&f);
+	dup_setup(&f, &ec, &r440, 600);   /* fixed: counted once */
+	assert_int_equal(fx_eval(&f)->size.n_delete, 0);
+	fx_free(&f);
+	/* the release unknown and the two totals deleting differently: unknown */
+	dup_setup(&f, &ec, NULL, 600);
+	ev = fx_eval(&f);
+	assert_false(ev->size.evaluated);
+	assert_true(ev->size.unknown);
+	assert_non_null(strstr(ev->size.reason, "KAFKA-20977"));
+	fx_free(&f);
+	/* the boundaries: the broker's breach equal to A's size deletes it (800: 500 - 500 >= 0),
+	 * one byte less does not, and then the release does not matter */
+	dup_setup(&f, &ec, &r431, 800);
+	assert_int_equal(fx_eval(&f)->size.n_delete, 1);
+	fx_free(&f);
+	dup_setup(&f, &ec, NULL, 801);
+	ev = fx_eval(&f);
+	assert_true(ev->size.evaluated);
+	assert_int_equal(ev->size.n_delete, 0);
+	fx_free(&f);
+
+	/* --horizon: what is due now goes by then, even where the uploads end the double count:
+	 * 11..20 closed and waiting, active 21..30 (100); retention.bytes 700. Now: the broker's
+	 * total 1400 (strict 1100), breach 700, A goes; once 11..20 is copied the top segment
+	 * has ten offsets, the total is 1100 and deletes nothing more */
+	dup_setup(&f, &ec, &r431, 700);
+	fx_seg(&f, 21, 30, 100, NOW - 500);
+	f.in.horizon_ms = 60000;
+	ev = fx_eval(&f);
+	assert_int_equal(ev->size.n_delete, 1);
+	assert_int_equal(ev->forecast.copy_segments, 1);
+	assert_int_equal(ev->forecast.remote_delete_segments, 1);
+	assert_int_equal(ev->forecast.remote_delete_bytes, 500);
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -894,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_undeletable_local),
 		cmocka_unit_test(test_undeletable_local_healthy),
 		cmocka_unit_test(test_forecast),
+		cmocka_unit_test(test_size_double_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -543,7 +543,15 @@ static void test_parse_errors(void **state)
 	assert_int_equal(parse("{\"partitions\":[{\"topic\":\"t\",\"partition\":0,\"remote\":{\"seeded\":true,"
 			       "\"segments\":\"2\",\"size_bytes\":1,\"dangling_segments\":0,\"dangling_bytes\":0}}],"
 			       "\"summary\":{\"version\":\"0.1.0\"}}", err, sizeof(err)), SEGSCAN_EJSON);
-	assert_string_equal(err, "r.json: partitions[0] (t-0): remote.segments: expected an integer");
+	assert_string_equal(err, "r.json: partitions[0] (t-0): remote.segments: expected an integer or null");
+	/* null counts are unknown; a mixture is not what a scan writes */
+	assert_int_equal(parse("{\"partitions\":[{\"topic\":\"t\",\"partition\":0,\"remote\":{\"seeded\":false,"
+			       "\"segments\":null,\"size_bytes\":null,\"dangling_segments\":null,\"dangling_bytes\":null}}],"
+			       "\"summary\":{\"version\":\"0.1.0\"}}", err, sizeof(err)), 0);
+	assert_int_equal(parse("{\"partitions\":[{\"topic\":\"t\",\"partition\":0,\"remote\":{\"seeded\":true,"
+			       "\"segments\":2,\"size_bytes\":null,\"dangling_segments\":0,\"dangling_bytes\":0}}],"
+			       "\"summary\":{\"version\":\"0.1.0\"}}", err, sizeof(err)), SEGSCAN_EJSON);
+	assert_string_equal(err, "r.json: partitions[0] (t-0): remote.size_bytes: null while the other remote counts are integers");
 	assert_int_equal(parse("{\"partitions\":[{\"partition\":0}],\"summary\":{\"version\":\"0.1.0\"}}", err,
 			       sizeof(err)), SEGSCAN_EJSON);
 	assert_string_equal(err, "r.json: partitions[0]: topic: missing (expected a string)");
@@ -568,6 +576,13 @@ static json_t *load_json(const char *path)
 	if (!o)
 		fail_msg("%s: %s", path, je.text);
 	return o;
+}
+
+static json_t *load_json_path(const char *dir, const char *name)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return load_json(p);
 }
 
 /* A copy of each broker's log dir of the multi-broker fixture, each with the cluster's
@@ -721,6 +736,58 @@ static void test_fixture_end_to_end(void **state)
 	assert_int_equal(rc, 2);
 	assert_non_null(strstr(out, "different clusters"));
 	assert_non_null(strstr(out, "other.json (cluster Other)"));
+	free(out);
+
+	/* node 1 scanned without the remote state: its tiered partitions' metadata lives in
+	 * __remote_log_metadata partitions no scanned dir holds, so the scan writes their remote
+	 * counts null (REMOTE_STATE_UNKNOWN); merge reads that as unknown, not as a bad report:
+	 * the partitions other replicas report are counted from them, node 1's alone unknown */
+	assert_int_equal(tu_run(NULL, "%s scan -q -f json %s/logdir-1 > %s/b1-unknown.json", tu_segscan(), dir, dir), 0);
+	json_t *u = load_json_path(dir, "b1-unknown.json"), *ux;
+	size_t ui;
+	char nulls[16][32];
+	int n_nulls = 0;
+	json_array_foreach(json_object_get(u, "partitions"), ui, ux) {
+		json_t *rm = json_object_get(ux, "remote");
+		if (n_nulls < 16 && json_is_object(rm) && json_is_null(json_object_get(rm, "segments"))) {
+			assert_true(json_is_null(json_object_get(rm, "size_bytes")));
+			snprintf(nulls[n_nulls++], sizeof(nulls[0]), "%s-%lld", json_string_value(json_object_get(ux, "topic")),
+				 (long long)json_integer_value(json_object_get(ux, "partition")));
+		}
+	}
+	json_decref(u);
+	assert_true(n_nulls >= 2);   /* mt-a-0 (node 1 alone), mt-b-0 and mt-b-2 (with node 2, 3) */
+	rc = tu_run(&out, "%s merge -f json %s/b1-unknown.json %s/b2.json %s/b3.json 2>&1", tu_segscan(), dir, dir, dir);
+	assert_int_equal(rc, 0);
+	assert_null(strstr(out, "expected an integer"));
+	m = json_loads(out, 0, &je);
+	assert_non_null(m);
+	int from_other = 0, alone = 0;
+	json_array_foreach(json_object_get(m, "partitions"), ui, ux) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s-%lld", json_string_value(json_object_get(ux, "topic")),
+			 (long long)json_integer_value(json_object_get(ux, "partition")));
+		bool was_null = false;
+		for (int k = 0; k < n_nulls; k++)
+			was_null |= !strcmp(nulls[k], name);
+		if (!was_null)
+			continue;
+		json_t *rm = json_object_get(ux, "remote");
+		if (json_array_size(json_object_get(ux, "replicas")) > 1) {
+			/* counted from a replica whose scan knows it */
+			assert_true(json_is_object(rm));
+			assert_int_not_equal(json_integer_value(json_object_get(rm, "from_node")), 1);
+			assert_true(json_is_integer(json_object_get(rm, "segments")));
+			from_other++;
+		} else {
+			assert_true(json_is_null(rm));   /* node 1's alone: unknown */
+			alone++;
+		}
+	}
+	assert_true(from_other >= 1 && alone >= 1);
+	/* a total over an unknown is unknown */
+	assert_true(json_is_null(json_object_get(json_object_get(m, "summary"), "remote_bytes")));
+	json_decref(m);
 	free(out);
 
 	/* a report that does not parse: exit 2 naming the file and the place */

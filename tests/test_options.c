@@ -42,6 +42,10 @@ static const struct sample samples[] = {
 	{ "kafka-timeout", "2500", 2500, NULL },
 	{ "kafka-deadline", "60000", 60000, NULL },
 	{ "broker-process", "off", 0, NULL },
+	{ "broker-metrics", "3=http://broker-3:9404/metrics", 3, "http://broker-3:9404/metrics" },
+	{ "broker-metrics-names", "a,b,c,d,t", 0, "a,b,c,d,t" },
+	{ "broker-metrics-timeout", "2500", 2500, NULL },
+	{ "http.config.file", "http.yml", 0, "http.yml" },
 	{ "topic", "orders.*", 0, "orders.*" },
 	{ "partition", "orders.v2-3", 3, "orders.v2" },
 	{ "findings-only", "true", 1, NULL },
@@ -133,6 +137,18 @@ static const struct bad {
 	{ "partition", "orders- 3", "expected TOPIC-N, a topic name and a partition number (e.g. orders-3)" },
 	{ "partition", "or/ders-3", "expected TOPIC-N, a topic name and a partition number (e.g. orders-3)" },
 	{ "partition", "orders-2147483648", "expected TOPIC-N, a topic name and a partition number (e.g. orders-3)" },
+#define BM_ERR "expected [NODE_ID=]http(s)://HOST:PORT[/PATH] (no credentials in the URL: basic_auth in " \
+	       "--http.config.file), one without NODE_ID or one per NODE_ID"
+	{ "broker-metrics", "broker:9404", BM_ERR },
+	{ "broker-metrics", "ftp://broker:9404/", BM_ERR },
+	{ "broker-metrics", "http://", BM_ERR },
+	{ "broker-metrics", "http://u:p@broker:9404/", BM_ERR },
+	{ "broker-metrics", "x=http://broker:9404/", BM_ERR },
+	{ "broker-metrics", "-1=http://broker:9404/", BM_ERR },
+	{ "broker-metrics", "2147483648=http://broker:9404/", BM_ERR },
+	{ "broker-metrics-timeout", "0", "expected milliseconds from 1 to 3600000" },
+	{ "broker-metrics-names", "", "expected four metric names and optionally a label name, comma-separated" },
+	{ "http.config.file", "", "expected a file name" },
 };
 
 static const struct sample *sample_of(const char *name)
@@ -250,6 +266,11 @@ static void test_set_reaches_every_row(void **state)
 			assert_string_equal(s->opts.partitions[0].topic, sm->want_str);
 			assert_int_equal(s->opts.partitions[0].partition, sm->want_int);
 			break;
+		case SS_OPT_BMETRICS:
+			assert_int_equal(s->opts.n_bmetrics, 1);
+			assert_int_equal(s->opts.bmetrics[0].node_id, sm->want_int);
+			assert_string_equal(s->opts.bmetrics[0].url, sm->want_str);
+			break;
 		case SS_OPT_SEED:
 			assert_int_equal(s->opts.n_seeds, 1);
 			assert_string_equal(s->opts.seeds[0].topic, "orders");
@@ -284,6 +305,15 @@ static void test_side_effects(void **state)
 	assert_int_equal(s->opts.n_partitions, 2);
 	assert_string_equal(s->opts.partitions[0].topic, "a-b");
 	assert_int_equal(s->opts.partitions[1].partition, 7);
+	/* broker-metrics: one per NODE_ID, or one alone; a query's '=' is the URL's */
+	assert_int_equal(segscan_set(s, "broker-metrics", "1=http://b1:9404/metrics?name[]=x"), 0);
+	assert_int_equal(segscan_set(s, "broker-metrics", "2=https://b2:9404/"), 0);
+	assert_int_equal(s->opts.n_bmetrics, 2);
+	assert_string_equal(s->opts.bmetrics[0].url, "http://b1:9404/metrics?name[]=x");
+	assert_int_equal(s->opts.bmetrics[1].node_id, 2);
+	assert_int_equal(segscan_set(s, "broker-metrics", "2=http://b2b:9404/"), -EINVAL);   /* node 2 twice */
+	assert_int_equal(segscan_set(s, "broker-metrics", "http://b3:9404/"), -EINVAL);      /* whose? */
+	assert_int_equal(s->opts.n_bmetrics, 2);
 	/* a string replaces the previous one (and frees it: ASan) */
 	assert_int_equal(segscan_set(s, "io", "pread"), 0);
 	assert_int_equal(segscan_set(s, "io", "mmap"), 0);

@@ -255,14 +255,20 @@ static void test_unknowns(void **state)
 
 static const struct ss_topic_dellag *scan_with(struct ss_broker_gauges *g, const char *version, segscan_scan **out)
 {
+	static struct ss_broker_gauges *gp;   /* the scan's array of one (not freed: see unscan) */
 	segscan_scan *s;
 	assert_int_equal(segscan_scan_new(&s), 0);
 	assert_int_equal(segscan_set(s, "now", LIVE_NOW), 0);
 	if (version)
 		assert_int_equal(segscan_set(s, "kafka-version", version), 0);
 	assert_int_equal(segscan_add_logdir(s, LIVE), 0);
-	s->broker_gauges = g;
-	s->n_broker_gauges = 1;
+	/* as ss_scan_load_gauges leaves them for one --broker-metrics=URL (not read here: the
+	 * gauges are the test's) */
+	static struct ss_bm_url u = { .node_id = -1, .url = "http://b1/metrics" };
+	gp = g;
+	s->gauges = &gp;
+	s->n_gauges = 1;
+	s->opts.bmetrics = &u;
 	int rc = segscan_run(s);
 	if (rc < 0)
 		fail_msg("segscan_run: %s", segscan_last_error(s));
@@ -272,6 +278,15 @@ static const struct ss_topic_dellag *scan_with(struct ss_broker_gauges *g, const
 			return &s->res.topic_dellag[i];
 	fail_msg("no broker_topics entry for tiered");
 	return NULL;
+}
+
+/* The gauges are the test's, not the scan's to free. */
+static void unscan(segscan_scan *s)
+{
+	s->gauges = NULL;
+	s->n_gauges = 0;
+	s->opts.bmetrics = NULL;
+	segscan_scan_free(s);
 }
 
 static void test_scan_real_broker(void **state)
@@ -289,7 +304,7 @@ static void test_scan_real_broker(void **state)
 	assert_int_equal(t->led, 1);
 	assert_int_equal(t->segments, 0);
 	assert_int_equal(t->n_findings, 0);
-	segscan_scan_free(s);
+	unscan(s);
 	/* the same partition led, a gauge latched at 2 segments: a phantom on 4.3.1 ... */
 	tg.delete_lag_segments.value = 2;
 	tg.delete_lag_bytes.value = 500;
@@ -298,12 +313,12 @@ static void test_scan_real_broker(void **state)
 	assert_int_equal(t->findings[0].segments, 2);
 	assert_int_equal(t->findings[0].bytes, 500);
 	assert_non_null(strstr(t->findings[0].message, "the 1 partition of it that it leads"));
-	segscan_scan_free(s);
+	unscan(s);
 	/* ... none on 4.4.0, the fixed release */
 	t = scan_with(&g, "4.4.0", &s);
 	assert_true(t->known);
 	assert_int_equal(t->n_findings, 0);
-	segscan_scan_free(s);
+	unscan(s);
 	/* node 3 leads nothing of it (the metadata log: node 1 leads tiered-0): its gauge is all
 	 * phantom */
 	g.node_id = 3;
@@ -312,7 +327,7 @@ static void test_scan_real_broker(void **state)
 	assert_int_equal(t->n_findings, 1);
 	assert_non_null(strstr(t->findings[0].message, "it leads none"));
 	assert_non_null(strstr(t->findings[0].message, "0 (led by node 1, leader epoch"));
-	segscan_scan_free(s);
+	unscan(s);
 }
 
 int main(void)

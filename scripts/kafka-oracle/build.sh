@@ -7,6 +7,12 @@
 # once ~/.m2 has the jars), then online. A build whose sources and pom did not change since the
 # last one is reused as it is (DIR/.stamp). See docs/conformance.md.
 #
+# A release without a served test jar can borrow LocalTieredStorage from one that has it:
+# KAFKA_LTS_FROM=4.3.1 build.sh 4.4.0 builds the 4.4.0 broker with 4.3.1's kafka-storage test jar
+# (its classes only, none of its dependencies: the RemoteStorageManager interface is the same in
+# kafka-storage-api 4.3.1 and 4.4.0; the one name 4.4.0 moved that it links, LogContext, gets a
+# shim: src/main/java/org/) into DIR = harness-4.4.0-lts4.3.1 (tests/dellag_real.sh).
+#
 # usage: build.sh VERSION          (DIR = $BUILD/kafka-oracle/harness-VERSION, BUILD default build/)
 # exit 2: java 17+ or mvn missing (a SKIP for tests); 1: the build failed (the message says why).
 set -u
@@ -15,13 +21,16 @@ HERE="$ROOT/scripts/kafka-oracle"
 BUILD=${BUILD:-$ROOT/build}
 V=${1:?usage: build.sh KAFKA_VERSION}
 LTS_VERSIONS=${KAFKA_LTS_VERSIONS:-4.2.1 4.3.1}
-OUT="$BUILD/kafka-oracle/harness-$V"
+LTS_FROM=${KAFKA_LTS_FROM:-}
+OUT="$BUILD/kafka-oracle/harness-$V${LTS_FROM:+-lts$LTS_FROM}"
 command -v java >/dev/null 2>&1 || { echo "build.sh: java not found (scripts/install-deps.sh installs openjdk-17-jdk-headless)" >&2; exit 2; }
 command -v mvn >/dev/null 2>&1 || { echo "build.sh: mvn not found (scripts/install-deps.sh installs maven)" >&2; exit 2; }
 jv="$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
 case "$jv" in ''|1.*|9|1[0-6]) echo "build.sh: Java ${jv:-?} is too old: Kafka 4.x needs Java 17+" >&2; exit 2 ;; esac
 args=(-B -q -f "$HERE/pom.xml" -Dkafka.version="$V" -Doracle.out="$OUT")
-case " $LTS_VERSIONS " in *" $V "*) args+=(-Dlts=1) ;; esac
+if [ -n "$LTS_FROM" ]; then args+=(-Dlts=1 -Dlts.version="$LTS_FROM" -Dlts.compat=1)
+else case " $LTS_VERSIONS " in *" $V "*) args+=(-Dlts=1) ;; esac
+fi
 stamp=$( { echo "${args[*]}"; cat "$HERE/pom.xml"; find "$HERE/src" -name '*.java' | sort | xargs cat; } | sha1sum | cut -d' ' -f1)
 if [ -f "$OUT/.stamp" ] && [ "$(cat "$OUT/.stamp")" = "$stamp" ] && [ -d "$OUT/target/classes" ] &&
    [ -f "$OUT/agent/jmx_prometheus_javaagent.jar" ]; then

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/esc.h"
 #include "lib/options.h"
 #include "segscan.h"
 
@@ -99,12 +100,23 @@ const struct ss_optdef *ss_cli_scan_option(const char *cmd, const struct option 
 	return d;
 }
 
+/* A URL's userinfo never reaches a message (it is refused: basic_auth belongs in
+ * --http.config.file), and no value's control bytes reach the terminal. */
+static char *shown_value(const char *v)
+{
+	const char *sep = strstr(v, "://");
+	if (sep && memchr(sep + 3, '@', strcspn(sep + 3, "/?#")))
+		return strdup("(a URL with credentials)");
+	return ss_esc_line(v);
+}
+
 int ss_cli_apply(segscan_scan *s, const char *name, const char *value)
 {
 	int r = segscan_set(s, name, value);
 	if (r) {
-		fprintf(stderr, "segscan: --%s%s%s: %s\n", name, value ? "=" : "", value ? value : "",
-			segscan_last_error(s));
+		char *v = value ? shown_value(value) : NULL;
+		fprintf(stderr, "segscan: --%s%s%s: %s\n", name, value ? "=" : "", v ? v : "", segscan_last_error(s));
+		free(v);
 		return 2;
 	}
 	return 0;

@@ -28,6 +28,15 @@
 /* An item: ndjson a line {"type", "file", ...}; json an object in the file's "items". */
 void dd_item(struct ss_dump *d, const char *type);
 void dd_item_end(struct ss_dump *d);
+/* One integer field of an entry: its text as DumpLogSegments writes it ("text" then the
+ * value) and its JSON key (NULL: the text line only). */
+struct dd_field {
+	const char *text, *json;
+	int64_t     v;
+};
+/* Fields of the current entry in the dump's format: text pairs on the line, or the
+ * item's keys. */
+void dd_fields(struct ss_dump *d, const struct dd_field *f, size_t n);
 /* A problem at byte `pos` of the file (-1: the file as a whole); status becomes 1. */
 void dd_error(struct ss_dump *d, int64_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A JSON string value from the data (n < 0: null); a byte that is not UTF-8 as the four

@@ -36,6 +36,19 @@ void dd_item_end(struct ss_dump *d)
 		ss_dout_ch(&d->out, '\n');
 }
 
+void dd_fields(struct ss_dump *d, const struct dd_field *f, size_t n)
+{
+	struct ss_dout *o = &d->out;
+	for (size_t i = 0; i < n; i++) {
+		if (d->opts.fmt == SS_DUMP_TEXT) {
+			ss_dout_str(o, f[i].text);
+			ss_dout_i64(o, f[i].v);
+		} else if (f[i].json) {
+			ss_dj_ki64(o, f[i].json, f[i].v);
+		}
+	}
+}
+
 /* A problem with the file: an item (JSON) or a line (text); the file's status becomes 1. */
 void dd_error(struct ss_dump *d, int64_t pos, const char *fmt, ...)
 {

@@ -272,35 +272,13 @@ static int64_t find_highest_remote_offset(const struct ss_part *part, const stru
 }
 
 /* ---- remote facts ---- */
-static int eval_remote(struct ss_evctx *x)
+/* DANGLING_REMOTE_SEGMENT for each dangling or stuck remote segment (KAFKA-17428). */
+static int eval_dangling(struct ss_evctx *x)
 {
 	const struct ss_eval_input *in = x->in;
 	struct ss_eval *ev = x->ev;
 	const struct ss_remote_part *rp = x->remote;
 	int e;
-
-	if (!rp)
-		return 0;
-	uint32_t nf = 0;
-	for (uint32_t i = 0; i < rp->n_segs; i++)
-		if (ss_remote_seg(rp, i)->state == SS_RSEG_COPY_FINISHED)
-			nf++;
-	if (nf && !(x->fin = malloc((size_t)nf * sizeof(*x->fin))))
-		return -ENOMEM;
-	for (uint32_t i = 0; i < rp->n_segs; i++) {
-		const struct ss_rseg *s = ss_remote_seg(rp, i);
-		if (s->state == SS_RSEG_COPY_FINISHED) {
-			x->fin[x->n_fin++] = s;
-			ev->remote_segments++;
-			ev->remote_bytes += s->size_bytes;
-			if (ss_remote_seg_lost(rp, s)) {
-				ev->lost_segments++;
-				ev->lost_bytes += s->size_bytes;
-			}
-		}
-	}
-	if (x->n_fin > 1)
-		qsort(x->fin, x->n_fin, sizeof(*x->fin), cmp_fin);
 
 	/* dangling: DANGLING, or a STARTED state older than dangling_after (KAFKA-17428).
 	 * Releases with the fix retry a delete left in DELETE_SEGMENT_STARTED on every cleanup
@@ -349,6 +327,17 @@ static int eval_remote(struct ss_evctx *x)
 			return e;
 	}
 
+	return 0;
+}
+
+/* LOST_EPOCH_SEGMENT for each finished segment the epoch index lost (KAFKA-20932). */
+static int eval_lost(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
+	const struct ss_remote_part *rp = x->remote;
+	int e;
+
 	/* KAFKA-20932: finished segments Kafka's epoch index lost (counted whatever the
 	 * release; a finding only where the broker's release drops them) */
 	char lost_caveat[512];
@@ -375,6 +364,37 @@ static int eval_remote(struct ss_evctx *x)
 			return e;
 	}
 	return 0;
+}
+
+static int eval_remote(struct ss_evctx *x)
+{
+	struct ss_eval *ev = x->ev;
+	const struct ss_remote_part *rp = x->remote;
+
+	if (!rp)
+		return 0;
+	uint32_t nf = 0;
+	for (uint32_t i = 0; i < rp->n_segs; i++)
+		if (ss_remote_seg(rp, i)->state == SS_RSEG_COPY_FINISHED)
+			nf++;
+	if (nf && !(x->fin = malloc((size_t)nf * sizeof(*x->fin))))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < rp->n_segs; i++) {
+		const struct ss_rseg *s = ss_remote_seg(rp, i);
+		if (s->state == SS_RSEG_COPY_FINISHED) {
+			x->fin[x->n_fin++] = s;
+			ev->remote_segments++;
+			ev->remote_bytes += s->size_bytes;
+			if (ss_remote_seg_lost(rp, s)) {
+				ev->lost_segments++;
+				ev->lost_bytes += s->size_bytes;
+			}
+		}
+	}
+	if (x->n_fin > 1)
+		qsort(x->fin, x->n_fin, sizeof(*x->fin), cmp_fin);
+	int e = eval_dangling(x);
+	return e ? e : eval_lost(x);
 }
 
 /* ---- local findings from the scanner's flags ---- */
@@ -532,32 +552,18 @@ static int eval_cluster(struct ss_evctx *x)
 				   why ? why : "Kafka itself marked the directory stray (-stray)", (long long)ev->size_bytes);
 }
 
-int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
+/* Offsets and sizes: each segment's end offset, the log start and end, the size. */
+static int eval_offsets(struct ss_evctx *x)
 {
-	struct ss_evctx x;
-	struct ss_eval *ev;
-	int e = -ENOMEM;
-
-	*out = NULL;
-	if (!in || !in->part || !in->cfg || (in->part->seg_count && !in->segs))
-		return -EINVAL;
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
 	const struct ss_part *part = in->part;
-	const struct ss_topic_cfg *cfg = in->cfg;
 	uint32_t n = part->seg_count;
-
-	memset(&x, 0, sizeof(x));
-	if (!(ev = calloc(1, sizeof(*ev))))
-		return -ENOMEM;
-	x.in = in;
-	x.ev = ev;
-	if (n && !(x.live = malloc((size_t)n * sizeof(*x.live))))
-		goto fail;
-
-	/* ---- offsets and sizes ---- */
+	int e;
 	for (uint32_t i = 0; i < n; i++) {
 		in->segs[i].flags &= (uint16_t)~SS_SEG_ONLY_LOCAL;
 		if (!(in->segs[i].flags & SS_SEG_VANISHED))
-			x.live[x.n_live++] = &in->segs[i];
+			x->live[x->n_live++] = &in->segs[i];
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		/* the range a copy would record: up to the next file's base offset */
@@ -569,9 +575,9 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		else
 			s->end_offset = (s->flags & SS_SEG_HAS_LAST) ? s->last_offset : ss_dec_sat(s->base_offset);
 	}
-	for (uint32_t k = 0; k + 1 < x.n_live; k++)
-		x.live[k]->end_offset = ss_dec_sat(x.live[k + 1]->base_offset);
-	struct ss_seg *active = x.n_live ? x.live[x.n_live - 1] : NULL;
+	for (uint32_t k = 0; k + 1 < x->n_live; k++)
+		x->live[k]->end_offset = ss_dec_sat(x->live[k + 1]->base_offset);
+	struct ss_seg *active = x->n_live ? x->live[x->n_live - 1] : NULL;
 	if (active)
 		active->end_offset = (active->flags & SS_SEG_HAS_LAST) ? active->last_offset : ss_dec_sat(active->base_offset);
 
@@ -579,39 +585,48 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		ev->log_end_offset = (active->flags & SS_SEG_HAS_LAST) ? ss_inc_sat(active->last_offset) : active->base_offset;
 	else
 		ev->log_end_offset = part->has_log_start ? part->log_start_ckpt : 0;
-	for (uint32_t k = 0; k < x.n_live; k++) {
-		ev->size_bytes += ss_seg_kafka_size(x.live[k]); /* Kafka's Size: not a preallocated tail */
+	for (uint32_t k = 0; k < x->n_live; k++) {
+		ev->size_bytes += ss_seg_kafka_size(x->live[k]); /* Kafka's Size: not a preallocated tail */
 		/* a segment that failed before its size was known counts as unknown, never 0 */
-		if (ss_seg_size_unknown(x.live[k]))
+		if (ss_seg_size_unknown(x->live[k]))
 			ev->size_unknown = true;
 	}
-	ev->log_start_offset = part->has_log_start ? part->log_start_ckpt : x.n_live ? x.live[0]->base_offset : 0;
+	ev->log_start_offset = part->has_log_start ? part->log_start_ckpt : x->n_live ? x->live[0]->base_offset : 0;
 	/* A checkpoint beyond the log end cannot be the broker's log start (it would have
 	 * nothing to serve): not reported as fact. */
 	if (part->has_log_start && part->log_start_ckpt > ev->log_end_offset) {
-		int64_t fallback = x.n_live ? x.live[0]->base_offset : ev->log_end_offset;
+		int64_t fallback = x->n_live ? x->live[0]->base_offset : ev->log_end_offset;
 		if ((e = ss_eval_add_note(ev, "log-start-offset-checkpoint says %lld, beyond the log end offset %lld: "
 					      "ignored; the log start offset shown is the first segment's base (%lld)",
 					  (long long)part->log_start_ckpt, (long long)ev->log_end_offset,
 					  (long long)fallback)))
-			goto fail;
+			return e;
 		ev->log_start_offset = fallback;
 	}
-	ev->remote_storage = cfg->remote_storage;
+	ev->remote_storage = in->cfg->remote_storage;
+	return 0;
+}
 
-	/* ---- tiered? ---- */
-	x.remote = in->remote && ss_remote_has_metadata(in->remote) ? in->remote : NULL;
+/* Tiered? *settled: what settled it when no config did (1 tiered, 0 not, -1 neither). */
+static int eval_tiering(struct ss_evctx *x, int *settled)
+{
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
+	const struct ss_part *part = in->part;
+	const struct ss_topic_cfg *cfg = in->cfg;
+	int e;
+	x->remote = in->remote && ss_remote_has_metadata(in->remote) ? in->remote : NULL;
 	/* Without a config that says, remote_storage is what settles tiering: Kafka's own
 	 * rules (UnifiedLog.isRemoteLogEnabled) or the partition's remote metadata; when
 	 * nothing does it stays null, and so does the only-local set (issue 20 item 3). */
-	int settled = -1;
+	*settled = -1;
 	if (kafka_never_tiers(part->topic)) {
 		ev->tiered = false;
-		settled = 0;
+		*settled = 0;
 		ev->tiered_reason = "Kafka never tiers internal topics";
 	} else if (cfg->compact) {
 		ev->tiered = false;
-		settled = 0;
+		*settled = 0;
 		ev->tiered_reason = "compacted topics are never tiered";
 		/* LogConfig.validateNoRemoteStorageForCompactedTopic refuses this pair, and
 		 * isRemoteLogEnabled ignores remote.storage.enable on a compacted topic: only a
@@ -619,10 +634,10 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		if (cfg->remote_storage == 1 &&
 		    (e = ss_eval_add_note(ev, "remote.storage.enable=true has no effect: Kafka refuses remote storage on a "
 					      "compacted topic and never tiers one")))
-			goto fail;
+			return e;
 	} else if (cfg->remote_system_enable < 0) {
 		ev->tiered = false;
-		settled = 0;
+		*settled = 0;
 		ev->tiered_reason = "remote.log.storage.system.enable is false on this broker";
 	} else if (cfg->remote_storage == 1) {
 		ev->tiered = true;
@@ -630,15 +645,15 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 	} else if (cfg->remote_storage == 0) {
 		ev->tiered = false;
 		ev->tiered_reason = "remote.storage.enable=false";
-	} else if (x.remote) {
+	} else if (x->remote) {
 		ev->tiered = true;
-		settled = 1;
+		*settled = 1;
 		ev->tiered_reason = "remote.storage.enable not configured; remote metadata exists for the partition";
 	} else if (in->has_seed) {
 		ev->tiered = true;
-		settled = 1;
+		*settled = 1;
 		ev->tiered_reason = "remote.storage.enable not configured; the partition was seeded";
-	} else if (part->has_log_start && x.n_live && part->log_start_ckpt < x.live[0]->base_offset) {
+	} else if (part->has_log_start && x->n_live && part->log_start_ckpt < x->live[0]->base_offset) {
 		/* only a remote tier holds offsets below the first local segment */
 		ev->tiered = true;
 		ev->tiered_reason = "remote.storage.enable not known; the log start offset is below the first local "
@@ -649,26 +664,34 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 				    "be tiered, its remote metadata elsewhere";
 	}
 	if (ev->remote_storage < 0)
-		ev->remote_storage = settled;
+		ev->remote_storage = *settled;
+	return 0;
+}
 
-	/* ---- highest offset in remote storage ---- */
+/* The highest offset in remote storage, and where it comes from. */
+static int eval_highest(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
+	const struct ss_part *part = in->part;
+	int e;
 	if (in->has_seed) {
 		ev->seeded = true;
 		ev->highest_offset = in->seed;
 		ev->source = "seed";
-	} else if (x.remote) {
+	} else if (x->remote) {
 		ev->seeded = true;
 		ev->source = in->remote_source;
 		if (part->epochs_read && part->n_epochs > 0) {
 			int32_t used;
-			ev->highest_offset = find_highest_remote_offset(part, x.remote, ev->log_end_offset, &used);
+			ev->highest_offset = find_highest_remote_offset(part, x->remote, ev->log_end_offset, &used);
 			if (used < 0 && (e = ss_eval_add_note(ev, "no local leader epoch has remote data: highest offset "
 							     "in remote storage is -1, as the broker computes it")))
-				goto fail;
+				return e;
 		} else {
 			int64_t h = -1;
-			for (uint32_t i = 0; i < x.remote->n_segs; i++) {
-				const struct ss_rseg *s = ss_remote_seg(x.remote, i);
+			for (uint32_t i = 0; i < x->remote->n_segs; i++) {
+				const struct ss_rseg *s = ss_remote_seg(x->remote, i);
 				if (s->state == SS_RSEG_COPY_FINISHED && s->end_offset > h)
 					h = s->end_offset;
 			}
@@ -678,7 +701,7 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 						      "not the broker's lineage-clipped value",
 						  part->epochs_read ? "is empty" : "is missing or unreadable",
 						  (long long)h)))
-				goto fail;
+				return e;
 		}
 	} else if (in->remote_known_empty && ev->tiered) {
 		ev->seeded = true;
@@ -687,12 +710,22 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		if ((e = ss_eval_add_note(ev, "its remote metadata partition was read whole and holds no segment of it: "
 					      "nothing is in remote storage yet (highest offset -1, as the broker "
 					      "computes it)")))
-			goto fail;
+			return e;
 	} else {
 		ev->seeded = false;
 		ev->highest_offset = -1;
 		ev->source = NULL;
 	}
+	return 0;
+}
+
+/* A tiered partition whose remote state no source gives, and what else makes the remote
+ * state unknown. */
+static int eval_remote_unknown(struct ss_evctx *x, int settled)
+{
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
+	int e;
 	if (ev->tiered && !ev->seeded) {
 		ev->remote_state_unknown = true;
 		const struct ss_finding_spec spec = { .code = "REMOTE_STATE_UNKNOWN" };
@@ -702,7 +735,7 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 			     "only-local set, copy lag and retention are unknown, not zero",
 			     ev->tiered_reason,
 			     in->remote_unknown_why ? in->remote_unknown_why : "no remote metadata was read")))
-			goto fail;
+			return e;
 	}
 	/* What the remote state would say is unknown: tiered without it, tiering unknown (it may
 	 * be tiered, its metadata elsewhere), or a corrupt metadata batch could hold its events
@@ -712,12 +745,19 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 	if (in->remote_tainted && !ev->tiered && ev->remote_storage >= 0 && settled != 0 &&
 	    (e = ss_eval_add_note(ev, "its remote segments are unknown: %s",
 				  in->remote_unknown_why ? in->remote_unknown_why : "a corrupt remote metadata batch")))
-		goto fail;
+		return e;
 	if (in->remote && in->remote->delete_state >= 0 &&
 	    (e = ss_eval_add_note(ev, "remote partition deletion: %s", ss_rpart_state_name(in->remote->delete_state))))
-		goto fail;
+		return e;
+	return 0;
+}
 
-	/* ---- the replica's role: only the leader copies (issue 22) ---- */
+/* The replica's role: only the leader copies (issue 22). */
+static int eval_role(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
+	int e;
 	const struct ss_eval_cluster *ecl = in->cluster;
 	if (ecl && ecl->image && ecl->partition_known && ecl->node_id >= 0 && !in->metadata_log) {
 		/* No leader in the metadata (-1: every replica's broker fenced, as after the
@@ -725,16 +765,23 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		 * This replica is then evaluated as before, from its own log. */
 		if (ecl->a.leader >= 0)
 			ev->role = ecl->a.leader == ecl->node_id ? SS_ROLE_LEADER : SS_ROLE_FOLLOWER;
-		else if (ev->tiered && (x.remote || in->has_seed || in->remote_known_empty))
+		else if (ev->tiered && (x->remote || in->has_seed || in->remote_known_empty))
 			/* (a partition known not to be tiered has no copy lag to say it of) */
 			if ((e = ss_eval_add_note(ev, "the cluster metadata names no leader for the partition (its "
 						      "replicas' brokers fenced, as when the cluster is stopped): "
 						      "which replica copies to remote storage is unknown, so copy lag "
 						      "is computed from this replica's log")))
-				goto fail;
+				return e;
 	}
+	return 0;
+}
 
-	/* ---- only-local, copy lag, broker-reported copy lag ---- */
+/* Only-local, copy lag, and the copy lag the broker reports. */
+static void eval_copy_lag(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
+	struct ss_seg *active = x->n_live ? x->live[x->n_live - 1] : NULL;
 	int64_t active_size = active ? ss_seg_kafka_size(active) : 0;
 	/* KAFKA-20977: releases with the fix count base_offset > highest, the others >= */
 	bool strict_broker = ss_eval_affects(in, "KAFKA-20977") == SS_NOT_AFFECTED;
@@ -746,11 +793,11 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		if (ev->remote_storage < 0) {
 			ev->only_local_null = true;
 		} else {
-			for (uint32_t k = 0; k < x.n_live; k++) {
-				x.live[k]->flags |= SS_SEG_ONLY_LOCAL;
+			for (uint32_t k = 0; k < x->n_live; k++) {
+				x->live[k]->flags |= SS_SEG_ONLY_LOCAL;
 				ev->only_local_segments++;
-				ev->only_local_bytes += ss_seg_kafka_size(x.live[k]);
-				ev->only_local_null |= ss_seg_size_unknown(x.live[k]);
+				ev->only_local_bytes += ss_seg_kafka_size(x->live[k]);
+				ev->only_local_null |= ss_seg_size_unknown(x->live[k]);
 			}
 		}
 	} else {
@@ -758,11 +805,11 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 		int64_t h = ev->seeded ? ev->highest_offset : -1;
 		int64_t bs = 0, bb = 0;
 		bool bb_unknown = false;
-		for (uint32_t k = 0; k < x.n_live; k++) {
-			if (strict_broker ? x.live[k]->base_offset > h : x.live[k]->base_offset >= h) {
+		for (uint32_t k = 0; k < x->n_live; k++) {
+			if (strict_broker ? x->live[k]->base_offset > h : x->live[k]->base_offset >= h) {
 				bs++;
-				bb += ss_seg_kafka_size(x.live[k]);
-				bb_unknown |= ss_seg_size_unknown(x.live[k]) && x.live[k] != active;
+				bb += ss_seg_kafka_size(x->live[k]);
+				bb_unknown |= ss_seg_size_unknown(x->live[k]) && x->live[k] != active;
 			}
 		}
 		ev->broker_copy_lag_segments = bs - 1 > 0 ? bs - 1 : 0;
@@ -775,8 +822,8 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 			ev->only_local_null = true;
 			ev->copy_lag_null = true;
 		} else {
-			for (uint32_t k = 0; k < x.n_live; k++) {
-				struct ss_seg *s = x.live[k];
+			for (uint32_t k = 0; k < x->n_live; k++) {
+				struct ss_seg *s = x->live[k];
 				if (s->base_offset > ev->highest_offset) {
 					s->flags |= SS_SEG_ONLY_LOCAL;
 					ev->only_local_segments++;
@@ -792,7 +839,13 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 			}
 		}
 	}
+}
 
+static int eval_follower(struct ss_evctx *x)
+{
+	const struct ss_eval_cluster *ecl = x->in->cluster;
+	struct ss_eval *ev = x->ev;
+	int e;
 	/* A follower's segments above the highest remote offset wait for the leader's copy,
 	 * not for this replica's: Kafka's RLMCopyTask (and the RemoteCopyLag* gauges it
 	 * updates) runs on the leader only, so on a follower the partition's copy lag is the
@@ -806,26 +859,25 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 					      "the leader-only findings (PHANTOM_COPY_LAG, UNSEEDED_SIZE_RETENTION) "
 					      "are evaluated there",
 					  ecl->node_id, ecl->a.leader)))
-			goto fail;
+			return e;
 	}
+	return 0;
+}
 
-	/* copy lag is the only-local set without the active segment, never more */
-	ss_assert(ev->only_local_segments <= x.n_live && ev->copy_lag_segments <= ev->only_local_segments &&
-		  ev->copy_lag_bytes <= ev->only_local_bytes);
-
-	/* ---- remote totals, dangling, lost ---- */
-	if ((e = eval_remote(&x)))
-		goto fail;
-
-	/* ---- KAFKA-20977 ---- */
+/* KAFKA-20977: the broker's copy lag above the true one. */
+static int eval_phantom_copy_lag(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	struct ss_eval *ev = x->ev;
+	int e;
 	if (ev->tiered && ev->seeded && ev->role != SS_ROLE_FOLLOWER &&
 	    (ev->broker_copy_lag_segments > ev->copy_lag_segments || ev->broker_copy_lag_bytes > ev->copy_lag_bytes)) {
 		int64_t xs = ev->broker_copy_lag_segments - ev->copy_lag_segments;
 		int64_t xb = ev->broker_copy_lag_bytes - ev->copy_lag_bytes;
 		char name[32] = "";
-		for (uint32_t k = 0; k + 1 < x.n_live; k++)
-			if (x.live[k]->base_offset == ev->highest_offset)
-				seg_name(x.live[k], name, sizeof(name));
+		for (uint32_t k = 0; k + 1 < x->n_live; k++)
+			if (x->live[k]->base_offset == ev->highest_offset)
+				seg_name(x->live[k], name, sizeof(name));
 		const struct ss_finding_spec spec = {
 			.code = "PHANTOM_COPY_LAG", .ref = "KAFKA-20977", .has_amount = true, .segments = xs, .bytes = xb,
 		};
@@ -840,9 +892,40 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 			     (long long)xs, plural(xs), (long long)xb, (long long)ev->copy_lag_segments,
 			     plural(ev->copy_lag_segments), (long long)ev->copy_lag_bytes, (long long)ev->highest_offset,
 			     name[0] ? "the segment " : "the segment starting at that offset", name, caveat)))
-			goto fail;
+			return e;
 	}
+	return 0;
+}
 
+int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
+{
+	struct ss_evctx x;
+	struct ss_eval *ev;
+	int settled, e = -ENOMEM;
+
+	*out = NULL;
+	if (!in || !in->part || !in->cfg || (in->part->seg_count && !in->segs))
+		return -EINVAL;
+	uint32_t n = in->part->seg_count;
+	memset(&x, 0, sizeof(x));
+	if (!(ev = calloc(1, sizeof(*ev))))
+		return -ENOMEM;
+	x.in = in;
+	x.ev = ev;
+	if (n && !(x.live = malloc((size_t)n * sizeof(*x.live))))
+		goto fail;
+	if ((e = eval_offsets(&x)) || (e = eval_tiering(&x, &settled)) || (e = eval_highest(&x)) ||
+	    (e = eval_remote_unknown(&x, settled)) || (e = eval_role(&x)))
+		goto fail;
+	eval_copy_lag(&x);
+	if ((e = eval_follower(&x)))
+		goto fail;
+	/* copy lag is the only-local set without the active segment, never more */
+	ss_assert(ev->only_local_segments <= x.n_live && ev->copy_lag_segments <= ev->only_local_segments &&
+		  ev->copy_lag_bytes <= ev->only_local_bytes);
+	/* remote totals, dangling, lost */
+	if ((e = eval_remote(&x)) || (e = eval_phantom_copy_lag(&x)))
+		goto fail;
 	if (in->metadata_log) {
 		/* Kafka applies no topic retention to its metadata log: snapshots and the
 		 * log cleaner of the raft layer decide what goes */

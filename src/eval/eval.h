@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "eval/gauges.h"
 #include "eval/releases.h"
 #include "model/evaluation.h"   /* what the evaluation delivers: struct ss_eval, ... */
 #include "model/model.h"
@@ -72,9 +73,21 @@ struct ss_eval_input {
 	const struct ss_health_rlmm *rlmm;
 	/* --horizon: 0 off; else ss_eval.forecast says what acts within it */
 	int64_t                      horizon_ms;
+	/* The forecast's own evaluation (health.c): the bytes of the closed local segments the
+	 * copy task uploads before its clock, which seed already counts as copied but remote
+	 * does not hold yet. Kafka counts them in remote storage once copied, so remote size
+	 * retention's total counts them (0 everywhere else). */
+	int64_t                      copied_bytes;
 	/* --disable-tiering names this partition's topic: its forecast is the what-if of
 	 * KIP-950 (copies stop, local retention falls back to retention.*) */
 	bool                         disable_tiering;
+	/* --broker-metrics (eval/gauges.h): the gauges of the broker this replica lives on,
+	 * NULL when none were read for it; !broker_gauges->ok: read, but unknown. topic_gauges:
+	 * this topic's entry (NULL: the endpoint has none for the topic, or it is unknown).
+	 * Per topic, summed by Kafka over the partitions that broker leads: never this
+	 * partition's own number. */
+	const struct ss_broker_gauges *broker_gauges;
+	const struct ss_topic_gauges  *topic_gauges;
 };
 
 

@@ -430,17 +430,11 @@ static const struct ss_rseg *remote_for_epoch(const struct ss_evctx *x, int32_t 
 	return offset <= epoch_end ? best : NULL;
 }
 
-static int lineage(struct ss_evctx *x)
+static int lineage_gaps(struct ss_evctx *x)
 {
-	const struct ss_eval_input *in = x->in;
-	const struct ss_part *p = in->part;
 	struct ss_eval *ev = x->ev;
-	char want[512], got[512];
-	int e;
-
-	if (!x->remote || !x->n_fin)
-		return 0;
 	int64_t lso = ev->log_start_offset;
+	int e;
 
 	/* 1. offsets inside the remote tier's range that no finished segment holds, from the log
 	 * start up to the highest copied offset: they are nowhere below the first local segment,
@@ -485,8 +479,18 @@ static int lineage(struct ss_evctx *x)
 			covered = s->end_offset;
 	}
 
-	if (!p->epochs_read || p->n_epochs == 0)
-		return 0;
+	return 0;
+}
+
+static int lineage_disagrees(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	const struct ss_part *p = in->part;
+	struct ss_eval *ev = x->ev;
+	int64_t lso = ev->log_start_offset;
+	char want[512], got[512];
+	int e;
+
 	const struct ss_epoch_entry *le = p->epochs;
 	uint32_t nle = p->n_epochs;
 
@@ -532,6 +536,18 @@ static int lineage(struct ss_evctx *x)
 	}
 	free(want_e);
 
+	return 0;
+}
+
+static int lineage_aux_state(struct ss_evctx *x)
+{
+	const struct ss_eval_input *in = x->in;
+	const struct ss_part *p = in->part;
+	struct ss_eval *ev = x->ev;
+	int64_t lso = ev->log_start_offset;
+	const struct ss_epoch_entry *le = p->epochs;
+	uint32_t nle = p->n_epochs;
+
 	/* 3. what a new replica fetching from this one needs (TierStateMachine
 	 * .buildRemoteLogAuxState): a finished segment holding the offset just below the first
 	 * local segment, in the epoch that offset has in this lineage */
@@ -571,6 +587,21 @@ static int lineage(struct ss_evctx *x)
 		"state from remote storage and its reassignment fails with \"previous remote log segment metadata was "
 		"not found\" (the symptom of KAFKA-16105)",
 		(long long)o, name, ep, why);
+}
+
+static int lineage(struct ss_evctx *x)
+{
+	const struct ss_part *p = x->in->part;
+	int e;
+	if (!x->remote || !x->n_fin)
+		return 0;
+	if ((e = lineage_gaps(x)))
+		return e;
+	if (!p->epochs_read || p->n_epochs == 0)
+		return 0;
+	if ((e = lineage_disagrees(x)))
+		return e;
+	return lineage_aux_state(x);
 }
 
 /* ---- UNDELETABLE_LOCAL_SEGMENT ---- */
@@ -697,10 +728,33 @@ static int undeletable_local(struct ss_evctx *x)
 
 /* ---- --horizon ---- */
 
+/* The forecast's numbers from the evaluation at now + horizon (ev2) and today's (ev). */
+static void forecast_take(struct ss_forecast *fc, const struct ss_eval *ev, const struct ss_eval *ev2)
+{
+	if (ev2->total.unknown) {
+		fc->unknown = true;
+		fc->reason = ev2->total.reason ? ev2->total.reason : "not evaluated";
+	} else {
+		fc->local_delete_segments = ev2->total.n_local;
+		fc->local_delete_bytes = ev2->total.local_bytes;
+		fc->remote_delete_segments = ev2->total.n_remote;
+		fc->remote_delete_bytes = ev2->total.remote_bytes;
+		/* what is due now goes within the horizon too; today's walk reaches further
+		 * only where the broker's size total counts today's highest copied segment
+		 * twice (KAFKA-20977) and the uploads end that */
+		if (!ev->total.unknown && ev->total.n_remote > fc->remote_delete_segments) {
+			fc->remote_delete_segments = ev->total.n_remote;
+			fc->remote_delete_bytes = ev->total.remote_bytes;
+		}
+	}
+}
+
 /*
  * The same evaluation at now + horizon: the copy task has copied every closed segment
  * (unless it is stuck, or copies are disabled), and retention of each kind runs at that
- * time over what exists now. No write is assumed in between: what new data would add to
+ * time over what exists now; remote size retention's total counts those uploads (their
+ * bytes move from only-local to remote, the total stays what Kafka sums), its walk goes
+ * over the remote segments of now only. No write is assumed in between: what new data would add to
  * size retention, and the segments it would roll, are not predicted (docs/contract.md).
  * The segments' evaluator fields are put back as the evaluation of now left them.
  */
@@ -744,6 +798,7 @@ static int forecast(struct ss_evctx *x)
 		if (copying && !ev->copy_lag_null && ev->copy_lag_segments > 0 && x->n_live >= 2) {
 			h = x->live[x->n_live - 2]->end_offset;
 			fc->copy_segments = ev->copy_lag_segments;
+			in2.copied_bytes = ev->copy_lag_bytes;   /* remote bytes by then */
 		} else if (copying && ev->copy_lag_null) {
 			fc->unknown = true;
 			fc->reason = "a segment could not be read";
@@ -774,15 +829,7 @@ static int forecast(struct ss_evctx *x)
 	free(ends);
 	if (e)
 		return e;
-	if (ev2->total.unknown) {
-		fc->unknown = true;
-		fc->reason = ev2->total.reason ? ev2->total.reason : "not evaluated";
-	} else {
-		fc->local_delete_segments = ev2->total.n_local;
-		fc->local_delete_bytes = ev2->total.local_bytes;
-		fc->remote_delete_segments = ev2->total.n_remote;
-		fc->remote_delete_bytes = ev2->total.remote_bytes;
-	}
+	forecast_take(fc, ev, ev2);
 	ss_eval_free(ev2);
 	return 0;
 }

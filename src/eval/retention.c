@@ -522,6 +522,62 @@ static int tiered_local(struct ss_evctx *x, bool uploads_unknown)
 	return take_local(x, r, k[0], false);
 }
 
+static const char WHY_20977_UNKNOWN[] =
+	"the broker's release is unknown, and the highest segment in remote storage holds one offset: Kafka 3.6.0 "
+	"to 4.3.1 count it in the size total a second time, as not yet uploaded (onlyLocalLogSegmentsSize's >=, "
+	"KAFKA-20977), 4.4.0 once, and the two totals delete different remote segments";
+
+/*
+ * The bytes the broker's size total counts twice: onlyLocalLogSegmentsSize takes the local
+ * segments with baseOffset >= highestOffsetInRemoteStorage on 3.6.0 to 4.3.1 (KAFKA-20977;
+ * 3.6 already had the >= before the copy-lag gauges that name the ticket), so a copied
+ * local segment whose base offset is the highest offset in remote storage (it holds one
+ * offset) is in the total as only-local as well as remote. 0: none here, or the release
+ * counts it once; -1: whether it does is unknown (the release).
+ */
+static int64_t size_double_count(const struct ss_evctx *x)
+{
+	const struct ss_eval *ev = x->ev;
+	int64_t dup = 0;
+	for (uint32_t k = 0; k < x->n_live; k++)
+		if (x->live[k]->base_offset == ev->highest_offset && x->live[k]->end_offset == ev->highest_offset)
+			dup = ss_seg_kafka_size(x->live[k]);
+	if (!dup)
+		return 0;
+	enum ss_affect a = ss_eval_affects(x->in, "KAFKA-20977");
+	if (a == SS_NOT_AFFECTED && ss_eval_release_before(x->in, 3, 7) == SS_AFFECTED)
+		a = SS_AFFECTED;
+	return a == SS_AFFECTED ? dup : a == SS_NOT_AFFECTED ? 0 : -dup;
+}
+
+/* Remote size retention of a seeded partition whose only-local bytes are known: the walk
+ * over the broker's own total (size_double_count), total_bytes the contract's. */
+static int tiered_size(struct ss_evctx *x, struct ss_retention *r)
+{
+	struct ss_eval *ev = x->ev;
+	/* a forecast's uploads in the meantime are no longer only-local, and not yet in the
+	 * remote state: Kafka counts them as remote bytes then */
+	int64_t total = ev->only_local_bytes + ev->remote_bytes + x->in->copied_bytes;
+	int64_t dup = size_double_count(x), limit = r->limit;
+	uint32_t k = total > limit ? remote_size_walk(x, total - limit) : 0;
+	int64_t bt = total + (dup < 0 ? -dup : dup);
+	uint32_t kb = bt > limit ? remote_size_walk(x, bt - limit) : 0;
+	if (dup < 0 && kb != k) {
+		unknown(r, WHY_20977_UNKNOWN, limit);
+		return 0;
+	}
+	if (dup > 0 && kb != k && ss_eval_add_note(ev, "KAFKA-20977: this release counts the copied segment at "
+						   "offset %lld (%lld bytes) a second time in its size total (%lld "
+						   "bytes, not %lld), so its size retention deletes %u remote "
+						   "segment%s, not %u",
+						   (long long)ev->highest_offset, (long long)dup, (long long)bt,
+						   (long long)total, kb, kb == 1 ? "" : "s", k))
+		return -ENOMEM;
+	r->evaluated = true;
+	r->total_bytes = total;
+	return take_remote(x, r, dup > 0 ? kb : k);
+}
+
 static int tiered_retention(struct ss_evctx *x)
 {
 	struct ss_eval *ev = x->ev;
@@ -538,16 +594,13 @@ static int tiered_retention(struct ss_evctx *x)
 	if ((why = remote_gate(x, "retention.bytes", cfg->retention_bytes, &unk))) {
 		(unk ? unknown : not_evaluated)(r, why, cfg->retention_bytes);
 		if (!unk && ev->seeded && !ev->remote_unknown)
-			r->total_bytes = ev->only_local_bytes + ev->remote_bytes;
+			r->total_bytes = ev->only_local_bytes + ev->remote_bytes + x->in->copied_bytes;
 	} else if (!ev->seeded) {
 		unknown(r, "unseeded", cfg->retention_bytes);
 	} else if (ev->only_local_null) {
 		unknown(r, WHY_UNREADABLE, cfg->retention_bytes);   /* the local half of the total */
 	} else {
-		r->evaluated = true;
-		r->total_bytes = ev->only_local_bytes + ev->remote_bytes;
-		uint32_t k = r->total_bytes > r->limit ? remote_size_walk(x, r->total_bytes - r->limit) : 0;
-		if ((e = take_remote(x, r, k)))
+		if ((e = tiered_size(x, r)))
 			return e;
 	}
 

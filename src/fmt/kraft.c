@@ -79,41 +79,21 @@ static int rd_bool(struct kr *r, bool *v)
 	return rc;
 }
 
-static int rd_i16(struct kr *r, int16_t *v)
-{
-	if (left(r) < 2)
-		return SEGSCAN_ETRUNC;
-	*v = ss_be16s(r->p);
-	r->p += 2;
-	return 0;
-}
-
-static int rd_u16(struct kr *r, uint16_t *v)
-{
-	if (left(r) < 2)
-		return SEGSCAN_ETRUNC;
-	*v = ss_be16(r->p);
-	r->p += 2;
-	return 0;
-}
-
-static int rd_i32(struct kr *r, int32_t *v)
-{
-	if (left(r) < 4)
-		return SEGSCAN_ETRUNC;
-	*v = ss_be32s(r->p);
-	r->p += 4;
-	return 0;
-}
-
-static int rd_i64(struct kr *r, int64_t *v)
-{
-	if (left(r) < 8)
-		return SEGSCAN_ETRUNC;
-	*v = ss_be64s(r->p);
-	r->p += 8;
-	return 0;
-}
+/* The fixed-width big-endian readers: rd_i16, rd_u16, rd_i32, rd_i64. */
+#define RD_FIXED(name, type, width, load)                  \
+	static int name(struct kr *r, type *v)             \
+	{                                                  \
+		if (left(r) < (width))                     \
+			return SEGSCAN_ETRUNC;             \
+		*v = load(r->p);                           \
+		r->p += (width);                           \
+		return 0;                                  \
+	}
+RD_FIXED(rd_i16, int16_t, 2, ss_be16s)
+RD_FIXED(rd_u16, uint16_t, 2, ss_be16)
+RD_FIXED(rd_i32, int32_t, 4, ss_be32s)
+RD_FIXED(rd_i64, int64_t, 8, ss_be64s)
+#undef RD_FIXED
 
 static int rd_uuid(struct kr *r, uint8_t out[16])
 {

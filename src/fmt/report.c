@@ -205,11 +205,21 @@ static int get_remote(struct rctx *c, json_t *o, struct ss_rep_row *w)
 		{ "dangling_segments", "remote.dangling_segments", offsetof(struct ss_rep_row, dangling_segments) },
 		{ "dangling_bytes", "remote.dangling_bytes", offsetof(struct ss_rep_row, dangling_bytes) },
 	};
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if ((r = get_int(c, rm, f[i].key, f[i].path, true, 0, INT64_MAX, &has,
+	/* all four null: what no source gives (REMOTE_STATE_UNKNOWN, a partition whose tiering
+	 * the metadata does not settle), unknown, never 0; a scan writes them together */
+	size_t known = 0;
+	const char *null_path = NULL;
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if ((r = get_int(c, rm, f[i].key, f[i].path, false, 0, INT64_MAX, &has,
 				 (int64_t *)((char *)w + f[i].off))))
 			return r;
-	w->has_remote = true;
+		known += has;
+		if (!has && !null_path)
+			null_path = f[i].path;
+	}
+	if (known && known < sizeof(f) / sizeof(f[0]))
+		return bad(c, null_path, "null while the other remote counts are integers");
+	w->has_remote = known > 0;
 	return 0;
 }
 

@@ -38,7 +38,7 @@ struct ss_rep_row {
 	bool     has_size, has_leo;
 	int64_t  size_bytes, log_end_offset;
 	/* remote: { seeded, highest_offset, source, segments, size_bytes, dangling_* } */
-	bool     has_remote;       /* the object is there (not null) */
+	bool     has_remote;       /* the object is there with its counts (not null: unknown) */
 	bool     seeded, has_highest;
 	int64_t  highest_offset;
 	char    *remote_source;    /* NULL: null */

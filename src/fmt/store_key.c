@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fmt/names.h"
+#include "common/ascii.h"
 #include "fmt/store_key.h"
 
 #define LTS_ROOT "kafka-tiered-storage/"
@@ -81,18 +82,7 @@ static bool canonical_id(const char *s, uint8_t out[16])
 /* A partition number as Integer.toString writes it: no sign, no leading zero. */
 static bool canonical_partition(const char *s, size_t n, int32_t *out)
 {
-	if (n == 0 || n > 10 || (n > 1 && s[0] == '0'))
-		return false;
-	int64_t v = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	if (v > INT32_MAX)
-		return false;
-	*out = (int32_t)v;
-	return true;
+	return n > 0 && n <= 10 && !(n > 1 && s[0] == '0') && ss_dec_u31(s, n, out);
 }
 
 /* "<20 digits>-<id>.<suffix>" (the whole of s[0..n)) */

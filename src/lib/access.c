@@ -43,6 +43,16 @@ static const struct ss_eval *eval_known(const segscan_partition *p)
 	return pt && pt->eval && !pt->unreadable ? pt->eval : NULL;
 }
 
+/* The evaluation an accessor reads: -EINVAL for a NULL argument, -ENODATA when the
+ * partition was not evaluated (unreadable, or not yet). */
+static int eval_for(const segscan_partition *p, const void *out, const struct ss_eval **ev)
+{
+	if (!p || !out)
+		return -EINVAL;
+	*ev = eval_known(p);
+	return *ev ? 0 : -ENODATA;
+}
+
 int segscan_partition_segment(const segscan_scan *s, const segscan_partition *p, size_t i,
 			      struct segscan_segment *out)
 {
@@ -78,11 +88,10 @@ int segscan_partition_segment(const segscan_scan *s, const segscan_partition *p,
 
 int segscan_partition_remote(const segscan_partition *p, struct segscan_remote *out)
 {
-	const struct ss_eval *ev = eval_known(p);
-	if (!p || !out)
-		return -EINVAL;
-	if (!ev)
-		return -ENODATA;
+	const struct ss_eval *ev;
+	int e = eval_for(p, out, &ev);
+	if (e)
+		return e;
 	struct segscan_remote v = {
 		.size = sizeof(v),
 		.seeded = ev->seeded,
@@ -162,11 +171,10 @@ int segscan_partition_retention(const segscan_partition *p, enum segscan_retenti
 
 int segscan_partition_retention_total(const segscan_partition *p, struct segscan_retention_total *out)
 {
-	const struct ss_eval *ev = eval_known(p);
-	if (!p || !out)
-		return -EINVAL;
-	if (!ev)
-		return -ENODATA;
+	const struct ss_eval *ev;
+	int e = eval_for(p, out, &ev);
+	if (e)
+		return e;
 	const struct ss_retention_total *t = &ev->total;
 	bool known = !t->unknown;
 	/* out/json.c write_total: an unknown total lists nothing and has null amounts */

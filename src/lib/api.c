@@ -14,6 +14,7 @@
 #include "out/out.h"
 #include "scan/scan_int.h"
 #include "scan/store_job.h"
+#include "source/broker_metrics.h"
 #include "source/cluster_ctx.h"
 
 int segscan_scan_new(segscan_scan **out)
@@ -58,6 +59,10 @@ void segscan_scan_free(segscan_scan *s)
 	if (s->config)
 		ss_config_free(s->config);
 	ss_cluster_ctx_free(s->cluster);
+	for (uint32_t i = 0; i < s->n_gauges; i++)
+		ss_bm_free(s->gauges[i]);
+	free(s->gauges);
+	free(s->res_gauges);
 	free(s->static_config);
 	free(s->static_config_how);
 	for (uint32_t i = 0; i < s->n_logdir_paths; i++)

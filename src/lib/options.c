@@ -15,6 +15,7 @@
 #include "lib/options.h"
 #include "scan/scan_int.h"
 #include "sched/cpulist.h"
+#include "source/http.h"
 
 #define F(field) offsetof(struct ss_opts, field)
 
@@ -108,6 +109,30 @@ const struct ss_optdef ss_optdefs[] = {
 		  "running broker whose log.dirs holds a scanned log dir (found\n"
 		  "through /proc/PID/cmdline; only a process run by root or the log\n"
 		  "dir's owner, a file owned by one of them; default auto)" },
+	/* after broker-process, whose prefix "broker-" they share (getopt takes an
+	 * abbreviation for the first row) */
+	{ .name = "broker-metrics", .type = SS_OPT_BMETRICS, .values = "[NODE_ID=]URL",
+	  .err = "expected [NODE_ID=]http(s)://HOST:PORT[/PATH] (no credentials in the URL: basic_auth in "
+		 "--http.config.file), one without NODE_ID or one per NODE_ID",
+	  .help = "the broker's JMX-exporter endpoint (Prometheus text): its own\n"
+		  "RemoteCopyLag*/RemoteDeleteLag* gauges per topic, beside\n"
+		  "segscan's numbers; a scan of several brokers' log dirs gives one\n"
+		  "per broker as NODE_ID=URL (repeatable); unreadable: unknown,\n"
+		  "with a warning" },
+	{ .name = "broker-metrics-names", .type = SS_OPT_STRING, .values = "CS,CB,DS,DB[,LABEL]",
+	  .off = F(bmetrics_names), .err = "expected four metric names and optionally a label name, comma-separated",
+	  .help = "the series of RemoteCopyLagSegments, RemoteCopyLagBytes,\n"
+		  "RemoteDeleteLagSegments, RemoteDeleteLagBytes and the topic label\n"
+		  "(default: the JMX exporter's example Kafka rules,\n"
+		  "kafka_server_brokertopicmetrics_remotecopylagsegments, ...; topic)" },
+	{ .name = "broker-metrics-timeout", .type = SS_OPT_INT, .values = "MS", .lo = 1, .hi = 3600000,
+	  .def = "10000", .off = F(bmetrics_timeout_ms), .err = "expected milliseconds from 1 to 3600000",
+	  .help = "bound on reading each --broker-metrics endpoint, connecting\n"
+		  "included (default 10000)" },
+	{ .name = "http.config.file", .type = SS_OPT_STRING, .values = "FILE", .off = F(http_config),
+	  .err = "expected a file name",
+	  .help = "basic_auth and tls_config for --broker-metrics, in the HTTP\n"
+		  "client format of the Prometheus tools (as segscan merge's)" },
 	{ .name = "proc-root", .type = SS_OPT_STRING, .values = "DIR", .off = F(proc_root),
 	  .err = "expected a directory",
 	  .help = "read processes from DIR instead of /proc (testing)" },
@@ -381,6 +406,56 @@ static int add_seed(struct ss_opts *o, const char *v)
 	return 0;
 }
 
+int ss_bmetrics_parse(const char *arg, int32_t *node_id, char **url)
+{
+	*node_id = -1;
+	*url = NULL;
+	if (!arg)
+		return -EINVAL;
+	const char *eq = strchr(arg, '='), *u = arg;
+	size_t digits = eq ? strspn(arg, "0123456789") : 0;
+	if (eq && digits && arg + digits == eq) {
+		int64_t n;
+		char num[16];
+		if (digits >= sizeof(num))
+			return -EINVAL;
+		memcpy(num, arg, digits);
+		num[digits] = 0;
+		if (parse_i64(num, 0, INT32_MAX, &n))
+			return -EINVAL;
+		*node_id = (int32_t)n;
+		u = eq + 1;
+	}
+	/* the host part must hold no userinfo: it would show in ps (the client refuses it too) */
+	const char *host = ss_http_is_url(u) ? strstr(u, "://") + 3 : NULL;
+	if (!host || !*host || memchr(host, '@', strcspn(host, "/?#")))
+		return -EINVAL;
+	return (*url = strdup(u)) ? 0 : -ENOMEM;
+}
+
+/* one URL without NODE_ID, or one per NODE_ID: anything else would be ambiguous */
+static int add_bmetrics(struct ss_opts *o, const char *v)
+{
+	int32_t id;
+	char *url;
+	int r = ss_bmetrics_parse(v, &id, &url);
+	if (r)
+		return r;
+	for (uint32_t i = 0; i < o->n_bmetrics; i++)
+		if (id < 0 || o->bmetrics[i].node_id < 0 || o->bmetrics[i].node_id == id) {
+			free(url);
+			return -EINVAL;
+		}
+	struct ss_bm_url *a = realloc(o->bmetrics, (o->n_bmetrics + 1) * sizeof(*a));
+	if (!a) {
+		free(url);
+		return -ENOMEM;
+	}
+	o->bmetrics = a;
+	a[o->n_bmetrics++] = (struct ss_bm_url){ .node_id = id, .url = url };
+	return 0;
+}
+
 /* --partition=TOPIC-N: the topic is all before the last '-' (topic names hold '-') */
 static int add_partition(struct ss_opts *o, const char *v)
 {
@@ -456,6 +531,8 @@ int ss_opt_apply(struct ss_opts *o, const struct ss_optdef *d, const char *v)
 		return add_seed(o, v);
 	case SS_OPT_PARTITION:
 		return add_partition(o, v);
+	case SS_OPT_BMETRICS:
+		return add_bmetrics(o, v);
 	}
 	if (d->has_off)
 		*(bool *)((char *)o + d->has_off - 1) = given;
@@ -493,6 +570,11 @@ void ss_opts_release(struct ss_opts *o)
 	free(o->partitions);
 	o->partitions = NULL;
 	o->n_partitions = 0;
+	for (uint32_t i = 0; i < o->n_bmetrics; i++)
+		free(o->bmetrics[i].url);
+	free(o->bmetrics);
+	o->bmetrics = NULL;
+	o->n_bmetrics = 0;
 }
 
 #define HELP_COL 25

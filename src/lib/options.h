@@ -27,6 +27,8 @@ enum ss_opt_type {
 	SS_OPT_PARTITION, /* TOPIC-N, appended to the partition filter (repeatable) */
 	SS_OPT_DURATION,/* decimal with an optional unit ms, s, m, h or d (none: ms), within
 			   [lo, hi] milliseconds, into an int64_t */
+	SS_OPT_BMETRICS,/* [NODE_ID=]http(s)://..., appended to the broker-metrics endpoints
+			   (repeatable: one without NODE_ID, or one per NODE_ID) */
 };
 
 struct ss_optdef {
@@ -74,5 +76,10 @@ void ss_optdef_write_help(FILE *f, const struct ss_optdef *d);
 /* --seed=TOPIC-PARTITION=OFFSET: splits at the first '=' and then at the last '-' before it.
  * *topic is malloc'd. OFFSET may be -1 (nothing in remote storage). -EINVAL when malformed. */
 int ss_seed_parse(const char *arg, char **topic, int32_t *partition, int64_t *offset);
+
+/* --broker-metrics=[NODE_ID=]URL: NODE_ID (-1 when not given) and the URL (malloc'd).
+ * -EINVAL when malformed: not http(s)://, or credentials in the URL (they would show in
+ * the process list: basic_auth in --http.config.file). */
+int ss_bmetrics_parse(const char *arg, int32_t *node_id, char **url);
 
 #endif

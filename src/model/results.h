@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "model/evaluation.h"   /* struct ss_eval: a partition's evaluation (ss_part.eval) */
+#include "model/gauges.h"       /* struct ss_broker_gauges: --broker-metrics */
 #include "model/model.h"
 
 struct ss_res_logdir {
@@ -159,6 +160,11 @@ struct ss_results {
 	struct ss_res_pipeline      pipeline;
 	struct ss_res_cluster       cluster;
 	const struct ss_res_store  *store;     /* --remote-store, NULL without */
+	/* --broker-metrics: each endpoint's gauges (model/gauges.h), per broker and topic, in
+	 * the order given; listed once, never on a partition's row (a topic's gauge covers the
+	 * partitions its broker leads) */
+	const struct ss_broker_gauges *const *gauges;
+	uint32_t                    n_gauges;
 	/* --broker-metrics (issue 27): per (broker, topic) with delete-lag gauges, the broker's
 	 * RemoteDeleteLag* beside the true delete lag of the partitions it leads, and
 	 * PHANTOM_DELETE_LAG; ordered by broker, then as the broker's gauges list the topics */

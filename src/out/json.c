@@ -563,6 +563,7 @@ int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 	write_broker(&w, &r->cluster);
 	write_broker_topics(&w, r);
 	ss_out_store_summary_json(&w, r);   /* --remote-store (out/store.c) */
+	ss_out_gauges_json(&w, r);          /* --broker-metrics (out/gauges.c) */
 	ss_jw_key(&w, "notes");
 	ss_jw_arr(&w);
 	for (uint32_t i = 0; i < r->n_notes; i++) {

@@ -108,6 +108,10 @@ void ss_out_table_text(FILE *f, const char *s);
 /* The table's store section (after the partition rows, inside the table's buffer: its lines
  * wrap to the table's width); nothing without a store. */
 void ss_out_store_table(const struct ss_results *r, FILE *f);
+/* ---- --broker-metrics (out/gauges.c): each broker's gauges per topic, once, beside segscan's
+ * broker_copy_lag over the partitions the gauge covers; nothing without them ---- */
+void ss_out_gauges_json(struct ss_jw *w, const struct ss_results *r);   /* "broker_metrics": [...] in the summary */
+void ss_out_gauges_table(const struct ss_results *r, FILE *f);           /* a section after the rows */
 /* Prometheus label helpers (prom.c), for every partition series: a label value escaped as the
  * text format wants, and {topic,partition,log_dir,node_id} of a replica (node_id absent where
  * its node is unknown). */

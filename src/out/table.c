@@ -781,6 +781,7 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 
 	rows(r, L, every_row, f, NULL);
 	ss_out_store_table(r, f);   /* --remote-store (out/store.c) */
+	ss_out_gauges_table(r, f);  /* --broker-metrics (out/gauges.c) */
 
 	if (sum.findings) {
 		fprintf(f, "\nFindings (%" PRId64 "):\n", sum.findings);

@@ -9,16 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "eval/config.h"
 #include "eval/remote.h"
 #include "fmt/config.h"
 #include "fmt/names.h"
+#include "fmt/httpconf.h"
 #include "scan/scan_int.h"
+#include "source/broker_metrics.h"
 #include "source/cluster.h"
 #include "source/cluster_ctx.h"
 #include "source/cluster_load.h"
 #include "source/context.h"
+#include "source/http.h"
 #include "source/local_files.h"
 #include "source/remote_topic.h"
 
@@ -80,11 +84,11 @@ int ss_scan_find_static(struct segscan_scan *s)
 	return ss_cluster_find_static(&o, s->config, &s->static_config, &s->static_config_how);
 }
 
-int ss_scan_cluster_ctx(struct segscan_scan *s)
+/* The live-cluster client's options from the scan's: bounded and cancellable like every
+ * read of the cluster (--kafka-timeout, --kafka-deadline, segscan_cancel). */
+static struct ss_cluster_opts cluster_opts(struct segscan_scan *s)
 {
-	/* DescribeConfigs when no metadata log is readable: bounded and cancellable like the
-	 * read of remote metadata (--kafka-deadline, segscan_cancel), not only per wait */
-	const struct ss_cluster_opts co = {
+	return (struct ss_cluster_opts){
 		.bootstrap = s->opts.bootstrap_server,
 		.config_file = s->opts.kafka_config,
 		.timeout_ms = s->opts.kafka_timeout_ms,
@@ -93,6 +97,13 @@ int ss_scan_cluster_ctx(struct segscan_scan *s)
 		.warn = ss_logsink_warn,
 		.warn_arg = &s->log,
 	};
+}
+
+int ss_scan_cluster_ctx(struct segscan_scan *s)
+{
+	/* DescribeConfigs when no metadata log is readable: bounded and cancellable like the
+	 * read of remote metadata (--kafka-deadline, segscan_cancel), not only per wait */
+	const struct ss_cluster_opts co = cluster_opts(s);
 	const struct ss_cluster_ctx_opts o = {
 		.metadata_dir = s->opts.metadata_dir,
 		.cluster_metadata = s->opts.cluster_metadata,
@@ -155,15 +166,7 @@ static bool cluster_wanted(const struct segscan_scan *s)
  * (the caller owns got->remote and got->taint). */
 int ss_scan_cluster_read(struct segscan_scan *s, struct ss_cluster_loaded *got, char *err, size_t errlen)
 {
-	const struct ss_cluster_opts co = {
-		.bootstrap = s->opts.bootstrap_server,
-		.config_file = s->opts.kafka_config,
-		.timeout_ms = s->opts.kafka_timeout_ms,
-		.deadline_ms = s->opts.kafka_deadline_ms,
-		.cancel = &s->cancel,
-		.warn = ss_logsink_warn,
-		.warn_arg = &s->log,
-	};
+	const struct ss_cluster_opts co = cluster_opts(s);
 	/* serve's tail serves the scans of its own servers only */
 	struct ss_cluster_tail *tail = s->cluster_tail;
 	if (tail && s->opts.bootstrap_server && strcmp(s->opts.bootstrap_server, ss_cluster_tail_bootstrap(tail)))
@@ -221,4 +224,120 @@ int ss_scan_load_remote(struct segscan_scan *s)
 		s->remote_source = SS_SOURCE_METADATA_TOPIC;
 	}
 	return 0;
+}
+
+/* ---- --broker-metrics ---- */
+
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool scan_cancelled(void *arg)
+{
+	return atomic_load_explicit((atomic_bool *)arg, memory_order_relaxed);
+}
+
+static const char *node_text(int32_t id, char *buf, size_t len)
+{
+	if (id < 0)
+		return "unknown";
+	snprintf(buf, len, "%d", id);
+	return buf;
+}
+
+/* Whose is each endpoint: one URL without NODE_ID needs log dirs of one node (known or
+ * not); each NODE_ID=URL needs a log dir of that node. */
+static int check_bm_nodes(struct segscan_scan *s)
+{
+	const struct ss_catalog *c = &s->cat;
+	const struct ss_bm_url *u = s->opts.bmetrics;
+	char a[16], b[16];
+	if (s->opts.n_bmetrics == 1 && u[0].node_id < 0) {
+		for (uint32_t i = 1; i < c->n_logdirs; i++)
+			if (c->logdirs[i].node_id != c->logdirs[0].node_id)
+				return usage(s, -EINVAL,
+					     "--broker-metrics: the scanned log dirs belong to several brokers (nodes %s "
+					     "and %s, from their meta.properties): give one endpoint per broker as "
+					     "--broker-metrics=NODE_ID=URL",
+					     node_text(c->logdirs[0].node_id, a, sizeof(a)),
+					     node_text(c->logdirs[i].node_id, b, sizeof(b)));
+		return 0;
+	}
+	for (uint32_t k = 0; k < s->opts.n_bmetrics; k++) {
+		bool found = false;
+		for (uint32_t i = 0; i < c->n_logdirs && !found; i++)
+			found = c->logdirs[i].node_id == u[k].node_id;
+		if (!found)
+			return usage(s, -EINVAL, "--broker-metrics=%d=...: no scanned log dir belongs to node %d (the node "
+				     "ids come from each log dir's meta.properties)", u[k].node_id, u[k].node_id);
+	}
+	return 0;
+}
+
+static int load_bm_prereqs(struct segscan_scan *s, struct ss_bm_names *names, char **store, struct ss_httpconf *hc)
+{
+	char err[512];
+	int r;
+	*names = ss_bm_default_names;
+	if (s->opts.bmetrics_names && (r = ss_bm_names_parse(s->opts.bmetrics_names, names, store, err, sizeof(err))))
+		return r == -ENOMEM ? r : usage(s, r, "--broker-metrics-names: %s", err);
+	if (s->opts.http_config && (r = ss_http_conf_load(s->opts.http_config, hc, err, sizeof(err))))
+		return r == -ENOMEM ? r : usage(s, r, "--http.config.file: %s", err);
+	return 0;
+}
+
+int ss_scan_load_gauges(struct segscan_scan *s)
+{
+	struct ss_bm_names names;
+	struct ss_httpconf hc = { 0 };
+	char *store = NULL;
+	int r;
+	if (!s->opts.n_bmetrics)
+		return 0;
+	if ((r = check_bm_nodes(s)) || (r = load_bm_prereqs(s, &names, &store, &hc)))
+		goto out;
+	r = -ENOMEM;
+	if (!(s->gauges = calloc(s->opts.n_bmetrics, sizeof(*s->gauges))))
+		goto out;
+	for (uint32_t i = 0; i < s->opts.n_bmetrics; i++) {
+		const struct ss_bm_url *u = &s->opts.bmetrics[i];
+		const struct ss_bm_opts o = {
+			/* one URL for the scan's one node: that node's, when its meta.properties says */
+			.node_id = u->node_id >= 0 ? u->node_id : s->cat.n_logdirs ? s->cat.logdirs[0].node_id : -1,
+			.url = u->url,
+			.names = &names,
+			.http_conf = s->opts.http_config ? &hc : NULL,
+			.timeout_ms = (long)s->opts.bmetrics_timeout_ms,
+			.cancelled = scan_cancelled,
+			.cancel_arg = &s->cancel,
+			.now_ms = wall_ms(),   /* when it was read, whatever --now says */
+		};
+		if ((r = ss_bm_load(&o, &s->gauges[i])))
+			goto out;
+		s->n_gauges++;
+		if (!s->gauges[i]->ok)
+			ss_logmsg(&s->log, SEGSCAN_LOG_WARNING, "--broker-metrics: %s: the broker's own gauges are unknown "
+				  "for this scan", s->gauges[i]->error);
+	}
+	r = 0;
+out:
+	free(store);
+	ss_httpconf_free(&hc);
+	return r;
+}
+
+const struct ss_broker_gauges *ss_scan_gauges_of(const struct segscan_scan *s, const struct ss_part *p)
+{
+	if (!s->n_gauges)
+		return NULL;
+	if (s->opts.bmetrics[0].node_id < 0)
+		return s->gauges[0];
+	int32_t node = s->cat.logdirs[p->logdir].node_id;
+	for (uint32_t i = 0; i < s->n_gauges; i++)
+		if (node >= 0 && s->opts.bmetrics[i].node_id == node)
+			return s->gauges[i];
+	return NULL;
 }

@@ -111,8 +111,8 @@ int ss_scan_dellag(struct segscan_scan *s)
 	struct ss_eval_release relbuf;
 	const struct ss_eval_release *rel = ss_scan_release(s, &relbuf);
 	ss_scan_dellag_free(s);
-	for (uint32_t k = 0; k < s->n_broker_gauges; k++) {
-		const struct ss_broker_gauges *g = &s->broker_gauges[k];
+	for (uint32_t k = 0; k < s->n_gauges; k++) {
+		const struct ss_broker_gauges *g = s->gauges[k];
 		/* -1: the scan's only broker, the node the cluster context names */
 		int32_t node = g->node_id >= 0 ? g->node_id : s->cluster ? s->cluster->node_id : -1;
 		for (size_t i = 0; g->ok && i < g->n; i++) {

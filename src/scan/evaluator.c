@@ -29,6 +29,7 @@
 #include "fmt/names.h"
 #include "fmt/rlmm.h"
 #include "scan/scan_int.h"
+#include "source/broker_metrics.h"
 #include "source/cluster.h"
 #include "source/cluster_ctx.h"
 #include "source/cluster_image.h"
@@ -408,6 +409,8 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 	in.rlmm = rlmm_facts(s);
 	in.horizon_ms = s->opts.horizon_ms;
 	in.disable_tiering = s->opts.disable_tiering && strcmp(s->opts.disable_tiering, p->topic) == 0;
+	in.broker_gauges = ss_scan_gauges_of(s, p);
+	in.topic_gauges = ss_bm_topic(in.broker_gauges, p->topic);
 	in.part = p;
 	in.segs = &s->cat.segs[p->seg_first];
 	in.cfg = cfg;

@@ -131,6 +131,28 @@ static int topic_regex(segscan_scan *s, regex_t *re)
 	return 0;
 }
 
+/* Two places of one scan that meta.properties puts in different clusters: a usage error
+ * (exit 2) naming both, escaped. mlog: the first is the metadata log, else a log dir. */
+static int clusters_differ(segscan_scan *s, bool mlog, const char *pa, const char *ida, const char *pb,
+			   const char *idb)
+{
+	char *a = ss_esc_line(pa), *b = ss_esc_line(pb), *ia = ss_esc_line(ida), *ib = ss_esc_line(idb);
+	int rc = -ENOMEM;
+	if (a && b && ia && ib) {
+		s->usage_error = true;
+		rc = mlog ? fail(s, -EINVAL, "the metadata log %s is of another cluster (cluster.id %s) than the log dir "
+				 "%s (cluster.id %s), from their meta.properties", a, ia, b, ib)
+			  : fail(s, -EINVAL, "log dirs of different clusters in one scan: %s (cluster.id %s) and %s "
+				 "(cluster.id %s), from their meta.properties; scan each cluster's log dirs on their own",
+				 a, ia, b, ib);
+	}
+	free(a);
+	free(b);
+	free(ia);
+	free(ib);
+	return rc;
+}
+
 /* Log dirs whose meta.properties name different cluster.ids are a usage error naming
  * them: the two clusters' topics, assignments and nodes are unrelated. */
 static int check_cluster_ids(segscan_scan *s)
@@ -148,20 +170,7 @@ static int check_cluster_ids(segscan_scan *s)
 		const char *id0 = c->logdirs[first].cluster_id;
 		if (strcmp(id, id0) == 0)
 			continue;
-		char *a = ss_esc_line(c->logdirs[first].path), *b = ss_esc_line(c->logdirs[i].path);
-		char *ia = ss_esc_line(id0), *ib = ss_esc_line(id);
-		int rc = -ENOMEM;
-		if (a && b && ia && ib) {
-			s->usage_error = true;
-			rc = fail(s, -EINVAL, "log dirs of different clusters in one scan: %s (cluster.id %s) and %s "
-				  "(cluster.id %s), from their meta.properties; scan each cluster's log dirs on their own",
-				  a, ia, b, ib);
-		}
-		free(a);
-		free(b);
-		free(ia);
-		free(ib);
-		return rc;
+		return clusters_differ(s, false, c->logdirs[first].path, id0, c->logdirs[i].path, id);
 	}
 	return 0;
 }
@@ -177,19 +186,7 @@ static int check_metadata_cluster(segscan_scan *s)
 		const char *id = s->cat.logdirs[i].cluster_id;
 		if (!id || strcmp(id, cc->cluster_id) == 0)
 			continue;
-		char *a = ss_esc_line(cc->info.dir), *b = ss_esc_line(s->cat.logdirs[i].path);
-		char *ia = ss_esc_line(cc->cluster_id), *ib = ss_esc_line(id);
-		int rc = -ENOMEM;
-		if (a && b && ia && ib) {
-			s->usage_error = true;
-			rc = fail(s, -EINVAL, "the metadata log %s is of another cluster (cluster.id %s) than the log dir "
-				  "%s (cluster.id %s), from their meta.properties", a, ia, b, ib);
-		}
-		free(a);
-		free(b);
-		free(ia);
-		free(ib);
-		return rc;
+		return clusters_differ(s, true, cc->info.dir, cc->cluster_id, s->cat.logdirs[i].path, id);
 	}
 	return 0;
 }
@@ -276,6 +273,9 @@ static int run_pipeline(segscan_scan *s)
 	}
 	if (s->prev && (r = build_reuse(s)))
 		return fail(s, r, "reuse: %s", segscan_strerror(r));
+	/* the brokers' own gauges: which endpoint is whose needs the log dirs' node ids */
+	if ((r = ss_scan_load_gauges(s)))
+		return s->usage_error ? r : fail(s, r, "--broker-metrics: %s", segscan_strerror(r));
 
 	/* The cluster context (the KRaft metadata log) and the remote state are complete
 	 * before the workers start and read-only after. */
@@ -588,6 +588,16 @@ int ss_scan_publish_results(segscan_scan *s)
 	r->topic_dellag = s->topic_dellag;
 	r->n_topic_dellag = s->n_topic_dellag;
 	r->store = ss_store_job_results(s);
+	if (s->n_gauges) {
+		const struct ss_broker_gauges **g = realloc(s->res_gauges, s->n_gauges * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < s->n_gauges; i++)
+			g[i] = s->gauges[i];
+		s->res_gauges = g;
+		r->gauges = g;
+		r->n_gauges = s->n_gauges;
+	}
 	struct ss_res_cluster *cl = &r->cluster;
 	const struct ss_cluster_ctx *cc = s->cluster;
 	*cl = (struct ss_res_cluster){ .node_id = -1, .last_offset = -1, .rlmm_partitions = -1,

@@ -30,12 +30,18 @@ struct ss_config;      /* eval/config.h */
 struct ss_cluster_ctx; /* source/cluster_ctx.h */
 struct ss_store_job;   /* scan/store_job.h */
 struct ss_cluster_tail;/* source/cluster.h */
-struct ss_broker_gauges;/* eval/gauges.h */
 
 struct ss_seed {
 	char   *topic;
 	int32_t partition;
 	int64_t offset;
+};
+
+struct ss_broker_gauges; /* eval/gauges.h */
+
+struct ss_bm_url {
+	int32_t node_id;   /* -1: not given (the scan's only broker) */
+	char   *url;
 };
 
 struct ss_opts {
@@ -88,6 +94,11 @@ struct ss_opts {
 	char        *remote_layout;  /* --remote-layout: "local-tiered-storage" | "aiven" */
 	bool         store_deep;     /* --deep: read the .log objects too */
 	int64_t      store_rate;     /* --rate: store requests per second, 0 = unlimited */
+	struct ss_bm_url *bmetrics;  /* --broker-metrics=[NODE_ID=]URL (repeatable) */
+	uint32_t     n_bmetrics;
+	char        *bmetrics_names; /* --broker-metrics-names: the four series[,topic label] */
+	int64_t      bmetrics_timeout_ms; /* --broker-metrics-timeout */
+	char        *http_config;    /* --http.config.file: basic_auth, tls_config for HTTP reads */
 };
 
 struct ss_worker_stats {
@@ -187,12 +198,14 @@ struct segscan_scan {
 	struct ss_res_space  *res_space;     /* --horizon: each log dir's free space (ss_results.space) */
 	struct ss_part       *res_parts;     /* the reported partitions when a filter is set (copies) */
 	struct ss_store_job  *store_job;     /* --remote-store: the listing and its audit (scan/store_job.h) */
-	/* --broker-metrics (issue 27): each broker's own tiering gauges, as the context source
-	 * delivered them (not owned here: the source's, alive until segscan_scan_free); n 0 when
-	 * not given. What the scan made of them: one entry per (broker, topic) with delete-lag
-	 * gauges (scan/dellag_pass.c, eval/dellag.h; owned, ss_scan_dellag_free) */
-	const struct ss_broker_gauges *broker_gauges;
-	uint32_t             n_broker_gauges;
+	/* --broker-metrics: each endpoint's gauges (source/broker_metrics.h), read once before
+	 * the workers start, read-only after (the evaluator and the results view read them) */
+	struct ss_broker_gauges **gauges;
+	uint32_t             n_gauges;
+	const struct ss_broker_gauges **res_gauges; /* the same, for ss_results.gauges */
+	/* --broker-metrics (issue 27): what the scan made of each broker's gauges: one entry per
+	 * (broker, topic) with delete-lag gauges (scan/dellag_pass.c, eval/dellag.h; owned,
+	 * ss_scan_dellag_free) */
 	struct ss_topic_dellag *topic_dellag;
 	uint32_t             n_topic_dellag;
 };
@@ -222,6 +235,13 @@ int  ss_scan_cluster_ctx(struct segscan_scan *s);
 /* Remote state after discovery: the file (unless already loaded) and its topic-id check,
  * the live cluster, or the metadata topic found by discovery. */
 int  ss_scan_load_remote(struct segscan_scan *s);
+/* --broker-metrics: every endpoint read (bounded by --broker-metrics-timeout, cancellable),
+ * after discovery (the log dirs' node ids say which endpoint is whose). An endpoint that
+ * cannot be read leaves its gauges unknown with a warning; a NODE_ID no scanned log dir
+ * has, or one URL for log dirs of several nodes, is a usage error. 0 or a negative errno. */
+int  ss_scan_load_gauges(struct segscan_scan *s);
+/* The gauges of the broker whose log dir holds partition p, NULL when none were read. */
+const struct ss_broker_gauges *ss_scan_gauges_of(const struct segscan_scan *s, const struct ss_part *p);
 /* One read of the remote state from the live cluster (or serve's tail) into *got, the
  * scan's own state untouched: ss_scan_load_remote's, and the audit's second replay
  * (scan/store_job.c). The caller frees got->remote and got->taint. */

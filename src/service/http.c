@@ -381,20 +381,35 @@ static enum MHD_Result bad_topic(struct MHD_Connection *c)
 			   "{\"error\":\"not a Kafka topic name (1-249 of [a-zA-Z0-9._-])\"}\n");
 }
 
+/* The published snapshot with its JSON rendered (on first use), acquired: the caller
+ * releases it (ss_snapshot_release). NULL with *ret the answer sent when there is none yet
+ * or it cannot be rendered (out of memory). */
+static struct ss_snapshot *json_snapshot(struct ss_http *h, struct MHD_Connection *c, enum MHD_Result *ret)
+{
+	struct ss_snapshot *s = ss_pub_acquire(h->pub);
+	if (!s) {
+		*ret = not_ready(c, true);
+		return NULL;
+	}
+	if (ss_snapshot_json(s)) {
+		ss_snapshot_release(s);
+		*ret = send_static(c, MHD_HTTP_INTERNAL_SERVER_ERROR, CT_JSON,
+				   "{\"error\":\"the report could not be rendered\"}\n");
+		return NULL;
+	}
+	return s;
+}
+
 /* {"partitions":[...]}: the partition objects of one topic (issue 20 item 11), in
  * partition order, copied from the snapshot's rendered ones. A topic with none is 404 for
  * the path /v1/partitions/TOPIC and an empty list for the filter ?topic=TOPIC. */
 static enum MHD_Result topic_doc(struct ss_http *h, struct MHD_Connection *c, const char *topic, bool none_404)
 {
 	static const char head[] = "{\"partitions\":[\n", tail[] = "]}\n";
-	struct ss_snapshot *s = ss_pub_acquire(h->pub);
+	enum MHD_Result ret;
+	struct ss_snapshot *s = json_snapshot(h, c, &ret);   /* released below */
 	if (!s)
-		return not_ready(c, true);
-	if (ss_snapshot_json(s)) { /* rendered on first use: out of memory */
-		ss_snapshot_release(s);
-		return send_static(c, MHD_HTTP_INTERNAL_SERVER_ERROR, CT_JSON,
-				   "{\"error\":\"the report could not be rendered\"}\n");
-	}
+		return ret;
 	size_t first = 0, n = ss_snapshot_topic(s, topic, &first), len = sizeof(head) - 1 + sizeof(tail) - 1;
 	if (!n && none_404) {
 		ss_snapshot_release(s);
@@ -486,14 +501,10 @@ static enum MHD_Result one_partition(struct ss_http *h, struct MHD_Connection *c
 	if (nl > 10 || !ss_dec_u31(num, nl, &pn))
 		goto bad_partition;
 
-	struct ss_snapshot *s = ss_pub_acquire(h->pub);
+	enum MHD_Result ret;
+	struct ss_snapshot *s = json_snapshot(h, c, &ret);   /* released below */
 	if (!s)
-		return not_ready(c, true);
-	if (ss_snapshot_json(s)) { /* rendered on first use: out of memory */
-		ss_snapshot_release(s);
-		return send_static(c, MHD_HTTP_INTERNAL_SERVER_ERROR, CT_JSON,
-				   "{\"error\":\"the report could not be rendered\"}\n");
-	}
+		return ret;
 	const struct ss_part_ref *ref = ss_snapshot_find(s, topic, (int32_t)pn);
 	if (!ref) {
 		ss_snapshot_release(s);

@@ -13,6 +13,8 @@
  *   KRaft metadata log           source/metadata_log.h   struct ss_cimage (source/cluster_image.h)
  *                                source/cluster_ctx.h    struct ss_cluster_ctx
  *   a live cluster               source/cluster_load.h   struct ss_remote, KAFKA mode; DescribeConfigs
+ *   --broker-metrics endpoints   source/broker_metrics.h struct ss_broker_gauges (eval/gauges.h),
+ *                                                        over source/http.h and fmt/promtext.h
  *
  * Each takes a small option struct or plain arguments and returns its object; none knows
  * the scan. The scan's loaders (scan/context.c) map the scan's options to them.

@@ -272,17 +272,25 @@ static void key_error(const char *key, int r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", key, r == -ELOOP ? "a symbolic link (not followed)" : segscan_strerror(r));
 }
 
+/* A key's file opened within the request rate (--rate), its error said in err. */
+static int open_paced(struct ss_store *st, const char *key, struct stat *sb, char *err, size_t errlen)
+{
+	int r;
+	if ((r = ss_store_pace(st)))
+		return r;
+	int fd = open_key(st, key, sb);
+	if (fd < 0)
+		key_error(key, fd, err, errlen);
+	return fd;
+}
+
 static int file_get(struct ss_store *st, const char *key, size_t max, char **out, size_t *len, char *err, size_t errlen)
 {
 	struct stat sb;
 	int r;
-	if ((r = ss_store_pace(st)))
-		return r;
-	int fd = open_key(st, key, &sb);
-	if (fd < 0) {
-		key_error(key, fd, err, errlen);
+	int fd = open_paced(st, key, &sb, err, errlen);   /* closed below */
+	if (fd < 0)
 		return fd;
-	}
 	r = ss_read_fd(fd, (size_t)sb.st_size, max, out, len);
 	close(fd);   /* opened by open_key */
 	if (r)
@@ -294,13 +302,9 @@ static int file_read(struct ss_store *st, const char *key, ss_store_data_fn fn, 
 {
 	struct stat sb;
 	int r;
-	if ((r = ss_store_pace(st)))
-		return r;
-	int fd = open_key(st, key, &sb);
-	if (fd < 0) {
-		key_error(key, fd, err, errlen);
+	int fd = open_paced(st, key, &sb, err, errlen);   /* closed below */
+	if (fd < 0)
 		return fd;
-	}
 	enum { CHUNK = 1 << 20 };
 	char *buf = malloc(CHUNK);
 	if (!buf) {

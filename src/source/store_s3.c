@@ -1,5 +1,6 @@
 /*
- * s3://BUCKET[/PREFIX]: an S3-compatible bucket as a remote store, over libcurl.
+ * s3://BUCKET[/PREFIX]: an S3-compatible bucket as a remote store, over the one HTTP client
+ * (source/http.h: libcurl).
  *
  * ListObjectsV2 page by page (max-keys from the URI, 1000 by default; the
  * continuation token of each page to the next), each response parsed as it arrives by
@@ -25,10 +26,8 @@
  * (connection refused or reset, HTTP 429/500/502/503/504) is retried twice with a pause, a
  * timeout once. No redirect is followed; only http and https are spoken.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +38,7 @@
 #include "common/file.h"
 #include "fmt/s3_list.h"
 #include "segscan.h"
+#include "source/http.h"
 #include "source/store_int.h"
 
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -46,7 +46,7 @@
 #define BODY_MAX ((size_t)64 << 20)   /* one response: a page of 1000 keys is ~300 KB */
 
 struct s3 {
-	CURL              *h;
+	struct ss_http    *http;      /* the one HTTP client (source/http.h), its connections kept */
 	char               base[SS_STORE_URI_MAX + 128];   /* URL of the bucket, no trailing '/' */
 	bool               vhost;                          /* https://BUCKET.s3.REGION.amazonaws.com */
 	char               region[64];
@@ -54,17 +54,9 @@ struct s3 {
 	bool               signed_;
 	struct ss_aws_creds creds;
 	char               creds_from[SS_STORE_URI_MAX + 64];
-	struct curl_slist *hdrs;
-	char               cerr[CURL_ERROR_SIZE];
+	char               hdr_sha[128], hdr_token[sizeof(((struct ss_aws_creds *)0)->session_token) + 32];
+	const char        *hdrs[3];
 };
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-static void curl_init(void)
-{
-	/* once per process; libcurl 7.84+ makes it thread-safe too */
-	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 /* ---- credentials ---- */
 
@@ -211,13 +203,6 @@ struct body {
 	struct ss_s3_list *xp;         /* a listing: the parser fed as the body arrives */
 	int                xr;         /* its non-zero return */
 	char               xerr[200];
-	ss_store_data_fn   sink;       /* else a stream: each piece to it */
-	void              *sink_arg;
-	int                sink_r;
-	char              *buf;        /* else: the body, at most max bytes */
-	size_t             len, cap, max;
-	bool               too_big;
-	bool               status_ok;  /* a stream: the response is a 200 (else the body is kept: an error) */
 	/* the page being collected (listing) */
 	char              *keys;
 	size_t             keys_len, keys_cap;
@@ -226,64 +211,16 @@ struct body {
 	bool               outside;    /* a key without the URI's prefix */
 };
 
-static size_t on_write(char *p, size_t sz, size_t nm, void *ud)
+/* a listing's body, any status's (an error is S3's <Error>), to the parser as it arrives */
+static int on_list_data(void *arg, const void *p, size_t n)
 {
-	struct body *b = ud;
-	size_t n = sz * nm;
-	if (b->xp) {
-		int r = ss_s3_list_feed(b->xp, p, n, false, b->xerr, sizeof(b->xerr));
-		if (r) {
-			b->xr = r;
-			return 0;   /* stops the transfer: CURLE_WRITE_ERROR */
-		}
-		return n;
-	}
-	if (b->sink && b->status_ok) {
-		int r = b->sink(b->sink_arg, p, n);
-		if (r) {
-			b->sink_r = r;
-			return 0;
-		}
-		return n;
-	}
-	if (b->len + n > b->max) {
-		b->too_big = true;
-		return 0;
-	}
-	if (b->len + n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 4096;
-		while (nc < b->len + n + 1)
-			nc *= 2;
-		char *nb = realloc(b->buf, nc);
-		if (!nb) {
-			b->too_big = true;
-			return 0;
-		}
-		b->buf = nb;
-		b->cap = nc;
-	}
-	memcpy(b->buf + b->len, p, n);
-	b->len += n;
-	b->buf[b->len] = 0;
-	return n;
+	struct body *b = arg;
+	return (b->xr = ss_s3_list_feed(b->xp, p, n, false, b->xerr, sizeof(b->xerr)));
 }
 
-/* A stream's status line: only a 200's body goes to the sink. */
-static size_t on_header(char *p, size_t sz, size_t nm, void *ud)
+static bool cancelled(void *arg)
 {
-	struct body *b = ud;
-	size_t n = sz * nm;
-	if (n > 9 && !memcmp(p, "HTTP/", 5)) {
-		const char *sp = memchr(p, ' ', n);
-		b->status_ok = sp && (size_t)(sp - p) + 4 <= n && !memcmp(sp + 1, "200", 3);
-	}
-	return n;
-}
-
-static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
-{
-	(void)dt; (void)dn; (void)ut; (void)un;
-	return ss_store_cancelled(ud) ? 1 : 0;
+	return ss_store_cancelled(arg);
 }
 
 /* The page's objects, collected by the parser's callback. */
@@ -328,26 +265,6 @@ static bool transient_http(long st)
 	return st == 429 || st == 500 || st == 502 || st == 503 || st == 504;
 }
 
-static bool transient_curl(CURLcode c)
-{
-	return c == CURLE_COULDNT_CONNECT || c == CURLE_SEND_ERROR || c == CURLE_RECV_ERROR || c == CURLE_GOT_NOTHING ||
-	       c == CURLE_PARTIAL_FILE || c == CURLE_OPERATION_TIMEDOUT;
-}
-
-static int curl_errno(CURLcode c)
-{
-	switch (c) {
-	case CURLE_OPERATION_TIMEDOUT: return -ETIMEDOUT;
-	case CURLE_COULDNT_CONNECT: return -ECONNREFUSED;
-	case CURLE_COULDNT_RESOLVE_HOST: return -EHOSTUNREACH;
-	case CURLE_ABORTED_BY_CALLBACK: return -ECANCELED;
-	case CURLE_OUT_OF_MEMORY: return -ENOMEM;
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CONNECT_ERROR: return -EACCES;
-	default: return -EIO;
-	}
-}
-
 /* Sleep ms in slices, polling cancel. */
 static int pause_ms(struct ss_store *st, long ms)
 {
@@ -362,58 +279,36 @@ static int pause_ms(struct ss_store *st, long ms)
 	return 0;
 }
 
-/* One HTTP exchange. *status: the HTTP status (0 when none came). Returns 0 (a response
- * came, whatever its status) or a negative errno for a transfer that failed (err says
- * what curl said). */
-static int exchange(struct ss_store *st, const char *url, bool head, struct body *b, long *status, char *err,
-		    size_t errlen)
+/* One HTTP exchange through the one client, q's body handling (sink, bound, HEAD) given by
+ * the caller. Returns 0 (a response came, whatever its status, in resp) or a negative errno
+ * for a transfer that failed (err says what curl said; -ECONNRESET: a transient failure). */
+static int exchange(struct ss_store *st, const char *url, struct ss_http_req *q, struct ss_http_resp *resp,
+		    char *err, size_t errlen)
 {
 	struct s3 *c = st->impl;
 	int r;
 	if ((r = ss_store_pace(st)))
 		return r;
-	CURL *h = c->h;
-	curl_easy_reset(h);   /* options only: the connection cache stays */
 	long tmo = (long)st->uri.timeout_ms;
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, tmo);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, tmo < 10000 ? tmo : 10000L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, tmo / 1000 > 0 ? tmo / 1000 : 1L);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->cerr);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->hdrs);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "segscan/" SEGSCAN_VERSION);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
-	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(h, CURLOPT_XFERINFODATA, st);
-	if (head)
-		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-	if (b->sink) {
-		curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-		curl_easy_setopt(h, CURLOPT_HEADERDATA, b);
-	}
+	q->url = url;
+	q->timeout_ms = tmo;
+	q->stall_ms = tmo;   /* a stalled transfer: no byte for as long as the request may take */
+	q->headers = c->hdrs;
+	q->cancelled = cancelled;
+	q->cancel_arg = st;
 	if (c->signed_) {
-		curl_easy_setopt(h, CURLOPT_AWS_SIGV4, c->sigv4);
-		curl_easy_setopt(h, CURLOPT_USERNAME, c->creds.access_key);
-		curl_easy_setopt(h, CURLOPT_PASSWORD, c->creds.secret_key);
+		q->sigv4 = c->sigv4;
+		q->sig_user = c->creds.access_key;
+		q->sig_password = c->creds.secret_key;
 	}
-	c->cerr[0] = 0;
-	CURLcode cc = curl_easy_perform(h);
-	*status = 0;
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
-	if (cc == CURLE_OK)
-		return 0;
-	if (cc == CURLE_WRITE_ERROR && (b->xr || b->too_big || b->sink_r))
-		return 0;   /* our own stop: the caller reads why from b */
-	if (cc == CURLE_ABORTED_BY_CALLBACK)
-		return -ECANCELED;
-	snprintf(err, errlen, "%s", c->cerr[0] ? c->cerr : curl_easy_strerror(cc));
-	return curl_errno(cc) == -EIO && transient_curl(cc) ? -ECONNRESET : curl_errno(cc);
+	char herr[512];
+	r = ss_http_get(c->http, q, resp, herr, sizeof(herr));
+	if (r && r != -EFBIG && r != -ECANCELED) {
+		/* the message without the URL: the caller names the key */
+		const char *m = strstr(herr, ": ");
+		snprintf(err, errlen, "%s", m ? m + 2 : herr);
+	}
+	return r;
 }
 
 /* What an HTTP error status and its S3 <Error> body (if any) say. */
@@ -462,13 +357,16 @@ static int list_page(struct ss_store *st, const char *token, struct body *b, str
 		b->xp = NULL;
 		if ((r = ss_s3_list_new(on_object, b, &b->xp)))
 			return r;
-		long status = 0;
-		r = exchange(st, url, false, b, &status, err, errlen);
+		struct ss_http_req q = { .sink = on_list_data, .sink_arg = b, .sink_any_status = true };
+		struct ss_http_resp resp;
+		r = exchange(st, url, &q, &resp, err, errlen);
+		long status = resp.status;
+		ss_http_resp_free(&resp);
 		if (r == -ECANCELED || r == -ENOMEM)
 			return r;
 		if (!r && !b->xr)
 			b->xr = ss_s3_list_feed(b->xp, "", 0, true, b->xerr, sizeof(b->xerr));
-		bool retry = (r && r != -EACCES && r != -EHOSTUNREACH &&
+		bool retry = (r && r != -EACCES && r != -EHOSTUNREACH && r != -EFBIG &&
 			      attempt < (r == -ETIMEDOUT ? 1 : 2)) ||
 			     (!r && transient_http(status) && attempt < 2);
 		if (retry) {
@@ -500,16 +398,17 @@ static int list_page(struct ss_store *st, const char *token, struct body *b, str
 /* HEAD one key for its size: 0, -ENOENT (gone since it was listed), or an error. */
 static int head_size(struct ss_store *st, const char *key, int64_t *size, char *err, size_t errlen)
 {
-	struct s3 *c = st->impl;
 	char url[SS_STORE_URI_MAX * 4 + 3 * 1100];
 	int r;
 	if ((r = object_url(st, key, url, sizeof(url))))
 		return r;
 	for (int attempt = 0;; attempt++) {
-		struct body b = { .st = st, .max = 0 };
-		long status = 0;
-		r = exchange(st, url, true, &b, &status, err, errlen);
-		free(b.buf);
+		struct ss_http_req q = { .head = true };
+		struct ss_http_resp resp;
+		r = exchange(st, url, &q, &resp, err, errlen);
+		long status = resp.status;
+		int64_t cl = resp.content_length;
+		ss_http_resp_free(&resp);
 		if (r == -ECANCELED || r == -ENOMEM)
 			return r;
 		if ((r && r != -EACCES && attempt < 1) || (!r && transient_http(status) && attempt < 2)) {
@@ -521,13 +420,11 @@ static int head_size(struct ss_store *st, const char *key, int64_t *size, char *
 			return r;
 		if (status != 200)
 			return http_error(status, NULL, err, errlen);
-		curl_off_t cl = -1;
-		curl_easy_getinfo(c->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
 		if (cl < 0) {
 			snprintf(err, errlen, "HEAD %s: no Content-Length", key);
 			return -EPROTO;
 		}
-		*size = (int64_t)cl;
+		*size = cl;
 		return 0;
 	}
 }
@@ -589,6 +486,18 @@ out:
 	return r;
 }
 
+/* What a non-200 answer and its S3 <Error> body (if any) say. */
+static int error_body(long status, const struct ss_http_resp *resp, char *err, size_t errlen)
+{
+	struct ss_s3_list *xp = NULL;
+	const struct ss_s3_list_result *res = NULL;
+	if (resp->body && !ss_s3_list_new(NULL, NULL, &xp) && !ss_s3_list_feed(xp, resp->body, resp->len, true, NULL, 0))
+		res = ss_s3_list_result(xp);
+	int r = http_error(status, res, err, errlen);
+	ss_s3_list_free(xp);
+	return r;
+}
+
 static int s3_get(struct ss_store *st, const char *key, size_t max, char **out, size_t *len, char *err, size_t errlen)
 {
 	char url[SS_STORE_URI_MAX * 4 + 3 * 1100];
@@ -596,41 +505,34 @@ static int s3_get(struct ss_store *st, const char *key, size_t max, char **out, 
 	if ((r = object_url(st, key, url, sizeof(url))))
 		return r;
 	for (int attempt = 0;; attempt++) {
-		struct body b = { .st = st, .max = max };
-		long status = 0;
-		r = exchange(st, url, false, &b, &status, err, errlen);
+		struct ss_http_req q = { .max_bytes = max };
+		struct ss_http_resp resp;
+		r = exchange(st, url, &q, &resp, err, errlen);
 		if (r == -ECANCELED || r == -ENOMEM) {
-			free(b.buf);
+			ss_http_resp_free(&resp);
 			return r;
 		}
-		if ((r && r != -EACCES && attempt < 1) || (!r && transient_http(status) && attempt < 2)) {
-			free(b.buf);
+		if ((r && r != -EACCES && r != -EFBIG && attempt < 1) || (!r && transient_http(resp.status) && attempt < 2)) {
+			ss_http_resp_free(&resp);
 			if ((r = pause_ms(st, 250L << (2 * attempt))))
 				return r;
 			continue;
 		}
-		if (!r && b.too_big) {
-			free(b.buf);
+		if (r == -EFBIG) {
+			ss_http_resp_free(&resp);
 			snprintf(err, errlen, "%s: larger than %zu bytes", key, max);
 			return -EFBIG;
 		}
-		if (!r && status != 200) {
-			/* the body of an error is S3's <Error>: say its code */
-			struct ss_s3_list *xp = NULL;
-			const struct ss_s3_list_result *res = NULL;
-			if (b.buf && !ss_s3_list_new(NULL, NULL, &xp) && !ss_s3_list_feed(xp, b.buf, b.len, true, NULL, 0))
-				res = ss_s3_list_result(xp);
-			r = http_error(status, res, err, errlen);
-			ss_s3_list_free(xp);
-		}
+		if (!r && resp.status != 200)
+			r = error_body(resp.status, &resp, err, errlen);   /* the body of an error is S3's <Error>: its code */
 		if (r) {
-			free(b.buf);
+			ss_http_resp_free(&resp);
 			return r;
 		}
-		if (!b.buf && !(b.buf = calloc(1, 1)))
+		if (!resp.body && !(resp.body = calloc(1, 1)))
 			return -ENOMEM;
-		*out = b.buf;
-		*len = b.len;
+		*out = resp.body;
+		*len = resp.len;
 		return 0;
 	}
 }
@@ -642,20 +544,15 @@ static int s3_read(struct ss_store *st, const char *key, ss_store_data_fn fn, vo
 	int r;
 	if ((r = object_url(st, key, url, sizeof(url))))
 		return r;
-	struct body b = { .st = st, .sink = fn, .sink_arg = arg, .max = 1 << 16 };
-	long status = 0;
-	r = exchange(st, url, false, &b, &status, err, errlen);
-	if (!r && b.sink_r)
-		r = b.sink_r;
-	else if (!r && status != 200) {
-		struct ss_s3_list *xp = NULL;
-		const struct ss_s3_list_result *res = NULL;
-		if (b.buf && !ss_s3_list_new(NULL, NULL, &xp) && !ss_s3_list_feed(xp, b.buf, b.len, true, NULL, 0))
-			res = ss_s3_list_result(xp);
-		r = http_error(status, res, err, errlen);
-		ss_s3_list_free(xp);
-	}
-	free(b.buf);
+	/* a 200's body to fn; another status's (S3's <Error>) kept, at most 64 KiB */
+	struct ss_http_req q = { .sink = fn, .sink_arg = arg, .max_bytes = 1 << 16 };
+	struct ss_http_resp resp;
+	r = exchange(st, url, &q, &resp, err, errlen);
+	if (!r && resp.sink_r)
+		r = resp.sink_r;
+	else if ((!r || r == -EFBIG) && resp.status != 200)
+		r = error_body(resp.status, &resp, err, errlen);
+	ss_http_resp_free(&resp);
 	return r;
 }
 
@@ -665,12 +562,6 @@ static int s3_open(struct ss_store *st, char *err, size_t errlen)
 	int r;
 	if (!c)
 		return -ENOMEM;
-	pthread_once(&curl_once, curl_init);
-	if (curl_init_rc != CURLE_OK) {
-		snprintf(err, errlen, "libcurl: %s", curl_easy_strerror(curl_init_rc));
-		free(c);
-		return -EIO;
-	}
 	const char *reg = st->uri.region[0] ? st->uri.region : ss_store_getenv(st, "AWS_REGION");
 	if (!reg || !*reg)
 		reg = ss_store_getenv(st, "AWS_DEFAULT_REGION");
@@ -696,22 +587,16 @@ static int s3_open(struct ss_store *st, char *err, size_t errlen)
 		return r;
 	}
 	/* curl 7.88 signs with this payload hash when the header is there, and adds none itself */
-	c->hdrs = curl_slist_append(NULL, "x-amz-content-sha256: " EMPTY_SHA256);
-	if (c->hdrs && c->creds.session_token[0]) {
-		char tok[sizeof(c->creds.session_token) + 32];
-		snprintf(tok, sizeof(tok), "x-amz-security-token: %s", c->creds.session_token);
-		struct curl_slist *n = curl_slist_append(c->hdrs, tok);
-		if (!n) {
-			curl_slist_free_all(c->hdrs);
-			c->hdrs = NULL;
-		} else {
-			c->hdrs = n;
-		}
+	snprintf(c->hdr_sha, sizeof(c->hdr_sha), "x-amz-content-sha256: %s", EMPTY_SHA256);
+	c->hdrs[0] = c->hdr_sha;
+	if (c->creds.session_token[0]) {
+		snprintf(c->hdr_token, sizeof(c->hdr_token), "x-amz-security-token: %s", c->creds.session_token);
+		c->hdrs[1] = c->hdr_token;
 	}
-	if (!c->hdrs || !(c->h = curl_easy_init())) {
-		curl_slist_free_all(c->hdrs);
+	if ((r = ss_http_open(&c->http, err, errlen))) {
+		explicit_bzero(c, sizeof(*c));
 		free(c);
-		return -ENOMEM;
+		return r;
 	}
 	st->impl = c;
 	return 0;
@@ -722,10 +607,10 @@ static void s3_close(struct ss_store *st)
 	struct s3 *c = st->impl;
 	if (!c)
 		return;
-	curl_easy_cleanup(c->h);
-	curl_slist_free_all(c->hdrs);
-	/* the secret does not outlive the store */
+	ss_http_close(c->http);
+	/* the secret does not outlive the store (the token is in its header too) */
 	explicit_bzero(&c->creds, sizeof(c->creds));
+	explicit_bzero(c->hdr_token, sizeof(c->hdr_token));
 	free(c);
 }
 

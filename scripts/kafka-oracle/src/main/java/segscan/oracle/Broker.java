@@ -97,6 +97,11 @@ public final class Broker implements AutoCloseable {
          * null: no stalling, Kafka's default transferer.
          */
         Path stallDir;
+        /**
+         * With LocalTieredStorage and a stallDir: the RSM is {@code lts.DeleteStallingLts}
+         * (LocalTieredStorage whose deletes can be held, {@link Stall#maybeStallDelete}).
+         */
+        boolean deleteStall;
         /** The Prometheus JMX exporter java agent jar and its rules file; null: no exporter. */
         Path jmxExporterJar;
         Path jmxExporterRules;
@@ -113,6 +118,7 @@ public final class Broker implements AutoCloseable {
     static final String RSM_LOCAL_TIERED_STORAGE = "local-tiered-storage";
     static final String LTS_CLASS = "org.apache.kafka.server.log.remote.storage.LocalTieredStorage";
     static final String STALLING_TRANSFERER = "segscan.oracle.lts.StallingTransferer";
+    static final String DELETE_STALLING_LTS = "segscan.oracle.lts.DeleteStallingLts";
 
     static final String SASL_USER = "segscan";
     static final String SASL_PASSWORD = "segscan-secret";
@@ -207,7 +213,7 @@ public final class Broker implements AutoCloseable {
         c.put("remote.log.storage.system.enable", "true");
         if (opts.rsm.equals(RSM_LOCAL_TIERED_STORAGE)) {
             // Kafka's LocalTieredStorage keeps its files under <dir>/kafka-tiered-storage/.
-            c.put("remote.log.storage.manager.class.name", LTS_CLASS);
+            c.put("remote.log.storage.manager.class.name", opts.deleteStall && opts.stallDir != null ? DELETE_STALLING_LTS : LTS_CLASS);
             c.put("rsm.config.dir", remoteDir.toAbsolutePath().toString());
             if (opts.rsmDeleteEnable != null) c.put("rsm.config.delete.enable", opts.rsmDeleteEnable.toString());
             if (opts.stallDir != null) c.put("rsm.config.transferer.class", STALLING_TRANSFERER);

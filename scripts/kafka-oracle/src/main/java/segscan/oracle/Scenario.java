@@ -109,7 +109,7 @@ public final class Scenario {
 
     static void usage(String why) {
         throw new IllegalArgumentException(why + "; usage: Scenario --work DIR [--timeout-ms N] [--brokers 1..3]"
-                + " [--rsm local-tiered-storage|local-dir] [--rsm-delete-enable true|false] [--no-stall]"
+                + " [--rsm local-tiered-storage|local-dir] [--rsm-delete-enable true|false] [--no-stall] [--delete-stall]"
                 + " [--jmx-exporter JAR --jmx-rules YML [--jmx-include PATTERN|all]...] [--broker-config K=V]... [--topic NAME:PARTS:RF[:K=V,...]]..."
                 + " [--rounds N]");
     }
@@ -122,6 +122,7 @@ public final class Scenario {
         String rsm = null;
         Boolean deleteEnable = null;
         boolean stall = true;
+        boolean deleteStall = false;
         Path agent = null;
         Path rules = null;
         Map<String, String> extra = new TreeMap<>();
@@ -129,7 +130,7 @@ public final class Scenario {
         List<String> include = new ArrayList<>();
         for (int i = 0; i < argv.length; i++) {
             String a = argv[i];
-            if (i + 1 >= argv.length && !a.equals("--no-stall")) usage(a + " needs a value");
+            if (i + 1 >= argv.length && !a.equals("--no-stall") && !a.equals("--delete-stall")) usage(a + " needs a value");
             switch (a) {
                 case "--work": work = Paths.get(argv[++i]); break;
                 case "--timeout-ms": timeoutMs = Long.parseLong(argv[++i]); break;
@@ -138,6 +139,7 @@ public final class Scenario {
                 case "--rsm": rsm = argv[++i]; break;
                 case "--rsm-delete-enable": deleteEnable = Boolean.valueOf(argv[++i]); break;
                 case "--no-stall": stall = false; break;
+                case "--delete-stall": deleteStall = true; break;
                 case "--jmx-exporter": agent = Paths.get(argv[++i]); break;
                 case "--jmx-rules": rules = Paths.get(argv[++i]); break;
                 case "--jmx-include": include.add(argv[++i]); break;
@@ -163,6 +165,9 @@ public final class Scenario {
             throw new IllegalStateException("LocalTieredStorage is not on the class path: this Kafka release "
                     + "has no kafka-storage test jar on Maven Central (4.4.0), or the harness was built without -Dlts (scripts/kafka-oracle/build.sh does it for 4.2.1 and 4.3.1)");
         }
+        if (deleteStall && (!rsm.equals(Broker.RSM_LOCAL_TIERED_STORAGE) || !stall)) {
+            usage("--delete-stall holds LocalTieredStorage's deletes (with the stall directory: not with --no-stall)");
+        }
         if (deleteEnable != null && !rsm.equals(Broker.RSM_LOCAL_TIERED_STORAGE)) {
             usage("--rsm-delete-enable is LocalTieredStorage's delete.enable");
         }
@@ -184,6 +189,7 @@ public final class Scenario {
         if (stallDir != null) Files.createDirectories(stallDir);
         final String rsmF = rsm;
         final Boolean delF = deleteEnable;
+        final boolean delStallF = deleteStall;
         final Path agentF = agent;
         final Path rulesF = rules;
         final List<String> includeF = include;
@@ -194,6 +200,7 @@ public final class Scenario {
             o.rsm = rsmF;
             o.rsmDeleteEnable = delF;
             o.stallDir = stallDir;
+            o.deleteStall = delStallF;
             o.jmxExporterJar = agentF;
             o.jmxExporterRules = rulesF;
             o.jmxExporterInclude.addAll(includeF);
@@ -275,6 +282,11 @@ public final class Scenario {
             case "stall": return stall(args);
             case "wait-stalled": return waitStalled(args.isEmpty() ? 1 : Integer.parseInt(args.get(0)));
             case "release": return release();
+            case "stall-delete": return stallDelete(args);
+            case "wait-delete-stalled": return waitDeleteStalled(args);
+            case "release-delete": return releaseDelete(args);
+            case "gauge": need(args, 4, "gauge NODE TOPIC NAME present|absent|zero|=V|!=V|>V");
+                return gauge(Integer.parseInt(args.get(0)), args.get(1), args.get(2), args.get(3));
             case "wait-remote": need(args, 3, "wait-remote TOPIC-PARTITION STATE MIN_COUNT");
                 return waitRemote(tp(args.get(0)), args.get(1), Integer.parseInt(args.get(2)));
             case "delete-remote": need(args, 2, "delete-remote TOPIC-PARTITION all|oldest|newest|SEGMENT_ID [EXT,...]");
@@ -790,6 +802,120 @@ public final class Scenario {
         Files.deleteIfExists(stallDir.resolve("stall"));
         waitUntil("every held copy to go on", () -> stalled().isEmpty());
         return Json.obj("ok", true);
+    }
+
+    // ---- held deletes (--delete-stall: lts.DeleteStallingLts) ----
+
+    /** stall-delete NODE [partition=TOPIC-PARTITION]...: hold that broker's deletes (Stall.maybeStallDelete). */
+    Map<String, Object> stallDelete(List<String> args) throws Exception {
+        if (stallDir == null) throw new IllegalStateException("started with --no-stall");
+        need(args, 1, "stall-delete NODE [partition=TOPIC-PARTITION]...");
+        int node = cl.node(Integer.parseInt(args.get(0))).nodeId;
+        StringBuilder sb = new StringBuilder();
+        for (String s : args.subList(1, args.size())) {
+            if (!s.startsWith("partition=")) throw new IllegalArgumentException("stall-delete NODE partition=TOPIC-PARTITION..., got " + s);
+            sb.append(s).append('\n');
+        }
+        Path tmp = stallDir.resolve("stall-delete.tmp");
+        Files.write(tmp, sb.toString().getBytes(StandardCharsets.UTF_8));
+        Files.move(tmp, stallDir.resolve("stall-delete." + node), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        return Json.obj("ok", true, "node", node, "stall_delete", sb.toString().trim());
+    }
+
+    /** The files of a Stall directory (stalled-delete, interrupted-delete, released-delete): name -> content. */
+    Map<String, Object> stallFiles(String sub) throws IOException {
+        Map<String, Object> r = new TreeMap<>();
+        Path d = stallDir.resolve(sub);
+        if (!Files.isDirectory(d)) return r;
+        try (Stream<Path> s = Files.list(d)) {
+            for (Path p : (Iterable<Path>) s.sorted()::iterator) {
+                try {
+                    r.put(p.getFileName().toString(), Files.readString(p));
+                } catch (java.nio.file.NoSuchFileException e) {
+                    // released meanwhile
+                }
+            }
+        }
+        return r;
+    }
+
+    /** The held deletes of one node (Stall names them NODE-SEGMENT_ID). */
+    Map<String, Object> nodeFiles(String sub, int node) throws IOException {
+        Map<String, Object> r = new TreeMap<>();
+        for (Map.Entry<String, Object> e : stallFiles(sub).entrySet()) {
+            if (e.getKey().startsWith(node + "-")) r.put(e.getKey().substring(e.getKey().indexOf('-') + 1), e.getValue());
+        }
+        return r;
+    }
+
+    /** wait-delete-stalled NODE [N]: until N (default 1) of that node's deletes are held. */
+    Map<String, Object> waitDeleteStalled(List<String> args) throws Exception {
+        if (stallDir == null) throw new IllegalStateException("started with --no-stall");
+        need(args, 1, "wait-delete-stalled NODE [N]");
+        int node = Integer.parseInt(args.get(0));
+        int n = args.size() > 1 ? Integer.parseInt(args.get(1)) : 1;
+        waitUntil(n + " deletes of node " + node + " held by the stall", () -> nodeFiles("stalled-delete", node).size() >= n);
+        return Json.obj("ok", true, "node", node, "stalled", nodeFiles("stalled-delete", node));
+    }
+
+    /**
+     * release-delete NODE: that node's held deletes go on; answers once each has, with the
+     * segment ids Kafka interrupted while held.
+     */
+    Map<String, Object> releaseDelete(List<String> args) throws Exception {
+        if (stallDir == null) throw new IllegalStateException("started with --no-stall");
+        need(args, 1, "release-delete NODE");
+        int node = Integer.parseInt(args.get(0));
+        Set<String> held = new HashSet<>(nodeFiles("stalled-delete", node).keySet());
+        Files.deleteIfExists(stallDir.resolve("stall-delete." + node));
+        waitUntil("every held delete of node " + node + " to go on", () -> nodeFiles("stalled-delete", node).isEmpty()
+                && nodeFiles("released-delete", node).keySet().containsAll(held));
+        return Json.obj("ok", true, "node", node, "released", new ArrayList<Object>(held),
+                "interrupted", new ArrayList<Object>(nodeFiles("interrupted-delete", node).keySet()));
+    }
+
+    /** One per-topic BrokerTopicMetrics gauge of one node over JMX; null: not registered. */
+    Long gaugeValue(Broker b, String topic, String name) throws Exception {
+        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + b.jmxPort + "/jmxrmi");
+        try (JMXConnector c = JMXConnectorFactory.connect(url, Map.of())) {
+            ObjectName on = new ObjectName("kafka.server:type=BrokerTopicMetrics,name=" + name + ",topic=" + topic);   // Kafka's topic names need no quoting
+            try {
+                return ((Number) c.getMBeanServerConnection().getAttribute(on, "Value")).longValue();
+            } catch (javax.management.InstanceNotFoundException e) {
+                return null;
+            }
+        }
+    }
+
+    /**
+     * Until node's gauge NAME for TOPIC (JMX, kafka.server:type=BrokerTopicMetrics) is present,
+     * absent, zero (0 or absent), =V, !=V or >V (bounded by --timeout-ms); answers its value then. A timeout's error
+     * names the last value read.
+     */
+    Map<String, Object> gauge(int node, String topic, String name, String cond) throws Exception {
+        if (!cond.matches("present|absent|zero|!?=-?\\d+|>-?\\d+")) {
+            throw new IllegalArgumentException("gauge condition present|absent|zero|=V|!=V|>V, got " + cond);
+        }
+        Broker b = cl.node(node);
+        final Object[] last = {"never read"};
+        Callable<Boolean> ok = () -> {
+            Long v = gaugeValue(b, topic, name);
+            last[0] = v;
+            if (cond.equals("present")) return v != null;
+            if (cond.equals("absent")) return v == null;
+            if (cond.equals("zero")) return v == null || v == 0;
+            if (v == null) return false;
+            if (cond.startsWith("!=")) return v != Long.parseLong(cond.substring(2));
+            if (cond.startsWith("=")) return v == Long.parseLong(cond.substring(1));
+            return v > Long.parseLong(cond.substring(1));
+        };
+        try {
+            waitUntil("node " + node + "'s " + name + "{topic=" + topic + "} " + cond, ok);
+        } catch (IOException e) {
+            throw new IOException(e.getMessage() + "; last value read: " + last[0]);
+        }
+        return Json.obj("ok", true, "node", node, "topic", topic, "name", name, "value", last[0]);
     }
 
     Map<String, Object> waitRemote(TopicPartition tp, String state, int min) throws Exception {

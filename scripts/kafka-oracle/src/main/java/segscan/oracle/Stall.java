@@ -76,4 +76,58 @@ public final class Stall {
             Files.deleteIfExists(marker);
         }
     }
+
+    /**
+     * Deletes held inside the RSM (lts.DeleteStallingLts, Scenario {@code --delete-stall}), per
+     * broker: while the file {@code stall-delete.<broker id>} exists, that broker's deletes of the
+     * partitions it names (lines {@code partition=<topic>-<partition>}; none: every partition)
+     * block. A held delete writes {@code stalled-delete/<broker id>-<segment id>} (what it
+     * deletes) and, once Kafka has interrupted its thread (the expiration task cancelled on a
+     * leadership change), {@code interrupted-delete/<broker id>-<segment id>}. It waits until the
+     * file is removed (or {@code segscan.stall.max.ms}) whatever the interrupt, then goes on with
+     * the interrupt consumed, so the old leader's expiration pass goes on past the move, as it
+     * does when its store call ends normally, and leaves {@code released-delete/<broker
+     * id>-<segment id>}: the test's event that it did.
+     */
+    public static void maybeStallDelete(int brokerId, String tp, String segmentId, String what) throws IOException {
+        Path dir = dir();
+        if (dir == null) return;
+        Path ctl = dir.resolve("stall-delete." + brokerId);
+        List<String> rules;
+        try {
+            rules = Files.readAllLines(ctl, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return;   // no stall file for this broker: delete at once
+        }
+        List<String> parts = new ArrayList<>();
+        for (String l : rules) {
+            l = l.trim();
+            if (l.startsWith("partition=")) parts.add(l.substring(10));
+        }
+        if (!parts.isEmpty() && !parts.contains(tp)) return;
+        String name = brokerId + "-" + segmentId;
+        Path marker = dir.resolve("stalled-delete").resolve(name);
+        Files.createDirectories(marker.getParent());
+        Files.write(marker, what.getBytes(StandardCharsets.UTF_8));
+        long deadline = System.currentTimeMillis() + Long.getLong("segscan.stall.max.ms", 20 * 60_000L);
+        boolean interrupted = false;
+        try {
+            while (Files.exists(ctl) && System.currentTimeMillis() < deadline) {
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    if (!interrupted) {
+                        Files.createDirectories(dir.resolve("interrupted-delete"));
+                        Files.write(dir.resolve("interrupted-delete").resolve(name), what.getBytes(StandardCharsets.UTF_8));
+                    }
+                    interrupted = true;
+                }
+            }
+        } finally {
+            Files.deleteIfExists(marker);
+        }
+        Files.createDirectories(dir.resolve("released-delete"));
+        Files.write(dir.resolve("released-delete").resolve(name),
+                (what + (interrupted ? " (interrupted while held)" : "")).getBytes(StandardCharsets.UTF_8));
+    }
 }
