@@ -49,13 +49,14 @@ static const char WHY_DSS_RELEASE[] =
 
 /* null; unknown: for want of an input (not "does not apply": not tiered, no such gauge, a
  * follower's row) */
-static void set_null(struct ss_eval *ev, const char *why, bool unknown)
+static int set_null(struct ss_eval *ev, const char *why, bool unknown)
 {
 	ev->delete_lag_null = true;
 	ev->delete_lag_unknown = unknown;
 	ev->delete_lag_why = why;
 	ev->delete_lag_segments = 0;
 	ev->delete_lag_bytes = 0;
+	return 0;
 }
 
 static bool epochs_known(const struct ss_part *p)
@@ -223,15 +224,15 @@ int ss_eval_delete_lag(struct ss_evctx *x)
 	struct ss_eval *ev = x->ev;
 
 	if (in->metadata_log || !ev->tiered)
-		return set_null(ev, WHY_NOT_TIERED, false), 0;
+		return set_null(ev, WHY_NOT_TIERED, false);
 	if (ss_eval_release_before(in, 3, 7) == SS_AFFECTED)
-		return set_null(ev, WHY_NO_GAUGE, false), 0;
+		return set_null(ev, WHY_NO_GAUGE, false);
 	if (ev->role == SS_ROLE_FOLLOWER)
-		return set_null(ev, WHY_FOLLOWER, false), 0;
+		return set_null(ev, WHY_FOLLOWER, false);
 	if (ev->remote_unknown || !ev->seeded)
-		return set_null(ev, WHY_REMOTE, true), 0;
+		return set_null(ev, WHY_REMOTE, true);
 	if (ev->total.unknown)
-		return set_null(ev, ev->total.reason ? ev->total.reason : "retention unknown", true), 0;
+		return set_null(ev, ev->total.reason ? ev->total.reason : "retention unknown", true);
 
 	if (!any_live(x->remote)) {
 		ev->delete_lag_segments = 0;
@@ -240,7 +241,7 @@ int ss_eval_delete_lag(struct ss_evctx *x)
 		return 0;
 	}
 	if (!epochs_known(in->part))
-		return set_null(ev, WHY_EPOCHS, true), 0;
+		return set_null(ev, WHY_EPOCHS, true);
 
 	struct lag l = { 0, 0 };
 	retention_part(x, &l);
@@ -256,7 +257,7 @@ int ss_eval_delete_lag(struct ss_evctx *x)
 		break;
 	default:
 		if (pre40.segments != post40.segments)
-			return set_null(ev, WHY_DSS_RELEASE, true), 0;
+			return set_null(ev, WHY_DSS_RELEASE, true);
 		break;
 	}
 	l.segments += pre40.segments;
