@@ -495,6 +495,19 @@ def damage(kind, bucket, prefix, plan, st, srcdirs, spec):
         k = [k for k in s['objects'] if k.endswith('.log')][0]
         curl('PUT', '/%s/%s%s' % (bucket, prefix, k), base64.b64decode(s['objects'][k])[:-1])
         add(spec, s['partition'], 'REMOTE_SIZE_MISMATCH', s['segment_id'])
+        # and, on another partition, a manifest whose originalFileSize is not the metadata's
+        # size (its chunk index consistent with the .log object: only the metadata disagrees)
+        m = [x for x in plan if x['partition'] != s['partition'] and x['mode'] == 'plain'][0]
+        k = [k for k in m['objects'] if k.endswith('.rsm-manifest')][0]
+        man = json.loads(base64.b64decode(m['objects'][k]))
+        ci = man['chunkIndex']
+        ci['originalFileSize'] += 1
+        n = -(-ci['originalFileSize'] // ci['originalChunkSize'])
+        ci['finalTransformedChunkSize'] = m['stored_log'] - (n - 1) * ci['transformedChunkSize']
+        if not 0 <= ci['finalTransformedChunkSize'] <= ci['transformedChunkSize']:
+            sys.exit('the manifest of %s cannot be made consistent with its .log' % m['segment_id'])
+        curl('PUT', '/%s/%s%s' % (bucket, prefix, k), json.dumps(man).encode())
+        add(spec, m['partition'], 'REMOTE_SIZE_MISMATCH', m['segment_id'])
         return []
     if kind == 'missing':
         # a segment's .indexes gone (the RSM reads every index through it)

@@ -25,7 +25,8 @@
  *   aiven_clean  the aiven layout in versitygw, objects written by the test from the layout's
  *                rules with Kafka's bytes for Kafka's finished segments, .log objects plain,
  *                zstd-compressed, AES-GCM-encrypted or both: no finding, the totals = the listing
- *   aiven_mismatch  a transformed .log one byte short: REMOTE_SIZE_MISMATCH for that id only
+ *   aiven_mismatch  a transformed .log one byte short, a manifest's originalFileSize not the
+ *                metadata's: REMOTE_SIZE_MISMATCH for those two ids only
  *   aiven_missing   a .indexes object deleted: MISSING_REMOTE_OBJECT naming that key
  *   aiven_orphan    a fileset under a new id, one of a DELETE_SEGMENT_FINISHED id: orphans
  *   aiven_torn      .log and .indexes without the manifest, a new id: TORN_REMOTE_UPLOAD
