@@ -282,8 +282,11 @@ verdict horizon_time "$hz"
 # Nothing is written to sized-0 in the horizon (the forecast's assumption); sized-1 is written at a
 # known rate meanwhile. ----
 node_of() { jget "$H" "[n['$2'] for n in d['nodes'] if n['id'] == $1][0]"; }
-seg_listing() { # NODE PARTITION-DIR: "BASE_OFFSET SIZE" per .log file, oldest first
-    (cd "$(node_of "$1" log_dir)/$2" && for f in $(ls | grep '\.log$' | sort); do echo "$((10#${f%.log})) $(stat -c %s "$f")"; done)
+seg_listing() { # NODE PARTITION-DIR: "BASE_OFFSET SIZE" per .log file, oldest first (a file
+    # Kafka deletes between the listing and its stat is left out: it is gone)
+    (cd "$(node_of "$1" log_dir)/$2" && for f in $(ls | grep '\.log$' | sort); do
+        sz=$(stat -c %s "$f" 2>/dev/null) && echo "$((10#${f%.log})) $sz"
+    done)
 }
 hs=""
 HS=30000

@@ -87,6 +87,9 @@ man)
 	grep -oE '(^|[^:a-z_])segscan_[a-z0-9_]+' "$tmp/metrics.txt" | sed 's/^[^s]*//' | sort -u |
 	while read -r m; do
 		case $m in segscan_phantom_* | segscan_kafka_20732_* | segscan_scan_age_*) continue ;; esac
+		# only with --broker-metrics (issue 27), which this fixture's scans do not give:
+		# test_out and test_phantom_delete_lag hold those series
+		case $m in segscan_broker_delete_lag_* | segscan_broker_topic_findings) continue ;; esac
 		grep -qx -- "$m" "$tmp/families" || fail "segscan-metrics.7 documents $m, which no exposition has"
 	done
 	echo "operate.sh man: ok ($(ls man/*.[1-9] | wc -l) pages, $(wc -l <"$tmp/families") families)"

@@ -403,20 +403,38 @@ static void test_tiered_time_retention(void **state)
 	struct fx f;
 	tiered_setup(&f);
 	static const char *const ids[] = { "r1", "r2", "r3" };
-	static const struct { int64_t limit; uint32_t n; } cases[] = {
-		{ 8000, 1 },    /* cutoff 2000: 1000 < 2000, 2000 < 2000 is false */
-		{ 7999, 2 },    /* cutoff 2001 */
-		{ 7000, 2 },    /* cutoff 3000: 3000 < 3000 false */
-		{ 6999, 3 },
-		{ 9000, 0 },    /* cutoff 1000 */
-		{ 10001, 0 },   /* cutoff < 0: later Kafka skips */
+	/* 4.3.0 and later: maxTimestampMs < cleanupUntilMs; before 4.3: <= (n42) */
+	static const struct { int64_t limit; uint32_t n, n42; } cases[] = {
+		{ 8000, 1, 2 },    /* cutoff 2000: 1000 < 2000, 2000 < 2000 is false (2000 <= 2000 is true) */
+		{ 7999, 2, 2 },    /* cutoff 2001 */
+		{ 7000, 2, 3 },    /* cutoff 3000: 3000 < 3000 false */
+		{ 6999, 3, 3 },
+		{ 9000, 0, 1 },    /* cutoff 1000 */
+		{ 10001, 0, 0 },   /* cutoff < 0: 4.0 and later skip (earlier: no max timestamp is negative) */
 	};
+	struct ss_eval_release r431 = { .known = true, .v = { 4, 3, 1 } }, r42 = { .known = true, .v = { 4, 2, 0 } };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		f.cfg.retention_ms = cases[i].limit;
+		f.in.release = &r431;
 		struct ss_eval *ev = fx_eval(&f);
 		assert_int_equal(ev->time.limit, cases[i].limit);
 		expect_remote_deletes(&ev->time, ids, cases[i].n, 100 * cases[i].n, 100 * (int64_t)cases[i].n);
+		f.in.release = &r42;
+		ev = fx_eval(&f);
+		expect_remote_deletes(&ev->time, ids, cases[i].n42, 100 * cases[i].n42, 100 * (int64_t)cases[i].n42);
+		/* the release unknown: known where both readings agree, unknown where a segment
+		 * sits on the cutoff */
+		f.in.release = NULL;
+		ev = fx_eval(&f);
+		if (cases[i].n == cases[i].n42) {
+			expect_remote_deletes(&ev->time, ids, cases[i].n, 100 * cases[i].n, 100 * (int64_t)cases[i].n);
+		} else {
+			assert_false(ev->time.evaluated);
+			assert_true(ev->time.unknown);
+			assert_non_null(strstr(ev->time.reason, "4.3.0"));
+		}
 	}
+	f.in.release = &r431;
 	f.cfg.retention_ms = -1;
 	struct ss_eval *ev = fx_eval(&f);
 	assert_false(ev->time.evaluated);
@@ -1179,6 +1197,8 @@ static void test_retention_total(void **state)
 	(void)state;
 	struct fx f;
 	tiered_setup(&f);
+	struct ss_eval_release r431 = { .known = true, .v = { 4, 3, 1 } };   /* time retention's strict < */
+	f.in.release = &r431;
 	/* size takes r1 (breach 100), time takes r1 and r2 (cutoff 2001): two distinct */
 	f.cfg.retention_bytes = 250;
 	f.cfg.retention_ms = 7999;

@@ -50,6 +50,10 @@ struct rowspec {
 	int64_t     only_bytes;
 };
 
+/* report() writes delete_lag (issue 27) when set: { rsegs, rbytes } on the leader's row, null
+ * on a follower's; when clear no delete_lag key, as a report from before it existed. */
+static bool g_delete_lag;
+
 /* A scan's json report (the fields the merge reads, as the scan writes them). */
 static char *report(const char *cluster, const char *version, int node, const struct rowspec *rows, int n)
 {
@@ -77,6 +81,13 @@ static char *report(const char *cluster, const char *version, int node, const st
 								     "size_bytes", (json_int_t)s->lag_bytes));
 		}
 		json_object_set_new(o, "broker_copy_lag", json_pack("{s:i, s:i}", "segments", 0, "size_bytes", 0));
+		/* as a scan writes it: the leader's row only (a follower's is null) */
+		if (g_delete_lag)
+			json_object_set_new(o, "delete_lag",
+					    s->remote_unknown || (s->node ? s->node : node) != s->leader
+						    ? json_null()
+						    : json_pack("{s:I, s:I}", "segments", (json_int_t)s->rsegs, "size_bytes",
+								(json_int_t)s->rbytes));
 		if (s->replicas[0]) {
 			json_t *r = json_array();
 			for (int k = 0; k < 4 && s->replicas[k]; k++)
@@ -225,6 +236,55 @@ static void test_rf2_counted_once(void **state)
 	assert_int_equal(m.c.total.replica_size_bytes.v, 10100);
 	assert_int_equal(m.c.total.replicas, 2);
 	assert_int_equal(p->n_findings, 0);
+	merged_free(&m);
+}
+
+/* delete_lag (issue 27): the leader's row's, each partition once whatever the replication
+ * factor; a report that predates the field (no delete_lag key) leaves it unknown. */
+static void test_delete_lag(void **state)
+{
+	(void)state;
+	struct rowspec b[3][2];
+	for (int n = 0; n < 3; n++) {
+		b[n][0] = (struct rowspec){ "t", 0, 0, { 1, 2, 3 }, 1, 1000, false, 3, 300, 39, 0, 0, 5 };
+		b[n][1] = (struct rowspec){ "t", 1, 0, { 3, 1, 2 }, 3, 2000, false, 2, 200, 9, 0, 0, 6 };
+	}
+	g_delete_lag = true;
+	char *t[] = { report(CID, "0.1.0", 1, b[0], 2), report(CID, "0.1.0", 2, b[1], 2),
+		      report(CID, "0.1.0", 3, b[2], 2) };
+	struct merged m;
+	merge_texts(&m, t, 3);
+	assert_int_equal(m.rc, 0);
+	const struct ss_cpart *p = part(&m.c, "t", 0);
+	assert_true(p->delete_lag.known);
+	assert_int_equal(p->delete_lag.segments, 3);
+	assert_int_equal(p->delete_lag.bytes, 300);
+	assert_true(m.c.total.delete_lag_segments.known);
+	assert_int_equal(m.c.total.delete_lag_segments.v, 3 + 2);   /* not 3 * (3 + 2) */
+	assert_int_equal(m.c.total.delete_lag_bytes.v, 500);
+	assert_int_equal(m.c.topics[0].delete_lag_segments.v, 5);
+	/* and the cluster report carries it */
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(ss_out_cluster_json(&m.c, f, false), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "\"delete_lag\":{\"segments\":3,\"size_bytes\":300}"));
+	assert_non_null(strstr(out, "\"delete_lag_segments\":5"));
+	free(out);
+	merged_free(&m);
+
+	/* node 3's report is older: partition 1's leader row has no delete_lag */
+	char *t2[3];
+	t2[0] = report(CID, "0.1.0", 1, b[0], 2);
+	t2[1] = report(CID, "0.1.0", 2, b[1], 2);
+	g_delete_lag = false;
+	t2[2] = report(CID, "0.1.0", 3, b[2], 2);
+	merge_texts(&m, t2, 3);
+	assert_int_equal(m.rc, 0);
+	assert_false(part(&m.c, "t", 1)->delete_lag.known);
+	assert_false(m.c.total.delete_lag_segments.known);
 	merged_free(&m);
 }
 
@@ -1009,6 +1069,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rf1),
 		cmocka_unit_test(test_rf2_counted_once),
+		cmocka_unit_test(test_delete_lag),
 		cmocka_unit_test(test_rf3),
 		cmocka_unit_test(test_disagreeing_replicas),
 		cmocka_unit_test(test_missing_leader),

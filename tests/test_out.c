@@ -106,6 +106,7 @@ static struct ss_eval ev_tiered = {
 static struct ss_eval ev_unseeded = {
 	.log_start_offset = 0, .log_end_offset = 0, .size_bytes = 0, .remote_storage = 1, .tiered = true,
 	.only_local_null = true, .copy_lag_null = true, .remote_state_unknown = true, .remote_unknown = true,
+	.delete_lag_null = true, .delete_lag_unknown = true,
 	.here = -1,
 	.size = { .evaluated = false, .reason = NULL, .limit = -1 },
 	.time = { .evaluated = false, .reason = "not seeded", .limit = 604800000 },
@@ -118,6 +119,7 @@ static int64_t del_plain[] = { 0 };
 static struct ss_eval ev_plain = {
 	.log_start_offset = 0, .log_end_offset = 10, .size_bytes = 100, .remote_storage = 0,
 	.only_local_segments = 1, .only_local_bytes = 100, .copy_lag_null = true, .broker_copy_lag_null = true,
+	.delete_lag_null = true,
 	.size = { .evaluated = true, .limit = -1, .total_bytes = 100 },
 	.time = { .evaluated = true, .limit = 1000, .n_delete = 1, .delete_bytes = 100, .delete_offsets = del_plain },
 	.local = { .evaluated = false, .reason = "not tiered", .limit = -1 },
@@ -743,7 +745,8 @@ static void test_table(void **state)
 	assert_non_null(strstr(hdr, "  TOPIC  "));
 #define LD_A "/data/a               "
 #define LD_W "/data/we\"ird\\dir\\x0ax "
-	/* orders-1 has unknown remote state: '?' in ONLY-LOCAL, REMOTE, COPY LAG and RETENTION */
+	/* orders-1 has unknown remote state: '?' in ONLY-LOCAL, REMOTE, COPY LAG, DELETE LAG and
+	 * RETENTION */
 	char *unk = strstr(out, "\n" LD_W "orders                               1 ");
 	assert_non_null(unk);
 	char ul[400];
@@ -751,7 +754,7 @@ static void test_table(void **state)
 	int q = 0;
 	for (char *c = ul; (c = strstr(c, " ? ")); c++)
 		q++;
-	assert_int_equal(q, 4);
+	assert_int_equal(q, 5);
 	char *o0 = line_of(out, LD_A "orders  "), *pl = line_of(out, LD_A "plain "), *br = line_of(out, LD_A "zbroken ");
 	assert_non_null(o0);
 	assert_non_null(pl);
@@ -768,6 +771,7 @@ static void test_table(void **state)
 	expect_column(hdr, o0, "REMOTE", "1 seg/1000 B ");
 	expect_column(hdr, o0, "COPY LAG", "0 ");
 	expect_column(hdr, o0, "BROKER SAYS", "1 seg/1000 B ");
+	expect_column(hdr, o0, "DELETE LAG", "0 ");
 	expect_column(hdr, o0, "RETENTION", "remote: 1 seg/1000 B ");
 	/* each code once, in order of first appearance */
 	expect_column(hdr, o0, "FINDINGS", "REMOTE_DANGLING,COPY_LAG_MISREPORTED");
@@ -775,10 +779,12 @@ static void test_table(void **state)
 	expect_column(hdr, o1l, "ONLY-LOCAL", "? ");   /* REMOTE_STATE_UNKNOWN: unknown, not local-only */
 	expect_column(hdr, o1l, "REMOTE", "? ");
 	expect_column(hdr, o1l, "COPY LAG", "? ");
+	expect_column(hdr, o1l, "DELETE LAG", "? ");
 	expect_column(hdr, o1l, "RETENTION", "? ");   /* its local retention is unknown */
 	expect_column(hdr, o1l, "FINDINGS", "-");
 	expect_column(hdr, pl, "REMOTE", "- ");
 	expect_column(hdr, pl, "BROKER SAYS", "- ");
+	expect_column(hdr, pl, "DELETE LAG", "- ");
 	expect_column(hdr, pl, "RETENTION", "1 seg/100 B ");  /* not tiered: no "remote: " */
 	expect_column(hdr, br, "RETENTION", "nothing due ");
 	/* its read errors, counted where the findings are (spelled out under "Could not read") */
@@ -985,9 +991,10 @@ static void test_table_fit(void **state)
 		CAPTURE(full, ss_out_table_fit(&r, f, 0, true));
 		char *fh = header_of(full);
 		/* the full table: every column, the whole name, the whole path */
-		for (int c = 0; c < 10; c++) {
+		for (int c = 0; c < 11; c++) {
 			static const char *const all[] = { "TOPIC", "PART", "SEGS", "LOCAL", "ONLY-LOCAL", "REMOTE",
-							   "COPY LAG", "BROKER SAYS", "RETENTION", "FINDINGS" };
+							   "COPY LAG", "BROKER SAYS", "DELETE LAG", "RETENTION",
+							   "FINDINGS" };
 			assert_true(has_col(fh, all[c]));
 		}
 		assert_int_equal(!strncmp(fh, "LOG DIR ", 8), nld == 2);
@@ -1024,6 +1031,7 @@ static void test_table_fit(void **state)
 				if (w <= 80) {
 					assert_false(has_col(h, "SEGS"));
 					assert_false(has_col(h, "BROKER SAYS"));
+					assert_false(has_col(h, "DELETE LAG"));
 					assert_false(has_col(h, "RETENTION"));
 				}
 				if (w == 60) {
@@ -1031,9 +1039,9 @@ static void test_table_fit(void **state)
 					assert_false(has_col(h, "REMOTE"));
 				}
 				/* and always in that order: what is gone is a prefix of it */
-				static const char *const order[] = { "SEGS", "BROKER SAYS", "RETENTION", "ONLY-LOCAL",
-								     "REMOTE" };
-				for (int o = 1; o < 5; o++)
+				static const char *const order[] = { "SEGS", "BROKER SAYS", "DELETE LAG", "RETENTION",
+								     "ONLY-LOCAL", "REMOTE" };
+				for (int o = 1; o < 6; o++)
 					if (!has_col(h, order[o]) && has_col(h, order[o - 1]))
 						fail_msg("%s at %u: %s dropped before %s", what, w, order[o], order[o - 1]);
 				if (w == 120)
@@ -1456,12 +1464,69 @@ static void test_table_hidden_columns(void **state)
 	assert_null(strstr(out, "hidden"));
 	free(out);
 	CAPTURE(out, ss_out_table_fit(&r, f, 80, true));
-	assert_non_null(strstr(out, "\n  table: SEGS, BROKER SAYS and RETENTION hidden to fit 80 columns"));
+	assert_non_null(strstr(out, "\n  table: SEGS, BROKER SAYS, DELETE LAG and RETENTION hidden to fit 80 columns"));
 	lines_fit(out, 80, "hidden");
 	free(out);
 	CAPTURE(out, ss_out_table_fit(&r, f, 60, true));
-	assert_non_null(strstr(out, "\n  table: SEGS, ONLY-LOCAL, REMOTE, BROKER SAYS and RETENTION\n"));
-	assert_non_null(strstr(out, "hidden, COPY LAG in bytes only to fit 60 columns"));
+	assert_non_null(strstr(out, "\n  table: SEGS, ONLY-LOCAL, REMOTE, BROKER SAYS, DELETE LAG\n"));
+	assert_non_null(strstr(out, "and RETENTION hidden, COPY LAG in bytes only to fit\n      60 columns"));
+	free(out);
+}
+
+/* --broker-metrics (issue 27): a broker's per-topic delete-lag gauges and PHANTOM_DELETE_LAG
+ * sit in summary.broker_topics, in their own prom series (topic and node_id, no partition)
+ * and in the table's findings, never on a partition's row. */
+static void test_broker_topics(void **state)
+{
+	(void)state;
+	struct ss_finding fd = { .code = "PHANTOM_DELETE_LAG", .ref = "KAFKA-21098", .message = "node 1's gauge",
+				 .has_amount = true, .segments = 3, .bytes = 300 };
+	struct ss_topic_dellag td[2] = {
+		{ .topic = "orders", .node_id = 1, .broker_known = true, .broker_segments = 3, .broker_bytes = 300,
+		  .known = true, .led = 0, .findings = &fd, .n_findings = 1 },
+		{ .topic = "plain", .node_id = 1, .why = "no metadata log" },
+	};
+	struct ss_results r = view();
+	r.topic_dellag = td;
+	r.n_topic_dellag = 2;
+	char *out = NULL;
+	CAPTURE(out, ss_out_json(&r, f, false));
+	json_t *j = load(out);
+	json_t *bt = json_object_get(json_object_get(j, "summary"), "broker_topics");
+	assert_int_equal(json_array_size(bt), 2);
+	json_t *o = json_array_get(bt, 0);
+	assert_string_equal(json_string_value(json_object_get(o, "topic")), "orders");
+	assert_int_equal(json_integer_value(json_object_get(o, "node_id")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "broker_delete_lag"), "segments")), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "delete_lag"), "size_bytes")), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "led_partitions")), 0);
+	json_t *f0 = json_array_get(json_object_get(o, "findings"), 0);
+	assert_string_equal(json_string_value(json_object_get(f0, "code")), "PHANTOM_DELETE_LAG");
+	o = json_array_get(bt, 1);
+	assert_true(json_is_null(json_object_get(o, "broker_delete_lag")));
+	assert_true(json_is_null(json_object_get(o, "delete_lag")));
+	assert_string_equal(json_string_value(json_object_get(o, "delete_lag_reason")), "no metadata log");
+	/* counted among the findings, once */
+	json_int_t nf = json_integer_value(json_object_get(json_object_get(j, "summary"), "findings"));
+	json_decref(j);
+	free(out);
+	struct ss_results r0 = view();
+	CAPTURE(out, ss_out_json(&r0, f, false));
+	j = load(out);
+	assert_int_equal(nf, json_integer_value(json_object_get(json_object_get(j, "summary"), "findings")) + 1);
+	assert_null(json_object_get(json_object_get(j, "summary"), "broker_topics"));
+	json_decref(j);
+	free(out);
+
+	CAPTURE(out, ss_out_prom(&r, f));
+	assert_non_null(strstr(out, "\nsegscan_broker_delete_lag_segments{topic=\"orders\",node_id=\"1\"} 3\n"));
+	assert_non_null(strstr(out, "\nsegscan_broker_delete_lag_bytes{topic=\"orders\",node_id=\"1\"} 300\n"));
+	assert_null(strstr(out, "segscan_broker_delete_lag_segments{topic=\"plain\""));
+	assert_non_null(strstr(out, "\nsegscan_broker_topic_findings{topic=\"orders\",node_id=\"1\",code=\"PHANTOM_DELETE_LAG\"} 1\n"));
+	free(out);
+
+	CAPTURE(out, ss_out_table(&r, f));
+	assert_non_null(strstr(out, "\n  orders (node 1)  PHANTOM_DELETE_LAG (KAFKA-21098): node 1's gauge\n"));
 	free(out);
 }
 
@@ -1487,6 +1552,7 @@ int main(void)
 		cmocka_unit_test(test_summary_replicas_once),
 		cmocka_unit_test(test_table_newlines),
 		cmocka_unit_test(test_table_hidden_columns),
+		cmocka_unit_test(test_broker_topics),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

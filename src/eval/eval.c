@@ -941,6 +941,8 @@ int ss_eval_partition(const struct ss_eval_input *in, struct ss_eval **out)
 	} else if ((e = ss_eval_retention(&x))) {
 		goto fail;
 	}
+	if ((e = ss_eval_delete_lag(&x)))
+		goto fail;
 	if ((e = eval_local_findings(&x)))
 		goto fail;
 	if ((e = ss_eval_health(&x)))

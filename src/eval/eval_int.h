@@ -23,6 +23,10 @@ int ss_eval_retention(struct ss_evctx *x);
 /* Fills ev->total from ev->size, time and local (ss_eval_retention does it too). */
 void ss_eval_retention_total(struct ss_eval *ev);
 
+/* dellag.c: ev->delete_lag_* from the remote state and retention's remote deletions (after
+ * ss_eval_retention). 0 or -ENOMEM. */
+int ss_eval_delete_lag(struct ss_evctx *x);
+
 /* eval.c */
 /* What a finding states besides its message (the fields of struct ss_finding). */
 struct ss_finding_spec {

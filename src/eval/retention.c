@@ -8,8 +8,9 @@
  *
  * new_log_start_offset is the highest end_offset + 1 among the deleted segments (a
  * remote segment list can overlap), never below the current log start offset (Kafka
- * only ever raises it). Remote time retention follows later Kafka: strict
- * max_timestamp_ms < now - retention.ms, and nothing when now - retention.ms < 0.
+ * only ever raises it). Remote time retention follows the broker's release: max_timestamp_ms
+ * <= now - retention.ms before 4.3, < from 4.3.0 (unknown when the release leaves it open
+ * and a segment sits on the cutoff), and nothing when now - retention.ms < 0.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -208,15 +209,39 @@ static uint32_t remote_size_walk(const struct ss_evctx *x, int64_t breach)
 	return k;
 }
 
-static uint32_t remote_time_walk(const struct ss_evctx *x, int64_t limit_ms)
+/* How many fin[] remote time retention takes with the cutoff inclusive (releases before 4.3:
+ * maxTimestampMs() <= cleanupUntilMs) or strict (4.3.0 and later: <). */
+static uint32_t remote_time_count(const struct ss_evctx *x, __int128 cutoff, bool inclusive)
 {
-	__int128 cutoff = (__int128)x->in->now_ms - limit_ms;
-	if (cutoff < 0)
-		return 0;
 	uint32_t k = 0;
-	while (k < x->n_fin && (__int128)x->fin[k]->max_timestamp_ms < cutoff)
+	while (k < x->n_fin && ((__int128)x->fin[k]->max_timestamp_ms < cutoff ||
+				(inclusive && (__int128)x->fin[k]->max_timestamp_ms == cutoff)))
 		k++;
 	return k;
+}
+
+static const char WHY_TIME_BOUNDARY[] =
+	"the broker's release is unknown, and a remote segment's max timestamp is exactly now - retention.ms: Kafka "
+	"3.6.0 to 4.2 delete it (maxTimestampMs <= cutoff), 4.3.0 and later keep it (<)";
+
+/* Remote time retention (RLMExpirationTask's isSegmentBreachedByRetentionTime): how many
+ * fin[] go; *why set (the count unknown) when the release leaves the boundary open and a
+ * segment sits on it. A cutoff before the epoch deletes nothing (4.0 and later check it;
+ * earlier releases would delete only a segment with a negative max timestamp). */
+static uint32_t remote_time_walk(const struct ss_evctx *x, int64_t limit_ms, const char **why)
+{
+	__int128 cutoff = (__int128)x->in->now_ms - limit_ms;
+	*why = NULL;
+	if (cutoff < 0)
+		return 0;
+	enum ss_affect before43 = ss_eval_release_before(x->in, 4, 3);
+	uint32_t strict = remote_time_count(x, cutoff, false);
+	if (before43 == SS_NOT_AFFECTED)
+		return strict;
+	uint32_t incl = remote_time_count(x, cutoff, true);
+	if (before43 == SS_AFFECT_UNKNOWN && incl != strict)
+		*why = WHY_TIME_BOUNDARY;
+	return incl;
 }
 
 /* Local walks: `uploaded_only` limits them to segments already in remote storage. *unk:
@@ -590,9 +615,15 @@ static int tiered_retention(struct ss_evctx *x)
 	} else if (ev->remote_unknown && (__int128)x->in->now_ms - cfg->retention_ms >= 0) {
 		unknown(r, ev->seeded ? WHY_REMOTE_UNKNOWN : "unseeded", cfg->retention_ms);
 	} else {
-		r->evaluated = true;
-		if ((e = take_remote(x, r, remote_time_walk(x, cfg->retention_ms))))
-			return e;
+		const char *bwhy;
+		uint32_t k = remote_time_walk(x, cfg->retention_ms, &bwhy);
+		if (bwhy) {
+			unknown(r, bwhy, cfg->retention_ms);
+		} else {
+			r->evaluated = true;
+			if ((e = take_remote(x, r, k)))
+				return e;
+		}
 	}
 
 	/* KAFKA-20732: only where the broker's release can run size retention unseeded, and on

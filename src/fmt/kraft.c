@@ -104,24 +104,34 @@ static int rd_uuid(struct kr *r, uint8_t out[16])
 	return 0;
 }
 
-/* Compact string; the generated code refuses one longer than Short.MAX_VALUE. */
-static int rd_str(struct kr *r, struct ss_kstr *s, bool nullable)
+/* A compact length (N+1, 0 for null): *n, or -1 for a null the field allows. */
+static int rd_compact_len(struct kr *r, bool nullable, int64_t *n)
 {
 	uint32_t u;
 	int rc = rd_uvarint(r, &u);
 	if (rc)
 		return rc;
-	if (u == 0) {
-		if (!nullable)
-			return SEGSCAN_ESCHEMA;
+	if (u == 0 && !nullable)
+		return SEGSCAN_ESCHEMA;
+	*n = (int64_t)u - 1;
+	return 0;
+}
+
+/* Compact string; the generated code refuses one longer than Short.MAX_VALUE. */
+static int rd_str(struct kr *r, struct ss_kstr *s, bool nullable)
+{
+	int64_t n;
+	int rc = rd_compact_len(r, nullable, &n);
+	if (rc)
+		return rc;
+	if (n < 0) {
 		s->p = NULL;
 		s->len = -1;
 		return 0;
 	}
-	uint32_t n = u - 1;
 	if (n > 0x7fff)
 		return SEGSCAN_ESCHEMA;
-	if (n > left(r))
+	if ((uint64_t)n > left(r))
 		return SEGSCAN_ETRUNC;
 	s->p = (const char *)r->p;
 	s->len = (int32_t)n;
@@ -132,19 +142,16 @@ static int rd_str(struct kr *r, struct ss_kstr *s, bool nullable)
 /* Compact array of fixed-size elements. */
 static int rd_arr(struct kr *r, struct ss_karr *a, size_t elem, bool nullable)
 {
-	uint32_t u;
-	int rc = rd_uvarint(r, &u);
+	int64_t n;
+	int rc = rd_compact_len(r, nullable, &n);
 	if (rc)
 		return rc;
-	if (u == 0) {
-		if (!nullable)
-			return SEGSCAN_ESCHEMA;
+	if (n < 0) {
 		a->p = NULL;
 		a->n = -1;
 		return 0;
 	}
-	uint64_t n = u - 1;
-	if (n * elem > left(r))
+	if ((uint64_t)n * elem > left(r))
 		return SEGSCAN_ETRUNC;
 	a->p = r->p;
 	a->n = (int32_t)n;

@@ -254,7 +254,8 @@ static int parse_row(struct rctx *c, json_t *o, int64_t summary_node, struct ss_
 		return r;
 	if ((r = get_remote(c, o, w)) || (r = get_pair(c, o, "only_local", &w->only_local)) ||
 	    (r = get_pair(c, o, "copy_lag", &w->copy_lag)) ||
-	    (r = get_pair(c, o, "broker_copy_lag", &w->broker_copy_lag)) || (r = get_assignment(c, o, w)) ||
+	    (r = get_pair(c, o, "broker_copy_lag", &w->broker_copy_lag)) ||
+	    (r = get_pair(c, o, "delete_lag", &w->delete_lag)) || (r = get_assignment(c, o, w)) ||
 	    (r = get_arr_len(c, o, "findings", &w->n_findings)) || (r = get_arr_len(c, o, "errors", &w->n_errors)))
 		return r;
 	return 0;

@@ -44,6 +44,7 @@ struct ss_rep_row {
 	char    *remote_source;    /* NULL: null */
 	int64_t  remote_segments, remote_bytes, dangling_segments, dangling_bytes;
 	struct ss_rep_pair only_local, copy_lag, broker_copy_lag;
+	struct ss_rep_pair delete_lag;   /* absent in reports before issue 27: unknown */
 	/* assignment: { replicas, isr, leader, leader_epoch }, or null */
 	bool     has_assignment;
 	int32_t *replicas;

@@ -45,6 +45,7 @@ void segscan_scan_free(segscan_scan *s)
 	if (!s)
 		return;
 	ss_store_job_free(s);   /* first: its thread (joined by now) read the remote state */
+	ss_scan_dellag_free(s);
 	for (uint32_t i = 0; i < s->cat.n_parts; i++)
 		if (s->cat.parts[i].eval)
 			ss_eval_free(s->cat.parts[i].eval);

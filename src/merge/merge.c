@@ -446,6 +446,7 @@ static int merge_part(struct ss_cluster *c, struct ss_cpart *p, const struct ref
 		p->copy_lag = lw->copy_lag;
 		p->broker_copy_lag = lw->broker_copy_lag;
 		p->only_local = lw->only_local;
+		p->delete_lag = lw->delete_lag;   /* the leader runs the expiration task */
 	}
 	return 0;
 }
@@ -464,7 +465,7 @@ static void total_init(struct ss_ctotal *t, const char *topic)
 	t->topic = topic;
 	struct ss_cval *v[] = { &t->remote_segments, &t->remote_bytes, &t->dangling_segments, &t->dangling_bytes,
 				&t->copy_lag_segments, &t->copy_lag_bytes, &t->only_local_bytes,
-				&t->replica_size_bytes };
+				&t->delete_lag_segments, &t->delete_lag_bytes, &t->replica_size_bytes };
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		v[i]->known = true;
 }
@@ -484,6 +485,12 @@ static void total_add(struct ss_ctotal *t, const struct ss_cpart *p)
 	if (!tiered_off || p->copy_lag.known) {
 		val_add(&t->copy_lag_segments, p->copy_lag.known, p->copy_lag.segments);
 		val_add(&t->copy_lag_bytes, p->copy_lag.known, p->copy_lag.bytes);
+	}
+	/* the same for the delete lag: a tiered partition (or one that may be) needs its
+	 * leader's row's; each partition once, whatever its replication factor */
+	if (!tiered_off || p->delete_lag.known) {
+		val_add(&t->delete_lag_segments, p->delete_lag.known, p->delete_lag.segments);
+		val_add(&t->delete_lag_bytes, p->delete_lag.known, p->delete_lag.bytes);
 	}
 	val_add(&t->only_local_bytes, p->only_local.known, p->only_local.bytes);
 	/* the disk: every assigned replica's size, so every one must be in a report (the
@@ -506,7 +513,7 @@ static void total_unknown(struct ss_ctotal *t)
 {
 	struct ss_cval *v[] = { &t->remote_segments, &t->remote_bytes, &t->dangling_segments, &t->dangling_bytes,
 				&t->copy_lag_segments, &t->copy_lag_bytes, &t->only_local_bytes,
-				&t->replica_size_bytes };
+				&t->delete_lag_segments, &t->delete_lag_bytes, &t->replica_size_bytes };
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		*v[i] = (struct ss_cval){ 0 };
 }

@@ -70,6 +70,7 @@ struct ss_cpart {
 	int64_t             remote_segments, remote_bytes, dangling_segments, dangling_bytes;
 	/* the leader's (unknown without a leader's row) */
 	struct ss_rep_pair  copy_lag, broker_copy_lag, only_local;
+	struct ss_rep_pair  delete_lag;   /* the leader's row's (its expiration task's) */
 	struct ss_cfinding *findings;
 	uint32_t            n_findings;
 };
@@ -80,6 +81,7 @@ struct ss_ctotal {
 	uint32_t       partitions, replicas, findings;
 	struct ss_cval remote_segments, remote_bytes, dangling_segments, dangling_bytes;
 	struct ss_cval copy_lag_segments, copy_lag_bytes, only_local_bytes;
+	struct ss_cval delete_lag_segments, delete_lag_bytes;
 	struct ss_cval replica_size_bytes;  /* every replica's local size: the disk the topic takes */
 };
 

@@ -127,6 +127,18 @@ struct ss_eval {
 	bool     broker_copy_lag_null;  /* non-tiered topics */
 	int64_t  broker_copy_lag_segments, broker_copy_lag_bytes;
 
+	/* delete_lag (issue 27, eval/dellag.c): what the leader's remote expiration task would
+	 * count in RemoteDeleteLagSegments/Bytes if it ran now; null (why says why) where
+	 * unknown or not this row's: not tiered, no such gauge in the release, a follower's
+	 * replica, remote state or retention unknown */
+	bool        delete_lag_null;
+	bool        delete_lag_unknown; /* null for want of an input, not "does not apply here" */
+	const char *delete_lag_why;     /* static */
+	int64_t     delete_lag_segments, delete_lag_bytes;
+	/* segments that reached DELETE_SEGMENT_FINISHED within SS_DELLAG_SLACK_MS before now:
+	 * a gauge read in that time may still have counted them (PHANTOM_DELETE_LAG's margin) */
+	int64_t     delete_lag_recent_segments, delete_lag_recent_bytes;
+
 	struct ss_retention size, time, local;
 	/* retention.total: the distinct segments size, time and local retention delete
 	 * together. Each walk is a prefix of one list (the finished remote segments by
@@ -192,6 +204,30 @@ struct ss_eval {
 	 * says why) */
 	const struct ss_audit_part *remote_store;
 	const char *remote_store_why;
+};
+
+/*
+ * One broker's delete lag for one topic (issue 27, KAFKA-21098; eval/dellag.h): what its
+ * RemoteDeleteLagSegments/Bytes gauges report (broker_delete_lag, --broker-metrics) beside
+ * the true delete lag summed over the topic's partitions it leads, and PHANTOM_DELETE_LAG when
+ * the gauge reports more. Kafka publishes the gauge per (broker, topic) only, so this is a
+ * per-topic fact, never copied onto a partition's row: a fleet sum over rows would count it
+ * once per partition.
+ */
+struct ss_topic_dellag {
+	const char *topic;              /* the scan's */
+	int32_t     node_id;            /* the broker the gauges are of; -1 the scan's only one */
+	/* broker_delete_lag: both gauges present (else null) */
+	bool        broker_known;
+	int64_t     broker_segments, broker_bytes;
+	/* delete_lag over the partitions it leads (null: why says why) */
+	bool        known;
+	const char *why;                /* static: why it is null, or (known) why the gauges were
+					   not compared with it */
+	int64_t     segments, bytes;
+	uint32_t    led;                /* partitions of the topic it leads (the metadata log) */
+	struct ss_finding *findings;    /* PHANTOM_DELETE_LAG (0 or 1), owned */
+	uint32_t    n_findings;
 };
 
 #endif

@@ -166,6 +166,11 @@ struct ss_results {
 	 * partitions its broker leads) */
 	const struct ss_broker_gauges *const *gauges;
 	uint32_t                    n_gauges;
+	/* --broker-metrics (issue 27): per (broker, topic) with delete-lag gauges, the broker's
+	 * RemoteDeleteLag* beside the true delete lag of the partitions it leads, and
+	 * PHANTOM_DELETE_LAG; ordered by broker, then as the broker's gauges list the topics */
+	const struct ss_topic_dellag *topic_dellag;
+	uint32_t                    n_topic_dellag;
 };
 
 /* The log dir a partition lives in. */

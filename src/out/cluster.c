@@ -81,6 +81,7 @@ static void write_part(const struct ss_cluster *c, const struct ss_cpart *p, FIL
 	}
 	kpair(&w, "copy_lag", &p->copy_lag);
 	kpair(&w, "broker_copy_lag", &p->broker_copy_lag);
+	kpair(&w, "delete_lag", &p->delete_lag);
 	kpair(&w, "only_local", &p->only_local);
 	ss_jw_key(&w, "replicas");
 	ss_jw_arr(&w);
@@ -125,6 +126,8 @@ static void write_total(struct ss_jw *w, const struct ss_ctotal *t)
 	kval(w, "dangling_bytes", &t->dangling_bytes);
 	kval(w, "copy_lag_segments", &t->copy_lag_segments);
 	kval(w, "copy_lag_bytes", &t->copy_lag_bytes);
+	kval(w, "delete_lag_segments", &t->delete_lag_segments);
+	kval(w, "delete_lag_bytes", &t->delete_lag_bytes);
 	kval(w, "only_local_bytes", &t->only_local_bytes);
 	kval(w, "replica_size_bytes", &t->replica_size_bytes);
 	ss_jw_ki64(w, "findings", t->findings);
@@ -256,6 +259,11 @@ static void table_total(FILE *f, const struct ss_ctotal *t)
 			val_bytes(&t->copy_lag_bytes, b, sizeof(b)));
 	else
 		fputs(", copy lag ?", f);
+	if (t->delete_lag_segments.known)
+		fprintf(f, ", delete lag %" PRId64 " seg/%s", t->delete_lag_segments.v,
+			val_bytes(&t->delete_lag_bytes, d, sizeof(d)));
+	else
+		fputs(", delete lag ?", f);
 	if (t->dangling_segments.known && t->dangling_segments.v)
 		fprintf(f, ", dangling %" PRId64 " seg/%s", t->dangling_segments.v,
 			val_bytes(&t->dangling_bytes, e, sizeof(e)));

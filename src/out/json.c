@@ -182,12 +182,12 @@ static void write_part_errors(const struct ss_results *r, const struct ss_part *
 	ss_jw_arr_end(w);
 }
 
-void ss_out_findings_json(struct ss_jw *w, const struct ss_eval *ev)
+static void findings_json(struct ss_jw *w, const struct ss_finding *findings, uint32_t n)
 {
 	ss_jw_key(w, "findings");
 	ss_jw_arr(w);
-	for (uint32_t i = 0; i < ev->n_findings; i++) {
-		const struct ss_finding *fd = &ev->findings[i];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ss_finding *fd = &findings[i];
 		ss_jw_obj(w);
 		ss_jw_kstr(w, "code", fd->code);
 		/* no ticket: null, not "" (jq's select(.ref) and has() then say it) */
@@ -211,6 +211,35 @@ void ss_out_findings_json(struct ss_jw *w, const struct ss_eval *ev)
 				ss_jw_str(w, fd->object_keys[k]);
 			ss_jw_arr_end(w);
 		}
+		ss_jw_obj_end(w);
+	}
+	ss_jw_arr_end(w);
+}
+
+void ss_out_findings_json(struct ss_jw *w, const struct ss_eval *ev)
+{
+	findings_json(w, ev->findings, ev->n_findings);
+}
+
+/* summary.broker_topics (--broker-metrics): per (broker, topic) the broker's own delete lag
+ * beside the true one of the partitions it leads, and PHANTOM_DELETE_LAG; a per-topic fact,
+ * never on a partition's row, so that a sum over rows counts no gauge twice */
+static void write_broker_topics(struct ss_jw *w, const struct ss_results *r)
+{
+	if (!r->n_topic_dellag)
+		return;
+	ss_jw_key(w, "broker_topics");
+	ss_jw_arr(w);
+	for (uint32_t i = 0; i < r->n_topic_dellag; i++) {
+		const struct ss_topic_dellag *t = &r->topic_dellag[i];
+		ss_jw_obj(w);
+		ss_jw_kstr(w, "topic", t->topic);
+		ss_jw_ki64n(w, "node_id", t->node_id >= 0, t->node_id);
+		write_pair(w, "broker_delete_lag", !t->broker_known, t->broker_segments, t->broker_bytes);
+		write_pair(w, "delete_lag", !t->known, t->segments, t->bytes);
+		ss_jw_kstr(w, "delete_lag_reason", t->why);
+		ss_jw_ki64n(w, "led_partitions", t->known, t->led);
+		findings_json(w, t->findings, t->n_findings);
 		ss_jw_obj_end(w);
 	}
 	ss_jw_arr_end(w);
@@ -311,7 +340,8 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 	ss_jw_arr_end(&w);
 
 	if (ev && p->unreadable) {
-		static const char *const nulls[] = { "remote", "only_local", "copy_lag", "broker_copy_lag", "retention" };
+		static const char *const nulls[] = { "remote", "only_local", "copy_lag", "broker_copy_lag", "delete_lag",
+						     "retention" };
 		for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
 			ss_jw_knull(&w, nulls[i]);
 		ss_jw_key(&w, "findings");
@@ -340,6 +370,7 @@ void ss_out_partition_json(const struct ss_results *r, const struct ss_part *p, 
 		write_pair(&w, "copy_lag", ev->copy_lag_null, ev->copy_lag_segments, ev->copy_lag_bytes);
 		write_pair(&w, "broker_copy_lag", ev->broker_copy_lag_null, ev->broker_copy_lag_segments,
 			   ev->broker_copy_lag_bytes);
+		write_pair(&w, "delete_lag", ev->delete_lag_null, ev->delete_lag_segments, ev->delete_lag_bytes);
 		ss_jw_key(&w, "retention");
 		ss_jw_obj(&w);
 		write_retention(&w, "size", &ev->size, true, false);
@@ -492,12 +523,15 @@ int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 	ss_jw_ki64n(&w, "remote_bytes", !sum.remote_unknown, sum.remote_bytes);
 	ss_jw_ki64n(&w, "copy_lag_segments", !sum.copy_lag_unknown, sum.copy_lag_segments);
 	ss_jw_ki64n(&w, "copy_lag_bytes", !sum.copy_lag_unknown, sum.copy_lag_bytes);
+	ss_jw_ki64n(&w, "delete_lag_segments", !sum.delete_lag_unknown, sum.delete_lag_segments);
+	ss_jw_ki64n(&w, "delete_lag_bytes", !sum.delete_lag_unknown, sum.delete_lag_bytes);
 	ss_jw_key(&w, "unknown_partitions");
 	ss_jw_obj(&w);
 	ss_jw_ki64(&w, "size", sum.size_unknown);
 	ss_jw_ki64(&w, "tiering", sum.tiered_unknown);
 	ss_jw_ki64(&w, "remote", sum.remote_unknown);
 	ss_jw_ki64(&w, "copy_lag", sum.copy_lag_unknown);
+	ss_jw_ki64(&w, "delete_lag", sum.delete_lag_unknown);
 	ss_jw_obj_end(&w);
 	ss_jw_ki64(&w, "findings", sum.findings);
 	ss_jw_ki64(&w, "errors", sum.errors);
@@ -527,6 +561,7 @@ int ss_out_json(const struct ss_results *r, FILE *f, bool ndjson)
 		ss_jw_obj_end(&w);
 	}
 	write_broker(&w, &r->cluster);
+	write_broker_topics(&w, r);
 	ss_out_store_summary_json(&w, r);   /* --remote-store (out/store.c) */
 	ss_out_gauges_json(&w, r);          /* --broker-metrics (out/gauges.c) */
 	ss_jw_key(&w, "notes");

@@ -20,12 +20,13 @@
  * lag unknown). A total with an unknown member is unknown: writers print it as null or '?',
  * with the count beside it, never the partial sum as the total. */
 struct ss_summary {
-	int64_t size_unknown, tiered_unknown, remote_unknown, copy_lag_unknown;
+	int64_t size_unknown, tiered_unknown, remote_unknown, copy_lag_unknown, delete_lag_unknown;
 	int64_t size_bytes;
 	int64_t tiered;
 	int64_t remote_segments, remote_bytes;
 	int64_t copy_lag_segments, copy_lag_bytes;
 	int64_t broker_copy_lag_segments, broker_copy_lag_bytes;
+	int64_t delete_lag_segments, delete_lag_bytes;   /* each partition once (the leader's row) */
 	int64_t only_local_bytes;
 	int64_t dangling_segments;
 	int64_t findings;
@@ -68,7 +69,7 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum);
  * dir). A partition-wide figure every replica sees the same (remote size, dangling, copy
  * lag) is summed as the largest over its replicas: ss_once_add(&o, i, v) returns what to
  * add to a total for the value v of figure i of the row ss_once_row last named. */
-#define SS_ONCE_MAX 8
+#define SS_ONCE_MAX 10
 struct ss_once {
 	const struct ss_part *last;
 	int64_t               seen[SS_ONCE_MAX];

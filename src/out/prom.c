@@ -62,7 +62,7 @@ void ss_out_prom_labels(FILE *f, const struct ss_results *r, const struct ss_par
 enum which {
 	W_SIZE, W_SEGS, W_OL_SEGS, W_OL_BYTES, W_LAG_SEGS, W_LAG_BYTES, W_BLAG_SEGS, W_DANGLING, W_EXCESS,
 	W_LSO, W_LEO, W_REMOTE_SIZE, W_REMOTE_HIGHEST, W_BLAG_BYTES, W_REMOTE_KNOWN, W_DANGLING_BYTES,
-	W_LEADER, W_TIERED, W_REMOTE_SEGS,
+	W_LEADER, W_TIERED, W_REMOTE_SEGS, W_DLAG_SEGS, W_DLAG_BYTES,
 };
 
 /* Which families a partition has by default (D) and which only with --metrics-extra (X):
@@ -120,6 +120,14 @@ static const struct family {
 	  "1 when the partition is evaluated as tiered, 0 when known not to be; absent when unknown.", W_TIERED, D },
 	{ "segscan_remote_segments", "Finished remote segments of the partition (remote.segments of the report).",
 	  W_REMOTE_SEGS, X },
+	/* issue 27: the true delete lag, on the leader's replica only (a follower's is null) */
+	{ "segscan_remote_delete_lag_segments",
+	  "Remote segments the leader's expiration task would count in RemoteDeleteLagSegments now (due for deletion, "
+	  "not yet DELETE_SEGMENT_FINISHED); on the leader's replica only.",
+	  W_DLAG_SEGS, X },
+	{ "segscan_remote_delete_lag_bytes",
+	  "Bytes of the remote segments counted by segscan_remote_delete_lag_segments; on the leader's replica only.",
+	  W_DLAG_BYTES, X },
 };
 
 static bool value(const struct ss_part *p, enum which w, int64_t *v)
@@ -160,6 +168,8 @@ static bool value(const struct ss_part *p, enum which w, int64_t *v)
 	case W_LEADER: *v = ev->role == SS_ROLE_LEADER; return ev->role != SS_ROLE_UNKNOWN;
 	case W_TIERED: *v = ev->tiered; return ev->tiered || ev->remote_storage >= 0;
 	case W_REMOTE_SEGS: *v = ev->remote_segments; return !ev->remote_unknown;
+	case W_DLAG_SEGS: *v = ev->delete_lag_segments; return !ev->delete_lag_null;
+	case W_DLAG_BYTES: *v = ev->delete_lag_bytes; return !ev->delete_lag_null;
 	}
 	return false;
 }
@@ -388,8 +398,8 @@ static void write_retention_kinds(const struct ss_results *r, FILE *f)
  * for the topic (a total over unknowns is unknown), and so is a remote or lag figure while
  * a tiered replica's role is unknown: the series is then absent. */
 
-enum tfig { T_REPLICAS, T_LED, T_SIZE, T_OL, T_REMOTE, T_RSEGS, T_LAG_S, T_LAG_B, T_BLAG_S, T_BLAG_B, T_DANGLING,
-	    T_ERRORS, T_N };
+enum tfig { T_REPLICAS, T_LED, T_SIZE, T_OL, T_REMOTE, T_RSEGS, T_LAG_S, T_LAG_B, T_BLAG_S, T_BLAG_B, T_DLAG_S,
+	    T_DLAG_B, T_DANGLING, T_ERRORS, T_N };
 
 static const struct tfam {
 	const char *name, *help;
@@ -409,6 +419,11 @@ static const struct tfam {
 		       "What the broker's RemoteCopyLagSegments reports for the topic (the partitions it leads)." },
 	[T_BLAG_B] = { "segscan_topic_broker_reported_copy_lag_bytes",
 		       "What the broker's RemoteCopyLagBytes reports for the topic (the partitions it leads)." },
+	[T_DLAG_S] = { "segscan_topic_remote_delete_lag_segments",
+		       "Remote segments due for deletion (delete_lag), over the partitions this node leads: what its "
+		       "RemoteDeleteLagSegments for the topic should report." },
+	[T_DLAG_B] = { "segscan_topic_remote_delete_lag_bytes",
+		       "Bytes due for deletion (delete_lag), over the partitions this node leads." },
 	[T_DANGLING] = { "segscan_topic_remote_dangling_bytes",
 			 "Dangling remote bytes (KAFKA-17428) of the partitions this node leads." },
 	[T_ERRORS] = { "segscan_topic_read_errors", "Places of this node's replicas of the topic that could not be read." },
@@ -475,6 +490,11 @@ static void tagg_add(const struct ss_results *r, struct tagg *t, const struct ss
 		t->v[T_BLAG_B] += ev->broker_copy_lag_bytes;
 		t->unk[T_BLAG_S] |= ev->broker_copy_lag_null;
 		t->unk[T_BLAG_B] |= ev->broker_copy_lag_null;
+		/* a tiered leader's null delete lag is unknown or has no gauge: no sum either way */
+		t->v[T_DLAG_S] += ev->delete_lag_segments;
+		t->v[T_DLAG_B] += ev->delete_lag_bytes;
+		t->unk[T_DLAG_S] |= ev->delete_lag_null;
+		t->unk[T_DLAG_B] |= ev->delete_lag_null;
 	}
 }
 
@@ -584,6 +604,52 @@ static int write_topic_level(const struct ss_results *r, FILE *f)
 
 /* ---- the scan and the broker: every level ---------------------------------------------- */
 
+/* --broker-metrics (issue 27): per (broker, topic), what its RemoteDeleteLag* gauges report and
+ * its per-topic findings (PHANTOM_DELETE_LAG), labels topic and node_id only: the gauge is a
+ * per-topic fact, so no partition's series carries it (a sum over partitions would count it
+ * once per partition). Absent where the gauge was not read. */
+static void write_broker_topics(const struct ss_results *r, FILE *f)
+{
+	if (!r->n_topic_dellag)
+		return;
+	static const char *const names[2] = { "segscan_broker_delete_lag_segments", "segscan_broker_delete_lag_bytes" };
+	for (int k = 0; k < 2; k++) {
+		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", names[k],
+			k ? "What the broker's RemoteDeleteLagBytes reports for the topic (--broker-metrics)."
+			  : "What the broker's RemoteDeleteLagSegments reports for the topic (--broker-metrics).",
+			names[k]);
+		for (uint32_t i = 0; i < r->n_topic_dellag; i++) {
+			const struct ss_topic_dellag *t = &r->topic_dellag[i];
+			if (!t->broker_known)
+				continue;
+			fputs(names[k], f);
+			fputs("{topic=\"", f);
+			ss_out_prom_label_value(f, t->topic);
+			fputc('"', f);
+			if (t->node_id >= 0)
+				fprintf(f, ",node_id=\"%d\"", t->node_id);
+			fputc('}', f);
+			put_value(f, k ? t->broker_bytes : t->broker_segments);
+		}
+	}
+	fputs("# HELP segscan_broker_topic_findings Findings about a broker's own gauges for a topic (PHANTOM_DELETE_LAG).\n"
+	      "# TYPE segscan_broker_topic_findings gauge\n", f);
+	for (uint32_t i = 0; i < r->n_topic_dellag; i++) {
+		const struct ss_topic_dellag *t = &r->topic_dellag[i];
+		for (uint32_t k = 0; k < t->n_findings; k++) {
+			fputs("segscan_broker_topic_findings{topic=\"", f);
+			ss_out_prom_label_value(f, t->topic);
+			fputc('"', f);
+			if (t->node_id >= 0)
+				fprintf(f, ",node_id=\"%d\"", t->node_id);
+			fputs(",code=\"", f);
+			ss_out_prom_label_value(f, t->findings[k].code);
+			fputs("\"}", f);
+			put_value(f, 1);
+		}
+	}
+}
+
 static void write_broker_info(const struct ss_results *r, FILE *f)
 {
 	fputs("# HELP segscan_broker_info The broker (node) the scanned log dirs belong to, its cluster and its Kafka "
@@ -624,6 +690,7 @@ int ss_out_prom_counters(const struct ss_results *r, FILE *f, const struct ss_pr
 	int e = r->run.metrics_topic ? write_topic_level(r, f) : write_partition_level(r, f);
 	if (e)
 		return e;
+	write_broker_topics(r, f);
 	write_broker_info(r, f);
 	fprintf(f, "# HELP segscan_scan_duration_seconds Wall time of the last complete scan.\n"
 		   "# TYPE segscan_scan_duration_seconds gauge\nsegscan_scan_duration_seconds %.6f\n",

@@ -24,6 +24,7 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 			sum->tiered_unknown++;
 			sum->remote_unknown++;
 			sum->copy_lag_unknown++;
+			sum->delete_lag_unknown++;
 			continue;
 		}
 		if (ev->size_unknown)
@@ -55,10 +56,19 @@ void ss_out_summarize(const struct ss_results *r, struct ss_summary *sum)
 			sum->broker_copy_lag_segments += ss_once_add(&once, 4, ev->broker_copy_lag_segments);
 			sum->broker_copy_lag_bytes += ss_once_add(&once, 5, ev->broker_copy_lag_bytes);
 		}
+		/* the leader's row (or one whose role is unknown) has it, a follower's is null */
+		if (!ev->delete_lag_null) {
+			sum->delete_lag_segments += ss_once_add(&once, 8, ev->delete_lag_segments);
+			sum->delete_lag_bytes += ss_once_add(&once, 9, ev->delete_lag_bytes);
+		} else if (ev->delete_lag_unknown) {
+			sum->delete_lag_unknown++;
+		}
 		if (!ev->only_local_null)
 			sum->only_local_bytes += ev->only_local_bytes;   /* each replica's own disk */
 		sum->dangling_segments += ss_once_add(&once, 6, ev->dangling_segments);
 	}
+	for (uint32_t i = 0; i < r->n_topic_dellag; i++)
+		sum->findings += r->topic_dellag[i].n_findings;   /* a broker's, per topic */
 	sum->errors = r->n_problems;
 	for (uint32_t i = 0; i < r->n_segs; i++)
 		if (ss_res_seg_failed(&r->segs[i]))

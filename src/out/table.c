@@ -1,6 +1,6 @@
 /*
  * The human report: one line per partition with per-topic totals, local vs remote,
- * copy lag beside what the broker reports, retention predictions, then every finding,
+ * copy lag beside what the broker reports, the remote delete lag, retention predictions, then every finding,
  * error and note spelled out.
  */
 #include <errno.h>
@@ -195,7 +195,7 @@ static void write_sources(const struct ss_results *r, FILE *f)
 
 /* ---- the partition table and its fit to the terminal ------------------------------- */
 
-enum { C_LOGDIR, C_TOPIC, C_PART, C_SEGS, C_LOCAL, C_ONLY, C_REMOTE, C_LAG, C_BROKER, C_RET, C_FIND, NCOL };
+enum { C_LOGDIR, C_TOPIC, C_PART, C_SEGS, C_LOCAL, C_ONLY, C_REMOTE, C_LAG, C_BROKER, C_DLAG, C_RET, C_FIND, NCOL };
 
 /* Titles and widths of the full table; FINDINGS is last and unpadded. LOG DIR is there
  * only when more than one log dir is scanned, as wide as the longest path. */
@@ -208,7 +208,8 @@ static const struct {
 	[C_PART] = { "PART", 5, true },           [C_SEGS] = { "SEGS", 5, true },
 	[C_LOCAL] = { "LOCAL", 10, true },        [C_ONLY] = { "ONLY-LOCAL", 10, false },
 	[C_REMOTE] = { "REMOTE", 16, false },     [C_LAG] = { "COPY LAG", 16, false },
-	[C_BROKER] = { "BROKER SAYS", 16, false }, [C_RET] = { "RETENTION", 22, false },
+	[C_BROKER] = { "BROKER SAYS", 16, false }, [C_DLAG] = { "DELETE LAG", 16, false },
+	[C_RET] = { "RETENTION", 22, false },
 	[C_FIND] = { "FINDINGS", 0, false },
 };
 
@@ -272,7 +273,7 @@ struct row {
 	char        ld[16];         /* a partition's log dir number ("" on other rows) */
 	char        esc_topic[1024], esc_ld[2048];
 	char        part[16], segs[16], local[32], only[32], remote[48], lag[48], lag_s[32],
-		    broker[48], ret[64], find[256];
+		    broker[48], dlag[48], ret[64], find[256];
 };
 
 /* What the measuring pass learns: the widest cell per column, the full table's width. */
@@ -328,6 +329,10 @@ static void part_row(const struct ss_results *r, const struct ss_part *p, const 
 	w->c[C_BROKER] = follower ? "follower" : ev->broker_copy_lag_null && (ev->tiered || tier_unk) ? "?" :
 			 lag_text(ev->broker_copy_lag_null, ev->broker_copy_lag_segments, ev->broker_copy_lag_bytes,
 				  w->broker, sizeof(w->broker));
+	/* the remote delete lag (issue 27): the leader's row's, '?' where unknown, '-' where it
+	 * does not apply (not tiered, a release without the gauge) */
+	w->c[C_DLAG] = follower ? "follower" : ev->delete_lag_unknown ? "?" :
+		       lag_text(ev->delete_lag_null, ev->delete_lag_segments, ev->delete_lag_bytes, w->dlag, sizeof(w->dlag));
 	w->c[C_RET] = retention_text(ev, w->ret, sizeof(w->ret));
 	finding_codes(ev, error_count(r, p), w->find, sizeof(w->find));
 	w->c[C_FIND] = w->find;
@@ -616,7 +621,7 @@ static unsigned demand(const struct layout *L, unsigned find)
  * these steps in turn until the table fits (docs/contract.md, man segscan-scan(1)):
  *   1. LOG DIR becomes LD, the log dir's number on the "log dirs" line
  *   2. TOPIC at most 24 columns (names cut in the middle)
- *   3. SEGS goes             4. BROKER SAYS goes        5. RETENTION goes
+ *   3. SEGS goes             4. BROKER SAYS and DELETE LAG go   5. RETENTION goes
  *   6. TOPIC at most 20      7. ONLY-LOCAL goes
  *   8. COPY LAG in bytes only (no segment count)        9. REMOTE goes
  *  10. TOPIC at most 14     11. FINDINGS asks for 10 columns, not 20
@@ -651,7 +656,7 @@ static void fit_layout(const struct ss_results *r, unsigned width, bool every_ro
 			break;
 		case 2: L->w[C_TOPIC] = max_u(min_u(L->w[C_TOPIC], 24), 9); break;
 		case 3: L->on[C_SEGS] = false; break;
-		case 4: L->on[C_BROKER] = false; break;
+		case 4: L->on[C_BROKER] = L->on[C_DLAG] = false; break;
 		case 5: L->on[C_RET] = false; break;
 		case 6: L->w[C_TOPIC] = max_u(min_u(L->w[C_TOPIC], 20), 9); break;
 		case 7: L->on[C_ONLY] = false; break;
@@ -674,8 +679,8 @@ static void fit_layout(const struct ss_results *r, unsigned width, bool every_ro
  * empty: "  table: SEGS, BROKER SAYS and RETENTION hidden to fit 80 columns". */
 static void hidden_columns(const struct ss_results *r, const struct layout *L, FILE *f)
 {
-	static const int order[] = { C_SEGS, C_ONLY, C_REMOTE, C_BROKER, C_RET };
-	const char *names[5];
+	static const int order[] = { C_SEGS, C_ONLY, C_REMOTE, C_BROKER, C_DLAG, C_RET };
+	const char *names[6];
 	unsigned n = 0;
 	if (!L->width || !r->n_parts)
 		return;
@@ -790,6 +795,18 @@ static int table_body(const struct ss_results *r, FILE *f, bool every_row, const
 				put_text(f, p->topic);
 				fprintf(f, "-%d  %s%s%s%s: ", p->partition, fd->code, fd->ref && fd->ref[0] ? " (" : "",
 					fd->ref ? fd->ref : "", fd->ref && fd->ref[0] ? ")" : "");
+				put_text(f, fd->message ? fd->message : "");
+				fputc('\n', f);
+			}
+		}
+		/* a broker's, per topic (--broker-metrics: PHANTOM_DELETE_LAG) */
+		for (uint32_t i = 0; i < r->n_topic_dellag; i++) {
+			const struct ss_topic_dellag *t = &r->topic_dellag[i];
+			for (uint32_t k = 0; k < t->n_findings; k++) {
+				const struct ss_finding *fd = &t->findings[k];
+				fputs("  ", f);
+				put_text(f, t->topic);
+				fprintf(f, " (node %d)  %s (%s): ", t->node_id, fd->code, fd->ref ? fd->ref : "");
 				put_text(f, fd->message ? fd->message : "");
 				fputc('\n', f);
 			}

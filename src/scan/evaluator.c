@@ -373,6 +373,18 @@ static const struct ss_health_rlmm *rlmm_facts(struct segscan_scan *s)
 	return m;
 }
 
+const struct ss_eval_release *ss_scan_release(const struct segscan_scan *s, struct ss_eval_release *rel)
+{
+	if (!s->cluster || (!s->cluster->has_version && s->cluster->mv_supported_max <= 0))
+		return NULL;
+	memset(rel, 0, sizeof(*rel));
+	rel->known = s->cluster->has_version;
+	rel->v = s->cluster->version;
+	rel->mv_level = s->cluster->mv_supported_max;
+	rel->text = s->cluster->version_text[0] ? s->cluster->version_text : NULL;
+	return rel;
+}
+
 int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 {
 	struct ss_part *p = &s->cat.parts[pi];
@@ -392,14 +404,7 @@ int ss_evaluate_partition(struct segscan_scan *s, uint32_t pi)
 	memset(&in, 0, sizeof(in));
 	cluster_facts(s, p, &ec);
 	in.cluster = &ec;
-	if (s->cluster && (s->cluster->has_version || s->cluster->mv_supported_max > 0)) {
-		memset(&rel, 0, sizeof(rel));
-		rel.known = s->cluster->has_version;
-		rel.v = s->cluster->version;
-		rel.mv_level = s->cluster->mv_supported_max;
-		rel.text = s->cluster->version_text[0] ? s->cluster->version_text : NULL;
-		in.release = &rel;
-	}
+	in.release = ss_scan_release(s, &rel);
 	in.metadata_log = strcmp(p->topic, "__cluster_metadata") == 0 && p->partition == 0;
 	in.rlmm = rlmm_facts(s);
 	in.horizon_ms = s->opts.horizon_ms;

@@ -300,6 +300,9 @@ static int run_pipeline(segscan_scan *s)
 	r = ss_workers_run(s);
 	if (!r && atomic_load_explicit(&s->cancel, memory_order_relaxed))
 		r = fail(s, -ECANCELED, "cancelled: the segments were not all read, the report would be incomplete");
+	/* every partition is evaluated: the brokers' per-topic delete-lag gauges against them */
+	if (!r && (r = ss_scan_dellag(s)))
+		r = fail(s, r, "delete lag: %s", segscan_strerror(r));
 	/* segments of partitions copied whole count as reused (their reads were skipped) */
 	s->totals.reused += s->dreuse.reused_segs;
 	SS_PROBE_SCAN_DONE(s->cat.n_segs, r);
@@ -583,6 +586,8 @@ int ss_scan_publish_results(segscan_scan *s)
 	int fe;
 	if ((s->opts.topic_regex || s->opts.n_partitions || s->opts.findings_only) && (fe = filter_parts(s, r)))
 		return fe;
+	r->topic_dellag = s->topic_dellag;
+	r->n_topic_dellag = s->n_topic_dellag;
 	r->store = ss_store_job_results(s);
 	if (s->n_gauges) {
 		const struct ss_broker_gauges **g = realloc(s->res_gauges, s->n_gauges * sizeof(*g));

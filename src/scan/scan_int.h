@@ -203,6 +203,11 @@ struct segscan_scan {
 	struct ss_broker_gauges **gauges;
 	uint32_t             n_gauges;
 	const struct ss_broker_gauges **res_gauges; /* the same, for ss_results.gauges */
+	/* --broker-metrics (issue 27): what the scan made of each broker's gauges: one entry per
+	 * (broker, topic) with delete-lag gauges (scan/dellag_pass.c, eval/dellag.h; owned,
+	 * ss_scan_dellag_free) */
+	struct ss_topic_dellag *topic_dellag;
+	uint32_t             n_topic_dellag;
 };
 
 enum ss_scan_state { SS_SCAN_IDLE, SS_SCAN_RUNNING, SS_SCAN_DONE };
@@ -261,6 +266,12 @@ int  ss_workers_run(struct segscan_scan *s);
 unsigned ss_default_threads(void);
 /* evaluator.c: evaluate one partition now (all its segments are in) */
 int  ss_evaluate_partition(struct segscan_scan *s, uint32_t pi);
+/* The broker's release as the evaluator sees it, in *rel; NULL when unknown. */
+const struct ss_eval_release *ss_scan_release(const struct segscan_scan *s, struct ss_eval_release *rel);
+/* dellag_pass.c: the per-(broker, topic) delete-lag comparison once every partition is
+ * evaluated (s->topic_dellag), and its release. 0 or -ENOMEM. */
+int  ss_scan_dellag(struct segscan_scan *s);
+void ss_scan_dellag_free(struct segscan_scan *s);
 /* The evaluator's per-topic configs (segscan_scan_free). */
 void ss_cfg_cache_free(struct segscan_scan *s);
 void *ss_evaluator_main(void *arg);

@@ -970,6 +970,18 @@ static void http_options(struct ss_http *h, const struct ss_web_config *web, str
 #undef OPT
 }
 
+/* The server's own synchronisation and memory, once nothing uses them (the partner of
+ * their inits in ss_http_start_web). */
+static void http_free(struct ss_http *h)
+{
+	pthread_cond_destroy(&h->auth_cv);
+	pthread_mutex_destroy(&h->auth_mu);
+	pthread_cond_destroy(&h->reaper_cv);
+	pthread_mutex_destroy(&h->conn_mu);
+	pthread_mutex_destroy(&h->log_mu);
+	free(h);
+}
+
 int ss_http_start_web(struct ss_http **out, const struct sockaddr *sa, socklen_t salen, struct ss_pub *pub,
 		      struct ss_web_config *web, char *err, size_t errlen)
 {
@@ -1026,12 +1038,7 @@ fail:
 	auth_stop(h); /* no MHD: no job was ever queued */
 	if (h->fd >= 0)
 		close(h->fd);
-	pthread_cond_destroy(&h->auth_cv);
-	pthread_mutex_destroy(&h->auth_mu);
-	pthread_cond_destroy(&h->reaper_cv);
-	pthread_mutex_destroy(&h->conn_mu);
-	pthread_mutex_destroy(&h->log_mu);
-	free(h);
+	http_free(h);
 	return r;
 }
 
@@ -1071,10 +1078,5 @@ void ss_http_stop(struct ss_http *h)
 	if (h->reaper_started)
 		pthread_join(h->reaper, NULL); /* pthread_create in ss_http_start_web */
 	close(h->fd); /* MHD does not close a listen socket it was given */
-	pthread_cond_destroy(&h->auth_cv);
-	pthread_mutex_destroy(&h->auth_mu);
-	pthread_cond_destroy(&h->reaper_cv);
-	pthread_mutex_destroy(&h->conn_mu);
-	pthread_mutex_destroy(&h->log_mu);
-	free(h);
+	http_free(h);
 }
