@@ -149,6 +149,16 @@ static void test_gauges_beside_reproduction(void **state)
 	assert_true(json_equal(json_object_get(json_object_get(d, "summary"), "copy_lag_segments"),
 			       json_object_get(json_object_get(base, "summary"), "copy_lag_segments")));
 	json_decref(d);
+	/* a filter that reports one partition: the gauge still covers all four, and so does the sum */
+	snprintf(extra, sizeof(extra), "--broker-metrics=http://127.0.0.1:%d/metrics --partition=orders.v2-1", g_port);
+	d = scan_json(&rc, extra);
+	assert_int_equal(rc, 0);
+	assert_int_equal(json_array_size(json_object_get(d, "partitions")), 1);
+	t = json_array_get(json_object_get(json_array_get(json_object_get(json_object_get(d, "summary"), "broker_metrics"), 0),
+					   "topics"), 0);
+	assert_int_equal(json_integer_value(json_object_get(t, "partitions")), 4);
+	assert_int_equal(ival(t, "segscan_copy_lag", "segments"), segs);
+	json_decref(d);
 	json_decref(base);
 
 	/* the table: the gauge next to the reproduction, once, under the rows */

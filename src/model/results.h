@@ -149,6 +149,7 @@ struct ss_results {
 	const struct ss_part       *all_parts; /* every partition, for ss_seg.part (set when
 						  --topic/--findings-only leave parts a subset;
 						  NULL: parts is all) */
+	uint32_t                    n_all_parts; /* their count (with all_parts) */
 	const struct ss_seg        *segs;
 	uint32_t                    n_segs;
 	const struct ss_note       *notes;     /* non-live dirs, leftover and unknown files */

@@ -32,11 +32,15 @@ static bool on_broker(const struct ss_results *r, const struct ss_broker_gauges 
 	return g->node_id < 0 || r->logdirs[p->logdir].node_id == g->node_id;
 }
 
+/* Over every partition of the scan, not only those a --partition, --topic or --findings-only
+ * filter reports: the gauge covers them all. */
 static struct repro reproduce(const struct ss_results *r, const struct ss_broker_gauges *g, const char *topic)
 {
 	struct repro x = { 0 };
-	for (uint32_t i = 0; i < r->n_parts; i++) {
-		const struct ss_part *p = &r->parts[i];
+	const struct ss_part *ps = r->all_parts ? r->all_parts : r->parts;
+	uint32_t n = r->all_parts ? r->n_all_parts : r->n_parts;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ss_part *p = &ps[i];
 		const struct ss_eval *ev = p->eval;
 		if (strcmp(p->topic, topic) || !on_broker(r, g, p))
 			continue;

@@ -502,6 +502,7 @@ static int filter_parts(segscan_scan *s, struct ss_results *r)
 				  s->opts.partitions[i].topic, s->opts.partitions[i].partition);
 	free(hit);
 	r->all_parts = r->parts;
+	r->n_all_parts = r->n_parts;
 	r->parts = s->res_parts;
 	r->n_parts = n;
 	return 0;
